@@ -118,7 +118,7 @@ def test_launch_call_rows_are_first_built_by_bottlenecks(monkeypatch):
     results = run_all(_timeline(), None)
     assert not results["launches"].skipped and not results["bottlenecks"].skipped
     order = {n: c.order for n, c in registry().items()}
-    # launches reads the launch calls' few columns by row position (no runtime frame): the frame is built first by
-    # bottlenecks, and once
-    assert built[:1] == ["bottlenecks"] and "launches" not in built
+    # launches reads the launch calls' few columns by row position (no runtime frame): the frame, when built at all
+    # (the idle-gap look-ups read four columns of the runtime rows, not the frame), is built by bottlenecks or later
+    assert "launches" not in built and all(order.get(who, 0) >= order["bottlenecks"] for who in built)
     assert not [who for who in built if order["launches"] < order.get(who, 0) < order["bottlenecks"]]

@@ -41,7 +41,7 @@ RELEASE_AFTER: dict[int, dict[str, tuple]] = {
     66: {"memo": ("gpu_steps", "hot_rows")},
     69: {"kinds": (("cpu_op",),)},
     # verdicts (70) reads the gap classification and short launches bottlenecks (55) memoised, not the row frames
-    70: {"memo": ("classify_gaps", "short_launches", "devices_by_rank", "runtime_rows_by_rank")},
+    70: {"memo": ("classify_gaps", "short_launches", "devices_by_rank", "runtime_rows_by_rank", "runtime_rows")},
     71: {"memo": ("critical_paths", "critical_path_names")},
 }
 #: Entries released right after the named analyzer has run, ahead of their :data:`RELEASE_AFTER` order, because

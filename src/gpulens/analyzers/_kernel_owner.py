@@ -128,7 +128,7 @@ def triton_kernels(timeline: Any) -> dict[str, str]:
     ``triton_`` kernels) → ``triton``, or launched by one of PyTorch's attention ops through HIP (ROCm's AOTriton
     kernels, e.g. ``attn_fwd`` under ``aten::_flash_attention_forward``) → ``aotriton``. Inductor's own
     ``triton_*`` kernels are :func:`code_owner`'s ``inductor`` already."""
-    from gpulens.analyzers.context import context_of, first_seen_codes, text_series
+    from gpulens.analyzers.context import context_of, first_seen_codes, reindex_sorted, text_series
 
     ctx = context_of(timeline)
 
@@ -147,7 +147,8 @@ def triton_kernels(timeline: Any) -> dict[str, str]:
         bare = bare_u[codes]
         if not bare.any():
             return {}
-        lid = ctx.links["launch_event_id"].reindex(kname.index).to_numpy(dtype="float64", na_value=np.nan)
+        # by row position (the kernel rows are GPU rows): no hash index of a million labels
+        lid = reindex_sorted(ctx.links["launch_event_id"], kname.index).to_numpy(dtype="float64", na_value=np.nan)
         ok = bare & ~np.isnan(lid)
         if not ok.any():
             return {}

@@ -209,6 +209,8 @@ def reindex_sorted(series: pd.Series, index: pd.Index) -> pd.Series:
     is in it; otherwise pandas' own ``reindex``. Same values, dtype and name either way."""
     src = series.index
     if len(src) and len(index) and src.dtype.kind in "iu" and index.dtype.kind in "iu":
+        if src is index or (len(src) == len(index) and src.equals(index)):
+            return series.set_axis(index)  # the same labels in the same order: the values as they are, no look-up
         sv, tv = src.to_numpy(), index.to_numpy()
         if bool((sv[1:] > sv[:-1]).all()):
             pos = sorted_positions(sv, tv)

@@ -98,18 +98,25 @@ def _link_gpu_to_launch(timeline: Timeline, gpu: pd.DataFrame) -> pd.DataFrame:
     cats = list(ev["kind"].cat.categories)
 
     def table(kind_name: str, col: str) -> pd.DataFrame:
-        m = (kind == cats.index(kind_name)) if kind_name in cats else np.zeros(len(ev), dtype=bool)
-        m &= ev[col].notna().to_numpy()
-        t = pd.DataFrame({"rank": ev["rank"].to_numpy()[m], col: ev[col].to_numpy(dtype="int64", na_value=0)[m],
-                          "event_id": ev["event_id"].to_numpy()[m]})
-        return _enclosing_first(t, col, np.flatnonzero(m), ev)
+        # the id column of that kind's rows only (its values and mask taken by position), not a conversion of the
+        # whole column of every event
+        rows = np.flatnonzero(kind == cats.index(kind_name)) if kind_name in cats else np.zeros(0, dtype=np.int64)
+        ids = ev[col].array.take(rows)
+        has = ~np.asarray(ids.isna(), dtype=bool)
+        rows = rows[has]
+        t = pd.DataFrame({"rank": ev["rank"].to_numpy()[rows], col: ids.to_numpy(dtype="int64", na_value=0)[has],
+                          "event_id": ev["event_id"].to_numpy()[rows]})
+        return _enclosing_first(t, col, rows, ev)
 
     def lookup(src: pd.DataFrame, col: str) -> pd.array:
-        ok = gpu[col].notna().to_numpy()
+        ids = gpu[col].array
+        ok = ~np.asarray(ids.isna(), dtype=bool)
         out = np.zeros(len(gpu), dtype="int64")
         found = np.zeros(len(gpu), dtype=bool)
         if ok.any() and len(src):
-            sub = gpu.loc[ok, ["rank", col]].astype("int64")
+            # the GPU events' (rank, id) pairs as int64 arrays: no label-based selection of a two-column frame
+            sub = pd.DataFrame({"rank": gpu["rank"].to_numpy(dtype="int64")[ok],
+                                col: ids.to_numpy(dtype="int64", na_value=0)[ok]})
             a, b = _pair_keys(src["rank"], src[col]), _pair_keys(sub["rank"], sub[col])
             if a is not None and b is not None:
                 first = ~pd.Index(a).duplicated(keep="first")
