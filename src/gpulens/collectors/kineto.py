@@ -42,7 +42,7 @@ import pandas as pd
 
 from gpulens._memory import keeping_freed_memory
 from gpulens.collectors._io import trailing_warning
-from gpulens.collectors._assemble import Parts, assemble, categorical
+from gpulens.collectors._assemble import Parts, any_kind, assemble, categorical
 from gpulens.collectors._chrome_dialects import KINETO_HEADER_KEYS, RPD_JSON, identify, legacy_autograd_refusal, refusal
 from gpulens.collectors._chrome_json import TolerantDecoder
 from gpulens.collectors._deep import DeepValues
@@ -112,17 +112,6 @@ _GPU_ONLY_OPS = re.compile(r"^(aten::record_stream|aten::_?cudnn_|aten::_?miopen
                            re.IGNORECASE)
 
 
-def _any_kind(kind: Any, kinds: tuple[str, ...]) -> bool:
-    """Whether any row of the ``kind`` column (a categorical or any array of texts) is one of ``kinds``: tested on
-    the category codes (pandas ``isin``), not on a text made per row — ``astype(str)`` of the 3M-row column of a
-    1M-kernel trace cost 0.4 s of every load."""
-    col = pd.Series(kind, copy=False)
-    if isinstance(col.dtype, pd.CategoricalDtype):  # the categories named, then one test of the int codes
-        hit = np.flatnonzero([str(c) in kinds for c in col.cat.categories])
-        return bool(len(hit)) and bool(np.isin(col.cat.codes.to_numpy(), hit).any())
-    return bool(col.astype(str).isin(kinds).any())
-
-
 def _gpu_ops_untraced(cols: dict, props: list) -> str | None:
     """Why a trace with no GPU event and no runtime call still had GPU work, or None: the process saw GPUs
     (``deviceProperties`` lists them) and its host operators include ops only GPU work has (:data:`_GPU_ONLY_OPS`:
@@ -130,7 +119,7 @@ def _gpu_ops_untraced(cols: dict, props: list) -> str | None:
     activity only, so the GPU side is missing, not absent."""
     if not props or not len(cols.get("kind", ())):
         return None
-    if _any_kind(cols["kind"], ("kernel", "comm", "memcpy", "memset", "runtime", "sync")):
+    if any_kind(cols["kind"], ("kernel", "comm", "memcpy", "memset", "runtime", "sync")):
         return None
     cpu_op = (pd.Series(cols["kind"]) == "cpu_op").to_numpy(dtype=bool)
     names = pd.Series(cols["name"])[cpu_op].astype(str)  # only the host operators' names as text
@@ -467,7 +456,7 @@ class KinetoCollector(Collector):
         by_launcher, incomplete, warn_at = 0, None, len(warnings)
         if nr:  # GPU rows without a time are kept as untimed launches, the others excluded: said as done
             rt = make_table(REJECTED_COLUMNS, rejected, n=nr)
-            timed_gpu = _any_kind(cols["kind"], ("kernel", "comm", "memcpy", "memset"))
+            timed_gpu = any_kind(cols["kind"], ("kernel", "comm", "memcpy", "memset"))
             warnings.extend(w + (f" (inside the selection {select.describe()})" if outside else "")
                             for w in refused_warnings(path, rt["kind"], rt["reason"], timed_gpu))
         if outside:
