@@ -42,7 +42,7 @@ import pandas as pd
 
 from gpulens._memory import keeping_freed_memory
 from gpulens.collectors._io import trailing_warning
-from gpulens.collectors._assemble import Parts, assemble, categorical
+from gpulens.collectors._assemble import Parts, any_kind, assemble, categorical
 from gpulens.collectors._chrome_dialects import KINETO_HEADER_KEYS, RPD_JSON, identify, legacy_autograd_refusal, refusal
 from gpulens.collectors._chrome_json import TolerantDecoder
 from gpulens.collectors._deep import DeepValues
@@ -119,10 +119,10 @@ def _gpu_ops_untraced(cols: dict, props: list) -> str | None:
     activity only, so the GPU side is missing, not absent."""
     if not props or not len(cols.get("kind", ())):
         return None
-    kind = pd.Series(cols["kind"]).astype(str)
-    if kind.isin(["kernel", "comm", "memcpy", "memset", "runtime", "sync"]).any():
+    if any_kind(cols["kind"], ("kernel", "comm", "memcpy", "memset", "runtime", "sync")):
         return None
-    names = pd.Series(cols["name"]).astype(str)[kind.to_numpy() == "cpu_op"]
+    cpu_op = (pd.Series(cols["kind"]) == "cpu_op").to_numpy(dtype=bool)
+    names = pd.Series(cols["name"])[cpu_op].astype(str)  # only the host operators' names as text
     hits = names[names.str.match(_GPU_ONLY_OPS)].value_counts()
     if not len(hits):
         return None
@@ -456,7 +456,7 @@ class KinetoCollector(Collector):
         by_launcher, incomplete, warn_at = 0, None, len(warnings)
         if nr:  # GPU rows without a time are kept as untimed launches, the others excluded: said as done
             rt = make_table(REJECTED_COLUMNS, rejected, n=nr)
-            timed_gpu = bool(pd.Series(cols["kind"]).astype(str).isin(("kernel", "comm", "memcpy", "memset")).any())
+            timed_gpu = any_kind(cols["kind"], ("kernel", "comm", "memcpy", "memset"))
             warnings.extend(w + (f" (inside the selection {select.describe()})" if outside else "")
                             for w in refused_warnings(path, rt["kind"], rt["reason"], timed_gpu))
         if outside:

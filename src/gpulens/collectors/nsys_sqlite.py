@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.collectors._assemble import any_kind
 from gpulens.collectors._duplicates import drop_exact_duplicates
 from gpulens.collectors._io import read_head, read_magic
 from gpulens.collectors._nsys_db import _EVENT_TABLES, _Db, _is_nsys
@@ -184,8 +185,7 @@ class NsysSqliteCollector(Collector):
             **{c: rej[c] for c in rej.columns}, "rank": np.zeros(nr, dtype="int64"), "source": [self.name] * nr},
             n=nr)
         if nr:  # GPU rows without an end or start are kept as untimed launches, the others excluded: said as done
-            timed_gpu = bool(len(events)) and bool(
-                events["kind"].astype(str).isin(("kernel", "comm", "memcpy", "memset")).any())
+            timed_gpu = bool(len(events)) and any_kind(events["kind"], ("kernel", "comm", "memcpy", "memset"))
             warnings.extend(refused_warnings(path, rej_t["kind"], rej_t["reason"], timed_gpu))
         info, devices = metadata(db, warnings)
         meta = TimelineMeta(sources=[{"path": str(path), "collector": self.name, "size_bytes": path.stat().st_size,
