@@ -1,0 +1,150 @@
+"""Variants of the shared cases (../shared/cases/README.md) in shapes no earlier test tried (session 38): the fault
+kept, moved into a multi-rank run, the CI gate, or another compression. Every expected figure is derived by hand
+in the docstring from the values written here (µs in Kineto files, ns in reports), never from gpulens output.
+
+* B07 on one rank of a folder: the rank comparison summed *recorded* durations, so one runaway kernel (3 s
+  recorded, 15 µs before the next kernel on its stream) made its rank "9,999,966.7 % heavier"; now clipped, as
+  every other kernel-time figure.
+* B07 as the gate's candidate: ``kernel_time_ns`` compared recorded sums (+2,499,975 %, REGRESSED) while the
+  per-kernel metrics were clipped; now the clipped sum, the recorded sum only from a report without it.
+* B05 inside a folder of ranks (and of rocpd databases, T12): a rank file without GPU work was silently dropped
+  from the rank list ("holds ranks 0, 2, 3 … a rank not read"); now a warning names the file and its rank.
+* B02 with another compressor: bzip2 / xz / zstd data (any name) was "not a recognised trace format"; now the
+  one-line error names the compression and the command that decompresses it.
+"""
+
+from __future__ import annotations
+
+import bz2
+import json
+import lzma
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from gpulens.cli import main
+from gpulens.gate.runs import _get
+from tests.test_rocpd import build_layout_b
+
+
+def _k(name, ts, dur, corr=None, device=0, stream=7):
+    args = {"device": device, "stream": stream, **({"correlation": corr} if corr is not None else {})}
+    return {"ph": "X", "cat": "kernel", "name": name, "pid": device, "tid": f"stream {stream}", "ts": ts, "dur": dur,
+            "args": args}
+
+
+def _launch(ts, corr):
+    return {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 70, "tid": 70, "ts": ts, "dur": 3,
+            "args": {"correlation": corr}}
+
+
+def _rank(r: int, world: int, events: list[dict]) -> str:
+    return json.dumps({"schemaVersion": 1, "distributedInfo": {"rank": r, "world_size": world},
+                       "traceEvents": events})
+
+
+def _clean(device: int) -> list[dict]:
+    """ka 1000+10 µs, kb 1015+20 µs on stream 7, each launched: 30 µs of kernels, busy 30 µs."""
+    return [_launch(992, 1), _launch(996, 2), _k("ka", 1000, 10, 1, device), _k("kb", 1015, 20, 2, device)]
+
+
+def _analyze(path: Path, tmp_path: Path, *extra: str) -> tuple[int, dict, str]:
+    out, md = tmp_path / "out.json", tmp_path / "out.md"
+    code = main(["analyze", "-q", "--no-cache", str(path), "--json", str(out), "--markdown", str(md), *extra])
+    return code, json.loads(out.read_text())["sources"][0], md.read_text()
+
+
+def test_b07_runaway_kernel_on_one_rank_is_clipped_in_the_rank_comparison(tmp_path):
+    """Rank 0: ka 10 + kb 20 = 30 µs. Rank 1: ka recorded 3,000,000 µs, clipped at kb's start 1015 → 15 µs, + kb
+    20 = 35 µs. Compute time by rank {0: 30,000, 1: 35,000} ns; rank 1 spends (35 − 30) / 30 = 16.7 % more; its ka
+    row holds 15,000 ns. Busy 30 + 35 = 65 µs. The recorded 3 s is said only as "summed as recorded"."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "rank0.json").write_text(_rank(0, 2, _clean(0)))
+    runaway = _clean(1)
+    runaway[2]["dur"] = 3_000_000
+    (run / "rank1.json").write_text(_rank(1, 2, runaway))
+    code, src, md = _analyze(run, tmp_path)
+    assert code == 0 and src["summary"]["gpu_busy_ns"] == 65_000
+    rk = src["analyses"]["rank_kernels"]
+    assert rk["summary"]["compute_time_ns_by_rank"] == {"0": 30_000, "1": 35_000}
+    assert rk["summary"]["kernel_time_ns_by_rank"] == {"0": 30_000, "1": 35_000}
+    assert abs(rk["summary"]["compute_more_pct"] - 100 * 5 / 30) < 1e-9
+    rows = {(r["rank"], r["name"]): r["time_ns"] for r in rk["table"]}
+    assert rows == {(0, "ka"): 10_000, (0, "kb"): 20_000, (1, "ka"): 15_000, (1, "kb"): 20_000}
+    assert "16.7 % more compute-kernel time" in md and "9999966" not in md
+
+
+def _b07(runaway: bool) -> str:
+    """The B07 stream: gemm_a 100+50 (clipped at gemm_b's 140 → 40), gemm_b 140+20, elementwise_c 170+30 (or
+    +3,000,000, clipped at softmax_d's 200 → 30), softmax_d 200+20: 40 + 20 + 30 + 20 = 110 µs either way."""
+    return json.dumps({"traceEvents": [_k("gemm_a", 100, 50), _k("gemm_b", 140, 20),
+                                       _k("elementwise_c", 170, 3_000_000 if runaway else 30),
+                                       _k("softmax_d", 200, 20)]})
+
+
+def test_b07_runaway_candidate_is_no_kernel_time_regression_in_the_gate(tmp_path):
+    """Baseline and candidate both hold 110,000 ns of clipped kernel time; the candidate's recorded sum is
+    3,000,090 µs. The gate compares 110,000 with 110,000: PASS, exit 0 (was REGRESSED +2,499,975 %)."""
+    base, cand, out = tmp_path / "base.json", tmp_path / "cand.json", tmp_path / "gate.json"
+    base.write_text(_b07(False))
+    cand.write_text(_b07(True))
+    assert main(["gate", str(cand), "-b", str(base), "-q", "--json", str(out)]) == 0
+    g = json.loads(out.read_text())
+    kt = next(m for m in g["metrics"] if m["metric"] == "kernel_time_ns")
+    assert (kt["base_median"], kt["cand_median"], kt["verdict"]) == (110_000, 110_000, "PASS")
+    assert g["verdict"] == "PASS"
+
+
+def test_gate_reads_the_recorded_kernel_sum_of_a_report_without_the_clipped_one():
+    """A report written before ``kernel_effective_ns`` existed: its ``kernel_time_ns`` is the sample."""
+    path = ("summary", "kernel_effective_ns")
+    assert _get({"summary": {"kernel_time_ns": 5_000}}, path) == 5_000
+    assert _get({"summary": {"kernel_time_ns": 5_000, "kernel_effective_ns": 4_000}}, path) == 4_000
+    assert _get({"summary": None}, path) is None
+
+
+def test_b05_rank_file_without_gpu_work_is_named_not_taken_for_a_rank_not_read(tmp_path):
+    """Ranks 0 and 2 ran ka + kb (30 µs each); rank 1's file holds a process name only. 4 kernels, busy 60 µs;
+    a warning names rank1.json as rank 1 with no GPU work."""
+    run = tmp_path / "run"
+    run.mkdir()
+    for r in (0, 2):
+        (run / f"rank{r}.json").write_text(_rank(r, 3, _clean(r)))
+    (run / "rank1.json").write_text(_rank(1, 3, [{"ph": "M", "name": "process_name", "pid": 1,
+                                                 "args": {"name": "python"}}]))
+    code, src, md = _analyze(run, tmp_path)
+    assert code == 0 and (src["summary"]["kernel_count"], src["summary"]["gpu_busy_ns"]) == (4, 60_000)
+    note = "1 of 3 input files holds no GPU work (no kernel, collective, copy or fill): rank1.json (rank 1)"
+    assert any(note in w for w in src["warnings"]) and note in md
+
+
+def test_t12_process_database_without_dispatches_is_named(tmp_path):
+    """Two rocpd databases (layout B: gemm [5000,9000], add [9500,9800] → 2 kernels, 4,300 ns each process) and a
+    third whose dispatch table is empty: 4 kernels, 8,600 ns; the empty one is named."""
+    run = tmp_path / "run"
+    run.mkdir()
+    for pid in (4242, 4243, 4244):
+        build_layout_b(run / f"{pid}_results.db")
+    con = sqlite3.connect(run / "4244_results.db")
+    con.execute("DELETE FROM rocpd_kernel_dispatch")
+    con.commit()
+    con.close()
+    code, src, _ = _analyze(run, tmp_path)
+    assert code == 0 and (src["summary"]["kernel_count"], src["summary"]["kernel_time_ns"]) == (4, 8_600)
+    assert any("1 of 3 input files holds no GPU work" in w and "4244_results.db" in w for w in src["warnings"])
+
+
+@pytest.mark.parametrize("name,pack,says", [
+    ("t.json.bz2", bz2.compress, "bzip2-compressed data"), ("t.json", bz2.compress, "bzip2-compressed data"),
+    ("trace.json.xz", lzma.compress, "xz-compressed data"),
+    ("t.json.zst", lambda b: b"\x28\xb5\x2f\xfd" + b"\x00" * 16, "zstd-compressed data")])
+def test_b02_other_compression_is_named_with_its_command(tmp_path, capsys, name, pack, says):
+    """Two kernels in a Kineto trace compressed by another tool: exit 2, one line naming the file and the
+    compression found by its magic bytes (not by the name: ``t.json`` holds bzip2)."""
+    p = tmp_path / name
+    p.write_bytes(pack(json.dumps({"traceEvents": [_k("k1", 1000, 5), _k("k2", 1010, 6)]}).encode()))
+    assert main(["analyze", "-q", "--no-cache", str(p)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and str(p) in err and says in err and "Traceback" not in err
