@@ -148,3 +148,124 @@ def test_b02_other_compression_is_named_with_its_command(tmp_path, capsys, name,
     assert main(["analyze", "-q", "--no-cache", str(p)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and str(p) in err and says in err and "Traceback" not in err
+
+
+# ---- variants that already gave the right answer when tried (kept: each pins a figure a reader could get wrong) ----
+V1_HEAD = ("Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,grd,wgr,lds,scr,arch_vgpr,accum_vgpr,sgpr,"
+           "wave_size,sig,obj,DispatchNs,BeginNs,EndNs,CompleteNs\n")
+V3_HEAD = ('"Kind","Agent_Id","Queue_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id",'
+           '"Start_Timestamp","End_Timestamp","Private_Segment_Size","Group_Segment_Size","Workgroup_Size_X",'
+           '"Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"\n')
+T = 1_700_000_000_000_000_000  # ns
+ROWS = [("k0(float*, int)", T + 1000, T + 61000), ("k1(float*, int)", T + 70000, T + 80000),
+        ("k2(float*, int)", T + 90000, T + 99000)]
+
+
+def _v1(rows) -> str:
+    return V1_HEAD + "".join(f'{i},"{n}",0,0,{i},1,1,256,256,0,0,8,0,16,64,0,0,{b - 10},{b},{e},{e + 5}\n'
+                             for i, (n, b, e) in enumerate(rows))
+
+
+def _v3(rows) -> str:
+    return V3_HEAD + "".join(f'"KERNEL_DISPATCH",1,1,69,{i + 1},16,"{n}",{i + 1},{a},{b},0,0,64,1,1,1024,1,1\n'
+                             for i, (n, a, b) in enumerate(rows))
+
+
+@pytest.mark.parametrize("fmt", ["v1", "v3"])
+@pytest.mark.parametrize("where", ["end timestamp", "quoted name"])
+def test_b04_csv_cut_inside_its_last_row_keeps_the_complete_rows(tmp_path, fmt, where):
+    """B04 in rocprof v1 results.csv / rocprofv3 kernel_trace.csv: the file stops inside row k2 (in its end time
+    ``…99000`` → ``…9`` or inside its quoted name ``"k2(f``). Kept: k0 60,000 ns + k1 10,000 ns = 70,000 ns busy,
+    flagged truncated; k2 is not invented (a cut end time would give it a negative or tiny duration)."""
+    text, name = (_v1(ROWS), "results.csv") if fmt == "v1" else (_v3(ROWS), "kernel_trace.csv")
+    cut = text.rindex(str(T + 99000)) + 5 if where == "end timestamp" else text.index("k2(float*,") + 4
+    p = tmp_path / name
+    p.write_text(text[:cut])
+    code, src, _ = _analyze(p, tmp_path)
+    sm = src["summary"]
+    assert code == 0 and (sm["kernel_count"], sm["gpu_busy_ns"]) == (2, 70_000) and src["truncated"]
+
+
+@pytest.mark.parametrize("fmt", ["v1", "v3"])
+def test_b03_invalid_utf8_and_control_bytes_in_csv_kernel_names(tmp_path, fmt):
+    """B03 in the AMD CSVs: k1's name holds bytes FF FE, k0's starts with 0x01. All 3 kernels read (60,000 +
+    10,000 + 9,000 = 79,000 ns); the bad bytes become U+FFFD; no raw 0x01 reaches the Markdown."""
+    text, name = (_v1(ROWS), "results.csv") if fmt == "v1" else (_v3(ROWS), "kernel_trace.csv")
+    p = tmp_path / name
+    p.write_bytes(text.encode().replace(b"k1(float*", b"k1_\xff\xfe(float*").replace(b"k0(", b"\x01k0("))
+    code, src, md = _analyze(p, tmp_path)
+    assert code == 0 and (src["summary"]["kernel_count"], src["summary"]["gpu_busy_ns"]) == (3, 79_000)
+    assert any("k1_\ufffd\ufffd(" in r["name"] for r in src["analyses"]["hotspots"]["table"]) and "\x01" not in md
+
+
+def test_b06_twelve_hundred_unset_kernels_at_scale(tmp_path):
+    """kineto#109 at its scale: 1,200 kernels with ts 0 / dur 0 beside k_ok1 T+10, k_ok2 (T+20)+15, k_ok3
+    (T+40)+5 µs. 3 kernels, busy 30 µs over T → T+45 = 45 µs (66.7 %), never a 51-year span."""
+    t0 = 1_615_207_264_505_000
+    ev = [_k("k_ok1", t0, 10), _k("k_ok2", t0 + 20, 15), _k("k_ok3", t0 + 40, 5)]
+    ev += [_k(f"k_unset_{i % 7}", 0, 0) for i in range(1200)]
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps({"traceEvents": ev}))
+    code, src, md = _analyze(p, tmp_path)
+    sm = src["summary"]
+    assert code == 0 and (sm["kernel_count"], sm["gpu_busy_ns"], sm["span_ns"]) == (3, 30_000, 45_000)
+    assert "66.7 %" in md
+
+
+def test_b11_b13_hip_graph_launch_on_stream_0_without_device(tmp_path):
+    """B11 + B13: hipGraphLaunch (corr 7) → Cijk_a 1000+20, triton_b 1020+10, elementwise_c 1030+8 on stream 0
+    without ``device``; hipLaunchKernel (corr 8) → reduce_d 1040+5; unlinked_e 1050+2 has no correlation.
+    5 kernels, busy 45 µs; 2 launch calls (1 graph launch), 4 kernels linked, 1 unlinked."""
+    def hk(name, ts, dur, corr=None):
+        return {"ph": "X", "cat": "kernel", "name": name, "pid": 2, "tid": "stream 0", "ts": ts, "dur": dur,
+                "args": {"stream": 0, **({"correlation": corr} if corr else {})}}
+
+    def hl(name, ts, corr):
+        return {"ph": "X", "cat": "cuda_runtime", "name": name, "pid": 70, "tid": 70, "ts": ts, "dur": 4,
+                "args": {"correlation": corr}}
+
+    ev = [hl("hipGraphLaunch", 990, 7), hk("Cijk_a", 1000, 20, 7), hk("triton_b", 1020, 10, 7),
+          hk("elementwise_c", 1030, 8, 7), hl("hipLaunchKernel", 1035, 8), hk("reduce_d", 1040, 5, 8),
+          hk("unlinked_e", 1050, 2)]
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps({"traceEvents": ev[::-1]}))
+    code, src, _ = _analyze(p, tmp_path)
+    la = src["analyses"]["launches"]["summary"]
+    assert code == 0 and (src["summary"]["kernel_count"], src["summary"]["gpu_busy_ns"]) == (5, 45_000)
+    assert (la["launch_calls"], la["graph_launches"], la["kernels_linked"], la["kernels_unlinked"]) == (2, 1, 4, 1)
+
+
+def test_b13_graph_kernels_in_a_rocprofv3_csv_set(tmp_path):
+    """B13 in rocprofv3 CSV: hipGraphLaunch (corr 500) → 3 dispatches of correlation 500 ([20,35], [35,65],
+    [65,80] µs), hipLaunchKernel (corr 501) → rmsnorm [80,85] µs. 4 kernels, busy 65,000 ns; 2 launch calls,
+    1 graph launch, none unlinked."""
+    api = '"Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp","End_Timestamp"\n'
+    kt = '"Kind","Agent_Id","Queue_Id","Dispatch_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp"\n'
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "42_hip_api_trace.csv").write_text(api + '"HIP_RUNTIME_API","hipGraphLaunch",42,42,500,1000,13000\n'
+                                              '"HIP_RUNTIME_API","hipLaunchKernel",42,42,501,14000,16000\n')
+    (run / "42_kernel_trace.csv").write_text(kt + "".join(
+        f'"KERNEL_DISPATCH",2,1,{i},"{n}",{c},{a},{b}\n' for i, (n, c, a, b) in enumerate(
+            [("fused_qkv_proj", 500, 20000, 35000), ("flash_attn_fwd", 500, 35000, 65000),
+             ("mlp_down", 500, 65000, 80000), ("rmsnorm", 501, 80000, 85000)], 1)))
+    code, src, _ = _analyze(run, tmp_path)
+    la = src["analyses"]["launches"]["summary"]
+    assert code == 0 and (src["summary"]["kernel_count"], src["summary"]["gpu_busy_ns"]) == (4, 65_000)
+    assert (la["launch_calls"], la["graph_launches"], la["kernels_unlinked"]) == (2, 1, 0)
+
+
+def test_b07_overrun_in_an_nsys_export(tmp_path):
+    """B07 in Nsight Systems SQLite (ns): gemm_a [100,150] µs, gemm_b [140,160], elementwise_c [170, 3,000,170],
+    softmax_d [200,220] on stream 7 → clipped 40/20/30/20: busy 110,000 ns over 120,000 ns (91.7 %); gemm_a's
+    row 40,000 ns, elementwise_c's 30,000 ns."""
+    from tests.case_variants import _nsys_db
+
+    kern = [(100_000, 150_000, 7, 1, 2, 2), (140_000, 160_000, 7, 2, 3, 3), (170_000, 3_000_170_000, 7, 3, 4, 4),
+            (200_000, 220_000, 7, 4, 5, 5)]
+    p = _nsys_db(tmp_path / "run.sqlite", ["cudaLaunchKernel_v7000", "gemm_a", "gemm_b", "elementwise_c", "softmax_d"],
+                 [(10_000 + 1000 * i, 10_500 + 1000 * i, i + 1, 1) for i in range(4)], kern, [])
+    code, src, md = _analyze(p, tmp_path)
+    hs = {r["name"]: r["effective_ns"] for r in src["analyses"]["hotspots"]["table"]}
+    assert code == 0 and (src["summary"]["gpu_busy_ns"], src["summary"]["span_ns"]) == (110_000, 120_000)
+    assert (hs["gemm_a"], hs["elementwise_c"]) == (40_000, 30_000) and "91.7 %" in md
