@@ -269,3 +269,33 @@ def test_b07_overrun_in_an_nsys_export(tmp_path):
     hs = {r["name"]: r["effective_ns"] for r in src["analyses"]["hotspots"]["table"]}
     assert code == 0 and (src["summary"]["gpu_busy_ns"], src["summary"]["span_ns"]) == (110_000, 120_000)
     assert (hs["gemm_a"], hs["elementwise_c"]) == (40_000, 30_000) and "91.7 %" in md
+
+
+STATS = """Processing [run.sqlite] with [/opt/nvidia/nsight-systems/2024.5.1/host-linux-x64/reports/cuda_gpu_kern_sum.py]...
+
+ ** CUDA GPU Kernel Summary (cuda_gpu_kern_sum):
+
+Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name
+80.0,8000000,20,400000.0,400000.0,390000,410000,5000.0,"void gemm_kernel<float, 128>(const float *, float *, int)"
+20.0,2000000,10,200000.0,200000.0,190000,210000,6000.0,softmax_kernel(float *, int)
+
+Processing [run.sqlite] with [/opt/nvidia/nsight-systems/2024.5.1/host-linux-x64/reports/cuda_gpu_mem_time_sum.py]...
+
+ ** CUDA GPU MemOps Summary (by Time) (cuda_gpu_mem_time_sum):
+
+Time (%),Total Time (ns),Count,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Operation
+90.0,900000,3,300000.0,300000.0,290000,310000,10000.0,[CUDA memcpy Host-to-Device]
+"""
+
+
+def test_t08_summary_input_says_copies_unknown_not_none(tmp_path):
+    """T08: the kernel summary is read (30 launches, 10,000,000 ns) and the memory-operation table after it is not
+    read as GPU events — so the run's copies are unknown: memcpy_count / memcpy_bytes None, and the Markdown does
+    not claim "no memory copies" (the file lists 3 host-to-device copies)."""
+    p = tmp_path / "stats.csv"
+    p.write_text(STATS)
+    code, src, md = _analyze(p, tmp_path)
+    sm = src["summary"]
+    assert code == 0 and (sm["kernel_count"], sm["kernel_time_ns"]) == (30, 10_000_000)
+    assert sm["memcpy_count"] is None and sm["memcpy_bytes"] is None
+    assert "no memory copies" not in md and "copies and fills unknown" in md
