@@ -299,3 +299,24 @@ def test_t08_summary_input_says_copies_unknown_not_none(tmp_path):
     assert code == 0 and (sm["kernel_count"], sm["kernel_time_ns"]) == (30, 10_000_000)
     assert sm["memcpy_count"] is None and sm["memcpy_bytes"] is None
     assert "no memory copies" not in md and "copies and fills unknown" in md
+
+
+@pytest.mark.parametrize("where", ["after", "before", "around"])
+def test_b06_unset_kernels_in_a_piece_of_their_own_are_rejected(tmp_path, where):
+    """B06 at kineto#109's scale in a large trace: the Kineto reader decodes the events in pieces (8 MiB; 4 KiB
+    here, as a 100 MB trace would be split) and judged ``ts 0`` per piece, so 1,200 ``ts 0 / dur 0`` kernels in
+    pieces without a real timestamp were kept (a span of ~51 years). Whatever their place — after, before or
+    around k_ok1 T+10, k_ok2 (T+20)+15, k_ok3 (T+40)+5 µs — all 1,200 are rejected as "zero timestamp (never
+    recorded)": 3 kernels over T → T+45 µs = 45,000 ns."""
+    from gpulens.collectors.kineto import KinetoCollector
+
+    t0 = 1_615_207_264_505_000
+    ok = [_k("k_ok1", t0, 10), _k("k_ok2", t0 + 20, 15), _k("k_ok3", t0 + 40, 5)]
+    zeros = [_k(f"k_unset_{i % 7}", 0, 0) for i in range(1200)]
+    ev = {"after": ok + zeros, "before": zeros + ok, "around": zeros[:600] + ok + zeros[600:]}[where]
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps({"traceEvents": ev}))
+    tl = KinetoCollector().collect(p, chunk_bytes=4096)
+    k = tl.events[tl.events["kind"].astype(str) == "kernel"]
+    assert len(k) == 3 and int((k["start_ns"] + k["dur_ns"]).max() - k["start_ns"].min()) == 45_000
+    assert tl.rejected["reason"].astype(str).tolist() == ["zero timestamp (never recorded)"] * 1200
