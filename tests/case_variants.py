@@ -250,8 +250,7 @@ def b12(rng, d: Path):
                                                                    "Memcpy DtoH (Device -> Pinned)"]),
                         "pid": 0, "tid": "stream 7", "ts": t, "dur": du, "args": a})
             mem_n += 1
-            mem_b += b or 0
-            sized += b is not None
+            mem_b, sized = mem_b + (b or 0), sized + (b is not None)
         else:
             cat = "gpu_memset" if kind == "set_cat" else "Memset"
             evs.append({"ph": "X", "cat": cat, "name": "Memset (Device)", "pid": 0, "tid": "stream 7", "ts": t,
@@ -259,8 +258,8 @@ def b12(rng, d: Path):
             set_n += 1
         t += du + rng.randint(1, 5)
     return _write(d / "t.json", json.dumps(_doc(evs, rng))), {
-        # copies whose sizes are all unrecorded have unknown bytes (None), not 0 bytes (README B12: "unknown")
-        "memcpy_count": mem_n, "memcpy_bytes": mem_b if sized or not mem_n else None, "computation_ns": 1000 * comp}
+        "memcpy_count": mem_n, "memcpy_bytes": mem_b if sized or not mem_n else None,  # no size recorded: unknown
+        "computation_ns": 1000 * comp}
 
 
 def b13(rng, d: Path):
