@@ -205,13 +205,13 @@ def _num(v: float) -> float | int:
 
 
 #: a run metric's path → the path read in a report that lacks it (a report written before the figure existed)
-_OLDER_PATH = {("summary", "kernel_effective_ns"): ("summary", "kernel_time_ns")}
+OLDER_PATH = {("summary", "kernel_effective_ns"): ("summary", "kernel_time_ns")}
 
 
 def _get(d: dict, path: tuple[str, ...]) -> Any:
-    """The value at ``path`` in the report dict ``d`` (None when absent), or at its :data:`_OLDER_PATH`."""
+    """The value at ``path`` in the report dict ``d`` (None when absent), or at its :data:`OLDER_PATH`."""
     v = _walk(d, path)
-    return _walk(d, _OLDER_PATH[path]) if v is None and path in _OLDER_PATH else v
+    return _walk(d, OLDER_PATH[path]) if v is None and path in OLDER_PATH else v
 
 
 def _walk(d: Any, path: tuple[str, ...]) -> Any:
