@@ -234,7 +234,7 @@ def b12(rng, d: Path):
     """B12: copies and fills under every category spelling; compute time excludes them."""
     used: set = set()
     t = 1000
-    evs, mem_n, mem_b, set_n, comp = [], 0, 0, 0, 0
+    evs, mem_n, mem_b, set_n, comp, sized = [], 0, 0, 0, 0, 0
     for _ in range(rng.randint(3, 7)):
         du = rng.randint(1, 30)
         kind = rng.choice(["gemm", "cpy_cat", "cpy_old", "cpy_kernel", "set_cat", "set_old"])
@@ -250,7 +250,7 @@ def b12(rng, d: Path):
                                                                    "Memcpy DtoH (Device -> Pinned)"]),
                         "pid": 0, "tid": "stream 7", "ts": t, "dur": du, "args": a})
             mem_n += 1
-            mem_b += b or 0
+            mem_b, sized = mem_b + (b or 0), sized + (b is not None)
         else:
             cat = "gpu_memset" if kind == "set_cat" else "Memset"
             evs.append({"ph": "X", "cat": cat, "name": "Memset (Device)", "pid": 0, "tid": "stream 7", "ts": t,
@@ -258,7 +258,8 @@ def b12(rng, d: Path):
             set_n += 1
         t += du + rng.randint(1, 5)
     return _write(d / "t.json", json.dumps(_doc(evs, rng))), {
-        "memcpy_count": mem_n, "memcpy_bytes": mem_b, "computation_ns": 1000 * comp}
+        "memcpy_count": mem_n, "memcpy_bytes": mem_b if sized or not mem_n else None,  # no size recorded: unknown
+        "computation_ns": 1000 * comp}
 
 
 def b13(rng, d: Path):

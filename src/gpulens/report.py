@@ -157,7 +157,7 @@ class SourceReport:
         are None (unknown, not measured) and ``busy_unknown_reason`` says why.
 
         Also ``memcpy_count``, ``memcpy_bytes`` (sum of the recorded payloads of copies, bytes; None when copies exist
-        and none records its size), ``memcpy_sizes_unknown`` (copies without a recorded size) and ``flops`` (sum of
+        and none records its size; both None for a per-kernel summary or counter replay, which records no copy), ``memcpy_sizes_unknown`` (copies without a recorded size) and ``flops`` (sum of
         the FLOP counts the source recorded, e.g. Kineto ``with_flops`` on cpu_ops; 0 when none).
         """
         if "summary" not in self.cached:
@@ -170,7 +170,7 @@ class SourceReport:
         h = hs.summary if hs else {}
         b = bd.summary if bd else {}
         ev = self.timeline.events
-        from gpulens.analyzers._span import busy_unknown_reason
+        from gpulens.analyzers._span import busy_unknown_reason, counter_only_reason
 
         unknown = busy_unknown_reason(self.timeline)
         copies = _kind_mask(ev, "memcpy")
@@ -234,6 +234,9 @@ class SourceReport:
                       "idle_ns", "idle_other_clock_ns"):
                 out[k] = None
             out["rank_span_ns"] = {}
+        if not out["memcpy_count"] and counter_only_reason(self.timeline):
+            # a per-kernel summary or counter replay records no copy: how many ran is unknown, never "0 copies"
+            out["memcpy_count"] = out["memcpy_bytes"] = None
         return out
 
     def findings(self) -> list[Finding]:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._span import counter_only_reason
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.timeline import Timeline
 
@@ -71,8 +72,14 @@ class Copies(Analyzer):
         gpu = ctx.gpu
         mask = gpu["kind"].isin(["memcpy", "memset"]).to_numpy()
         if not mask.any():
+            # a per-kernel summary or a counter replay (nsys stats, ncu, rocprof counters) records no copy: their
+            # absence there is unknown, not "no copies" (T08's memory-operation table is not read as GPU events)
+            why = counter_only_reason(timeline)
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
-                                  skipped_reason="no memory copies or sets in the trace", summary_columns=SUMMARY)
+                                  skipped_reason=("copies and fills unknown: the input is a per-kernel summary or "
+                                                  "a counter replay, which records kernels only" if why
+                                                  else "no memory copies or sets in the trace"),
+                                  summary_columns=SUMMARY)
         g = gpu[mask]
         fill = (g["kind"] == "memset").to_numpy()
         ck = g["copy_kind"].astype(object).where(g["copy_kind"].notna(), "unknown").to_numpy()

@@ -2,9 +2,11 @@
 
 Only meaningful for multi-rank inputs; skipped (with the reason) when fewer than two ranks ran GPU kernels.
 
-Definitions (kernel = ``kernel`` or ``comm`` events, durations as recorded):
+Definitions (kernel = ``kernel`` or ``comm`` events; durations after clipping overruns of the next event on their
+stream, :attr:`~gpulens.analyzers.context.AnalysisContext.effective_ns`, the time the hot-kernel table, the
+breakdown and the verdicts count: one runaway recorded duration would otherwise make its rank look seconds slower):
 
-* ``kernel_time_ns`` per rank — plain sum of its kernels' durations;
+* ``kernel_time_ns`` per rank — sum of its kernels' clipped durations;
 * ``imbalance_pct`` — (max − min) / mean of the ranks' kernel time × 100;
 * ``compute_time_ns_by_rank`` — the same sum over compute kernels only (kind ``kernel``): a collective's duration
   includes its wait for the last rank to arrive, so the rank that waits longest has the most *kernel* time while
@@ -26,7 +28,7 @@ import pandas as pd
 
 from gpulens.analyzers._span import counter_only_reason
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers.context import text_series
+from gpulens.analyzers.context import context_of, reindex_sorted, text_series
 from gpulens.analyzers.hotspots import KERNEL_KINDS
 from gpulens.timeline import Timeline
 from gpulens.units import fmt_ns, plural
@@ -35,7 +37,7 @@ COLUMNS = {
     "rank": "distributed rank",
     "name": "kernel name (one of the top kernels over all ranks)",
     "calls": "launches of this kernel on this rank",
-    "time_ns": "summed duration of this kernel on this rank [ns]",
+    "time_ns": "summed duration of this kernel on this rank, overruns of the next event on its stream clipped [ns]",
     "share": "time_ns / the rank's total kernel time [fraction 0..1]",
 }
 
@@ -63,7 +65,7 @@ class RankKernels(Analyzer):
                                   skipped_reason=(None if ranks else counter_only_reason(timeline))
                                   or f"{plural(len(ranks), 'rank(s)')} with GPU kernels: nothing to compare")
         df = pd.DataFrame({"rank": k["rank"].to_numpy("int64"), "name": text_series(k["name"]),
-                           "dur": k["dur_ns"].to_numpy("int64")})
+                           "dur": reindex_sorted(context_of(timeline).effective_ns, k.index).to_numpy("int64")})
         per_rank = df.groupby("rank")["dur"].sum()
         top = df.groupby("name")["dur"].sum().sort_values(ascending=False, kind="stable").head(self.top).index
         sel = df[df["name"].isin(top)]

@@ -377,7 +377,8 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
         return collect_file(c, p, strict, select, cache)
     if p.is_dir():
         from gpulens.collectors._parallel import file_rank, load_many
-        from gpulens.collectors._ranks import number_rankless, separate_recorded_ranks, successive_cycles
+        from gpulens.collectors._ranks import (number_rankless, ranks_without_gpu_work, separate_recorded_ranks,
+                                                successive_cycles)
 
         # by name: the order of Path comparison within one folder, without its per-comparison cost
         entries = sorted((f for f in p.iterdir() if not f.name.startswith(".")), key=lambda f: f.name)
@@ -437,7 +438,8 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
         notes += separate_recorded_ranks(labelled)  # two files of one recorded rank are not joined
         notes += number_rankless(labelled)  # rank-less files (or one per process) must not all become rank 0
         tl = assemble([t for _, t in labelled])  # tables built once for all files
-        tl.meta.warnings = [f"{p}: {n}" for n in notes] + tl.meta.warnings
+        empty = ranks_without_gpu_work([name for name, _ in labelled], tl)
+        tl.meta.warnings = [f"{p}: {n}" for n in notes + ([empty] if empty else [])] + tl.meta.warnings
         if select is not None and select.ranks is not None:  # an unusable file of a rank not asked for is no loss
             from gpulens.collectors._parallel import _RANK_IN_NAME
 

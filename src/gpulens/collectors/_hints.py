@@ -19,6 +19,8 @@ nvprof text report (console output)    ``==PID== NVPROF is profiling`` / ``Profi
 rocprofv3 PC-sampling CSV              a header ``Sample_Timestamp, …, Instruction, …``
 ncu console log of an ``-o`` run       a ``==PROF== Report: NAME.ncu-rep`` line (the results are in that file)
 an archive (tar, .tar.gz, zip, 7z)     ``ustar`` at byte 257 of the (decompressed) head, ``PK\\x03\\x04``, ``7z\\xbc\\xaf``
+a stream compressed other than gzip    the magic bytes of bzip2 ``BZh``, xz ``\\xfd7zXZ\\x00``, zstd ``\\x28\\xb5\\x2f\\xfd``,
+(bzip2, xz, zstd, lz4)                 lz4 frame ``\\x04\\x22\\x4d\\x18`` (gzip itself is read: B02 of the shared cases)
 a Git LFS pointer (the trace itself    starts with ``version https://git-lfs.github.com/spec/v1`` (git-lfs's pointer
 not checked out)                       file: ``version``, ``oid sha256:…``, ``size N`` lines)
 =====================================  ==============================================================================
@@ -45,6 +47,9 @@ _NCU_REPORT_LINE = re.compile(rb"^==PROF== Report: (.+\.ncu-rep)\s*$", re.MULTIL
 #: ``==PID== Profiling result:`` / ``==PID== Metric result:`` lines (CUDA 10/11 nvprof).
 _NVPROF_TEXT = re.compile(rb"^==\d+== (?:NVPROF is profiling|Profiling result:|Metric result:|Event result:)",
                           re.MULTILINE)
+#: (magic bytes, name, command that decompresses keeping the file) of the compressed streams gpulens does not read
+_COMPRESSED = ((b"BZh", "bzip2", "bunzip2 -k"), (b"\xfd7zXZ\x00", "xz", "unxz -k"),
+               (b"\x28\xb5\x2f\xfd", "zstd", "unzstd"), (b"\x04\x22\x4d\x18", "lz4", "unlz4"))
 _BY_SUFFIX = {
     ".nsys-rep": "nsys",
     ".qdrep": "nsys",
@@ -64,6 +69,8 @@ _ADVICE = {
     "otf2": "an OTF2 trace, which gpulens does not read: record with rocprofv3 --output-format csv (or json / rocpd)",
     "archive": "an archive ({what}), which gpulens does not unpack: extract it (`{how}`) and pass the trace files, "
                "or the folder holding them, to gpulens",
+    "compressed": "{what}-compressed data, which gpulens does not decompress (it reads gzip, found by its magic "
+                  "bytes whatever the name): run `{how}` and analyse the result, or compress with gzip instead",
     "lfs": "a Git LFS pointer, not the trace: the repository stores the file ({what}) in Git LFS and it was not "
            "downloaded; run `git lfs pull --include {name}` in the clone (or download the file itself) and analyse it",
     "pc_sampling": "a rocprofv3 PC-sampling CSV (one row per sampled instruction, no kernel timing), which gpulens "
@@ -104,6 +111,8 @@ def unsupported_format(path: str | Path) -> str | None:
         kind, what, how = "archive", "zip", f"unzip {p.name}"
     elif head.startswith(b"7z\xbc\xaf\x27\x1c"):
         kind, what, how = "archive", "7z", f"7z x {p.name}"
+    elif (m := next((c for c in _COMPRESSED if head.startswith(c[0])), None)) is not None:
+        kind, what, how = "compressed", m[1], f"{m[2]} {p.name}"
     elif head.startswith(_LFS_POINTER):
         m = _LFS_SIZE.search(head)
         kind, what = "lfs", (f"{int(m.group(1)):,} bytes" if m else "size not given")

@@ -355,6 +355,8 @@ class Accumulator:
 
         kind = cat("kind").astype(np.int8, copy=False)
         start = cat("start")
+        late = self._late_zero_ts(kind, start, self.columns["dur"].finish(), self.columns["name"].finish(),
+                                  self.nullable["corr"])
         if base_ns and len(start) and not (-(1 << 63) <= int(start.min()) + base_ns
                                            and int(start.max()) + base_ns < (1 << 63)):
             self.base_ignored, base_ns = base_ns, 0  # would wrap int64: times stay relative (kineto.py warns)
@@ -395,13 +397,13 @@ class Accumulator:
         self.rank_encodings = ranks.encodings
         if ranks.device_fix is not None:
             ints["device"][0][ranks.device_fix[0]] = ranks.device_fix[1]
-        keep = None
+        keep = None if late is None else ~late
         if select is not None and select.active:
             kind_names = np.array(KIND_LIST, dtype=object)
             kinds_s = kind_names[kind] if len(kind) else np.zeros(0, dtype=object)
             names_s = take(np.array(self.names.values, dtype=object), name, None) if len(name) else \
                 np.zeros(0, dtype=object)
-            keep = np.zeros(len(kind), dtype=bool)
+            placeholders, keep = keep, np.zeros(len(kind), dtype=bool)
             cuts: list[pd.DataFrame] = []
             for r in np.unique(ranks.rank) if len(kind) else []:  # steps and windows are per rank
                 rows = ranks.rank == r
@@ -412,6 +414,8 @@ class Accumulator:
                 dur[rows] = select.clip_dur(start[rows], dur[rows], kinds_s[rows], names_s[rows])
             cuts = [c for c in cuts if len(c)]
             self.cut_work = pd.concat(cuts, ignore_index=True) if cuts else None
+            if placeholders is not None:
+                keep &= placeholders
         sel = (lambda a: a[keep] if keep is not None else a)
         kind_vals = [k for k in KIND_LIST if k in KINDS]
         cols: dict[str, Any] = {
@@ -465,6 +469,32 @@ class Accumulator:
             rej["correlation_id"] += r["corr"]
         return cols, rej, cnt, self.ignored
 
+
+    def _late_zero_ts(self, kind: np.ndarray, start: np.ndarray, dur: np.ndarray, name: np.ndarray,
+                      corr: tuple[Any, Any]) -> np.ndarray | None:
+        """Mask of the accepted rows whose ``ts == 0`` is a placeholder once the whole file is seen (None when there
+        is none), each moved to :attr:`rejected` (reason 2, "zero timestamp (never recorded)").
+
+        :meth:`_add_rows` judges a ``ts`` of 0 among the events of its own piece (:func:`zero_ts_placeholders`); a
+        piece holding only such events — 1,200 ``ts 0`` kernels of pytorch/kineto#109 after the first 8 MiB of a
+        trace, or before its first real event — has no real timestamp to judge them by and kept them, stretching the
+        GPU span to ~51 years. Here the same rule runs over every accepted row of the file (``start``: raw ``ts``
+        [ns] before ``baseTimeNanoseconds``; ``dur`` [ns]; ``name`` codes; ``corr``: the nullable stores).
+        """
+        zero = start == 0
+        if not zero.any() or zero.all():
+            return None
+        dur = np.asarray(dur)
+        late = zero_ts_placeholders(start, dur, np.ones(len(start), dtype=bool))
+        if not late.any():
+            return None
+        rows = np.flatnonzero(late)
+        cv, cok = (store.finish()[rows] for store in corr)  # finish(): a view; cat()/pair() take it again
+        self.rejected.append({"kind": kind[rows], "name": [_str(self.names.text(int(c))) for c in np.asarray(name)[rows]],
+                              "corr": [int(v) if ok else None for v, ok in zip(cv, cok)], "ts": start[rows],
+                              "ts_ok": np.ones(len(rows), dtype=bool), "dur": dur[rows],
+                              "dur_ok": np.ones(len(rows), dtype=bool), "reason": np.full(len(rows), 2, dtype=np.int8)})
+        return late
 
     def _copies_by_launcher(self, kind: np.ndarray, name: np.ndarray, corr: tuple[np.ndarray, np.ndarray],
                             geometry: np.ndarray) -> None:

@@ -163,3 +163,28 @@ def separate_recorded_ranks(parts: list[tuple[str, Timeline | Parts]]) -> list[s
                      + "; check that the folder holds one run")
     return notes
 
+
+
+def ranks_without_gpu_work(labels: list[str], tl: Timeline) -> str | None:
+    """The note for the input files of a multi-file run that hold no GPU work (B05 inside a folder of ranks), or
+    None: ``"1 of 4 input files holds no GPU work (no kernel, collective, copy or fill): rank1.json (rank 1) — its
+    rank is left out of the GPU figures and of the rank comparison"``.
+
+    ``labels``: the files' names as the run reports them, in the order of ``tl.meta.sources``; ``tl``: the run
+    assembled from them (``events["rank"]``, ``events["kind"]``). A file whose rank(s) own no GPU event is counted;
+    a rank whose file was read is then never mistaken for a rank that was not profiled.
+    """
+    from gpulens.timeline.schema import GPU_KINDS
+
+    if len(labels) < 2 or len(labels) != len(tl.meta.sources):
+        return None
+    ev = tl.events
+    busy = set(ev.loc[ev["kind"].isin(GPU_KINDS).to_numpy(dtype=bool), "rank"].astype("int64").tolist())
+    empty = [f"{label} (rank {s.get('rank')})" for label, s in zip(labels, tl.meta.sources)
+             if s.get("rank") is not None and int(s["rank"]) not in busy]
+    if not empty:
+        return None
+    n = len(empty)
+    return (f"{n:,} of {len(labels):,} input files hold{'s' if n == 1 else ''} no GPU work (no kernel, collective, "
+            f"copy or fill): {', '.join(empty[:8])}{f' and {n - 8:,} more' if n > 8 else ''} — "
+            f"{'its rank is' if n == 1 else 'their ranks are'} left out of the GPU figures and of the rank comparison")

@@ -43,10 +43,11 @@ def _bad(v: Any) -> str | None:
 
 
 def _scalars() -> set[str]:
-    """Summary figures ``gate`` and ``diff`` read as one number (:data:`gpulens.gate.runs.RUN_METRICS`)."""
-    from gpulens.gate.runs import RUN_METRICS
+    """Summary figures ``gate`` and ``diff`` read as one number (:data:`gpulens.gate.runs.RUN_METRICS`, and the
+    figure each reads in an older report, :data:`gpulens.gate.runs.OLDER_PATH`)."""
+    from gpulens.gate.runs import OLDER_PATH, RUN_METRICS
 
-    return {path[-1] for *_, path in RUN_METRICS}
+    return {path[-1] for *_, path in RUN_METRICS} | {path[-1] for path in OLDER_PATH.values()}
 
 
 def _what(v: Any) -> str:
