@@ -1,0 +1,59 @@
+"""Real profiler outputs (session 38, "held-back real traces"): wrong conclusions and unread inputs on real files.
+
+1. A rocprofv3 counter collection carrying ``OccupancyPercent`` (rocprofiler-sdk counter_defs.yaml: "GPU Occupancy
+   as % of maximum", a measured achieved occupancy) on a GPU the file does not name had its occupancy "skipped — no
+   device spec": the measurement was thrown away because gpulens's *theoretical* calculator needs the device. Kind:
+   a measured figure dropped because a computed one is unavailable. Now the measured achieved occupancy is shown
+   (source ``counters``), theoretical occupancy says unknown because the GPU is not named, and the next step is to
+   name it — not to collect a kernel trace the file already is.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+import gpulens
+
+_V3_HEADER = ["Correlation_Id", "Dispatch_Id", "Agent_Id", "Queue_Id", "Process_Id", "Thread_Id", "Grid_Size",
+              "Kernel_Id", "Kernel_Name", "Workgroup_Size", "LDS_Block_Size", "Scratch_Size", "VGPR_Count",
+              "SGPR_Count", "Counter_Name", "Counter_Value"]
+
+
+def _occupancy_percent_csv(path, values, timed: bool):
+    """A rocprofv3 counter_collection.csv of the rocprofiler-sdk docs' shape, one OccupancyPercent per dispatch
+    (ROCm 6.4+ adds Start_/End_Timestamp when ``timed``: 10 µs per dispatch, 5 µs apart)."""
+    header = _V3_HEADER + (["Start_Timestamp", "End_Timestamp"] if timed else [])
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, quoting=csv.QUOTE_NONNUMERIC)
+        w.writerow(header)
+        for i, (name, v) in enumerate(values):
+            row = [i + 1, i + 1, 1, 1, 100, 100, 1048576, 16, name, 64, 0, 0, 8, 16, "OccupancyPercent", v]
+            w.writerow(row + ([1000 + i * 15000, 1000 + i * 15000 + 10000] if timed else []))
+    return path
+
+
+@pytest.mark.parametrize("timed", [True, False])
+def test_occupancy_percent_without_a_device_is_the_achieved_occupancy(tmp_path, timed):
+    rows = [("void addition_kernel<float>(float*)", 30.0), ("void addition_kernel<float>(float*)", 50.0),
+            ("multiply_kernel(float*)", 20.0)]
+    f = _occupancy_percent_csv(tmp_path / "counter_collection.csv", rows, timed)
+    occ = gpulens.analyze([f]).sources[0].results["occupancy"]
+    assert occ.skipped_reason is None
+    t = occ.table.set_index("name")
+    # addition_kernel: two dispatches of equal duration (10 µs each when timed; the same mean otherwise) → (30+50)/2
+    assert t.loc["void addition_kernel<float>(float*)", "achieved_occupancy_pct"] == pytest.approx(40.0)
+    assert t.loc["multiply_kernel(float*)", "achieved_occupancy_pct"] == pytest.approx(20.0)
+    assert t["theoretical_occupancy_pct"].isna().all()  # no device named: the calculator cannot run
+    assert set(t["occupancy_source"]) == {"counters"}
+    note = [x for x in occ.findings if x.key == "occupancy/theoretical-missing"]
+    assert len(note) == 1 and "no device spec" in note[0].title and "(--device-spec NAME)." in note[0].detail
+    assert "--kernel-trace" not in note[0].detail
+
+
+def test_without_any_occupancy_measurement_no_device_still_skips(tmp_path):
+    kt = Path(__file__).parent / "data" / "rocprof" / "v3_csv_sdk_docs" / "kernel_trace.csv"
+    occ = gpulens.analyze([kt]).sources[0].results["occupancy"]
+    assert occ.skipped_reason and "no device spec" in occ.skipped_reason
