@@ -6,11 +6,18 @@
    a measured figure dropped because a computed one is unavailable. Now the measured achieved occupancy is shown
    (source ``counters``), theoretical occupancy says unknown because the GPU is not named, and the next step is to
    name it — not to collect a kernel trace the file already is.
+2. An idle GPU of the same model as the busy one was not listed among the devices. HTA's AlexNet trace
+   (``tests/data/kineto/hta_alexnet_a100.json.gz``, MIT) lists 8 × ``NVIDIA A100-PG509-200`` under
+   ``deviceProperties`` and runs every GPU event on device 0; the device line named the A100 and said nothing of the
+   7 others, while an idle GPU of another model was said ("also recorded, no GPU work on it: NVIDIA A40"). Kind: idle
+   devices told apart by name instead of by device. Now each idle device id counts: "…: 7 × NVIDIA A100-PG509-200".
 """
 
 from __future__ import annotations
 
 import csv
+import gzip
+import json
 from pathlib import Path
 
 import pytest
@@ -57,3 +64,40 @@ def test_without_any_occupancy_measurement_no_device_still_skips(tmp_path):
     kt = Path(__file__).parent / "data" / "rocprof" / "v3_csv_sdk_docs" / "kernel_trace.csv"
     occ = gpulens.analyze([kt]).sources[0].results["occupancy"]
     assert occ.skipped_reason and "no device spec" in occ.skipped_reason
+
+
+def test_real_idle_gpus_of_the_busy_gpus_model_are_counted(tmp_path):
+    from gpulens.cli import main
+
+    trace = Path(__file__).parent / "data" / "kineto" / "hta_alexnet_a100.json.gz"
+    doc = json.loads(gzip.decompress(trace.read_bytes()))
+    listed = {int(d["id"]): d["name"] for d in doc["deviceProperties"]}
+    gpu_devices = {int(e["args"]["device"]) for e in doc["traceEvents"]
+                   if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")}
+    assert set(listed.values()) == {"NVIDIA A100-PG509-200"} and len(listed) == 8 and gpu_devices == {0}
+    out = tmp_path / "r.json"
+    assert main(["analyze", str(trace), "--no-cache", "--json", str(out)]) == 0
+    text = json.loads(out.read_text())["sources"][0]["device_text"]
+    head, _, tail = text.partition("; ")
+    assert head.startswith("NVIDIA A100-PG509-200")
+    assert tail == f"also recorded, no GPU work on them: {len(listed) - len(gpu_devices)} × NVIDIA A100-PG509-200"
+
+
+def test_one_idle_gpu_of_the_same_model_and_one_of_another(tmp_path):
+    from gpulens.cli import main
+
+    def prop(i, name):
+        return {"id": i, "name": name, "computeMajor": 8, "computeMinor": 0, "numSms": 108,
+                "totalGlobalMem": 85095874560, "maxThreadsPerMultiprocessor": 2048, "regsPerMultiprocessor": 65536,
+                "sharedMemPerMultiprocessor": 167936, "warpSize": 32}
+
+    props = [prop(0, "NVIDIA A100-SXM4-80GB"), prop(1, "NVIDIA A100-SXM4-80GB"), prop(2, "NVIDIA A40")]
+    ev = [{"ph": "X", "cat": "kernel", "name": "k", "pid": 1, "tid": 7, "ts": 1000.0 + 10 * i, "dur": 5.0,
+           "args": {"device": 1, "stream": 7, "correlation": 100 + i}} for i in range(3)]
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "deviceProperties": props, "traceEvents": ev}))
+    out = tmp_path / "r.json"
+    assert main(["analyze", str(p), "--no-cache", "--json", str(out)]) == 0
+    text = json.loads(out.read_text())["sources"][0]["device_text"]
+    # devices 0 (same model as the busy device 1) and 2 (an A40) ran nothing: one of each
+    assert text.endswith("also recorded, no GPU work on them: NVIDIA A100-SXM4-80GB, NVIDIA A40")
