@@ -11,6 +11,18 @@
    ``deviceProperties`` and runs every GPU event on device 0; the device line named the A100 and said nothing of the
    7 others, while an idle GPU of another model was said ("also recorded, no GPU work on it: NVIDIA A40"). Kind: idle
    devices told apart by name instead of by device. Now each idle device id counts: "…: 7 × NVIDIA A100-PG509-200".
+3. rocprofv2's tracer outputs were not read. Its default ``cli`` plugin writes ``[<pid>_]hcc_ops_trace.txt`` (and
+   ``hip_api_trace.txt``, ``hsa_api_trace.txt``, ``async_copy_trace.txt``, or all of it on stdout) as
+   ``Domain(HIP_OPS_DOMAIN), Operation_Name(KernelExecution), Kernel_Name(…), Start_Timestamp(…), End_Timestamp(…),
+   Correlation_ID(…)`` records (ROCm/rocprofiler ``plugin/cli/cli.cpp``), not roctracer's ``begin:end dev:queue
+   name:id`` lines: "not a recognised trace format" for the golden traces of ROCm/rocprofiler @
+   7fa8139944668a80e94f45e97eda959e33474297 ``tests-v2/featuretests/tracer/apps/goldentraces/`` (MIT; copied as
+   ``tests/data/rocprof/v2_cli_tracer_golden/``). Its ``file`` plugin's ``hcc_ops_trace_<pid>.csv`` (``Domain,
+   Operation,Kernel_Name,Start_Timestamp,Stop_Timestamp,Correlation_ID``, ``plugin/file/file.cpp``) was worse: taken
+   for rocprof v1 counter rows — "3 launches of 2 kernels, durations not recorded", its copies counted as kernels.
+   Kind: a vendor's record form never read, and a look-alike misread. Now both forms are read (HIP ops by operation
+   name as rocprof's ``tblextr.py`` splits them, HSA ``COPY`` records as copies, API calls as host calls), and a
+   trace of launch calls without any GPU record is an incomplete capture, not "no GPU work".
 """
 
 from __future__ import annotations
@@ -18,6 +30,7 @@ from __future__ import annotations
 import csv
 import gzip
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -101,3 +114,86 @@ def test_one_idle_gpu_of_the_same_model_and_one_of_another(tmp_path):
     text = json.loads(out.read_text())["sources"][0]["device_text"]
     # devices 0 (same model as the busy device 1) and 2 (an A40) ran nothing: one of each
     assert text.endswith("also recorded, no GPU work on them: NVIDIA A100-SXM4-80GB, NVIDIA A40")
+
+
+V2 = Path(__file__).parent / "data" / "rocprof" / "v2_cli_tracer_golden"
+_REC = re.compile(r"Start_Timestamp\((\d+)\), End_Timestamp\((\d+)\)")
+
+
+def _v2_records(path, domain):
+    lines = path.read_text().splitlines()
+    return [tuple(int(x) for x in _REC.search(ln).groups()) for ln in lines if ln.startswith(f"Domain({domain})")]
+
+
+def test_real_rocprofv2_cli_hsa_copies_and_calls_are_read():
+    from gpulens.collectors import collect
+
+    f = V2 / "hsa_api_async_trace.txt"
+    copies, calls = _v2_records(f, "HSA_OPS_DOMAIN"), _v2_records(f, "HSA_API_DOMAIN")
+    other = [ln for ln in f.read_text().splitlines() if ln.strip() and not ln.startswith("Domain(")]
+    assert (len(copies), len(calls), len(other)) == (6, 64, 9)  # the file itself
+    tl = collect(f)
+    ev = tl.events
+    m = ev[ev["kind"] == "memcpy"]
+    assert len(m) == len(copies) and int(m["dur_ns"].sum()) == sum(e - b for b, e in copies) == 284_320
+    assert (ev["kind"] == "runtime").sum() == len(calls) and not (ev["kind"] == "kernel").any()
+    assert any(f"{len(other)} lines dropped" in w for w in tl.meta.warnings)  # the program's own lines, counted
+    src = gpulens.analyze([f]).sources[0]
+    span = max(e for _, e in copies) - min(b for b, _ in copies)
+    assert src.results["breakdown"].summary["span_ns"] == span == 8_491_899
+
+
+def test_real_rocprofv2_api_only_trace_is_an_incomplete_capture(tmp_path):
+    from gpulens.cli import main
+
+    f = V2 / "hip_helloworld_golden_traces.txt"
+    launches = [ln for ln in f.read_text().splitlines() if "Function(hipLaunchKernel)" in ln]
+    assert len(launches) == 1 and not _v2_records(f, "HIP_OPS_DOMAIN")
+    md = tmp_path / "r.md"
+    main(["analyze", str(f), "--no-cache", "--markdown", str(md)])
+    verdict = next(ln for ln in md.read_text().splitlines() if ln.startswith("> **Verdict:**"))
+    assert "the capture is incomplete" in verdict and "hipLaunchKernel ×1" in verdict
+    assert "--hip-activity" in verdict  # what to trace: the GPU side
+
+
+_OPS = [("CopyHostToDevice", None, 1_000_000, 1_100_000, 4), ("KernelExecution", "vectoradd_float", 1_200_000,
+        1_250_000, 7), ("Marker", None, 1_250_000, 1_250_100, 8), ("FillBuffer", None, 1_260_000, 1_262_000, 9),
+        ("CopyDeviceToHost", None, 1_300_000, 1_310_000, 10)]
+
+
+def _check_ops(tl):
+    ev = tl.events
+    gpu = ev[ev["kind"].isin(["kernel", "memcpy", "memset"])].sort_values("start_ns")
+    # the marker is a barrier packet, no work: left out; the others keep their kinds, names and directions
+    assert gpu["kind"].tolist() == ["memcpy", "kernel", "memset", "memcpy"]
+    assert gpu["name"].tolist()[1] == "vectoradd_float"
+    assert gpu["copy_kind"].astype(object).tolist()[0] == "HtoD" and gpu["copy_kind"].astype(object).tolist()[3] == "DtoH"
+    assert gpu["dur_ns"].tolist() == [100_000, 50_000, 2_000, 10_000]
+    assert any("1 barrier marker record left out" in w for w in tl.meta.warnings)
+
+
+def test_rocprofv2_cli_hcc_ops_file_and_its_api_sibling(tmp_path):
+    from gpulens.collectors import collect
+
+    ops = tmp_path / "4242_hcc_ops_trace.txt"
+    ops.write_text("".join(f"Domain(HIP_OPS_DOMAIN), Operation_Name({o}), " + (f"Kernel_Name({k}), " if k else "")
+                           + f"Start_Timestamp({b}), End_Timestamp({e}), Correlation_ID({c})\n"
+                           for o, k, b, e, c in _OPS))
+    (tmp_path / "4242_hip_api_trace.txt").write_text(
+        "Domain(HIP_API_DOMAIN), Function(hipLaunchKernel), Start_Timestamp(1150000), End_Timestamp(1160000), "
+        "Correlation_ID(7)\n")
+    for given in (ops, tmp_path):
+        tl = collect(given)
+        _check_ops(tl)
+        assert (tl.events["kind"] == "runtime").sum() == 1  # the sibling API file of the same process
+
+
+def test_rocprofv2_file_plugin_csv_is_not_counter_rows(tmp_path):
+    from gpulens.collectors import collect
+
+    f = tmp_path / "hcc_ops_trace_4242.csv"
+    f.write_text("Domain,Operation,Kernel_Name,Start_Timestamp,Stop_Timestamp,Correlation_ID\n\n" + "".join(
+        f'HIP_OPS_DOMAIN,"{o}",' + (f'"{k}"' if k else "") + f",{b},{e},{c}\n" for o, k, b, e, c in _OPS))
+    tl = collect(f)
+    assert tl.meta.sources[0]["collector"] == "rocprofv2_tracer"
+    _check_ops(tl)
