@@ -23,6 +23,13 @@
    Kind: a vendor's record form never read, and a look-alike misread. Now both forms are read (HIP ops by operation
    name as rocprof's ``tblextr.py`` splits them, HSA ``COPY`` records as copies, API calls as host calls), and a
    trace of launch calls without any GPU record is an incomplete capture, not "no GPU work".
+4. A Chakra execution trace got the generic "not a recognised trace format". ``chakra_jsonizer`` (mlcommons/chakra
+   ``src/jsonizer/jsonizer.py``) writes the protobuf ``.et`` as back-to-back protobuf-JSON objects (a GlobalMetadata
+   whose ``attr`` names the ``1.0.2-chakra.0.0.4`` schema, then nodes typed ``COMP_NODE``/``COMM_COLL_NODE`` with
+   ``ctrlDeps``/``dataDeps``); an ExecutionTraceObserver JSON rewritten with its ``nodes`` before ``schema`` (any
+   ``json.dump`` of the dict in another order) and the protobuf ``.et`` itself were not told either — only a file
+   opening with ``{"schema":`` was. Kind: a known non-timeline format told by one key order. Now each is named (a
+   dependency graph for replay and simulation, not a GPU timeline) with what to analyse instead: the Kineto trace.
 """
 
 from __future__ import annotations
@@ -197,3 +204,52 @@ def test_rocprofv2_file_plugin_csv_is_not_counter_rows(tmp_path):
     tl = collect(f)
     assert tl.meta.sources[0]["collector"] == "rocprofv2_tracer"
     _check_ops(tl)
+
+
+_KINETO_INSTEAD = "analyse the Kineto trace"
+
+
+def _hint(path):
+    from gpulens.collectors._hints import unsupported_format
+
+    return unsupported_format(path) or ""
+
+
+def test_chakra_jsonized_trace_is_named(tmp_path):
+    meta = {"version": "0.0.4", "attr": [{"name": "schema", "stringVal": "1.0.2-chakra.0.0.4"}]}
+    node = {"id": "3", "name": "ncclDevKernel_AllReduce", "type": "COMM_COLL_NODE", "dataDeps": ["2"],
+            "durationMicros": "500", "attr": [{"name": "comm_size", "int64Val": "4194304"}]}
+    both = tmp_path / "chakra.0.json"
+    both.write_text(json.dumps(meta, indent=2) + json.dumps(node, indent=2))  # as chakra_jsonizer writes them
+    nodes_only = tmp_path / "nodes.json"
+    nodes_only.write_text(json.dumps(node, indent=2))
+    for f in (both, nodes_only):
+        text = _hint(f)
+        assert text.startswith("a Chakra execution trace converted to JSON") and _KINETO_INSTEAD in text
+
+
+def test_execution_trace_with_nodes_before_schema_is_named(tmp_path):
+    nodes = [{"id": i, "name": "aten::add", "ctrl_deps": 1, "inputs": {"values": [], "shapes": [], "types": []},
+              "outputs": {"values": [], "shapes": [], "types": []}, "attrs": []} for i in range(200)]
+    f = tmp_path / "et.json"
+    f.write_text(json.dumps({"nodes": nodes, "schema": "1.1.1-chakra.0.0.4", "pid": 1, "finish_ts": 2}, indent=4))
+    assert f.stat().st_size > 4096 and f.read_text().index('"schema"') > 4096  # the schema is past the 4 KiB head
+    assert _hint(f).startswith("a PyTorch execution trace") and _KINETO_INSTEAD in _hint(f)
+
+
+def test_real_hta_execution_trace_and_protobuf_et(tmp_path):
+    from gpulens.cli import main
+
+    # HTA's ExecutionTraceObserver output (facebookresearch/HolisticTraceAnalysis @ f4d0062c,
+    # tests/data/execution_trace/benchmark_simple_add_et.json.gz, schema 1.0.1): written here in its own shape
+    et = tmp_path / "benchmark_simple_add_et.json"
+    et.write_text('{\n  "schema": "1.0.1", "pid": 563677, "time": "2023-07-14 11:53:07", "start_ts": 6278907328,\n'
+                  '  "nodes": [\n    {\n      "name": "[pytorch|profiler|execution_trace|thread]", "id": 2, "rf_id": 0, '
+                  '"parent": 1, "fw_parent": 0, "seq_id": -1, "scope": 7, "tid": 1, "fw_tid": 0, "op_schema": "",\n'
+                  '      "inputs": [], "input_shapes": [], "input_types": [],\n      "outputs": [], '
+                  '"output_shapes": [], "output_types": []\n    }\n  ],\n  "finish_ts": 6278907400\n}\n')
+    pb = tmp_path / "chakra_trace.0.et"
+    pb.write_bytes(bytes([0x0a, 0x05]) + b"0.0.4" + bytes(range(40)))
+    assert _hint(et).startswith("a PyTorch execution trace")
+    assert _hint(pb).startswith("a Chakra execution trace (protobuf .et)")
+    assert main(["analyze", str(pb), "--no-cache"]) != 0  # an error, one line, naming the file
