@@ -30,6 +30,12 @@
    ``json.dump`` of the dict in another order) and the protobuf ``.et`` itself were not told either — only a file
    opening with ``{"schema":`` was. Kind: a known non-timeline format told by one key order. Now each is named (a
    dependency graph for replay and simulation, not a GPU timeline) with what to analyse instead: the Kineto trace.
+5. A CPU-activity-only Kineto trace of GPU work without a device list was "no GPU work — nothing ran on a GPU".
+   HTA's ``rank_non_gpu.json.gz`` (facebookresearch/HolisticTraceAnalysis @ f4d0062c, MIT; copied as
+   ``tests/data/kineto/hta_rank_non_gpu.json.gz``) is the run session 36 fixed for, with ``deviceProperties``
+   stripped: 2,424 host operators, among them ``aten::record_stream`` ×48 — an op only GPU-stream tensors have. The
+   rule asked for the device list as well. Kind: absence of records read as absence of work. Now GPU-only operators
+   alone make it an incomplete capture (CPU activity only recorded); a CPU-only workload stays "no GPU work".
 """
 
 from __future__ import annotations
@@ -253,3 +259,17 @@ def test_real_hta_execution_trace_and_protobuf_et(tmp_path):
     assert _hint(et).startswith("a PyTorch execution trace")
     assert _hint(pb).startswith("a Chakra execution trace (protobuf .et)")
     assert main(["analyze", str(pb), "--no-cache"]) != 0  # an error, one line, naming the file
+
+
+def test_real_cpu_activity_only_without_device_list_is_an_incomplete_capture():
+    from gpulens.reports._answer import answer
+
+    p = Path(__file__).parent / "data" / "kineto" / "hta_rank_non_gpu.json.gz"
+    doc = json.loads(gzip.decompress(p.read_bytes()))
+    xs = [e for e in doc["traceEvents"] if e.get("ph") == "X"]
+    assert "deviceProperties" not in doc and {e.get("cat") for e in xs} == {"cpu_op", "user_annotation"}
+    streams = sum(e["name"] == "aten::record_stream" for e in xs)
+    assert streams == 48
+    a = answer(gpulens.analyze([p]).sources[0])
+    assert a.verdict == "incomplete capture" and f"aten::record_stream ×{streams}" in a.sentence
+    assert "(deviceProperties)" not in a.sentence  # it lists no GPU: the sentence does not say it saw any
