@@ -273,3 +273,40 @@ def test_real_cpu_activity_only_without_device_list_is_an_incomplete_capture():
     a = answer(gpulens.analyze([p]).sources[0])
     assert a.verdict == "incomplete capture" and f"aten::record_stream ×{streams}" in a.sentence
     assert "(deviceProperties)" not in a.sentence  # it lists no GPU: the sentence does not say it saw any
+
+
+# rocpd2csv's kernel trace (ROCm 7: ``rocpd convert --output-format csv`` of a rocprofv3 database) opens with a
+# ``Guid`` column and spells ``Lds_Block_Size``/``Vgpr_Count``/``Accum_Vgpr_Count``/``Sgpr_Count``: the nine rows the
+# amd/HPCTrainingExamples @ e25c99c74d4ac40dd4c21620cdd58d58a6416074 ``Rocprofv3/rocpd/README.md`` prints (MIT),
+# a Fortran+OpenMP Jacobi on one GPU. Read right already: pinned here (figures from the rows, by hand below).
+_ROCPD_CSV = """\
+"Guid","Kind","Agent_Id","Queue_Id","Stream_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp","Lds_Block_Size","Scratch_Size","Vgpr_Count","Accum_Vgpr_Count","Sgpr_Count","Workgroup_Size_X","Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"
+"00006409-00d1-70d1-a5cb-b5ab88214544","KERNEL_DISPATCH","Agent 4",1,0,714789,1,3,"__omp_offloading_30_57b9f__QMnorm_modPnorm_l23",1,1678314002982197,1678314003082277,8456,0,16,0,32,256,1,1,233472,1,1
+"00006409-00d1-70d1-a5cb-b5ab88214544","KERNEL_DISPATCH","Agent 4",1,0,714789,2,2,"__omp_offloading_30_57b8c__QMlaplacian_modPlaplacian_l22",2,1678314008879169,1678314008930489,0,0,32,0,32,256,1,1,233472,1,1
+"00006409-00d1-70d1-a5cb-b5ab88214544","KERNEL_DISPATCH","Agent 4",1,0,714789,3,1,"__omp_offloading_30_57b7d__QMboundary_modPboundary_conditions_l24",3,1678314009761051,1678314009790891,0,0,20,4,64,32,1,1,4096,1,1
+"00006409-00d1-70d1-a5cb-b5ab88214544","KERNEL_DISPATCH","Agent 4",1,0,714789,4,4,"__omp_offloading_30_57ba0__QMupdate_modPupdate_l22",4,1678314012698497,1678314012750017,0,0,24,0,48,256,1,1,233472,1,1
+"00006409-00d1-70d1-a5cb-b5ab88214544","KERNEL_DISPATCH","Agent 4",1,0,714789,5,3,"__omp_offloading_30_57b9f__QMnorm_modPnorm_l23",5,1678314013691619,1678314013782299,8456,0,16,0,32,256,1,1,233472,1,1
+"00006409-00d1-70d1-a5cb-b5ab88214544","KERNEL_DISPATCH","Agent 4",1,0,714789,6,2,"__omp_offloading_30_57b8c__QMlaplacian_modPlaplacian_l22",6,1678314014399380,1678314014451780,0,0,32,0,32,256,1,1,233472,1,1
+"00006409-00d1-70d1-a5cb-b5ab88214544","KERNEL_DISPATCH","Agent 4",1,0,714789,7,1,"__omp_offloading_30_57b7d__QMboundary_modPboundary_conditions_l24",7,1678314015208622,1678314015237622,0,0,20,4,64,32,1,1,4096,1,1
+"00006409-00d1-70d1-a5cb-b5ab88214544","KERNEL_DISPATCH","Agent 4",1,0,714789,8,4,"__omp_offloading_30_57ba0__QMupdate_modPupdate_l22",8,1678314016416905,1678314016468345,0,0,24,0,48,256,1,1,233472,1,1
+"00006409-00d1-70d1-a5cb-b5ab88214544","KERNEL_DISPATCH","Agent 4",1,0,714789,9,3,"__omp_offloading_30_57b9f__QMnorm_modPnorm_l23",9,1678314017403787,1678314017498787,8456,0,16,0,32,256,1,1,233472,1,1
+"""
+
+
+def test_real_rocpd2csv_kernel_trace_is_read(tmp_path):
+    from gpulens.collectors import collect
+
+    f = tmp_path / "out_kernel_trace.csv"
+    f.write_text(_ROCPD_CSV)
+    rows = list(csv.DictReader(_ROCPD_CSV.splitlines()))
+    durs = [int(r["End_Timestamp"]) - int(r["Start_Timestamp"]) for r in rows]
+    assert len(rows) == 9 and sum(durs) == 551_280
+    span = max(int(r["End_Timestamp"]) for r in rows) - min(int(r["Start_Timestamp"]) for r in rows)
+    tl = collect(f)
+    k = tl.events[tl.events["kind"] == "kernel"]
+    assert len(k) == 9 and int(k["dur_ns"].sum()) == sum(durs)
+    assert int((k["start_ns"] + k["dur_ns"]).max() - k["start_ns"].min()) == span == 14_516_590
+    norm = k[k["name"] == "__omp_offloading_30_57b9f__QMnorm_modPnorm_l23"]
+    # Lds_Block_Size 8456 bytes, Vgpr_Count 16 + Accum_Vgpr_Count 0, workgroup 256, grid 233472 work-items
+    assert set(norm["smem_static_bytes"]) == {8456} and set(norm["block_x"]) == {256}
+    assert set(norm["grid_x"]) == {233472 // 256}
