@@ -108,10 +108,12 @@ class Launches:
         return codes.astype("int64"), np.asarray(vocab, dtype=object)
 
     def source(self, rows: np.ndarray) -> np.ndarray:
-        """ncu+calculator | ncu | calculator per launch at ``rows``."""
+        """ncu+calculator | ncu | calculator | counters (achieved occupancy measured, theoretical unknown) per
+        launch at ``rows``."""
         h = self.has_ncu[rows]
-        return np.where(h, np.where(self.of_cfg("calc_ok", rows).astype(bool), "ncu+calculator", "ncu"),
-                        "calculator").astype(object)
+        calc = self.of_cfg("calc_ok", rows).astype(bool)
+        return np.where(h, np.where(calc, "ncu+calculator", "ncu"),
+                        np.where(calc, "calculator", "counters")).astype(object)
 
     def disagreements(self, names: np.ndarray, limit_pp: float) -> pd.DataFrame:
         """Launches with both ncu's and the calculator's theoretical occupancy, differing by more than ``limit_pp``

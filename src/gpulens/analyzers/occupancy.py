@@ -68,7 +68,8 @@ COLUMNS = {
                          "grid) [share]",
     "wave_loss_ns": "Σ over launches of time × (1 − W / ⌈W⌉): at most this much is lost to partly filled waves "
                     "(grid fill and tail, W = that launch's waves; gpulens.analyzers._stake) [ns]",
-    "occupancy_source": "ncu (its Occupancy section), calculator (gpulens), or ncu+calculator (both, compared) "
+    "occupancy_source": "ncu (its Occupancy section), calculator (gpulens), ncu+calculator (both, compared), or "
+                        "counters (achieved occupancy measured, theoretical unknown) "
                         "[text]",
     "calculator_theoretical_pct": "gpulens's calculator figure when it could run, for comparison with ncu's [%]",
 }
@@ -174,7 +175,12 @@ class OccupancyAnalyzer(Analyzer):
         rec0 = main_device(timeline) or {}
         lim = device.limits if device is not None else limits_of_record(rec0)
         spec_sms = device.num_sms if device is not None else 0
-        if lim is None and not timeline.counters["metric"].isin(N.THEORETICAL).any():
+        # without occupancy rules a measured figure (ncu's theoretical or achieved, rocprofv3's OccupancyPercent)
+        # still stands: only the calculator needs the device
+        measures = N.THEORETICAL + ACHIEVED_PCT + (AMD_OCCUPANCY_PCT,)
+        untimed = timeline.tables.get("unattached_counters")  # dispatches profiled without timestamps
+        if lim is None and not timeline.counters["metric"].isin(measures).any() and not (
+                untimed is not None and "metric" in untimed and untimed["metric"].isin(measures).any()):
             return skip(no_spec_reason(timeline, need_arch=True) if device is None else
                         f"no occupancy rules for architecture {device.arch}")
         hot, counters = hot_kernels(timeline, results), None
@@ -278,7 +284,8 @@ class OccupancyAnalyzer(Analyzer):
         found = _occ_findings.findings(table, kin_optin, dis, _WORD, roof_rows, _advice.uses_pytorch(timeline),
                                        _advice.triton_kernels(timeline), summary["vendor"], sms_premise)
         if theo_missing:
-            hint = self._collect_hint(timeline, device)
+            hint = "name the GPU for the occupancy rules (--device-spec NAME)." if lim is None else \
+                self._collect_hint(timeline, device)
             # of every hot launch: those without the data are left out of the table, so they are counted here
             found.append(Finding(f"Theoretical occupancy unknown for {int(unknown.sum())} of "
                                  f"{plural(len(unknown), 'hot launch(es)')}: "
@@ -308,6 +315,8 @@ class OccupancyAnalyzer(Analyzer):
         what = (", ".join(missing[:-1]) + " or " + missing[-1] if len(missing) > 1 else missing[0] if missing else
                 "launch configuration the occupancy rules accept")
         if theoretical:
+            if not missing and device is None and limits_of_record(main_device(timeline) or {}) is None:
+                return no_spec_reason(timeline, need_arch=True)  # recorded configuration, but no rules to apply
             return _advice.amd_block_words(f"the file records no {what}", _advice.vendor_of(timeline, device))
         if ncu:
             return (f"the file records neither ncu's Occupancy section (sm__maximum_warps_per_active_cycle_pct), "

@@ -11,7 +11,13 @@ input                                  how it is told
 =====================================  ==============================================================================
 Nsight Systems report (.nsys-rep,      starts with ``NVIDIA Tegra Profiler Report`` (nsys 2021+), or suffix
 .qdrep)                                ``.nsys-rep`` / ``.qdrep``
-PyTorch execution trace (Chakra ET)    JSON that opens with ``schema`` and holds ``nodes`` (ExecutionTraceObserver)
+PyTorch execution trace (Chakra ET)    JSON holding a ``nodes`` list and ``"schema": "1.0.x[-chakra.0.0.4]"`` or node
+                                       keys (``ctrl_deps``, ``op_schema``), in any key order (ExecutionTraceObserver;
+                                       Chakra's trace_link output)
+Chakra ET converted to JSON            ``chakra_jsonizer``'s concatenated protobuf-JSON objects: a GlobalMetadata
+                                       ``attr`` whose ``stringVal`` names the ``…-chakra…`` schema, or nodes with
+                                       ``"type": "COMP_NODE"`` (or another Chakra node type) and ``ctrlDeps``/``dataDeps``
+Chakra ET protobuf                     suffix ``.et`` (``<prefix>.<rank>.et``, mlcommons/chakra's converter output)
 Perfetto / rocprofv3 pftrace           suffix ``.pftrace`` / ``.perfetto-trace``
 rocprofv3 OTF2                         suffix ``.otf2``
 nvprof / Visual Profiler               suffix ``.nvvp`` / ``.prof`` and an SQLite file
@@ -36,8 +42,18 @@ from gpulens.collectors._io import read_head
 _NSYS_MAGIC = b"NVIDIA Tegra Profiler Report"
 _LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 _LFS_SIZE = re.compile(rb"^size (\d+)\s*$", re.MULTILINE)
-_ET_SCHEMA = re.compile(rb'^\s*\{\s*"schema"\s*:')
+#: ExecutionTraceObserver's schema value: "1.0.1", "1.0.2-chakra.0.0.4", "1.1.1-chakra.0.0.4"… (any key order: a
+#: file rewritten by json.dump may put ``nodes`` first)
+_ET_SCHEMA = re.compile(rb'"schema"\s*:\s*"\d+\.\d+(?:\.\d+)?(?:-chakra[\w.]*)?"')
 _ET_NODES = re.compile(rb'"nodes"\s*:\s*\[')
+#: keys of an ExecutionTraceObserver node (schema 1.0.1: ``parent``; 1.0.2+: ``ctrl_deps``), for a file whose
+#: ``schema`` comes after its nodes
+_ET_NODE_KEYS = re.compile(rb'"(?:ctrl_deps|op_schema|fw_parent)"\s*:')
+#: chakra_jsonizer's output (mlcommons/chakra src/jsonizer: MessageToJson of the GlobalMetadata, then of every Node,
+#: written back to back): the schema attribute, or nodes of Chakra's NodeType with their dependency lists.
+_CHAKRA_JSON_SCHEMA = re.compile(rb'"stringVal"\s*:\s*"[^"]*-chakra\.')
+_CHAKRA_JSON_NODE = re.compile(rb'"type"\s*:\s*"(?:COMP|COMM_COLL|COMM_SEND|COMM_RECV|MEM_LOAD|MEM_STORE|METADATA)_NODE"')
+_CHAKRA_JSON_DEPS = re.compile(rb'"(?:ctrlDeps|dataDeps)"\s*:')
 #: rocprofv3 PC sampling (``--pc-sampling-method host_trap|stochastic``: ``<pid>_pc_sampling_host_trap.csv``): one row
 #: per instruction sample — ``Sample_Timestamp``, ``Exec_Mask``, ``Dispatch_Id``, ``Instruction`` …, no kernel timing.
 _PC_SAMPLING = re.compile(rb'^\s*"?Sample_Timestamp"?,.*"?Instruction"?', re.IGNORECASE)
@@ -58,12 +74,19 @@ _BY_SUFFIX = {
     ".otf2": "otf2",
     ".nvvp": "nvprof",
     ".prof": "nvprof",
+    ".et": "chakra_pb",
 }
 _ADVICE = {
     "nsys": "an Nsight Systems report, which gpulens reads through its SQLite export: run "
             "`nsys export --type sqlite -o {stem}.sqlite {name}` and analyse the .sqlite",
     "et": "a PyTorch execution trace (ExecutionTraceObserver / Chakra ET): it records operators and tensors, not "
           "GPU timing; analyse the Kineto trace recorded beside it (torch.profiler's .pt.trace.json)",
+    "chakra_json": "a Chakra execution trace converted to JSON (chakra_jsonizer): a dependency graph of operators and "
+                   "collectives for replay and simulation, not a GPU timeline (no kernels, streams or devices); "
+                   "analyse the Kineto trace it was linked from (torch.profiler's .pt.trace.json)",
+    "chakra_pb": "a Chakra execution trace (protobuf .et): a dependency graph of operators and collectives for replay "
+                 "and simulation, not a GPU timeline; analyse the Kineto trace it was linked from (torch.profiler's "
+                 ".pt.trace.json)",
     "perfetto": "a Perfetto protobuf trace, which gpulens does not read: record with rocprofv3 "
                 "--output-format csv (or json / rocpd), or torch.profiler's Chrome-trace JSON",
     "otf2": "an OTF2 trace, which gpulens does not read: record with rocprofv3 --output-format csv (or json / rocpd)",
@@ -118,8 +141,12 @@ def unsupported_format(path: str | Path) -> str | None:
         kind, what = "lfs", (f"{int(m.group(1)):,} bytes" if m else "size not given")
     elif head.startswith(_NSYS_MAGIC):
         kind = "nsys"
-    elif _ET_SCHEMA.match(head) and _ET_NODES.search(head) and b'"traceEvents"' not in head:
+    elif head.lstrip().startswith(b"{") and _ET_NODES.search(head) and b'"traceEvents"' not in head and (
+            _ET_SCHEMA.search(head) or _ET_NODE_KEYS.search(head)):
         kind = "et"
+    elif head.lstrip().startswith(b"{") and b'"traceEvents"' not in head and (
+            _CHAKRA_JSON_SCHEMA.search(head) or (_CHAKRA_JSON_NODE.search(head) and _CHAKRA_JSON_DEPS.search(head))):
+        kind = "chakra_json"
     elif _NVPROF_TEXT.search(head):
         kind = "nvprof_text"
     elif _PC_SAMPLING.match(head):

@@ -116,8 +116,9 @@ def _gpu_ops_untraced(cols: dict, props: list) -> str | None:
     """Why a trace with no GPU event and no runtime call still had GPU work, or None: the process saw GPUs
     (``deviceProperties`` lists them) and its host operators include ops only GPU work has (:data:`_GPU_ONLY_OPS`:
     ``aten::record_stream`` ×48 in HTA's ``distributed_info_not_found.json.gz``) — the profiler recorded CPU
-    activity only, so the GPU side is missing, not absent."""
-    if not props or not len(cols.get("kind", ())):
+    activity only, so the GPU side is missing, not absent. Without ``deviceProperties`` (HTA's ``rank_non_gpu.json.gz``:
+    the same run with the device list stripped) those ops alone say so: each exists only for GPU tensors or streams."""
+    if not len(cols.get("kind", ())):
         return None
     if any_kind(cols["kind"], ("kernel", "comm", "memcpy", "memset", "runtime", "sync")):
         return None
@@ -127,9 +128,10 @@ def _gpu_ops_untraced(cols: dict, props: list) -> str | None:
     if not len(hits):
         return None
     ops = ", ".join(f"{n} ×{c}" for n, c in hits.head(3).items())
-    return (f"the trace holds host operators only, no GPU activity and no runtime call, yet the process saw "
-            f"{plural(len(props), 'GPU')} (deviceProperties) and ran operators only GPU work has ({ops}): the "
-            "profiler recorded CPU activity only — add ProfilerActivity.CUDA to trace the GPU side")
+    saw = f"the process saw {plural(len(props), 'GPU')} (deviceProperties) and " if props else "the process "
+    return (f"the trace holds host operators only, no GPU activity and no runtime call, yet {saw}ran operators only "
+            f"GPU work has ({ops}): the profiler recorded CPU activity only — add ProfilerActivity.CUDA to trace the "
+            "GPU side")
 
 
 def device_records(trace: Any) -> list:

@@ -100,13 +100,29 @@ def device_text(devices: list[dict[str, Any]], spec: Any, idle: Any = ()) -> str
     it was identified when not by name: ``"… (analysed as NVIDIA H100 SXM: identified from compute capability 9.0
     with 132 SMs)"``), or that none was identified. ``idle``: recorded devices that ran no GPU work
     (:func:`gpulens.devices.split_by_work`): their names, when none of ``devices`` has them, are said apart
-    (``"; also recorded, no GPU work on it: NVIDIA A40"``), never as a device of the run."""
+    (``"; also recorded, no GPU work on it: NVIDIA A40"``), never as a device of the run; idle GPUs of the run's own
+    model are counted too (``"…: 7 × NVIDIA A100-PG509-200"``: a Kineto trace lists every visible device). Each idle
+    GPU counts once per device id that no busy device has (ranks of one node record the same GPUs)."""
     text = _device_text(devices, spec)
-    used = {str(d.get("name")) for d in devices if d.get("name")}
-    rest = sorted({str(d.get("name")) for d in idle or () if d.get("name")} - used)
+    busy_ids = {_dev_id(d) for d in devices}
+    ids: dict[str, set] = {}
+    for d in idle or ():
+        if d.get("name") and _dev_id(d) not in busy_ids:
+            ids.setdefault(str(d.get("name")), set()).add(_dev_id(d))
+    rest = [f"{len(v)} × {k}" if len(v) > 1 else k for k, v in sorted(ids.items())]
     if rest:
-        text += f"; also recorded, no GPU work on {'it' if len(rest) == 1 else 'them'}: {', '.join(rest)}"
+        many = len(rest) > 1 or any(len(v) > 1 for v in ids.values())
+        text += f"; also recorded, no GPU work on {'them' if many else 'it'}: {', '.join(rest)}"
     return text
+
+
+def _dev_id(d: Mapping[str, Any]) -> Any:
+    """A device record's ``device_id`` as an int where it is one (records of several ranks compare equal)."""
+    v = d.get("device_id", 0)
+    try:
+        return int(v or 0)
+    except (TypeError, ValueError):
+        return v
 
 
 def run_device_text(tl: Any, spec: Any) -> str:
