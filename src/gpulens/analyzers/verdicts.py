@@ -65,6 +65,7 @@ from gpulens.analyzers._run_shares import (
 )
 from gpulens.analyzers.stall_classes import OCCUPANCY_METRICS, SOL_METRICS
 from gpulens.analyzers.verdict_rules import BOUND_TO_VERDICT, BOUNDS, Evidence, decide, slow_launch
+from gpulens.analyzers._verdict_facts import _cache_led
 from gpulens.timeline import Timeline
 from gpulens.units import agree, fmt_ns, pct_words, plural, share_pct_text
 from gpulens.analyzers._verdict_inputs import (  # noqa: F401 (re-exported)
@@ -307,8 +308,10 @@ class Verdicts(Analyzer):
             if e.sol_bound is not None and v.verdict == BOUND_TO_VERDICT.get(e.sol_bound):
                 # the verdict rests on measured speed of light: the roofline row and finding say the same bound
                 # and time at stake (one per kernel), whatever the (perhaps assumed) peaks placed it at
+                cache = _cache_led(e)  # the cache a memory bound is at: a level the roofline does not draw
                 Roofline.settle((results or {}).get("roofline"), name, v.verdict,
-                                None if eff != eff else v.time_at_stake_ns, _sol_text(e), e.sol_pct)
+                                None if eff != eff else v.time_at_stake_ns, _sol_text(e), e.sol_pct,
+                                {"L1": "L1/TEX", "L2": "L2"}.get(cache or ""))
             # a time at stake computed from an assumed GPU's peaks or SM count holds only if the GPU is that one
             premise = assumed_premise(device, v.stake_from) if v.time_at_stake_ns is not None and (
                 (v.stake_from == "peaks" and e.roof_assumed) or (v.stake_from == "sms" and e.sms_assumed)) else ""
