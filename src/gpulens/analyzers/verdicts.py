@@ -34,6 +34,7 @@ from gpulens.analyzers._occ_findings import (bound_by_verdict, defer_to_fusion, 
                                              settle_wave_premise)
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.bottlenecks import (
+    RANK_CLASSES,
     class_label,
     classify_gaps,
     device_sms,
@@ -66,6 +67,7 @@ from gpulens.analyzers._run_shares import (
 from gpulens.analyzers.stall_classes import OCCUPANCY_METRICS, SOL_METRICS
 from gpulens.analyzers.verdict_rules import BOUND_TO_VERDICT, BOUNDS, Evidence, decide, slow_launch
 from gpulens.analyzers._verdict_facts import _cache_led
+from gpulens.analyzers._verdict_order import fix_first
 from gpulens.timeline import Timeline
 from gpulens.units import agree, fmt_ns, pct_words, plural, share_pct_text
 from gpulens.analyzers._verdict_inputs import (  # noqa: F401 (re-exported)
@@ -508,7 +510,11 @@ class Verdicts(Analyzer):
         # each nanosecond once: only the roots of the findings tree are ranked (see analyzers._tree)
         every = [f for r in results.values() for f in r.findings] + findings
         ranked = [f for f in roots(every) if f.time_at_stake_ns and f.category != "data-quality"]
+        sec_ns = _shares(bn, secondary[0])[0] if secondary and secondary[0] in RANK_CLASSES.values() else None
         return {"run_verdict": run, "basis": basis, "overhead_verdict": overhead, "kernel_verdict": kernel_class,
+                # two readings (a secondary cause beside the verdict): their times at stake in order and the
+                # largest single finding to start with, one sentence (_verdict_order.fix_first); None otherwise
+                "fix_first": fix_first(t, ranked, run, secondary, sec_ns) if not busy_unknown else None,
                 # where the run verdict holds when that is not the GPU span: host-only time before/after it (the
                 # GPU's work a sliver of the profiled window); None when the verdict is about the GPU span
                 "verdict_where": where,
