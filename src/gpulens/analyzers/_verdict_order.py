@@ -36,7 +36,7 @@ def kernel_stakes(t: pd.DataFrame) -> tuple[int, int, int]:
 
 
 def fix_first(t: pd.DataFrame, ranked: list[Any], run: str, secondary: tuple[str, float] | None,
-              secondary_ns: int | None) -> str | None:
+              secondary_ns: int | None, secondary_idle: bool = True) -> str | None:
     """The ``fix_first`` sentence (module doc), or None when the run has one reading (no secondary cause), no finding
     has a time at stake, or the run verdict is undetermined — the times at stake, largest first (reporters label it
     "At stake, largest first"): "72.54 ms in the 18 critical kernels with a verdict (summed; the largest 17.65 ms); 55.16 ms of GPU idle, 47.38 ms of it the
@@ -46,7 +46,9 @@ def fix_first(t: pd.DataFrame, ranked: list[Any], run: str, secondary: tuple[str
         t: the verdict table (critical kernels: ``verdict``, ``time_at_stake_ns``).
         ranked: the root findings with a time at stake, largest first (each nanosecond once).
         run: the run verdict class; ``secondary``: (class, share of the span [%]) of the secondary cause.
-        secondary_ns: the secondary cause's time [ns] (None when not known).
+        secondary_ns: the secondary cause's time [ns] (None when not known); ``secondary_idle``: whether that
+            cause is a part of the GPU idle (an idle cause: host, launch, sync, queued, unattributed), not busy time
+            (exposed communication or copies).
     """
     from gpulens.analyzers.bottlenecks import class_label
 
@@ -59,13 +61,18 @@ def fix_first(t: pd.DataFrame, ranked: list[Any], run: str, secondary: tuple[str
                               f"(summed; the largest {fmt_ns(top)})"))
     idle = next((f for f in ranked if f.category == "gpu-idle" and f.time_at_stake_ns), None)
     if idle is not None:
+        # only an idle cause is a part of the GPU idle (exposed communication is busy time)
         part = (f", {fmt_ns(secondary_ns)} of it the {class_label(secondary[0])} cause"
-                if secondary_ns and secondary_ns <= idle.time_at_stake_ns else "")
+                if secondary_ns and secondary_idle and secondary_ns <= idle.time_at_stake_ns else "")
         stakes.append((int(idle.time_at_stake_ns), f"{fmt_ns(idle.time_at_stake_ns)} of GPU idle{part}"))
+    first = ranked[0]
+    if first is not idle and first.kernel is None:  # a run-level finding of its own (exposed copies): listed too
+        name = _short(first.title)
+        name = name[:1].lower() + name[1:] if name[1:2].islower() else name  # "Exposed memory copies", not "GPU"
+        stakes.append((int(first.time_at_stake_ns), f"{fmt_ns(first.time_at_stake_ns)} in {name}"))
     if len(stakes) < 2:  # one reading holds every figure at stake: the findings' order says it
         return None
     stakes.sort(key=lambda x: -x[0])
-    first = ranked[0]
     name = _short(first.title)
     if fmt_ns(first.time_at_stake_ns) not in name:
         name += f" ({fmt_ns(first.time_at_stake_ns)})"

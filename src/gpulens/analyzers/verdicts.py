@@ -510,11 +510,13 @@ class Verdicts(Analyzer):
         # each nanosecond once: only the roots of the findings tree are ranked (see analyzers._tree)
         every = [f for r in results.values() for f in r.findings] + findings
         ranked = [f for f in roots(every) if f.time_at_stake_ns and f.category != "data-quality"]
-        sec_ns = _shares(bn, secondary[0])[0] if secondary and secondary[0] in RANK_CLASSES.values() else None
+        sec_key = next((k for k, c in RANK_CLASSES.items() if secondary and c == secondary[0]), None)
+        sec_ns = _shares(bn, secondary[0])[0] if sec_key else None
         return {"run_verdict": run, "basis": basis, "overhead_verdict": overhead, "kernel_verdict": kernel_class,
                 # two readings (a secondary cause beside the verdict): their times at stake in order and the
                 # largest single finding to start with, one sentence (_verdict_order.fix_first); None otherwise
-                "fix_first": fix_first(t, ranked, run, secondary, sec_ns) if not busy_unknown else None,
+                "fix_first": fix_first(t, ranked, run, secondary, sec_ns, str(sec_key).startswith("idle_"))
+                if not busy_unknown else None,
                 # where the run verdict holds when that is not the GPU span: host-only time before/after it (the
                 # GPU's work a sliver of the profiled window); None when the verdict is about the GPU span
                 "verdict_where": where,
