@@ -38,7 +38,8 @@ def _title(p, select=None):
 
 def test_whole_steps_are_step_time(tmp_path):
     title, _ = _title(_trace(tmp_path))
-    assert title.endswith("of the step time (summed over 2 steps)")  # s33: the rows give each step's own share
+    # s33: the rows give each step's own share; s38: with the class's time and the path it is of (2 × 100 µs steps)
+    assert "of the step time (" in title and " of 200.00 µs, summed over 2 steps" in title
 
 
 def test_steps_cut_by_the_window_say_so(tmp_path):

@@ -24,7 +24,8 @@ def test_host_share_of_the_hand_derived_path(tmp_path):
     assert cp.summary["host_wait_gpu_busy_ns"] == 2_000
     assert cp.summary["host_share"] == pytest.approx(148 / 300)
     f = cp.findings[0]
-    assert "(summed over 2 steps)" in f.title  # the rows give each step's own share (step 2: kernels 75.0 %)
+    # the rows give each step's own share (step 2: kernels 75.0 %); s38: the path it is of, 100 + 200 µs
+    assert " of 300.00 µs, summed over 2 steps" in f.title
     assert "host work 49.3 % of the path" in f.detail
     assert "host_share" in cp.summary_columns and "[share]" in cp.summary_columns["host_share"]
 
@@ -75,4 +76,10 @@ def test_gpt2_h200_host_share_reads_the_same_everywhere():
     assert f"host work ({text} of it: " in note  # followed by what it is read from (s35)
     assert f"host work {text} of the path" in cp.findings[0].detail
     # the finding's class share is over all 3 steps and says so: the rows hold each step's own
-    assert re.search(r"CPU ops hold [\d.]+ % of the step time \(summed over 3 steps\)", cp.findings[0].title)
+    # s38: with the CPU ops' time and the path (the path note's 226.13 ms), and the host share it is a part of
+    from gpulens.units import fmt_ns
+
+    cpu = int(t[t["class"] == "cpu_op"]["time_ns"].sum())
+    path = int(t.drop_duplicates(["rank", "step"])["step_ns"].sum())
+    assert re.search(rf"CPU ops hold [\d.]+ % of the step time \({fmt_ns(cpu)} of {fmt_ns(path)}, summed over 3 "
+                     rf"steps; all host work, less its waits while the GPU was busy: {text}\)", cp.findings[0].title)

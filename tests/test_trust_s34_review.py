@@ -31,5 +31,6 @@ def test_whole_span_busy_share_beside_the_steady_state_is_labelled_busy(tmp_path
     s = gpulens.analyze([_warmup_then_steady(tmp_path)]).sources[0]
     sentence = answer(s).sentence
     # "(2.1 % of its whole 473.75 ms span)" right after "the idle gap the verdict leaves out" read as the gap's share
-    assert "outside the warm-up/one-off idle gap the verdict leaves out (busy " in sentence
+    # s38: with the gap's length (10 → 10 010 µs: 10 000 µs)
+    assert "outside the 10.00 ms warm-up/one-off idle gap the verdict leaves out (busy " in sentence
     assert "% of its whole " in sentence

@@ -225,8 +225,9 @@ def test_the_critical_path_note_is_its_own_line_in_every_reporter(tmp_path):
                            terminal_width=400)
     assert r.exit_code == 0, r.output
     out = r.output
+    # s38: the times at stake in order ("At stake, largest first:") stand between the verdict and the path note
     i, j = out.index("Verdict:"), out.index("Critical path:")
-    verdict = " ".join(out[i:j].split())
+    verdict = " ".join(out[i:out.index("At stake, largest first:")].split())
     assert "critical path" not in verdict and verdict.endswith("(21.0 % of the span).")
     assert " ".join(out[j:].split()).startswith("Critical path: it runs mostly through host work (74.1 % of it: ")
     text = md.read_text()

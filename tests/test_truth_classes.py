@@ -465,7 +465,9 @@ def test_run_verdict_names_the_steady_state_busy_share(tmp_path):
     from gpulens.reports._answer import answer
 
     sentence = answer(s).sentence
-    assert "of its whole 100.23 ms span" in sentence and "91.7 % of the 229.00 µs outside the warm-up/one-off" in sentence
+    # s38: the left-out gap's length named (10 + 100,000 µs start → the next kernel at 100,010 µs: 100,000 µs)
+    assert "of its whole 100.23 ms span" in sentence and \
+        "91.7 % of the 229.00 µs outside the 100.00 ms warm-up/one-off" in sentence
     # the figure the verdict rests on comes first, the whole span's share after it
     assert sentence.index("91.7 % of the 229.00 µs") < sentence.index("of its whole 100.23 ms span")
 

@@ -181,6 +181,13 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
     l_end_i = np.where(l_pos >= 0, ev_st[np.maximum(l_pos, 0)] + ev_du[np.maximum(l_pos, 0)], 0) if len(ev_st) \
         else np.zeros(len(lk_a), dtype="int64")
     cut = np.flatnonzero((rank_a[1:] != rank_a[:-1]) | (dev_a[1:] != dev_a[:-1])) + 1
+    # every GPU's busy time merged (all ranks and devices): a gap during which none of it ran waited on nothing the
+    # trace records (one GPU: its own gaps are idle by definition, so nothing to merge)
+    if len(cut):
+        o = np.argsort(st_a, kind="stable")
+        all_s, all_e = merge(st_a[o], st_a[o] + dur_a[o])
+    else:
+        all_s = all_e = none
     bounds = zip(np.concatenate(([0], cut)).tolist(), np.concatenate((cut, [len(order)])).tolist())
     out: dict[str, list] = {c: [] for c in cols}
     for a, b in bounds:
@@ -231,8 +238,12 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
         else:  # no kernel on the device: every gap is between copies
             k_first, k_last = int(ge.max()) + 1, int(gs.min()) - 1
         queued = base_cls == _QUEUED
+        # queued work that waited on no GPU work the trace records (nothing ran on any GPU during the gap): its
+        # dependency lies outside the capture
+        outside = queued & ((covered_until(ge, all_s, all_e) - covered_until(gs, all_s, all_e)) == 0)
         cls = np.where(boundary_mask(dur, gs, ge, np.where(queued, blocked, sync), k_first, k_last,
-                                     first_step.get(rank), step_spans.get(rank), (int(s[0]), int(e[-1])), queued),
+                                     first_step.get(rank), step_spans.get(rank), (int(s[0]), int(e[-1])),
+                                     queued & ~outside),
                        _BOUNDARY, cls).astype(np.int8)
         sync = np.where((cls == _QUEUED) | (cls == _BOUNDARY), 0, sync)
         for c, v in (("rank", np.full(len(gs), int(rank), dtype="int64")),
@@ -301,8 +312,14 @@ def boundary_mask(dur: np.ndarray, gs: np.ndarray, ge: np.ndarray, blocked: np.n
             only (under :data:`gpulens.analyzers._idle_findings.LEADING_WORK_SHARE` of the busy time before it) is
             leading too, not a counted wait.
         queued: per gap, whether the GPU event ending it was already submitted (its launch call returned before or
-            inside the gap: class ``queued``); None: none was. A blocked gap whose work was queued is the host's wait
-            on that work (a dependency: an event, another stream), not set-up: it is never leading by the set-up rule.
+            inside the gap: class ``queued``) behind GPU work the trace records; None: none was. A blocked gap whose
+            work was queued behind recorded work is the host's wait on that work (a dependency: an event, another
+            stream), not set-up: it is never leading by the set-up rule. A queued gap during which no GPU work ran
+            anywhere in the trace is not passed as queued (the caller's ``outside``): what it waited for lies
+            outside the capture (work enqueued before it began, another process's), so at the capture's start it
+            is set-up like any other — SGLang MI300X decode: one 463.30 ms gap, 4.25 µs after the first GPU event
+            with no GPU work on any stream or device, made the whole run "dependency-bound" while the 10.45 ms
+            after it is 93.5 % busy; it is now reported as a one-off gap and the verdict is the steady state's.
 
     A size outlier (:func:`boundary_gaps`) is warm-up when it lies before the first kernel (and before the first
     step mark), tail when it lies after the last kernel; between kernels it is a one-off only when it is the only

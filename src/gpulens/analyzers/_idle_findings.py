@@ -231,6 +231,8 @@ def _boundary_rows(gaps: pd.DataFrame, timeline: Timeline) -> list[dict[str, Any
     kspan = kern.assign(end=kern["start_ns"] + eff.fillna(kern["dur_ns"])).groupby(
         ["rank", "device_id"], observed=True).agg(first=("start_ns", "min"), last=("end", "max"))
     has = set(gaps.loc[gaps["cls"].to_numpy() == "boundary", ["rank", "device_id"]].itertuples(index=False, name=None))
+    g_start = gpu["start_ns"].to_numpy("int64")
+    g_end = g_start + gpu["dur_ns"].to_numpy("int64")
     for (r, d), g in gaps.groupby(["rank", "device_id"], sort=True):
         if (r, d) not in has:
             continue
@@ -250,6 +252,8 @@ def _boundary_rows(gaps: pd.DataFrame, timeline: Timeline) -> list[dict[str, Any
                         "dur_ns": dur, "position": pos, "span_ns": int(lasts.loc[(r, d)]) - first,
                         "median_other_gap_ns": int(np.median(np.delete(g["dur_ns"].to_numpy(), i))),
                         "cause": str(g.loc[i, "base_cls"]) if "base_cls" in g else "unattributed",
+                        # GPU work of any stream or device during it (a device's own work never lies in its gaps)
+                        "gpu_work_elsewhere": bool(((g_start < start + dur) & (g_end > start)).any()),
                         "host_calls": calls})
     return out
 
@@ -268,13 +272,17 @@ def _gap_cause_text(row: dict[str, Any]) -> str:
     calls = ", ".join(f"{c['name']} {fmt_ns(c['overlap_ns'])}" for c in row.get("host_calls") or [])
     cause = row.get("cause", "unattributed")
     block = _blocked_by(row.get("host_calls") or [], row.get("dur_ns", 0))
+    # queued work that waited on nothing the trace records (no GPU work on any stream or device during the gap)
+    outside = unrecorded_wait_text(row, int(row.get("dur_ns", 0))) if cause == "queued" else ""
     if block:  # a synchronisation or synchronous copy fills it: the host waited, it was not busy
         return (f"the host was blocked in {block[0]['name']} for {fmt_ns(block[0]['overlap_ns'])} (a synchronisation "
-                f"or synchronous copy; runtime calls in it: {calls})")
+                f"or synchronous copy; runtime calls in it: {calls})" + (f"; the work after it was already queued, "
+                                                                           f"and {outside}" if outside else ""))
     if cause in ("host", "launch") and calls:
         return f"the host was busy (largest runtime calls in it: {calls})"
     if cause == "queued":
-        return ("the work was already queued: the GPU waited on another stream, an event or a start delayed after "
+        return (f"the work was already queued, and {outside}" if outside else
+                "the work was already queued: the GPU waited on another stream, an event or a start delayed after "
                 "its launch call returned")
     if cause in ("host", "launch"):
         return "the work that ended it was launched only after it began, and no runtime call fills it"

@@ -334,7 +334,15 @@ class CriticalPath(Analyzer):
                 f"{'steps' if stepped else 'traces'})" if ranks > 1 else "")
         # a class's share summed over every window (the table's rows give each step's own share): said so when
         # there are several, as "65 %" of all steps beside a first step's "64.1 %" reads as the same figure twice
-        over = over or (f" (summed over {len(windows)} steps)" if stepped and not cut and len(windows) > 1 else "")
+        # with the time and the path it is a share of (the answer's critical-path line gives the same path: GPT-2
+        # H200 read "CPU ops hold 64.6 % of the step time" beside "74.1 % of the 226.13 ms path" with no common figure)
+        over = over or (f" ({fmt_ns(per.iloc[0])} of {fmt_ns(path)}, summed over {len(windows)} steps)"
+                        if stepped and not cut and len(windows) > 1 else "")
+        if top in ("cpu_op", "runtime", "host_idle") and summary["host_share"] * path >= per.iloc[0] > 0 \
+                and summary["host_share"] * path > per.iloc[0] * 1.001:
+            # the class is a part of the host's share of the path that the answer names: said so, with that share
+            host = f"all host work, less its waits while the GPU was busy: {share_pct_text(100 * summary['host_share'])}"
+            over = f"{over[:-1]}; {host})" if over.endswith(")") else f" ({host})"
         title = (f"Critical path: {CLASS_WORDS.get(top, top)} hold {pct_words(100 * per.iloc[0] / path)} of the "
                  f"{whole}{over}")
         said = (f"the path is {bound.upper()}-bound" if bound != "unknown" else

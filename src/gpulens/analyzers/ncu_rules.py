@@ -29,7 +29,9 @@ One figure for the table and the finding: a rule's estimate is a part of what it
 at (1) the kernel's time on those launches less the 2 µs each launch keeps whatever the fix
 (:func:`gpulens.analyzers._stake.floor_stake`) and (2) the kernel's verdict time at stake when the ``verdicts``
 analyzer quantified one — the finding is that verdict's child in the findings tree (:mod:`gpulens.analyzers._tree`),
-which shows no child above its parent. ``stake_note`` says which cap applied. (The table was uncapped: 75.92 µs for
+which shows no child above its parent — and (3) for LaunchConfiguration's tail-effect message, the occupancy
+analyzer's wave loss: ncu's figure there is the time the partial wave runs, not what its empty slots lose
+(:func:`_tail_waves`). ``stake_note`` says which cap applied. (The table was uncapped: 75.92 µs for
 IssueSlotUtilization beside its finding's 51.99 µs on the same RTX 5090 GEMM.)
 """
 
@@ -55,8 +57,9 @@ COLUMNS = {
                     "better, viewed in isolation: not a time saving) for the largest estimate; '' when ncu gives "
                     "no type [text]",
     "time_at_stake_ns": "Σ over launches of the launch's largest global estimated speedup % × its duration, capped at the "
-                        "kernel's time less 2 µs per launch and at its verdict's time at stake: the figure its "
-                        "finding shows [ns] (unknown when ncu gives no estimate)",
+                        "kernel's time less 2 µs per launch, at its verdict's time at stake and, for the tail-effect "
+                        "(partial wave) message, at the occupancy analyzer's wave loss: the figure its finding shows "
+                        "[ns] (unknown when ncu gives no estimate)",
     "stake_note": "which cap applied to the time at stake, if any [note]",
     "description": "the rule's text (first launch)",
 }
@@ -104,6 +107,7 @@ class NcuRules(Analyzer):
             "kernel_ns": launch_dur["dur_ns"].sum(), "description": rep["description"],
         }).reset_index()
         t["time_at_stake_ns"], t["stake_note"] = _capped(t, _verdict_stakes(results))
+        tail = _tail_waves(t, results)
         t["time_at_stake_ns"] = t["time_at_stake_ns"].astype("Int64")
         t = t.sort_values(["time_at_stake_ns", "max_speedup_pct"], ascending=False, kind="stable",
                           na_position="last")[list(COLUMNS)].reset_index(drop=True)
@@ -121,6 +125,11 @@ class NcuRules(Analyzer):
             gain = ("advice" if not has_sp else
                     f"its unit up to {sp:.1f} % better used, viewed in isolation (ncu's local estimate, not a cut "
                     "in the kernel's time)" if local else f"up to {sp:.1f} % less time (ncu's estimate)")
+            if row.kernel in tail and tail_effect(row.description) and has_sp:
+                waves, fill, loss, time = tail[row.kernel]
+                gain = tail_gain_text(sp, waves, fill, loss)
+                # weighed by what the empty slots lose, not by the partial wave's running time
+                severe = str(row.type).upper() in ("WRN", "ERR") or (time > 0 and 100 * loss / time >= WARN_SPEEDUP_PCT)
             title = f"ncu {row.rule} on {kern}: {gain} ({row.launches} launch{'es' if row.launches != 1 else ''})"
             findings.append(Finding(title, str(row.description), "warning" if severe else "info", "ncu-rule",
                                     None if pd.isna(row.time_at_stake_ns) else int(row.time_at_stake_ns) or None,
@@ -247,6 +256,65 @@ def _capped(t: pd.DataFrame, verdicts: dict[str, tuple[float, str]]) -> tuple[li
             val, note = cap[0], f"capped at the kernel's {cap[1]} ({fmt_ns(cap[0])})"
         stakes.append(float(round(val))), notes.append(note)
     return stakes, notes
+
+
+#: ncu's tail-effect message (LaunchConfiguration: "This kernel launch results in 1 full waves and a partial wave of
+#: 992 thread blocks. Under the assumption of a uniform execution duration of all thread blocks, this partial wave
+#: may account for up to 50.0% of the total runtime of this kernel."): its estimate is the partial wave's share of
+#: the runtime — the time the last wave runs — not the time its empty block slots lose.
+_TAIL_EFFECT = re.compile(r"\bpartial wave\b", re.IGNORECASE)
+
+
+def tail_effect(text: Any) -> bool:
+    """Whether an ncu rule text is the tail-effect (partial wave) message (:data:`_TAIL_EFFECT`)."""
+    return bool(_TAIL_EFFECT.search(str(text or "")))
+
+
+def _tail_waves(t: pd.DataFrame, results: Any) -> dict[str, tuple[float, float, float, float]]:
+    """kernel → (waves, last wave's fill [%], wave loss [ns], the kernel's time [ns]) from the ``occupancy`` result for the kernels whose
+    ncu rule row is the tail-effect message, and — in place, on ``t`` — each such row's time at stake capped at
+    that wave loss, with a note saying which figure is which. ncu's estimate (the partial wave's share of the
+    runtime, if every block takes as long) is the time the last wave *runs*; what a grid with no partial wave saves
+    is the time its empty block slots idle, ``time × (1 − W / ⌈W⌉)`` (the occupancy analyzer's ``wave_loss_ns``,
+    :func:`gpulens.analyzers._stake.wave_loss_ns`): on an H200 ncu CSV, gemm_wmma's 1.94 waves put 312.77 µs (50 %
+    of 625.54 µs) at stake beside an occupancy wave loss of 18.96 µs — a last wave 93.9 % full loses 6.1 % of one
+    wave's time."""
+    from gpulens.units import fmt_ns
+
+    occ = (results or {}).get("occupancy")
+    if occ is None or occ.skipped or occ.table is None or not len(occ.table) \
+            or not {"name", "waves_per_sm", "tail_wave_pct", "wave_loss_ns"} <= set(occ.table.columns):
+        return {}
+    by_name = {str(r["name"]): r for r in occ.table.to_dict("records")}
+    out: dict[str, tuple[float, float, float, float]] = {}
+    for i, (kern, text) in enumerate(zip(t["kernel"].tolist(), t["description"].tolist())):
+        o = by_name.get(str(kern))
+        if o is None or not tail_effect(text):
+            continue
+        vals = [pd.to_numeric(o.get(k), errors="coerce") for k in ("waves_per_sm", "tail_wave_pct", "wave_loss_ns",
+                                                                   "time_ns")]
+        if any(v is None or pd.isna(v) for v in vals):
+            continue
+        waves, fill, loss, time = (float(v) for v in vals)
+        out[str(kern)] = (waves, fill, loss, time)
+        st = t.at[i, "time_at_stake_ns"]
+        if st is not None and not pd.isna(st) and float(st) > loss:
+            t.at[i, "time_at_stake_ns"] = float(round(loss))
+            t.at[i, "stake_note"] = (f"capped at the occupancy wave loss ({fmt_ns(loss)}: what the empty block slots "
+                                     f"of its partial wave idle); ncu's estimate, {fmt_ns(st)}, is the time that "
+                                     "partial wave runs")
+    return out
+
+
+def tail_gain_text(pct: float, waves: float, fill: float, loss: float) -> str:
+    """The tail-effect finding's figure in words, ncu's and gpulens's side by side: "a partial wave running up to
+    50.0 % of its time (ncu's tail-effect estimate, if every block takes as long); its empty block slots lose
+    18.96 µs (1.94 waves, the last 93.9 % full: the occupancy wave loss)"."""
+    from gpulens.units import fmt_ns, pct_words
+
+    return (f"a partial wave running up to {pct:.1f} % of its time (ncu's tail-effect estimate, if every block takes "
+            f"as long); its empty block slots lose {fmt_ns(loss)} ({waves:.2f} waves, the last {pct_words(fill)} "
+            "full: the occupancy wave loss)")
 
 
 def _action(text: str) -> str:

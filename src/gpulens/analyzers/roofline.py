@@ -74,6 +74,9 @@ COLUMNS = {
                  "L1 and L2 figures; latency/occupancy-bound, i.e. below-roofs, when under 60 % as ncu's SOLBottleneck "
                  "reads it) — roof_pct then stays the roofline's placement on the spec's peaks, which the counters "
                  "overrule",
+    "bound_unit": "the unit a measured memory bound is at when it is a cache, not DRAM: 'L1/TEX' or 'L2' (the "
+                  "busier cache at least 20 points above DRAM, as the verdict reads it) — a level the roofline's DRAM "
+                  "roof and its DRAM arithmetic intensity do not show; None otherwise [text]",
 }
 #: The roofline's ``bound`` for each kernel verdict that a measured speed of light can give (inverse of
 #: :data:`gpulens.analyzers.verdict_rules.BOUND_TO_VERDICT` on the roofline's vocabulary).
@@ -219,17 +222,19 @@ class Roofline(Analyzer):
         # the share the bound rests on, beside it (settle() puts the measured speed of light's there): a row never
         # reads "below-roofs" beside the 53.5 % of a roof its counters overruled
         table["bound_pct"] = pd.to_numeric(table["roof_pct"], errors="coerce").where(table["bound"].notna())
+        table["bound_unit"] = pd.Series(None, index=table.index, dtype=object)  # settle() names a cache bound
         return AnalysisResult(self.name, table, COLUMNS, summary,
                               self._findings(table, summary, assumed_premise(spec, "peaks")))
 
     @staticmethod
     def settle(result: AnalysisResult | None, name: str, verdict: str, stake_ns: int | None, sol_text: str,
-               sol_pct: float | None = None) -> None:
+               sol_pct: float | None = None, unit: str | None = None) -> None:
         """Once kernel ``name``'s verdict rests on its measured speed of light (``sol_text``: "compute 32 %, memory
         28 % of peak"), its roofline row and finding say the same — in place, one bound and one time at stake per
         kernel in every report: the row's ``bound`` becomes the verdict's (``bound_basis`` 'measured speed of
         light'), its ``bound_pct`` the limiting unit's ``sol_pct`` (% of peak; unknown when not given) and its
-        ``time_at_stake_ns`` the verdict's ``stake_ns``; where the roofline's own placement
+        ``time_at_stake_ns`` the verdict's ``stake_ns``, its ``bound_unit`` the cache a memory bound is at
+        (``unit``: "L1/TEX", "L2"; None for DRAM or no memory bound); where the roofline's own placement
         (datasheet or assumed peaks) said another bound, its finding keeps the placement and adds what the
         counters measured instead. Other verdicts (undetermined, launch, communication) leave the row."""
         if result is None or result.skipped or verdict not in VERDICT_TO_BOUND or not len(result.table):
@@ -242,6 +247,8 @@ class Roofline(Analyzer):
         model, bound = t.at[i, "bound"], VERDICT_TO_BOUND[verdict]
         t.at[i, "bound"], t.at[i, "bound_basis"] = bound, MEASURED
         t.at[i, "bound_pct"] = np.nan if sol_pct is None else float(sol_pct)
+        if "bound_unit" in t:
+            t.at[i, "bound_unit"] = unit if bound == "memory" else None
         t.at[i, "time_at_stake_ns"] = pd.NA if stake_ns is None else int(stake_ns)
         for f in result.findings:
             if f.key != f"roofline:{name}":

@@ -34,6 +34,7 @@ from gpulens.analyzers._occ_findings import (bound_by_verdict, defer_to_fusion, 
                                              settle_wave_premise)
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.bottlenecks import (
+    RANK_CLASSES,
     class_label,
     classify_gaps,
     device_sms,
@@ -65,6 +66,8 @@ from gpulens.analyzers._run_shares import (
 )
 from gpulens.analyzers.stall_classes import OCCUPANCY_METRICS, SOL_METRICS
 from gpulens.analyzers.verdict_rules import BOUND_TO_VERDICT, BOUNDS, Evidence, decide, slow_launch
+from gpulens.analyzers._verdict_facts import _cache_led
+from gpulens.analyzers._verdict_order import fix_first
 from gpulens.timeline import Timeline
 from gpulens.units import agree, fmt_ns, pct_words, plural, share_pct_text
 from gpulens.analyzers._verdict_inputs import (  # noqa: F401 (re-exported)
@@ -307,8 +310,10 @@ class Verdicts(Analyzer):
             if e.sol_bound is not None and v.verdict == BOUND_TO_VERDICT.get(e.sol_bound):
                 # the verdict rests on measured speed of light: the roofline row and finding say the same bound
                 # and time at stake (one per kernel), whatever the (perhaps assumed) peaks placed it at
+                cache = _cache_led(e)  # the cache a memory bound is at: a level the roofline does not draw
                 Roofline.settle((results or {}).get("roofline"), name, v.verdict,
-                                None if eff != eff else v.time_at_stake_ns, _sol_text(e), e.sol_pct)
+                                None if eff != eff else v.time_at_stake_ns, _sol_text(e), e.sol_pct,
+                                {"L1": "L1/TEX", "L2": "L2"}.get(cache or ""))
             # a time at stake computed from an assumed GPU's peaks or SM count holds only if the GPU is that one
             premise = assumed_premise(device, v.stake_from) if v.time_at_stake_ns is not None and (
                 (v.stake_from == "peaks" and e.roof_assumed) or (v.stake_from == "sms" and e.sms_assumed)) else ""
@@ -348,11 +353,14 @@ class Verdicts(Analyzer):
                     parent=None if v.verdict == "undetermined" else f"kernel:{name}", action=v.next_steps[0]))
             if v.verdict == "undetermined":
                 continue
+            # a measured lower bound is rated by the upper bound beside it ("at least 22.52 µs; up to 603.93 µs"):
+            # the most the fix can give, as every other finding is rated by its time at stake
+            weighed = max(v.time_at_stake_ns or 0, v.stake_upper_ns or 0) if upper else v.time_at_stake_ns
             findings.append(Finding(
                 f"{name if len(name) <= 80 else name[:79] + '…'}: {v.verdict}" + (f" — {upper}" if upper else ""),
                 f"{v.evidence}. Next: {' '.join(v.next_steps)} (evidence from: "
                 f"{', '.join(i.replace('_', ' ').replace(':', ' ') for i in inputs)})",
-                severity="warning" if v.time_at_stake_ns and v.time_at_stake_ns > 0.05 * max(
+                severity="warning" if weighed and weighed > 0.05 * max(
                     hs.summary.get("kernel_effective_ns") or 0, 1) else "info",
                 category=v.verdict, time_at_stake_ns=v.time_at_stake_ns, kernel=name, key=f"kernel:{name}",
                 parent="exposed-comm" if v.verdict == "communication-bound" and comm_root else
@@ -502,7 +510,13 @@ class Verdicts(Analyzer):
         # each nanosecond once: only the roots of the findings tree are ranked (see analyzers._tree)
         every = [f for r in results.values() for f in r.findings] + findings
         ranked = [f for f in roots(every) if f.time_at_stake_ns and f.category != "data-quality"]
+        sec_key = next((k for k, c in RANK_CLASSES.items() if secondary and c == secondary[0]), None)
+        sec_ns = _shares(bn, secondary[0])[0] if sec_key else None
         return {"run_verdict": run, "basis": basis, "overhead_verdict": overhead, "kernel_verdict": kernel_class,
+                # two readings (a secondary cause beside the verdict): their times at stake in order and the
+                # largest single finding to start with, one sentence (_verdict_order.fix_first); None otherwise
+                "fix_first": fix_first(t, ranked, run, secondary, sec_ns, str(sec_key).startswith("idle_"))
+                if not busy_unknown else None,
                 # where the run verdict holds when that is not the GPU span: host-only time before/after it (the
                 # GPU's work a sliver of the profiled window); None when the verdict is about the GPU span
                 "verdict_where": where,

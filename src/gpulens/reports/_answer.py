@@ -15,6 +15,8 @@ import numpy as np
 from gpulens.analyzers import Finding
 from gpulens.reports._format import busy_pct_text, fmt_ns, fmt_unit, is_missing, share_pct_text, untimed_text
 
+#: The label every reporter puts before :attr:`Answer.fix_first`.
+FIX_FIRST_LABEL = "At stake, largest first"
 #: Findings shown in the answer.
 TOP = 3
 #: A secondary cause holding at least this fraction of the run verdict's share is called a near tie in the answer:
@@ -39,6 +41,9 @@ class Answer:
         path_note: why the critical path runs through host work while the verdict is on the GPU side (the
             ``verdicts`` summary's ``path_note``, one sentence), shown on its own line after the verdict; "" when
             the two agree.
+        fix_first: with two readings (a secondary cause beside the verdict), their times at stake largest first
+            and the largest single finding to start with (the ``verdicts`` summary's ``fix_first``), shown on its
+            own line after the verdict under "At stake, largest first"; "" otherwise.
     """
 
     verdict: str
@@ -48,6 +53,7 @@ class Answer:
     note: str = ""
     first_step: str = ""
     path_note: str = ""
+    fix_first: str = ""
 
 
 def shown_title(f: Finding) -> str:
@@ -328,9 +334,14 @@ def answer(s: Any) -> Answer:
                 f"{fmt_ns(sm.get('kernel_time_ns'))} of kernel time was recorded (no timeline span)")
     steady = bn.summary.get("steady_busy_pct") if bn is not None and not bn.skipped else None
     if steady is not None and span:  # the verdict leaves warm-up/one-off gaps out: say what it is about
-        k = len(bn.summary.get("boundary_gaps") or []) or 1
-        steady_text = (f"{_pct(steady)} of the {fmt_ns(bn.summary.get('steady_span_ns'))} outside "
-                       f"{'the warm-up/one-off idle gap' if k == 1 else f'the {k} warm-up/one-off idle gaps'} the "
+        gaps = bn.summary.get("boundary_gaps") or []
+        k = len(gaps) or 1
+        left = sum(int(g.get("dur_ns") or 0) for g in gaps if isinstance(g, dict))
+        # the gap's length beside the steady span: both readings of the run in one sentence (SGLang MI300X: 10.45 ms
+        # 93.5 % busy beside one 463.30 ms wait on a dependency outside the capture)
+        what = ((f"the {fmt_ns(left)} warm-up/one-off idle gap" if left else "the warm-up/one-off idle gap")
+                if k == 1 else f"the {k} warm-up/one-off idle gaps" + (f" ({fmt_ns(left)})" if left else ""))
+        steady_text = (f"{_pct(steady)} of the {fmt_ns(bn.summary.get('steady_span_ns'))} outside {what} the "
                        "verdict leaves out")
         if sm.get("gpu_busy_pct") is not None and _gpu_count(s) <= 1:
             # the figure the verdict rests on leads ("gpu-bound — busy 10.0 % of its span" read as a contradiction)
@@ -429,8 +440,10 @@ def answer(s: Any) -> Answer:
                else "the verdict analysis did not run")
         sentence = f"No run verdict — {why}: {busy}."
     top = top_findings(s.findings())
+    order = str(vd.summary.get("fix_first") or "") if vd is not None and not vd.skipped else ""
+    order = f"{order}." if order else ""
     return Answer(verdict, sentence, top, f"{busy}{tail}", "" if top else no_estimate_note(s.findings()),
-                  _first_step(s, top), aside)
+                  _first_step(s, top), aside, order)
 
 
 def _share_words(label: str) -> str:

@@ -225,6 +225,10 @@ def answer_html(s: SourceReport) -> str:
         clocks_html = (f'<details class="first"><summary><strong>Critical path:</strong> '
                        f'{esc(a.path_note.split(" (")[0])} — why the verdict differs</summary>{esc(a.path_note)}'
                        '</details>' + clocks_html)
+    if a.fix_first:  # two readings: their times at stake in order, and where to start (before the path note)
+        from gpulens.reports._answer import FIX_FIRST_LABEL
+
+        clocks_html = f'<p class="first"><strong>{esc(FIX_FIRST_LABEL)}:</strong> {esc(a.fix_first)}</p>' + clocks_html
     return (f'<section class="answer" aria-label="Answer"><p class="verdict"><span class="vlabel">'
             f'{esc(a.verdict or "verdict")}</span> {esc(_after_label(a))}</p>{clocks_html}{lst}'
             f'{kernels_html(s, rows)}</section>')

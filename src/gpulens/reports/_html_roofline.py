@@ -203,9 +203,12 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
                  f"{fmt_si(float(fl), 'FLOP/s')}<br>{fmt_unit(rp, '%')} of its roof · {fmt_ns(tn)}"
                  + (f" · {fmt_ns(stake[str(n)])} at stake" if str(n) in stake else "")
                  + f"<br>judged against {plot_text(judged_by)} {fmt_si(pk, 'FLOP/s')}, ridge {fmt_unit(rg, 'FLOP/B')}"
-                 for n, ai, fl, rp, tn, pk, rg in zip(g["name"], g["arithmetic_intensity"], g["flops_per_s"],
-                                                      g["roof_pct"], g["time_ns"], g["peak_flops_per_s"],
-                                                      g.get("ridge_point", pd.Series(np.nan, g.index)))]
+                 + _unit_hover(u, bp, ref_mem)
+                 for n, ai, fl, rp, tn, pk, rg, u, bp in zip(
+                     g["name"], g["arithmetic_intensity"], g["flops_per_s"], g["roof_pct"], g["time_ns"],
+                     g["peak_flops_per_s"], g.get("ridge_point", pd.Series(np.nan, g.index)),
+                     g.get("bound_unit", pd.Series(None, g.index, dtype=object)),
+                     g.get("bound_pct", pd.Series(np.nan, g.index)))]
         data.append({"type": "scatter", "x": g["arithmetic_intensity"].astype(float).tolist(),
                      "y": g["flops_per_s"].astype(float).tolist(), "mode": "markers+text",
                      "name": f"{legend} · vs {judged_by}",
@@ -270,6 +273,7 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
     drawn = {tag for x in text_of.values() for tag in x.split()}
     shown = {n for n in named if _tag(rank_of, n).strip() in drawn}
     take = _takeaway(s, r, t, ok, comp, judged, bws, keys, vendor, rank_of, shown, labels, len(named - shown))
+    take += cache_bound_note(ok, labels, rank_of, ref_mem)
     cols = ["name", "calls", "time_ns", "flops_per_s", "bytes_per_s", "arithmetic_intensity", "precision",
             "compute_roof", "peak_flops_per_s", "bound", "bound_basis", "bound_pct", "roof_pct", "ridge_point", "flops_source"]
     cols = [c for c in cols if c in t.columns or c not in ("bound_basis", "bound_pct")]  # a cached report from before
@@ -344,6 +348,42 @@ def _measured_note(ok: Any) -> str:
     its = "its" if n == 1 else "their"
     return (f"; the bound of {n} from {its} measured speed of light (SM and memory throughput), not from {its} "
             "place against the roofs") if n else ""
+
+
+def _unit_drawn(unit: str, ref_mem: list[tuple[str, float]]) -> bool:
+    """Whether the chart draws a (reference) line for the cache ``unit`` ("L1/TEX", "L2")."""
+    head = unit.split("/")[0]
+    return any(str(label).split(" ")[0].split("/")[0] == head for label, _ in ref_mem)
+
+
+def _unit_hover(unit: Any, bound_pct: Any, ref_mem: list[tuple[str, float]]) -> str:
+    """A point's hover line naming the cache its measured memory bound is at ("" when none): its position on this
+    chart is its DRAM arithmetic intensity, so the chart alone shows it far below the DRAM roof."""
+    if is_missing(unit) or not str(unit):
+        return ""
+    where = ("drawn for reference only" if _unit_drawn(str(unit), ref_mem) else "a level this chart does not draw")
+    return (f"<br>memory-bound on {plot_text(str(unit))} ({fmt_unit(bound_pct, '%')} of its peak, measured): "
+            f"{where}; the point sits at its DRAM arithmetic intensity")
+
+
+def cache_bound_note(ok: Any, labels: dict, rank_of: dict, ref_mem: list[tuple[str, float]]) -> str:
+    """" gemm_wmma (#2) is memory-bound on L1/TEX (99.7 % of its peak, measured), a level this chart does not draw:
+    its point sits at its DRAM arithmetic intensity, far from the roof that bounds it." for every plotted kernel
+    whose verdict puts its memory bound at a cache (the roofline table's ``bound_unit``); "" when none. The chart and
+    the verdict then say the same thing: the H200 ncu CSV's gemm_wmma read "L1-bound" in its verdict while the chart
+    showed it at 3.5 % of the DRAM/compute roofs with no L1 roof."""
+    if not len(ok) or "bound_unit" not in ok:
+        return ""
+    parts = []
+    for n, u, bp in zip(ok["name"].astype(str), ok["bound_unit"], ok.get("bound_pct", pd.Series(np.nan, ok.index))):
+        if is_missing(u) or not str(u):
+            continue
+        where = ("drawn here for reference only (dotted)" if _unit_drawn(str(u), ref_mem) else
+                 "a level this chart does not draw (no bandwidth figure for it)")
+        parts.append(f"{_tag(rank_of, n)}{labels.get(n, n)} is memory-bound on {u} ({fmt_unit(bp, '%')} of its peak, "
+                     f"measured), {where}: its point sits at its DRAM arithmetic intensity, not on the roof that "
+                     "bounds it")
+    return (" " + "; ".join(parts) + ".") if parts else ""
 
 
 #: Points closer than this on both log axes (decades) share one label: "#2 #13", not "#2" printed over "#13".

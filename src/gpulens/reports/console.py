@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gpulens.report import Report, SourceReport
-from gpulens.reports._answer import (CONSOLE_LIST, answer, clock_note, finding_tree, more_text, next_step,
+from gpulens.reports._answer import (CONSOLE_LIST, FIX_FIRST_LABEL, answer, clock_note, finding_tree, more_text, next_step,
                                       partial_reason, shown_title)
 from gpulens.reports._fit import Col, FirstFit, FitTable, glued, name_col
 from gpulens.analyzers._advice import vendor_word
@@ -29,6 +29,8 @@ def answer_renderable(s: SourceReport) -> Group:
     a = answer(s)
     lines = [Text.assemble(("Verdict: ", "bold"), (a.verdict, "bold cyan"), f" — {a.reason}.")
              if a.verdict else Text.assemble(("Verdict: ", "bold"), a.sentence)]
+    if a.fix_first:
+        lines.append(Text.assemble((f"{FIX_FIRST_LABEL}: ", "bold"), a.fix_first))
     if a.path_note:
         lines.append(Text.assemble(("Critical path: ", "bold"), a.path_note))
     if a.first_step:

@@ -71,7 +71,24 @@ def compact_columns(r: Any, n: int) -> list:
     if key is not None and key not in cols:  # the time the rows are ranked by, beside the name: never cut
         at = next((i + 1 for i, c in enumerate(cols) if c in NAME_COLUMNS), 1)
         cols = (cols[:at] + [key] + cols[at:])[:n]
-    return cols
+    return _with_ratio_basis(cols, every, r.columns, n)
+
+
+def _with_ratio_basis(cols: list, every: list, docs: dict, n: int) -> list:
+    """``cols`` and, past the ``n`` first, every ratio column whose doc names the column it divides by
+    (``"… (grid_median_ns) [ratio]"``) with that column, in the table's order: the console's kernel outliers showed
+    a launch's duration without "others' median" and "vs median" (cut past the sixth column), so nothing said why
+    the row was an outlier, while the Markdown showed both."""
+    import re
+
+    keep: list = []
+    for c in every:
+        doc = str(docs.get(c, ""))
+        if not doc.rstrip().endswith("[ratio]"):
+            continue
+        basis = [b for b in re.findall(r"\((\w+)\)", doc) if b in every and b != c]
+        keep += [x for x in basis[:1] + [c] if x not in keep]
+    return [c for c in every if c in cols or c in keep] if any(c not in cols for c in keep) else cols
 
 
 def _blank(col: Any) -> bool:

@@ -99,13 +99,14 @@ def verdict_renderables(s: Any) -> list:
             steps = vd.table.loc[vd.table["verdict"] == "undetermined", "next_steps"].iloc[0]
             parts.append(Text(f"{n_und} of {plural(len(vd.table), 'critical kernel')} undetermined: "
                               + (fmt_unit(steps[0], "text") if len(steps) else "no next step recorded")))
-        if not len(known):
-            return parts
-        known, note = _cap(known, ["time_at_stake_ns"], [False], "kernels with the most time at stake")
-        notes = stake_notes(known)
+        # every critical kernel, as the HTML and Markdown list them (an undetermined one with its row, its step
+        # said once in the line above): leaving them out made the console's set smaller than the others'
+        shown, note = _cap(vd.table, ["time_at_stake_ns"], [False], "kernels with the most time at stake")
+        notes = stake_notes(shown)
         rows = [[Text(short), _fmt_ns(x.time_ns), x.verdict, _fmt_ns(x.time_at_stake_ns) + notes.get(i, ("", ""))[0],
-                 Text(fmt_unit(x.next_steps[0], "text") if len(x.next_steps) else "")]
-                for i, (x, short) in enumerate(zip(known.itertuples(), short_names(known["name"].astype(str))))]
+                 Text(fmt_unit(x.next_steps[0], "text") if len(x.next_steps) and x.verdict != "undetermined"
+                      else "")]
+                for i, (x, short) in enumerate(zip(shown.itertuples(), short_names(shown["name"].astype(str))))]
         cols = [name_col(), Col("time", optional=True), Col("verdict", "left"),
                 Col("at stake"), Col("next step", "left", figure=False, below=True)]
         parts.append(FitTable("Kernel verdicts (performance-critical set)" + note, cols, rows))

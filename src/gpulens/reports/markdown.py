@@ -16,7 +16,7 @@ import pandas as pd
 
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import Report, SourceReport
-from gpulens.reports._answer import (MARKDOWN_LIST, answer, clock_note, critical_shown_text, finding_tree,
+from gpulens.reports._answer import (FIX_FIRST_LABEL, MARKDOWN_LIST, answer, clock_note, critical_shown_text, finding_tree,
                                       more_text, next_step, partial_reason, shown_title)
 from gpulens.units import fmt_share, plural
 from gpulens.reports._format import SPLIT_PARTS, critical_set_text, idle_bound_note, one_off_split, world_note
@@ -88,6 +88,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
     yield "\n".join([
         f"## {md_text(s.label, 200)}", "",
         f"> **Verdict:** {md_text(a.sentence)}",
+        *([">", f"> **{FIX_FIRST_LABEL}:** {md_text(a.fix_first)}"] if a.fix_first else []),
         *([">", f"> **Critical path:** {md_text(a.path_note)}"] if a.path_note else []),
         *([">", f"> **Clocks:** {md_text(clock_note(s))}"] if clock_note(s) else []),
         *(["", *top] if top else ["", md_text(a.note)] if a.note else []), "",
