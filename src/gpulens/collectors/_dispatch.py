@@ -115,6 +115,17 @@ class Dispatches:
 
 
 _I64 = 1 << 63
+
+
+def _recorded(values: Any, n: int) -> np.ndarray:
+    """Per row of a column of ``n`` rows (or one value for all): whether the source wrote a value there (not
+    empty, NaN, None or a "no value" marker such as ``n/a``: :func:`._numbers.not_recorded`)."""
+    if isinstance(values, (str, int, float)) or values is None:
+        return np.full(n, not not_recorded(values), dtype=bool)
+    s = values if isinstance(values, pd.Series) else pd.Series(values)
+    if pd.api.types.is_numeric_dtype(s.dtype):
+        return s.notna().to_numpy(dtype=bool)
+    return np.fromiter((not not_recorded(x) for x in s.tolist()), dtype=bool, count=n)
 _F64_I64 = 9.2e18  # the largest float64 magnitude that still converts to int64
 
 
@@ -243,9 +254,11 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
         is_kern = (kinds == "kernel").to_numpy()
         kinds[is_kern] = kinds_of_kernel_names(names[is_kern])
     negative = 0  # sizes and counts below zero (a -1 sentinel, a sign error): unknown, counted
+    unwhole = 0  # sizes and counts recorded but no whole number (7.5, inf, text): unknown, counted
     for key in _SIZES:
         if key in d.cols:
             v = d.get(key)
+            unwhole += int((v.isna().to_numpy() & _recorded(d.cols[key], n)).sum())
             bad = (v < 0).fillna(False)
             if bad.any():
                 negative += int(bad.sum())
@@ -382,6 +395,10 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
     if negative:
         meta.warnings.append(f"{path}: {plural(negative, 'negative size or count value(s)')} (workgroup, grid, LDS, "
                              "registers, bytes) read as unknown")
+    if unwhole:
+        meta.warnings.append(f"{path}: {plural(unwhole, 'size or count value(s)')} (workgroup, grid, LDS, registers, "
+                             f"bytes) {agree(unwhole, 'is', 'are')} no whole number (a fraction such as 7.5, inf, "
+                             "text): read as unknown")
     if unnamed.any():
         meta.warnings.append(f"{path}: {plural(int(unnamed.sum()), 'row(s)')} without a name (symbol or string not "
                              f"recorded): named {UNNAMED!r}")
