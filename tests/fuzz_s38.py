@@ -23,6 +23,10 @@ a folder outside the repository, DIR under /tmp). Kinds (:data:`KINDS`):
   ``--ranks`` naming no rank, ``--top 0``, ``--device-spec`` of an unknown GPU, ``--workers 10**6``, and ``diff`` of a
   Kineto trace against itself written with times in ns (``displayTimeUnit``/``traceEvents`` in ns): a report or one
   error line; the input unchanged;
+* ``profile_fail`` — ``gpulens profile`` (a subprocess) of a script that fails (:data:`FAILING_SCRIPTS`): raises,
+  ``sys.exit(3)`` / a message, a syntax error, ``os._exit(n)``, Ctrl-C, deep recursion, a nested torch profiler,
+  removing its output folder, changing directory: the script's status (4 when it raised), a trace and a report, or one
+  error line; never a traceback of gpulens's frames;
 * ``rank_foreign`` — a rank folder holding a file of another run (another world size, a base time days apart, another
   format): each file's kernels read, or a warning naming the odd file.
 
@@ -50,7 +54,8 @@ from tests.fuzz_s36 import _kernels, _nsys_seeds, json_doc  # noqa: E402
 from tests.fuzz_s37 import _csv_rows, _write_csv  # noqa: E402
 from tests.fuzz_s37_cli import _CSV, _KINETO, _digest, _pool  # noqa: E402
 
-KINDS = ["sem_kineto", "sem_csv", "sem_sqlite", "combo", "names_escape", "one_event", "cli_edge", "rank_foreign"]
+KINDS = ["sem_kineto", "sem_csv", "sem_sqlite", "combo", "names_escape", "one_event", "cli_edge", "rank_foreign",
+         "profile_fail"]
 _EXPECT: dict = {}
 KINETO_SEM = ["end_before_start", "overlap_stream", "corr_shared", "launch_after", "flow_dangling_end",
               "flow_dangling_start", "stream_negative", "stream_huge", "device_negative", "device_huge",
@@ -376,12 +381,63 @@ def rank_foreign(rng, seeds, names, work: Path, i: int):
     return d, seed
 
 
+#: name → (script text, the exit status ``gpulens profile`` must give)
+FAILING_SCRIPTS = {
+    "raise": ("raise ValueError('boom')\n", 4),
+    "exit3": ("import sys\nsys.exit(3)\n", 3),
+    "exit_msg": ("import sys\nsys.exit('bad input')\n", 1),
+    "syntax": ("def f(:\n", 4),
+    "os_exit0": ("import os\nos._exit(0)\n", 0),
+    "os_exit7": ("import torch\nx = torch.ones(4) + 1\nimport os\nos._exit(7)\n", 7),
+    "ctrl_c": ("raise KeyboardInterrupt\n", 130),
+    "recursion": ("def f(n):\n    return f(n + 1)\nf(0)\n", 4),
+    "nested_profiler": ("import torch\nwith torch.profiler.profile():\n    x = torch.ones(4) * 2\n", 0),
+    "rm_out": ("import shutil, sys\nshutil.rmtree(sys.argv[1], ignore_errors=True)\n", None),
+    "chdir": ("import os, tempfile\nos.chdir(tempfile.gettempdir())\n", 0),
+}
+
+
+def profile_fail(rng, seeds, names, work: Path, i: int):
+    op = rng.choice(sorted(FAILING_SCRIPTS))
+    p = work / f"in{i}_{op}.py"
+    p.write_text(FAILING_SCRIPTS[op][0])
+    _EXPECT.update(op=op, code=FAILING_SCRIPTS[op][1])
+    return p, p
+
+
+def _profile_check(path: Path, work: Path) -> str | None:
+    import subprocess
+
+    out = work / "prof_out"
+    try:
+        r = subprocess.run([sys.executable, "-m", "gpulens", "profile", "-q", "-o", str(out), str(path), str(out)],
+                           capture_output=True, text=True, timeout=120, cwd=work)
+    except subprocess.TimeoutExpired:
+        return "profile: no end within 120 s"
+    text = r.stdout + r.stderr
+    want = _EXPECT["code"]
+    if want is not None and r.returncode != want:
+        return f"profile {_EXPECT['op']}: exit {r.returncode}, the script's status is {want}: {text[-300:]!r}"
+    if r.returncode not in (0, 1, 2, 3, 4, 7, 130):
+        return f"profile {_EXPECT['op']}: exit {r.returncode}: {text[-300:]!r}"
+    if re.search(r'File "[^"]*(?:gpulens|runpy)[^"]*", line', text):
+        return f"profile {_EXPECT['op']}: a traceback through gpulens's frames: {text[-400:]!r}"
+    if r.returncode == 2:
+        errs = [ln for ln in text.splitlines() if ln.startswith("gpulens: error")]
+        return None if len(errs) == 1 else f"profile {_EXPECT['op']}: exit 2 without one error line: {text[-300:]!r}"
+    if _EXPECT["op"] == "nested_profiler":  # torch runs one profiler: the script's own ends gpulens's (said)
+        return None if "torch.profiler of its own" in text else f"profile nested_profiler: no word: {text[-300:]!r}"
+    if _EXPECT["op"] != "rm_out" and not list(out.glob("*.report.json")):
+        return f"profile {_EXPECT['op']}: exit {r.returncode} and no report: {text[-300:]!r}"
+    return None
+
+
 def make(rng: random.Random, seeds: dict[str, Path], names: list[str], work: Path, i: int, kind: str):
     """(mutant, seed) for ``kind``; None when ``kind`` does not apply to the drawn seed."""
     _EXPECT.clear()
     return {"sem_kineto": sem_kineto, "sem_csv": sem_csv, "sem_sqlite": sem_sqlite, "combo": combo,
             "names_escape": names_escape, "one_event": one_event, "cli_edge": cli_edge,
-            "rank_foreign": rank_foreign}[kind](rng, seeds, names, work, i)
+            "rank_foreign": rank_foreign, "profile_fail": profile_fail}[kind](rng, seeds, names, work, i)
 
 
 # ---------------------------------------------------------------------------------------------------- checks
@@ -522,6 +578,8 @@ def _at_most(path: Path) -> str | None:
 def _one(kind: str, rng: random.Random, path: Path, work: Path, strict: bool, cli: bool) -> str | None:
     if kind == "cli_edge":
         return _cli_edge_check(path, work)
+    if kind == "profile_fail":
+        return _profile_check(path, work)
     what = check_kind(kind, {}, rng, path, work, strict, False)
     if what is None:
         what = report_check(path, work)
