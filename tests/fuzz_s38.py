@@ -247,7 +247,8 @@ def combo(rng, seeds, names, work: Path, i: int):
         for op in ops:
             kineto_fault(rng, doc, doc["traceEvents"] if isinstance(doc.get("traceEvents"), list) else ev, op)
         if rng.random() < 0.5:
-            k = _kineto_kernels(doc.get("traceEvents") or ev)
+            k = [e for e in _kineto_kernels(doc.get("traceEvents") or ev)
+                 if not str(e.get("name", "")).startswith(("Memcpy", "Memset"))]  # a copy by its name stays one
             if k:
                 rng.choice(k)["name"] = rng.choice(ESCAPE_NAMES[:-6])
                 ops.append("escape")
