@@ -185,3 +185,33 @@ def test_script_own_torch_profiler_is_detected():
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]):
         torch.ones(2) * 2
     assert _stopped_by_another(outer)  # the inner block ended torch's one session: never stop/export outer now
+
+
+# ---- GPU work on a negative device id (found: rocprofv3 Agent_Id -1 / -2 read as "GPU -1" — the host's mark —
+# beside a breakdown row for it; Kineto args.device -3 read silently)
+def test_rocprofv3_negative_agent_is_not_recorded(tmp_path):
+    # k_a on agent -2, k_b and k_c on agent 1: the file lists no agents, so k_a goes to the stand-in device 0
+    p = _v3(tmp_path, ["KERNEL_DISPATCH,-2,1,7,k_a,1,1000,2000,0,0,64,1,1,64,1,1",
+                       "KERNEL_DISPATCH,1,1,7,k_b,2,3000,4000,0,0,64,1,1,64,1,1",
+                       "KERNEL_DISPATCH,1,1,7,k_c,3,5000,6000,0,0,64,1,1,64,1,1"])
+    tl = _collect(p)
+    by_dev = tl.events.groupby("device_id").size().to_dict()
+    assert by_dev == {0: 1, 1: 2}  # never a device -2
+    assert any("1 GPU row records a negative device (agent) id (e.g. -2)" in w for w in tl.meta.warnings)
+    # device 1 is no "dangling id": the file lists no device at all (device 0 is gpulens's stand-in)
+    assert not any("dangling" in w for w in tl.meta.warnings), tl.meta.warnings
+
+
+def test_kineto_negative_device_is_warned(tmp_path):
+    import gpulens
+    from gpulens.reports import json_report
+    from report_invariants import violations
+
+    ev = [{"ph": "X", "cat": "kernel", "name": f"k{i}", "pid": 0, "tid": 7, "ts": 100 + 20 * i, "dur": 10,
+           "args": {"device": dev, "stream": 7}} for i, dev in enumerate([0, -3, 0])]
+    p = tmp_path / "neg.pt.trace.json"
+    p.write_text(json.dumps({"traceEvents": ev}))
+    doc = json.loads(json_report.render(gpulens.analyze([p])))
+    notes = [w for w in doc["sources"][0]["warnings"] if "negative device id" in w]
+    assert len(notes) == 1 and "1 GPU event on a negative device id (-3)" in notes[0]
+    assert violations(doc) == []

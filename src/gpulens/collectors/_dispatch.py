@@ -306,6 +306,10 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
     # a row whose device the source does not say: a host row is the host (-1); a GPU row is the source's only GPU,
     # else device 0 with a warning that counts them (below) — never silently one GPU among several
     dev = d.get("device_id")
+    # a GPU row on a negative device (agent) id: no GPU has one (-1 is the host's mark): not recorded, counted
+    neg_dev = ((dev < 0).fillna(False) & kinds.isin(_GPU_KINDS)).to_numpy(dtype=bool)
+    neg_example = int(dev[neg_dev].iloc[0]) if neg_dev.any() else None
+    dev = dev.mask(neg_dev)
     no_dev = (dev.isna() & kinds.isin(_GPU_KINDS)).to_numpy()
     lone = d.gpus[0] if d.gpus is not None and len(set(d.gpus)) == 1 else None
     dev = dev.fillna(-1)
@@ -391,7 +395,12 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
         if not any(isinstance(x, dict) and x.get("device_id") == 0 and x.get("rank", rank) == rank
                    for x in meta.devices):  # device 0 stands in for them: listed, hardware unknown (no 2nd warning)
             vendor = next((x.get("vendor") for x in meta.devices if isinstance(x, dict) and x.get("vendor")), None)
-            meta.devices.append({"rank": rank, "device_id": 0, "name": None, "vendor": vendor})
+            meta.devices.append({"rank": rank, "device_id": 0, "name": None, "vendor": vendor,
+                                 "stand_in": d.gpus is None or not d.gpus})  # not a record of the file's
+    if neg_dev.any():
+        n_neg = int((neg_dev & valid).sum())
+        meta.warnings.append(f"{path}: {plural(n_neg, 'GPU row(s)')} {agree(n_neg, 'records', 'record')} a negative "
+                             f"device (agent) id (e.g. {neg_example}), which no GPU has: read as not recorded")
     if negative:
         meta.warnings.append(f"{path}: {plural(negative, 'negative size or count value(s)')} (workgroup, grid, LDS, "
                              "registers, bytes) read as unknown")
