@@ -161,7 +161,8 @@ def sem_kineto(rng, seeds, names, work: Path, i: int):
         return None
     p = work / f"in{i}_{op}_{seed.name}".removesuffix(".gz")
     p.write_text(json.dumps(doc))
-    _EXPECT.update(op=op, at_most=_kernels(seed))
+    # two time bases in one file: a ts-0 placeholder beside them is judged against the whole extent (kept)
+    _EXPECT.update(op=op, at_most=None if op == "clock_mixed" else _kernels(seed))
     return p, seed
 
 
