@@ -215,3 +215,30 @@ def test_kineto_negative_device_is_warned(tmp_path):
     notes = [w for w in doc["sources"][0]["warnings"] if "negative device id" in w]
     assert len(notes) == 1 and "1 GPU event on a negative device id (-3)" in notes[0]
     assert violations(doc) == []
+
+
+# ---- rocprof results.txt read its fields with int(): ``time(1000,2000,٥٠٠٠,5100)`` gave a kernel 2000 → 5000 ns,
+# and ``grd(1048576.5)`` an unknown grid without a word
+_TXT = ('dispatch[0], gpu-id(1), queue-id(0), queue-index(0), pid(42), tid(42), grd({grd}), wgr(256), lds(0), scr(0), '
+        'arch_vgpr(8), accum_vgpr(4), sgpr(16), wave_size(64), sig(0x0), obj(0x7f00), kernel-name("k_a"), '
+        'time(1000,2000,{end},5100)\n'
+        'dispatch[1], gpu-id(1), queue-id(0), queue-index(1), pid(42), tid(42), grd(4096), wgr(64), lds(512), scr(0), '
+        'arch_vgpr(4), accum_vgpr(0), sgpr(8), wave_size(64), sig(0x0), obj(0x7f01), kernel-name("k_b"), '
+        'time(5200,6000,6500,6600)\n')
+
+
+def test_results_txt_other_script_digits_are_an_unreadable_time(tmp_path):
+    p = tmp_path / "42_results.txt"
+    p.write_text(_TXT.format(grd=1048576, end="\u0665\u0660\u0660\u0660"), encoding="utf-8")  # ٥٠٠٠
+    tl = _collect(p)
+    assert tl.events["name"].astype(str).tolist() == ["k_b"]  # k_a has no readable end
+    assert int(tl.events["dur_ns"].iloc[0]) == 500  # 6500 − 6000
+    assert any("1 row is not events: unreadable timestamp" in w for w in tl.meta.warnings)
+
+
+def test_results_txt_fractional_grid_is_counted(tmp_path):
+    p = tmp_path / "42_results.txt"
+    p.write_text(_TXT.format(grd="1048576.5", end=5000), encoding="utf-8")
+    tl = _collect(p)
+    assert len(tl.events) == 2 and int(tl.events["dur_ns"].sum()) == 3000 + 500
+    assert any(": 1 size or count value" in w and "no whole number" in w for w in tl.meta.warnings)
