@@ -70,7 +70,9 @@ MIN_STRAGGLER_COLLECTIVES = 3
 
 def world_size(timeline: Timeline) -> int | None:
     """The run's number of ranks as its inputs record it (Kineto ``distributedInfo.world_size``; the largest when
-    inputs differ), None when no input records one."""
+    inputs differ), None when no input records one, or when more ranks were read than it (files of another run, or
+    a rank beyond the world size: the collector's warning names the file; "3 ranks" beside a world of 2 would be two
+    figures of one quantity that disagree)."""
     sizes = []
     for src in timeline.meta.sources:
         dist = src.get("distributed") if isinstance(src, dict) else None
@@ -79,7 +81,11 @@ def world_size(timeline: Timeline) -> int | None:
             sizes.append(int(v))
         elif isinstance(v, str) and v.strip().isdigit() and int(v) > 0:
             sizes.append(int(v))
-    return max(sizes) if sizes else None
+    if not sizes:
+        return None
+    ev = timeline.events
+    read = int(ev["rank"].nunique()) if len(ev) and "rank" in ev.columns else 0
+    return max(sizes) if read <= max(sizes) else None
 
 
 def ranks_text(n_read: int, world: int | None) -> str:

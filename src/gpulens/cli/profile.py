@@ -8,6 +8,7 @@ subprocess. The summary goes to stderr so the script's own stdout stays clean. T
 
 from __future__ import annotations
 
+import logging
 import sys
 import webbrowser
 from pathlib import Path
@@ -132,6 +133,9 @@ def register(app: typer.Typer) -> None:
         args = list(command[1:])
         if args[:1] == ["--"]:  # `gpulens profile script.py -- args`: click keeps the separator after the script
             args = args[1:]
+        quiet_log = logging.getLogger("gpulens.profiler")  # its warnings are prof.error, printed once below (they
+        if not quiet_log.handlers:  # went to stderr by Python's last-resort handler too: every error line twice)
+            quiet_log.addHandler(logging.NullHandler())
         code = run_script(script, args, prof)
         sys.stdout.flush()
         first = ""

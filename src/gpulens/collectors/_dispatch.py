@@ -115,6 +115,17 @@ class Dispatches:
 
 
 _I64 = 1 << 63
+
+
+def _recorded(values: Any, n: int) -> np.ndarray:
+    """Per row of a column of ``n`` rows (or one value for all): whether the source wrote a value there (not
+    empty, NaN, None or a "no value" marker such as ``n/a``: :func:`._numbers.not_recorded`)."""
+    if isinstance(values, (str, int, float)) or values is None:
+        return np.full(n, not not_recorded(values), dtype=bool)
+    s = values if isinstance(values, pd.Series) else pd.Series(values)
+    if pd.api.types.is_numeric_dtype(s.dtype):
+        return s.notna().to_numpy(dtype=bool)
+    return np.fromiter((not not_recorded(x) for x in s.tolist()), dtype=bool, count=n)
 _F64_I64 = 9.2e18  # the largest float64 magnitude that still converts to int64
 
 
@@ -243,9 +254,11 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
         is_kern = (kinds == "kernel").to_numpy()
         kinds[is_kern] = kinds_of_kernel_names(names[is_kern])
     negative = 0  # sizes and counts below zero (a -1 sentinel, a sign error): unknown, counted
+    unwhole = 0  # sizes and counts recorded but no whole number (7.5, inf, text): unknown, counted
     for key in _SIZES:
         if key in d.cols:
             v = d.get(key)
+            unwhole += int((v.isna().to_numpy() & _recorded(d.cols[key], n)).sum())
             bad = (v < 0).fillna(False)
             if bad.any():
                 negative += int(bad.sum())
@@ -293,6 +306,10 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
     # a row whose device the source does not say: a host row is the host (-1); a GPU row is the source's only GPU,
     # else device 0 with a warning that counts them (below) — never silently one GPU among several
     dev = d.get("device_id")
+    # a GPU row on a negative device (agent) id: no GPU has one (-1 is the host's mark): not recorded, counted
+    neg_dev = ((dev < 0).fillna(False) & kinds.isin(_GPU_KINDS)).to_numpy(dtype=bool)
+    neg_example = int(dev[neg_dev].iloc[0]) if neg_dev.any() else None
+    dev = dev.mask(neg_dev)
     no_dev = (dev.isna() & kinds.isin(_GPU_KINDS)).to_numpy()
     lone = d.gpus[0] if d.gpus is not None and len(set(d.gpus)) == 1 else None
     dev = dev.fillna(-1)
@@ -378,10 +395,19 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
         if not any(isinstance(x, dict) and x.get("device_id") == 0 and x.get("rank", rank) == rank
                    for x in meta.devices):  # device 0 stands in for them: listed, hardware unknown (no 2nd warning)
             vendor = next((x.get("vendor") for x in meta.devices if isinstance(x, dict) and x.get("vendor")), None)
-            meta.devices.append({"rank": rank, "device_id": 0, "name": None, "vendor": vendor})
+            meta.devices.append({"rank": rank, "device_id": 0, "name": None, "vendor": vendor,
+                                 "stand_in": d.gpus is None or not d.gpus})  # not a record of the file's
+    if neg_dev.any():
+        n_neg = int((neg_dev & valid).sum())
+        meta.warnings.append(f"{path}: {plural(n_neg, 'GPU row(s)')} {agree(n_neg, 'records', 'record')} a negative "
+                             f"device (agent) id (e.g. {neg_example}), which no GPU has: read as not recorded")
     if negative:
         meta.warnings.append(f"{path}: {plural(negative, 'negative size or count value(s)')} (workgroup, grid, LDS, "
                              "registers, bytes) read as unknown")
+    if unwhole:
+        meta.warnings.append(f"{path}: {plural(unwhole, 'size or count value(s)')} (workgroup, grid, LDS, registers, "
+                             f"bytes) {agree(unwhole, 'is', 'are')} no whole number (a fraction such as 7.5, inf, "
+                             "text): read as unknown")
     if unnamed.any():
         meta.warnings.append(f"{path}: {plural(int(unnamed.sum()), 'row(s)')} without a name (symbol or string not "
                              f"recorded): named {UNNAMED!r}")

@@ -44,7 +44,8 @@ def exact_int(value: Any, scale: int = 0) -> int | None:
         scale: power of ten to multiply by (3 for µs → ns).
 
     Returns:
-        None for empty/non-numeric text, NaN/infinite values, exponents beyond ±25, and results outside int64.
+        None for empty/non-numeric text (digits of other scripts included: ``"١٢٣"``, full-width ``"１２３"``),
+        NaN/infinite values, exponents beyond ±25, and results outside int64.
     """
     if value is None or isinstance(value, bool):
         return None
@@ -52,6 +53,8 @@ def exact_int(value: Any, scale: int = 0) -> int | None:
         return value if INT64_MIN <= value <= INT64_MAX else None
     if isinstance(value, bytes):
         value = value.decode("utf-8", errors="replace")
+    if isinstance(value, str) and not value.isascii():  # Decimal reads "١٢٣" / full-width "１２３" as 123: no file
+        return None  # writes its numbers in those digits, so such a field is damage (unreadable), never a time
     try:
         d = value if isinstance(value, Decimal) else Decimal(str(value).strip().strip('"'))
     except (InvalidOperation, ValueError):
@@ -63,23 +66,25 @@ def exact_int(value: Any, scale: int = 0) -> int | None:
 
 
 #: a label's trailing integer ("stream 7", "Agent 1")
-TRAILING_INT = re.compile(r"(-?\d+)\s*$")
+TRAILING_INT = re.compile(r"(-?[0-9]+)\s*$")
 
 
 def id_of_text(text: str) -> int | None:
     """An id written as text (Kineto ``args``, rocprofv3 ``Agent_Id``): the whole text as a number when it is one
     (``"7"``, ``" 7 "``, ``"1e3"`` = 1000, ``"0x10"`` = 16; a fraction, ``"nan"`` or ``"inf"`` is none), else a
     label's trailing number (``"stream 7"``, ``"cuda:3"``, ``"Agent 1"``). Read by its last digits, ``"1e3"`` was id
-    3, ``"7.5"`` id 5 and ``"0x10"`` id 10. No int64 bound here: the caller's."""
+    3, ``"7.5"`` id 5 and ``"0x10"`` id 10. Digits of other scripts (``"١"``, full-width ``"１"``), which ``int``
+    reads, are no id. No int64 bound here: the caller's."""
     t = text.strip()
-    try:
-        return int(t)
-    except ValueError:
-        pass
-    try:
-        return int_of_float(float(t))
-    except ValueError:
-        pass
+    if t.isascii():  # int() and float() read Arabic-Indic or full-width digits: no profiler writes ids so
+        try:
+            return int(t)
+        except ValueError:
+            pass
+        try:
+            return int_of_float(float(t))
+        except ValueError:
+            pass
     if t[:2].lower() == "0x" or t[:3].lower() == "-0x":
         try:
             return int(t, 16)

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from gpulens.timeline import GPU_KINDS, Timeline
-from gpulens.units import plural
+from gpulens.units import agree, plural
 
 #: collectors whose device record may number the device otherwise than its events (Kineto ``deviceProperties``
 #: id 0 with events on device 2 of an MI300X VF): with a single record per rank the events' ids are not checked
@@ -31,13 +31,21 @@ _LOOSE_IDS = {"kineto"}
 def add_unlisted(tl: Timeline, path: Path, collector: str) -> Timeline:
     """Add a device record (rank, device_id, ``name`` None) for each (rank, device) that GPU events of ``tl`` use
     and its device records of that rank do not list, when the rank lists at least one device (two for
-    :data:`_LOOSE_IDS` collectors); append one warning naming the file, the devices and the events' count.
+    :data:`_LOOSE_IDS` collectors); append one warning naming the file, the devices and the events' count — none
+    for a rank whose only record is gpulens's stand-in device 0 (``stand_in``: the file lists no GPU, which the
+    collector's warning already says).
 
     Returns ``tl`` (changed in place)."""
+    _warn_negative(tl, path)
     listed: dict[int, set[int]] = {}
+    stand_in: set[int] = set()  # ranks whose only record is gpulens's device 0 for GPU rows of no device (_dispatch)
     for d in tl.meta.devices:
         if isinstance(d, dict) and d.get("device_id") is not None and d.get("rank") is not None:
             listed.setdefault(int(d["rank"]), set()).add(int(d["device_id"]))
+            if d.get("stand_in"):
+                stand_in.add(int(d["rank"]))
+    stand_in -= {int(d["rank"]) for d in tl.meta.devices if isinstance(d, dict) and d.get("rank") is not None
+                 and d.get("device_id") is not None and not d.get("stand_in")}
     need = 2 if collector in _LOOSE_IDS else 1
     ranks = {r for r, ids in listed.items() if len(ids) >= need}
     ev = tl.events
@@ -60,6 +68,8 @@ def add_unlisted(tl: Timeline, path: Path, collector: str) -> Timeline:
         else:
             tl.meta.devices.append({**{k: v for k, v in twin.items() if k in _HARDWARE}, "rank": r, "device_id": d})
             alike.append((r, d, n))
+    # the file lists no GPU (nothing dangles), or a negative id (its own warning above): recorded, not said again
+    unknown = [m for m in unknown if m[0] not in stand_in and m[1] >= 0]
     if unknown:
         n = int(np.sum([m[2] for m in unknown]))
         ids = ", ".join(str(d) for _, d, _ in unknown[:5]) + (" …" if len(unknown) > 5 else "")
@@ -74,6 +84,23 @@ def add_unlisted(tl: Timeline, path: Path, collector: str) -> Timeline:
             f"unknown, but all {len(gpus)} GPU agents are {gpus[0].get('name') or gpus[0].get('gfx_arch')} "
             f"({gpus[0].get('gfx_arch')}, {gpus[0].get('num_sms')} CUs), so that is its hardware")
     return tl
+
+
+def _warn_negative(tl: Timeline, path: Path) -> None:
+    """One warning counting the GPU events of ``tl`` on a negative device id (Kineto ``args.device`` −3, an nsys
+    ``deviceId`` −1), which no GPU has — −1 is the host's mark, so such events would read as host work in some
+    analyses and as a GPU's in others. They are kept as recorded; the rocprof family reads such an agent id as not
+    recorded (:func:`._dispatch.build_timeline`)."""
+    ev = tl.events
+    if not len(ev):
+        return
+    neg = (ev["kind"].isin(GPU_KINDS) & (ev["device_id"] < 0)).to_numpy(dtype=bool)
+    if neg.any():
+        ids = sorted({int(x) for x in ev.loc[neg, "device_id"]})
+        n = int(neg.sum())
+        tl.meta.warnings.append(f"{path}: {plural(n, 'GPU event(s)')} on a negative device id "
+                                f"({', '.join(map(str, ids[:5]))}), which no GPU has (-1 marks the host): kept as "
+                                f"recorded; which GPU ran {agree(n, 'it', 'them')} and its hardware are unknown")
 
 
 #: device keys describing the hardware (copied to an ordinal device from its identical GPU agents)

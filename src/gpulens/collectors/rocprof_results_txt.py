@@ -48,9 +48,9 @@ from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline, TimelineMeta
 from gpulens.units import plural
 
-_DISPATCH = re.compile(r"^dispatch\[(\d+)\],\s*(.*)$")
+_DISPATCH = re.compile(r"^dispatch\[([0-9]+)\],\s*(.*)$")
 #: rocprofv2 ``cli`` plugin record: ``Dispatch_ID(N), GPU_ID(…), …`` (module docstring)
-_V2_DISPATCH = re.compile(r"^Dispatch_ID\((\d+)\),\s*(.*)$")
+_V2_DISPATCH = re.compile(r"^Dispatch_ID\(([0-9]+)\),\s*(.*)$")
 #: ``key(value)``; the key starts after a non-word character and is matched possessively, so a long run of word
 #: characters without ``(`` costs one pass, not one pass per start position (quadratic on a 300 kB mangled line)
 _PAIR = re.compile(r'(?<![\w-])([A-Za-z_][\w-]*+)\(("(?:[^"\\]|\\.)*+"|[^()]*+)\)')
@@ -74,12 +74,19 @@ _KEYS = {"gpu-id": "device_id", "gpu_id": "device_id", "queue-id": "stream_id", 
 _V2_LAST_KEY = "correlation_id"
 
 
-def _int(text: str) -> int | None:
+_ASCII_INT = re.compile(r"[-+]?[0-9]+|[-+]?0[xX][0-9a-fA-F]+")
+
+
+def _int(text: str) -> int | str | None:
+    """A field's integer (decimal or ``0x`` hex, ASCII digits only); None when empty; else the text itself, so that
+    the value counts as recorded but unreadable downstream (a timestamp: the row is no event, counted; a size: unknown,
+    counted) — ``int()`` read ``٥٠٠٠`` as 5000, and a fraction (``grd(1048576.5)``) was dropped without a word."""
     text = text.strip()
-    try:
-        return int(text, 16) if text.lower().startswith("0x") else int(text)
-    except ValueError:
+    if not text:
         return None
+    if _ASCII_INT.fullmatch(text):
+        return int(text, 16) if "x" in text.lower() else int(text)
+    return text
 
 
 class RocprofResultsTxt(Collector):

@@ -3,7 +3,11 @@
 * :func:`run_script` executes a script as ``__main__`` (``runpy``) inside :class:`~gpulens.profiler.profile`, with
   ``sys.argv`` and ``sys.path[0]`` set as ``python script.py args`` would. Exit status: the script's own
   ``sys.exit(n)`` is kept (``None`` → 0, a message → 1 as Python does); an uncaught exception prints its traceback
-  and gives :data:`~gpulens.errors.EXIT_WORKLOAD_FAILED` (4); Ctrl-C gives 130.
+  (the script's frames, as ``python script.py`` shows it: not gpulens's or ``runpy``'s) and gives
+  :data:`~gpulens.errors.EXIT_WORKLOAD_FAILED` (4); Ctrl-C gives 130. ``os._exit(n)`` called by the script itself
+  (not by a process it forked) ends the script with status ``n`` like ``sys.exit(n)``, so the profile recorded so far
+  is written and analysed — it used to end gpulens too, with no trace, no report and no word; unlike the real
+  ``os._exit``, the script's ``finally`` blocks run.
 * :func:`vendor_plan` builds the commands for ``nsys``, ``ncu`` and ``rocprofv3`` (record, then convert to a file
   our collectors read); :func:`run_vendor` runs them and collects the result.
 """
@@ -35,6 +39,23 @@ def _exit_code(exc: SystemExit) -> int:
     return 1
 
 
+class _ScriptHardExit(SystemExit):
+    """Raised in place of ``os._exit(code)`` by the script being profiled (:func:`run_script`): a ``SystemExit``, so
+    the profile's end reads it as ``sys.exit(code)`` ("exited with status 5"; 0 is a normal end)."""
+
+
+def _script_traceback(exc: BaseException, path: Path) -> str:
+    """The traceback of the script's uncaught ``exc`` from the script's first frame on (gpulens's and ``runpy``'s
+    frames left out, as ``python script.py`` shows it); the exception alone when no frame is the script's (a
+    ``SyntaxError`` in it)."""
+    tb, want = exc.__traceback__, str(path.resolve())
+    while tb is not None and str(Path(tb.tb_frame.f_code.co_filename).resolve()) != want:
+        tb = tb.tb_next
+    if tb is None:
+        return "".join(traceback.format_exception_only(type(exc), exc))
+    return "".join(traceback.format_exception(type(exc), exc, tb))
+
+
 def run_script(script: str | Path, args: list[str], prof: profile) -> int:
     """Run ``script`` with ``args`` as ``__main__`` under ``prof``; return its exit status (see module doc).
 
@@ -48,24 +69,34 @@ def run_script(script: str | Path, args: list[str], prof: profile) -> int:
     sys.argv = [str(path), *args]
     sys.path.insert(0, str(path.resolve().parent))
     code = 0
+    real_exit, pid = os._exit, os.getpid()
+
+    def hard_exit(n: int) -> None:  # the script's own os._exit: end it, keep the profile (a forked child: real)
+        if os.getpid() != pid:
+            real_exit(n)
+        raise _ScriptHardExit(int(n))
+
+    os._exit = hard_exit
     try:
         with prof:
             runpy.run_path(str(path), run_name="__main__")
+    except _ScriptHardExit as exc:
+        code = exc.code
     except SystemExit as exc:
         code = _exit_code(exc)
     except KeyboardInterrupt:
         code = 130
     except GpulensError as exc:
         if prof.steps_done or getattr(prof, "_prof", None) is not None:
-            sys.stderr.write(traceback.format_exc())  # raised by the workload itself (it uses gpulens)
+            sys.stderr.write(_script_traceback(exc, path))  # raised by the workload itself (it uses gpulens)
             code = EXIT_WORKLOAD_FAILED
         else:
             raise  # gpulens's own setup (output folder, label, torch missing): reported as gpulens's error
-    except Exception:
-        tb = traceback.format_exc()
-        sys.stderr.write(tb)
+    except Exception as exc:
+        sys.stderr.write(_script_traceback(exc, path))
         code = EXIT_WORKLOAD_FAILED
     finally:
+        os._exit = real_exit
         sys.argv = saved_argv
         if sys.path and sys.path[0] == str(path.resolve().parent):
             sys.path.pop(0)

@@ -57,6 +57,19 @@ def _activities(torch: Any) -> list:
     return acts
 
 
+def _stopped_by_another(prof: Any) -> bool:
+    """Whether torch's profiler, recording for ``prof`` (a ``torch.profiler.profile`` in a recording phase), was
+    stopped by someone else: a ``torch.profiler.profile`` block of the profiled code ends the one session torch
+    keeps. Stopping ``prof`` then and exporting its (absent) results crashes the process (segmentation fault in
+    ``export_chrome_trace``, torch 2.x), so gpulens must not stop it."""
+    import torch
+
+    action = getattr(prof, "current_action", None)
+    recording = action is not None and action.name in ("RECORD", "RECORD_AND_SAVE")
+    enabled = getattr(getattr(torch._C, "_autograd", None), "_profiler_enabled", None)
+    return recording and callable(enabled) and not enabled()
+
+
 def failure_text(exc_type: Any, exc: Any) -> str | None:
     """How the profiled block ended early, in one line (None when it ran to its end, ``sys.exit(0)`` included):
     ``"the profiled code raised ValueError: bad batch"``, ``"the profiled code exited with status 3"``,
@@ -196,6 +209,13 @@ class profile:  # noqa: N801 (reads as a function at the call site, like torch.p
     def __exit__(self, exc_type, exc, tb) -> bool:
         t1 = time.perf_counter_ns()
         self.failure = failure_text(exc_type, exc)
+        if _stopped_by_another(self._prof):
+            self._fail("the profiled code started and stopped a torch.profiler of its own, which ended gpulens's "
+                       "recording (torch runs one profiler at a time): no trace to analyse — profile the code "
+                       "without its own torch.profiler, or analyse the trace that one writes (gpulens analyze)")
+            self._release()
+            self.timings_ns["block"] = t1 - self._t0
+            return False
         try:
             self._prof.__exit__(exc_type, exc, tb)
         except Exception as err:  # the export failed: report, never mask the user's outcome
