@@ -242,3 +242,28 @@ def test_results_txt_fractional_grid_is_counted(tmp_path):
     tl = _collect(p)
     assert len(tl.events) == 2 and int(tl.events["dur_ns"].sum()) == 3000 + 500
     assert any(": 1 size or count value" in w and "no whole number" in w for w in tl.meta.warnings)
+
+
+# ---- nsys stats kernel summary: float() read "٤٠٠" as 400; a row dropped for an unreadable Total Time made the
+# share check call the whole table "truncated: rows are missing" (its 40.0 % counted as lost rows)
+_KSUM = ("Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+         "60.0,600,2,300.0,300.0,200,400,141.4,k_a\n"
+         "40.0,{total},4,100.0,100.0,90,110,8.2,k_b\n")
+
+
+@pytest.mark.parametrize("total", ["abc", "\u0664\u0660\u0660"])  # text, Arabic-Indic 400
+def test_nsys_stats_unreadable_total_is_dropped_not_truncation(tmp_path, total):
+    p = tmp_path / "kern_sum.csv"
+    p.write_text(_KSUM.format(total=total), encoding="utf-8")
+    tl = _collect(p)
+    t = tl.tables["kernel_summary"]
+    assert t["name"].tolist() == ["k_a"] and t["total_ns"].tolist() == [600]
+    assert any("1 kernel row dropped" in w for w in tl.meta.warnings)
+    assert not any("truncated" in w for w in tl.meta.warnings), tl.meta.warnings
+
+
+def test_nsys_stats_cut_table_still_truncated(tmp_path):
+    p = tmp_path / "kern_sum.csv"
+    p.write_text(_KSUM.split("40.0")[0], encoding="utf-8")  # k_b's row gone: 60.0 % of the time is all there is
+    tl = _collect(p)
+    assert any("truncated" in w and "60.1 % at most" in w for w in tl.meta.warnings), tl.meta.warnings

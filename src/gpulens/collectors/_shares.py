@@ -20,6 +20,8 @@ def _unit_of_last_digit(text: str) -> float | None:
     """One unit of the last printed digit of a decimal share (``"24.7"`` → 0.1, ``"84.25093"`` → 1e-5,
     ``"50"`` → 1), or None when ``text`` is no plain decimal number."""
     t = text.strip()
+    if not t.isascii():  # float() reads digits of other scripts ("٢٤.٧"): no profiler prints them
+        return None
     try:
         float(t)
     except ValueError:

@@ -223,7 +223,8 @@ class NsysStatsCollector(Collector):
                     data[col].append(r[i])
                     continue
                 try:  # a non-numeric cell is unknown: a row without calls / total time is dropped below
-                    x = float(v.replace(",", "")) if v else np.nan
+                    # (ASCII only: float() reads "٢٤.٧" or full-width digits as 24.7, which nsys never prints)
+                    x = float(v.replace(",", "")) if v and v.isascii() else np.nan
                 except ValueError:
                     x = np.nan
                 if col.endswith("_ns"):  # a time: in ns, or unknown when its unit is no time
@@ -339,10 +340,28 @@ def _rows_missing(path: Path, text: str, lines: list[str], end: int, good: list[
     lost = missing_share([r[pct_at] for r, k in zip(good, known) if k], totals[known].tolist())
     if lost is None:
         return None
+    # rows present whose total time is unreadable (dropped, counted apart) hold their printed shares: not missing
+    unread = sum(_share_of(r[pct_at]) for r, k in zip(good, known) if not k)
+    if lost <= unread / 100 + 1e-3:
+        return None
     at = _offset(lines[:end + 1], text)
     return TruncationNote(f"{path}: truncated: the kernel table's rows hold {100 * (1 - lost):.1f} % at most of the "
                           "kernel time their own Time (%) shares account for: rows are missing after byte "
                           f"{at:,} (at least {100 * lost:.1f} % of the kernel time)", path, at)
+
+
+def _share_of(text: str) -> float:
+    """A printed ``Time (%)`` share, rounded up by half its last digit (the most it may stand for); 0 when it is no
+    ASCII decimal number."""
+    t = text.strip()
+    if not t.isascii():
+        return 0.0
+    try:
+        x = float(t)
+    except ValueError:
+        return 0.0
+    unit = 10.0 ** -(len(t.split(".", 1)[1]) if "." in t else 0)
+    return x + unit / 2 if np.isfinite(x) and x >= 0 else 0.0
 
 
 #: the per-kernel duration statistics of a ``cuda_gpu_kern_sum`` row, each unknown (NaN) when not printed
