@@ -51,7 +51,7 @@ READS: dict[str, tuple[str, ...]] = {
     "kernel_outliers": ("hotspots",),
     "kernel_variation": ("hotspots",),
     "verdicts": ("*",),
-    "ncu_rules": ("verdicts",),
+    "ncu_rules": ("verdicts", "occupancy"),
 }
 
 #: Analyzers the forked child runs, chosen by CPU time on 8 rank files × 25k kernels (seconds, least of three serial

@@ -18,7 +18,11 @@ import pandas as pd
 from gpulens.units import fmt_ns
 
 
-def _short(title: str) -> str:
+#: Where the ``fix_first`` sentence names its first step (the largest single finding's title up to its colon).
+FIX_FIRST_START = " — start with the largest single finding: "
+
+
+def title_head(title: str) -> str:
     """A finding title up to its first colon ("GPU idle 24.5 % of its span (55.16 ms)")."""
     return str(title).split(": ", 1)[0]
 
@@ -67,13 +71,13 @@ def fix_first(t: pd.DataFrame, ranked: list[Any], run: str, secondary: tuple[str
         stakes.append((int(idle.time_at_stake_ns), f"{fmt_ns(idle.time_at_stake_ns)} of GPU idle{part}"))
     first = ranked[0]
     if first is not idle and first.kernel is None:  # a run-level finding of its own (exposed copies): listed too
-        name = _short(first.title)
+        name = title_head(first.title)
         name = name[:1].lower() + name[1:] if name[1:2].islower() else name  # "Exposed memory copies", not "GPU"
         stakes.append((int(first.time_at_stake_ns), f"{fmt_ns(first.time_at_stake_ns)} in {name}"))
     if len(stakes) < 2:  # one reading holds every figure at stake: the findings' order says it
         return None
     stakes.sort(key=lambda x: -x[0])
-    name = _short(first.title)
+    name = title_head(first.title)
     if fmt_ns(first.time_at_stake_ns) not in name:
         name += f" ({fmt_ns(first.time_at_stake_ns)})"
-    return "; ".join(x for _, x in stakes) + f" — start with the largest single finding: {name}"
+    return "; ".join(x for _, x in stakes) + f"{FIX_FIRST_START}{name}"

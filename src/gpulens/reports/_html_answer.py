@@ -25,7 +25,7 @@ from gpulens.reports._names import label_in_text, short_names
 ANSWER_KERNELS = 5
 #: Characters of a next step shown in the first-screen banner, so the answer fits one screen; the Findings table and
 #: the kernel pages below have every step whole.
-STEP_CHARS = 200
+STEP_CHARS = 160
 #: CSS class of each bound (colour and the word, never colour alone).
 BOUND_CLASS = {"compute-bound": "b-compute", "memory-bound": "b-memory", "latency/occupancy-bound": "b-latency",
                "below-roofs": "b-latency",
@@ -211,7 +211,7 @@ def answer_html(s: SourceReport) -> str:
     items = "".join(
         f'<li><span class="stake">{esc(fmt_ns(f.time_at_stake_ns))}</span> <strong>{esc(label_in_text(f.title, f.kernel))}</strong>'
         + (f' <em class="premise">— {esc(f.premise)}</em>' if getattr(f, "premise", "") else "")
-        + f'<span class="act"> → {esc(clip(next_step(f), 2 * STEP_CHARS, whole_words=True))}</span></li>'
+        + f'<span class="act"> → {esc(clip(next_step(f), STEP_CHARS, whole_words=True))}</span></li>'
         for f in listed)
     lst = f'<ol class="top">{items}</ol>' if items else (f'<p class="note">{esc(a.note)}</p>' if a.note else "")
     if a.first_step:
@@ -227,8 +227,13 @@ def answer_html(s: SourceReport) -> str:
                        '</details>' + clocks_html)
     if a.fix_first:  # two readings: their times at stake in order, and where to start (before the path note)
         from gpulens.reports._answer import FIX_FIRST_LABEL
+        from gpulens.analyzers._verdict_order import FIX_FIRST_START, title_head as _title_head
 
-        clocks_html = f'<p class="first"><strong>{esc(FIX_FIRST_LABEL)}:</strong> {esc(a.fix_first)}</p>' + clocks_html
+        fix = a.fix_first
+        head, _, start = fix.partition(FIX_FIRST_START)
+        if start and listed and start.startswith(_title_head(listed[0].title)):
+            fix = head  # the numbered list right below opens with that finding: said once (the banner fits a screen)
+        clocks_html = f'<p class="first"><strong>{esc(FIX_FIRST_LABEL)}:</strong> {esc(fix)}</p>' + clocks_html
     return (f'<section class="answer" aria-label="Answer"><p class="verdict"><span class="vlabel">'
             f'{esc(a.verdict or "verdict")}</span> {esc(_after_label(a))}</p>{clocks_html}{lst}'
             f'{kernels_html(s, rows)}</section>')
