@@ -25,7 +25,7 @@ def blocking_calls_in_idle(timeline: Timeline, gaps: pd.DataFrame, calls: pd.Dat
     longest call, None when none is recorded). The ``n`` largest; the ``max_gaps`` gaps with the most sync time.
     With ``cls`` (``"queued"``): the calls inside the gaps of that class instead, their time inside the whole gap —
     the host waiting on work the GPU already held (its ``sync`` part is 0 by definition)."""
-    from gpulens.analyzers._idle_findings import _union_ns
+    from gpulens.analyzers._gap_host_calls import _union_ns
     from gpulens.analyzers.bottlenecks import BLOCKING_COPY_RE
 
     part = "dur_ns" if cls else "sync_ns"
