@@ -28,3 +28,31 @@ def test_banner_names_the_first_step_once():
     # the list's first item is that finding: GPU idle over the 225.55 ms span, 55.16 ms of it (24.5 %)
     first_item = re.search(r'<ol class="top"><li>(.*?)</li>', banner).group(1)
     assert "GPU idle 24.5 % of its span (55.16 ms)" in first_item
+
+
+def test_diff_console_shows_the_contributors_remainder_row_and_counts_kernel_rows():
+    """bert-small H100 → MI300X: the contributors table is the top N kernel rows plus one 'all other rows (K)' row
+    (what makes Δ add up). The console showed the first N and said "first N of N+1 rows" — one hidden row, where the
+    hidden one was that remainder standing for K kernel rows. It now shows the remainder and counts kernel rows."""
+    from gpulens.diff import diff
+    from gpulens.reports import diff as diff_report
+
+    k = Path(__file__).parent / "data" / "kineto"
+    r = diff(k / "tracelens_h100_bert-small.json.gz", k / "tracelens_mi300x_bert-small.json.gz", top=3)
+    c = r.tables["contributors"]
+    last = str(c["kernel"].iloc[-1])
+    assert last.startswith("all other rows (")
+    n_rest = int(last.split("(")[1].rstrip(")"))
+    text = " ".join(diff_report.render_console(r, width=300, top=3).split())
+    assert last in text  # the remainder row is on the console
+    # the per-kernel table holds 3 shown + n_rest others: no "first 3 of 4 rows" for 3 rows and one remainder
+    assert f"first 3 of {len(c)} rows" not in text
+    assert n_rest >= 1
+
+
+def test_multirank_overlap_column_names_its_denominator():
+    """'communication hidden by compute' is (comm − exposed comm) / comm, not a share of the rank's span: the
+    column label says so (rank 0 of the two-rank folder: 59.22 ms of 396.20 ms = 14.9 %, which is 4.8 % of its span)."""
+    from gpulens.reports._format import LABELS
+
+    assert LABELS["overlap_pct"].endswith("(of its communication time)")

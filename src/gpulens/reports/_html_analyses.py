@@ -200,7 +200,7 @@ def _verdict_panel(s: SourceReport, vd: AnalysisResult, max_rows: int) -> Panel:
     t = vd.table
     known = t[t["verdict"].astype(str) != "undetermined"]
     take = (f"{len(known)} of {plural(len(t), 'critical kernel(s)')} {agree(len(known), 'has', 'have')} a verdict; the time at stake is what the fix "
-            "could save at most." if len(t) else "No kernel verdict.")
+            "could save: at most, or at least where a mark says so (its note gives the upper bound)." if len(t) else "No kernel verdict.")
     more = (f'<p class="note">Showing {max_rows} of {len(t):,} kernels.</p>' if len(t) > max_rows else "")
     every = ('<details class="tbl"><summary>Every column of the verdict table</summary>'
              + table_html(t, verdict_columns(t), max_rows, docs=vd.columns) + "</details>")

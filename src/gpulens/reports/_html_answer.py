@@ -61,8 +61,8 @@ def bound_meanings() -> dict[str, str]:
 HEADER_TIPS = {"#": "rank by GPU time in the hot-kernel table",
                "GPU time · share": "summed GPU time of its launches · share of all kernel time",
                "bound": "what limits the kernel (hover a bound for its meaning; the Stalls & verdicts page has the legend)",
-               "time at stake": "GPU time the fix could save at most: time × (1 − attained / attainable) on the "
-                                "basis that decided the bound; unknown when not quantifiable"}
+               "time at stake": "GPU time the fix could save at most (at least where a mark says so): time × (1 − attained"
+                                " / attainable) on the basis that decided the bound; unknown when not quantifiable"}
 
 
 def bound_legend(verdicts: list[str]) -> str:

@@ -241,8 +241,13 @@ def renderable(r: DiffResult, top: int = 10, width: int = 80) -> Group:
                            below=c == "kernels", min_text=NAME_MIN if i == 0 and text else TEXT_MIN,
                            drop_first=2 if c.endswith("_count") else 1 if c == "delta_pct" else 0))
         # text cells wrap in the table: clipped only past 200 characters (both sides of a "base → candidate" cell)
-        cut = f" (first {top} of {len(df)} rows: --top N or --json for more)" if len(df) > top else ""
-        parts.append(FitTable(title + cut, fit, _cells(df.head(top), r.columns[name], cols, max(width, 200)),
+        # the contributors' closing 'all other rows (N)' row (what makes Δ add up) is shown, never counted as a
+        # hidden row: "first 10 of 11 rows" read as one contributor left out where it stood for four
+        rest = (name == "contributors" and "kernel" in df and str(df["kernel"].iloc[-1]).startswith("all other rows"))
+        body = df.iloc[:-1] if rest else df
+        rows = pd.concat([body.head(top), df.iloc[-1:]]) if rest else df.head(top)
+        cut = f" (first {top} of {len(body)} rows: --top N or --json for more)" if len(body) > top else ""
+        parts.append(FitTable(title + cut, fit, _cells(rows, r.columns[name], cols, max(width, 200)),
                               show_lines=False))
     return Group(*parts)
 
