@@ -137,7 +137,7 @@ def test_unread_device_events_are_named_not_nothing_ran(tmp_path, capsys):
     said = " ".join((cap.err + cap.out).split())
     assert "but the device worked: 3 events of mtia_ccp_events" in said and "0 kernels." not in said
     s = json.loads(out.read_text())["sources"][0]["summary"]
-    assert s["verdict"] == "undetermined"                       # not "no-gpu-work"
+    assert s["verdict"] == "device-work-not-read"               # not "no-gpu-work": the answer's own name
     assert s["gpu_busy_pct"] is None and s["span_ns"] is None   # unknown, not "none"
     assert "3 events of mtia_ccp_events" in s["busy_unknown_reason"]
     text = md.read_text()

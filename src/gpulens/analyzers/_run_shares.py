@@ -236,7 +236,7 @@ def path_disagreement(results: dict, run: str) -> str | None:
     s, steady = run_path(results)
     path = float(s.get("path_ns") or 0)
     if getattr(cp, "skipped", True) or s.get("bound") != "cpu" or not path > 0 or run in HOST_SIDE \
-            or run in ("undetermined", "no-gpu-work"):
+            or run in ("undetermined", "no-gpu-work", "incomplete-capture", "truncated-input", "device-work-not-read"):
         return None
     # over the steady state the verdict judges when it leaves gaps out (run_path): one window for both figures
     over = " over the verdict's steady state" if steady else ""

@@ -96,6 +96,33 @@ COLUMNS = {
 }
 
 
+#: The run verdict of an input whose read part holds no GPU event, and the words every report heads its answer with
+#: (one name per case: the JSON ``run_verdict`` and the console's "incomplete capture" once read ``no-gpu-work``
+#: beside it for an Nsight export whose 5 launch calls had no kernel record, cases/T06).
+EMPTY_RUN_WORDS = {"truncated-input": "truncated input", "incomplete-capture": "incomplete capture",
+                   "device-work-not-read": "device work not read", "no-gpu-work": "no GPU work"}
+
+
+def empty_run_verdict(timeline: Timeline) -> tuple[str, str]:
+    """``(run verdict, basis)`` of a Timeline with no GPU event: ``truncated-input`` (the part read ends before the
+    GPU events a profiler writes last), ``incomplete-capture`` (launch calls or GPU operators with no GPU record: the
+    work ran, the capture lost it), ``device-work-not-read`` (device events of a backend gpulens does not read), else
+    ``no-gpu-work`` (nothing ran on a GPU, or a ``--steps/--window/--ranks`` selection kept none of it: its basis
+    names the selection). The one decision of which case holds: the verdicts analyzer and the reports' answer
+    (:func:`gpulens.reports._answer.answer`) both read it, checked in this order."""
+    meta = timeline.meta
+    if meta.truncated:
+        return "truncated-input", "the input is truncated and the part read holds no GPU event"
+    broken = next((str(src["incomplete_capture"]) for src in meta.sources if src.get("incomplete_capture")), "")
+    if broken:
+        return "incomplete-capture", f"no GPU event was recorded, but the capture is incomplete: {broken}"
+    unread = unread_device_work(timeline)
+    if unread:
+        return "device-work-not-read", f"device work recorded only in events gpulens does not read ({unread})"
+    chosen = next((str(src["selection"]) for src in meta.sources if src.get("selection")), "")
+    return "no-gpu-work", (f"no GPU work in the selection ({chosen})" if chosen else "no GPU work in the input")
+
+
 class Verdicts(Analyzer):
     """Per-kernel verdicts for the critical set and a run verdict (see module docstring)."""
 
@@ -113,12 +140,8 @@ class Verdicts(Analyzer):
                 t = pd.DataFrame(columns=list(COLUMNS))
                 return AnalysisResult(self.name, t, COLUMNS, self._run_summary(
                     t, results, [], busy_unknown_reason(timeline) is not None), [])
-            unread = unread_device_work(timeline) if none else ""  # device work in events not read: no verdict
-            run = "no-gpu-work" if none and not unread else "undetermined"
-            chosen = next((str(src["selection"]) for src in timeline.meta.sources if src.get("selection")), "")
-            basis = (f"device work recorded only in events gpulens does not read ({unread})" if unread else
-                     f"no GPU work in the selection ({chosen})" if none and chosen else
-                     "no GPU work in the input" if none else "no kernel durations to classify")
+            run, basis = (empty_run_verdict(timeline) if none else
+                          ("undetermined", "no kernel durations to classify"))
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   {"run_verdict": run, "basis": basis, "overhead_verdict": None,
                                    "kernel_verdict": None, "kernel_time_by_verdict_ns": {}, "ranked": []},

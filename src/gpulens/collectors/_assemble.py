@@ -25,6 +25,7 @@ import pandas as pd
 
 from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
 from gpulens.timeline.timeline import join_meta
+from gpulens.timeline.link_ids import no_zero_ids
 from gpulens.timeline.schema import Column
 
 
@@ -251,6 +252,8 @@ def assemble(parts: list[Parts]) -> Timeline:
                                 only_valid=True)
     counters = make_table(COUNTER_COLUMNS, co, n=0)
     rejected = make_table(REJECTED_COLUMNS, _concat_table([p.rejected for p in parts], REJECTED_COLUMNS), n=0)
+    for table in (events, rejected):
+        no_zero_ids(table)
     _finish_inputs(parts, events, rows)
     meta, joined = join_meta(parts, offsets)
     return Timeline(events, counters, rejected, meta, joined).validate()
@@ -293,6 +296,7 @@ def prepare(p: Parts) -> Parts:
         cols = ("kind", "name", "external_id", "correlation_id", "rank")
         if all(c in p.events for c in cols):
             sub = pd.DataFrame({c: p.events[c] for c in cols}, copy=True)
+            no_zero_ids(sub)  # as the joined table will hold them: id 0 links nothing
             before = (sub["kind"] == "kernel").to_numpy()
             hits = np.zeros(0, dtype=np.int64)
             if before.any() and relabel_by_launcher(sub):

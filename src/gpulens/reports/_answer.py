@@ -282,33 +282,36 @@ def _gpu_count(s: Any) -> int:
 def answer(s: Any) -> Answer:
     """The answer for one :class:`~gpulens.report.SourceReport`."""
     sm = s.summary
-    if s.status == "no_gpu_work" and s.timeline.meta.truncated:
-        cut = truncated_text(s.timeline)
-        return Answer("truncated input", f"The input is truncated ({cut}) and the part that could be read holds no GPU "
-                      "event: a profiler writes its GPU events after the host events, so they are in the lost part.",
-                      [], f"the input is truncated ({cut}); the part that could be read holds no GPU event")
     if s.status == "no_gpu_work":
-        broken = next((str(src["incomplete_capture"]) for src in s.timeline.meta.sources
-                       if src.get("incomplete_capture")), "")
-        if broken:  # launch calls with no GPU record: the work ran, the capture lost it — never "nothing ran"
-            return Answer("incomplete capture", f"No GPU event was recorded, but the capture is incomplete: {broken}.",
-                          [], f"no GPU event was recorded, but the capture is incomplete: {broken}")
-        from gpulens.analyzers._span import unread_device_work
+        from gpulens.analyzers.verdicts import EMPTY_RUN_WORDS, empty_run_verdict
 
-        unread = unread_device_work(s.timeline)
-        if unread:  # the device worked, in events this reader does not read — never "nothing ran"
-            return Answer("device work not read", f"No kernel, copy or fill event that gpulens reads was recorded, "
+        code, _ = empty_run_verdict(s.timeline)  # which case holds: decided once, as the JSON run verdict
+        head = EMPTY_RUN_WORDS[code]
+        meta = s.timeline.meta
+        if code == "truncated-input":
+            cut = truncated_text(s.timeline)
+            return Answer(head, f"The input is truncated ({cut}) and the part that could be read holds no GPU "
+                          "event: a profiler writes its GPU events after the host events, so they are in the lost "
+                          "part.", [], f"the input is truncated ({cut}); the part that could be read holds no GPU event")
+        if code == "incomplete-capture":  # launch calls with no GPU record: the work ran, the capture lost it
+            broken = next(str(src["incomplete_capture"]) for src in meta.sources if src.get("incomplete_capture"))
+            return Answer(head, f"No GPU event was recorded, but the capture is incomplete: {broken}.",
+                          [], f"no GPU event was recorded, but the capture is incomplete: {broken}")
+        if code == "device-work-not-read":  # the device worked, in events this reader does not read
+            from gpulens.analyzers._span import unread_device_work
+
+            unread = unread_device_work(s.timeline)
+            return Answer(head, f"No kernel, copy or fill event that gpulens reads was recorded, "
                           f"but the trace holds device work it does not read: {unread}.", [],
                           f"no event gpulens reads as GPU work, but the device worked: {unread}")
-        chosen = next((str(src["selection"]) for src in s.timeline.meta.sources if src.get("selection")), "")
+        chosen = next((str(src["selection"]) for src in meta.sources if src.get("selection")), "")
         if chosen:  # a --steps/--window/--ranks selection left nothing: the input may well have GPU work outside it
-            hint = next((str(src["selection_hint"]) for src in s.timeline.meta.sources
-                         if src.get("selection_hint")), "")
+            hint = next((str(src["selection_hint"]) for src in meta.sources if src.get("selection_hint")), "")
             hint = hint or "run without --steps/--window/--ranks to see the steps and span the input records"
-            return Answer("no GPU work in the selection",
+            return Answer(f"{head} in the selection",
                           f"No GPU work in the selection ({chosen}): it holds none of the input's GPU events — "
                           f"{hint}.", [], f"the selection ({chosen}) holds none of the input's GPU events — {hint}")
-        return Answer("no GPU work", "No GPU work was recorded in this input: nothing ran on a GPU to analyse.", [],
+        return Answer(head, "No GPU work was recorded in this input: nothing ran on a GPU to analyse.", [],
                       "nothing ran on a GPU to analyse")
     vd, bn = s.results.get("verdicts"), s.results.get("bottlenecks")
     verdict = ""

@@ -81,7 +81,10 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
         parts.append(breakdown_renderable(bd, top, s.results.get("bottlenecks")))
 
     hs = s.results.get("hotspots")
-    if hs is not None and len(hs.table):
+    if top == 0 and hs is not None and len(hs.table):  # --top 0: no per-kernel rows asked for — said, not drawn empty
+        parts.append(Text(f"Top kernels, roofline and occupancy: {len(hs.table):,} kernel rows not shown (--top 0)",
+                          style="dim"))
+    elif hs is not None and len(hs.table):
         cols = [Col("", "left"), name_col(), Col("calls"), Col("total"),
                 Col("mean", optional=True), Col(column_label("share"))]  # "share of kernel time", as in HTML/Markdown
         head_t = hs.table.head(top)
@@ -91,7 +94,7 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
         covers = critical_set_text(hs.summary)
         more = f" — first {len(head_t):,} of {len(hs.table):,} rows" if len(hs.table) > len(head_t) else ""
         parts.append(FitTable(f"Top kernels ({covers}){more}", cols, rows))
-    parts += _roofline_parts(s, top)
+    parts += _roofline_parts(s, top) if top else []
     from gpulens.reports.console_verdicts import verdict_renderables
 
     parts += verdict_renderables(s)
@@ -127,8 +130,9 @@ def breakdown_renderable(bd: Any, top: int = 10, bn: Any = None) -> FitTable | F
     row per GPU, times when they fit the terminal, else GPUs as columns (up to 6), else each part as a share of its
     GPU's span; a part that is 0 on every GPU shown is left out and named in the title (it adds nothing)."""
     shown, title = bd.table, "Time breakdown per GPU"
-    if len(shown) > 2 * top:  # thousands of ranks: the least busy GPUs; the full table is exported
-        shown = shown.sort_values(["busy_pct", "rank", "device_id"], kind="stable").head(2 * top)
+    cap = 2 * max(top, 1)  # --top 0 (no kernel rows) still shows a GPU: a breakdown of none would show nothing
+    if len(shown) > cap:  # thousands of ranks: the least busy GPUs; the full table is exported
+        shown = shown.sort_values(["busy_pct", "rank", "device_id"], kind="stable").head(cap)
         title += f" (the {len(shown)} least busy of {len(bd.table):,} GPUs; every GPU: --csv or --parquet)"
     recs = shown.to_dict("records")
     split = one_off_split(bd, bn)

@@ -26,6 +26,7 @@ from gpulens.errors import SchemaError, TraceFormatError, TruncationNote
 from gpulens.timeline.sums import MAX_EVENT_NS, MAX_TOTAL_NS, over_total
 from gpulens.timeline.input_notes import files_of, warn_day_long
 from gpulens.timeline.launch import describe as describe_impossible, scrub_device_records, scrub_launch_config
+from gpulens.timeline.link_ids import no_zero_ids
 from gpulens.timeline.percent import percent_over, warning_of
 from gpulens.timeline.rates import rate_over, rate_warning
 from gpulens.timeline.schema import (
@@ -309,7 +310,8 @@ class Timeline:
                 is not in :data:`KINDS`; ``event_id`` repeats.
 
         Also scrubs the metadata (:meth:`TimelineMeta.scrub`): no environment or secret leaves a collector; and
-        sets launch-configuration values no GPU accepts to ``<NA>`` with one warning (:mod:`gpulens.timeline.launch`).
+        sets launch-configuration values no GPU accepts to ``<NA>`` with one warning (:mod:`gpulens.timeline.launch`),
+        and link ids of 0 (no link) to ``<NA>`` (:mod:`gpulens.timeline.link_ids`).
         """
         for w in self.meta.warnings:  # a reader's note that its input stops early (errors.TruncationNote); before
             at = getattr(w, "truncated_at", None)  # scrub(), which makes every warning a plain str
@@ -333,6 +335,8 @@ class Timeline:
                 got = str(table[c.name].dtype)
                 if got != c.dtype and not (c.dtype == "Int32" and got == "Int64"):  # Int64: narrowed below
                     raise SchemaError(f"{label}.{c.name} has dtype {got}, schema says {c.dtype}")
+        for table in (self.events, self.rejected):  # every collector's ids: 0 is no link (timeline.link_ids)
+            no_zero_ids(table)
         co = self.counters
         if len(co):
             vals = co["value"].to_numpy(dtype="float64", na_value=np.nan)

@@ -1,0 +1,138 @@
+"""Session 39: conclusions that contradicted the figures beside them — one name per verdict, one meaning per id.
+
+Each test derives its expected value from the input itself (events written here, or counted in a real trace), never
+from gpulens's own output.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+import gpulens
+import gpulens.cli
+from tests.conftest import shared_trace
+
+DATA = Path(__file__).parent / "data"
+NON_GPU = DATA / "kineto" / "hta_rank_non_gpu.json.gz"
+
+
+# --- one verdict, one name: the JSON run verdict is the case the console heads with -----------------------------
+
+def test_host_only_trace_with_gpu_only_ops_is_one_verdict_everywhere(tmp_path, capsys):
+    """HTA's rank trace holds host operators only, among them ``aten::record_stream`` (an op only GPU work has),
+    and no GPU event: the console said "incomplete capture" while the JSON run verdict said ``no-gpu-work``."""
+    events = json.loads(gzip.open(NON_GPU).read())["traceEvents"]
+    gpu_cats = {"kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset"}
+    assert not [e for e in events if e.get("cat") in gpu_cats]            # no GPU event in the file
+    assert sum(e.get("name") == "aten::record_stream" for e in events) == 48  # the GPU-only op, counted here
+    out, md = tmp_path / "r.json", tmp_path / "r.md"
+    gpulens.cli.main(["analyze", "--no-cache", str(NON_GPU), "--json", str(out), "--markdown", str(md)])
+    said = " ".join(capsys.readouterr().out.split())
+    assert "Verdict: incomplete capture" in said
+    src = json.loads(out.read_text())["sources"][0]
+    assert src["summary"]["verdict"] == "incomplete-capture"  # was "no-gpu-work" beside the console's words
+    vd = src["analyses"]["verdicts"]["summary"]
+    assert vd["run_verdict"] == "incomplete-capture" and "aten::record_stream ×48" in vd["basis"]
+    assert "incomplete capture" in md.read_text().lower()
+
+
+def test_cpu_only_trace_keeps_no_gpu_work(tmp_path):
+    """A host-only trace with no GPU-only operator: nothing ran on a GPU, and both names say so."""
+    p = tmp_path / "cpu.pt.trace.json"
+    p.write_text(json.dumps({"traceEvents": [
+        {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 0, "dur": 5, "args": {}}]}))
+    src = gpulens.analyze([p], cache=False).sources[0]
+    assert src.summary["verdict"] == "no-gpu-work"
+    from gpulens.reports._answer import answer
+
+    assert answer(src).verdict == "no GPU work"
+
+
+def test_truncated_host_part_is_named_truncated_in_json_too(tmp_path):
+    """A trace cut before any GPU event: the answer said "truncated input", the JSON run verdict ``no-gpu-work``."""
+    ops = [{"ph": "X", "cat": "cpu_op", "name": f"aten::op{i}", "pid": 1, "tid": 1, "ts": 10 * i, "dur": 5,
+            "args": {"External id": i + 1}} for i in range(200)]
+    text = json.dumps({"traceEvents": ops})
+    p = tmp_path / "cut.pt.trace.json"
+    p.write_text(text[: len(text) // 2])  # cut inside the host events: the GPU events a profiler writes last are lost
+    src = gpulens.analyze([p], cache=False).sources[0]
+    assert src.timeline.meta.truncated
+    from gpulens.reports._answer import answer
+
+    assert answer(src).verdict == "truncated input"
+    assert src.summary["verdict"] == "truncated-input"
+
+
+# --- --top 0: no empty tables, no "the 0 least busy of 1 GPUs" ---------------------------------------------------
+
+def test_top_zero_names_what_it_leaves_out(tmp_path, capsys):
+    p = DATA / "kineto" / "hta_a100_simple_add_two_streams.json.gz"
+    events = json.loads(gzip.open(p).read())["traceEvents"]
+    kernels = {e["name"] for e in events if e.get("cat") == "kernel"}
+    assert gpulens.cli.main(["analyze", "--no-cache", str(p), "--top", "0"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"{len(kernels)} kernel rows not shown (--top 0)" in out
+    assert "first 0 of" not in out and "the 0 least busy" not in out
+    assert "Time breakdown (rank" in out  # the breakdown is per GPU, not per kernel: still shown
+
+
+# --- correlation / external id 0 is "no link" ---------------------------------------------------------------------
+
+def _kernel(name: str, ts: int, corr: int, ext: int) -> dict:
+    return {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": ts, "dur": 10,
+            "args": {"device": 0, "stream": 7, "correlation": corr, "External id": ext,
+                     "grid": [1024, 1, 1], "block": [256, 1, 1]}}
+
+
+def _call(ts: int, corr: int, ext: int) -> dict:
+    return {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 100, "ts": ts,
+            "dur": 10, "args": {"correlation": corr, "External id": ext}}
+
+
+def _op(name: str, ts: int, ext: int) -> dict:
+    return {"ph": "X", "cat": "cpu_op", "name": name, "pid": 100, "tid": 100, "ts": ts, "dur": 20,
+            "args": {"External id": ext}}
+
+
+def test_correlation_zero_links_no_kernel_to_a_launch(tmp_path):
+    """One launch call and one op carrying id 0, three kernels 370 µs apart carrying 0 (Kineto's "none"), and one
+    kernel properly linked (correlation 9, external id 5): only that one has a launch call and an op. Before, the
+    single 0-call was read as the launch of all three (a 770 µs "launch latency") and aten::add as their op."""
+    p = tmp_path / "c0.pt.trace.json"
+    p.write_text(json.dumps({"traceEvents": [
+        _op("aten::add", 0, 0), _call(5, 0, 0), _kernel("kernA", 30, 0, 0), _kernel("kernB", 400, 0, 0),
+        _kernel("kernC", 800, 0, 0), _op("aten::mul", 700, 5), _call(705, 9, 5), _kernel("kernD", 820, 9, 5)]}))
+    src = gpulens.analyze([p], cache=False).sources[0]
+    from gpulens.analyzers.launches import link_gpu_to_launch
+
+    ev = src.timeline.events
+    links = link_gpu_to_launch(src.timeline)
+    names = ev.loc[links.index, "name"].astype(str).tolist()
+    linked = {n for n, missing in zip(names, links["launch_event_id"].isna()) if not missing}
+    assert linked == {"kernD"}
+    with_op = {n for n, v in zip(names, links["op_event_id"].isna()) if not v}
+    assert with_op == {"kernD"}
+    lt = src.results["launches"].table
+    assert int(lt["gpu_events"].sum()) == 1  # one GPU event has a launch call: kernD
+    ll = src.results["launch_latency"].table
+    assert set(ll["name"].astype(str)) == {"kernD"}
+    assert int(ll["latency_p50_ns"].iloc[0]) == (820 - 705) * 1000  # its own call: 820 − 705 µs
+
+
+def test_zero_ids_of_a_real_trace_are_missing_not_zero():
+    """The TensorBoard-plugin ResNet-50 trace writes ``"external id": 0`` on GPU events and runtime calls no operator
+    made: counted in the file here; the Timeline holds them as missing, and no event keeps an id of 0."""
+    p = shared_trace("kineto/kineto_tbplugin_resnet50_legacy_worker0.pt.trace.json.gz")
+    events = json.loads(gzip.open(p).read())["traceEvents"]
+    zero = sum(1 for e in events if (e.get("args") or {}).get("external id") == 0)
+    assert zero == 937
+    import gpulens.collectors as col
+
+    tl = col.collect(p, cache=False)
+    for c in ("external_id", "correlation_id"):
+        assert not (tl.events[c] == 0).fillna(False).any()
+    assert int(tl.events["external_id"].isna().sum()) >= zero
