@@ -136,3 +136,95 @@ def test_zero_ids_of_a_real_trace_are_missing_not_zero():
     for c in ("external_id", "correlation_id"):
         assert not (tl.events[c] == 0).fillna(False).any()
     assert int(tl.events["external_id"].isna().sum()) >= zero
+
+
+# --- diff: one definition per count; a copy's direction is part of its work -------------------------------------
+
+def _prog(path: Path, device: dict, gemm: str, gemm_us: float, copy: str, copy_us: float) -> Path:
+    """Three rounds of: a GEMM, a ``Memset (Device)`` of 2 µs and a copy ``copy`` of ``copy_us``, none linked to an
+    operator (so no operator match can pair them)."""
+    from tests.dig_traces import KTrace
+
+    t = KTrace(device)
+    cpu, gpu = 100.0, 1000.0
+    for _ in range(3):
+        t.launch(0, cpu, [(gemm, gpu, gemm_us)], linked=False)
+        t.launch(0, cpu + 5, [("Memset (Device)", gpu + gemm_us + 1, 2.0)], linked=False, cat="gpu_memset",
+                 api="cudaMemsetAsync")
+        t.launch(0, cpu + 10, [(copy, gpu + gemm_us + 5, copy_us)], linked=False, cat="gpu_memcpy",
+                 api="cudaMemcpyAsync")
+        cpu, gpu = cpu + 30, gpu + gemm_us + copy_us + 10
+    return t.write(path)
+
+
+def test_matched_by_name_says_how_many_are_copies_or_memsets(tmp_path):
+    """Same GEMM and the same memset on both sides, other copies: 2 rows match by name — the GEMM and the memset —
+    and 1 kernel name is in common. The header said "2 matched by name" beside the workload's kernel count of 1."""
+    from gpulens.diff import diff
+    from gpulens.reports.diff import render_markdown
+    from tests.dig_traces import H100
+
+    gemm = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64"
+    r = diff(_prog(tmp_path / "a.json", H100, gemm, 100.0, "Memcpy DtoH (Device -> Pageable)", 10.0),
+             _prog(tmp_path / "b.json", H100, gemm, 90.0, "Memcpy DtoD (Device -> Device)", 4.0))
+    s = r.summary
+    assert (s["matched_by_name"], s["matched_by_name_transfers"]) == (2, 1)
+    assert s["workload"]["common"] == 1  # kernel names only: the GEMM
+    assert "2 matched by name (1 kernel, 1 copy or memset)" in " ".join(render_markdown(r).split())
+
+
+def test_cross_vendor_copies_of_other_directions_are_not_one_row(tmp_path):
+    """H100 copies device → host (3 × 10 µs), the MI300X device → device (3 × 4 µs): two pieces of other work. One
+    category row once held both ("DtoH | HtoD → DtoD"); now the device-to-host copies vanish (−30 µs) and the
+    device-to-device ones are new (+12 µs), each its own row."""
+    from gpulens.diff import diff
+    from tests.dig_traces import H100, MI300X
+
+    r = diff(_prog(tmp_path / "h.json", H100, "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", 100.0,
+                   "Memcpy DtoH (Device -> Pageable)", 10.0),
+             _prog(tmp_path / "m.json", MI300X, "Cijk_Alik_Bljk_B_MT256x128x64_MI16x16x1", 130.0,
+                   "Memcpy DtoD (Device -> Device)", 4.0))
+    k = r.tables["kernels"]
+    both = k[k["base_kernels"].str.contains("DtoH") & k["cand_kernels"].str.contains("DtoD")]
+    assert both.empty, both[["kernel", "kernels"]].to_string()
+    dtoh = k[k["base_kernels"].str.contains("DtoH")]
+    dtod = k[k["cand_kernels"].str.contains("DtoD")]
+    assert len(dtoh) == 1 and int(dtoh["delta_ns"].iloc[0]) == -30_000
+    assert len(dtod) == 1 and int(dtod["delta_ns"].iloc[0]) == 12_000
+
+
+# --- wordings that read as another quantity -------------------------------------------------------------------------
+
+def test_clipped_sum_that_prints_alike_names_what_was_clipped():
+    """401,440,000 ns recorded, 401,439,998 ns after clipping: both print 401.44 ms, so the text says the 2 ns
+    (401,440,000 − 401,439,998) clipped — "401.44 ms … (401.44 ms after clipping …)" read as a clipping of nothing."""
+    from gpulens.reports._run_text import kernel_time_text
+
+    sm = {"kernel_time_ns": 401_440_000, "kernel_effective_ns": 401_439_998, "kernel_busy_ns": 400_000_000}
+    assert kernel_time_text(sm).startswith(
+        "401.44 ms summed as recorded (401.44 ms after clipping 2 ns of overruns of the next event on their stream)")
+    sm = {"kernel_time_ns": 19_000, "kernel_effective_ns": 15_000, "kernel_busy_ns": 15_000}  # 19 − 15 µs visible
+    assert "(15.00 µs after clipping overruns of" in kernel_time_text(sm)
+
+
+def test_one_off_gap_scope_names_the_time_judged_not_the_gap():
+    """A verdict judged without a one-off gap between kernels: the figure after the colon is the span less the gap
+    (what was judged), never read as the gap: span 1000 µs, gap 800 µs → "… less a one-off gap: 200.00 µs"."""
+    from types import SimpleNamespace
+
+    from gpulens.analyzers._run_shares import verdict_scope
+
+    bn = SimpleNamespace(skipped=False, summary={
+        "idle_boundary_ns": 800_000, "device_span_ns": 1_000_000, "steady_span_ns": 200_000, "min_share": 0.1,
+        "boundary_gaps": [{"position": "between", "dur_ns": 800_000}]})
+    assert verdict_scope(bn) == "judged on the span less a one-off gap: 200.00 µs, 20.0 % of the span"
+
+
+def test_gap_against_median_names_the_median_first():
+    """SGLang decode on an MI300X: a 463.30 ms warm-up gap beside back-to-back kernels (median gap 1 ns)."""
+    from gpulens.analyzers._idle_findings import _against_median
+
+    assert _against_median({"dur_ns": 463_295_405, "median_other_gap_ns": 1}) == \
+        "the other gaps' median is 1 ns (work back to back): it is over 1000× that"
+    assert _against_median({"dur_ns": 1_200_000, "median_other_gap_ns": 100_000}) == \
+        "the other gaps' median is 100.00 µs: it is 12× that"

@@ -197,9 +197,10 @@ def verdict_scope(bn: Any) -> str | None:
     negligible and the verdict is about the span as shown. Gaps all before the first kernel or after the last
     (``position`` leading / trailing) lie provably outside the steady state: "judged on the steady state: 11.60 ms,
     12.9 % of the span"; a gap between kernels does not (a stall of the run itself, its cause unknown): "judged
-    outside a one-off gap: …". The reports put it in the verdict's label ("gpu-bound (judged on the steady state:
-    11.60 ms, 12.9 % of the span)"), so a badge never
-    reads "gpu-bound" beside a GPU 87 % idle (rocprof v1 gunrock MI300X: a 78.42 ms warm-up gap of a 90.02 ms span).
+    on the span less a one-off gap: …" (the time after the colon is what was judged, never the gap). The reports put
+    it in the verdict's label ("gpu-bound (judged on the steady state: 11.60 ms, 12.9 % of the span)"), so a badge
+    never reads "gpu-bound" beside a GPU 87 % idle (rocprof v1 gunrock MI300X: a 78.42 ms warm-up gap of a 90.02 ms
+    span).
     None when the verdict is about the whole span or a figure is not measured."""
     if bn is None or getattr(bn, "skipped", True):
         return None
@@ -211,7 +212,9 @@ def verdict_scope(bn: Any) -> str | None:
         return None
     positions = {str(g.get("position")) for g in (s.get("boundary_gaps") or [])}
     where = "on the steady state" if positions and positions <= {"leading", "trailing"} else (
-        "outside a one-off gap" if len(s.get("boundary_gaps") or []) <= 1 else "outside one-off gaps")
+        # the figure after the colon is the time judged, named first: "judged outside a one-off gap: 179.00 µs" read
+        # as the gap's length (a 179.00 µs remainder of a span the gap filled)
+        "on the span less a one-off gap" if len(s.get("boundary_gaps") or []) <= 1 else "on the span less one-off gaps")
     # the time judged first, then its share: "steady state: 12.9 %" alone read as "12.9 % gpu-bound"
     return f"judged {where}: {fmt_ns(int(steady))}, {share_pct_text(100.0 * int(steady) / int(span))} of the span"
 

@@ -292,7 +292,8 @@ def answer(s: Any) -> Answer:
             cut = truncated_text(s.timeline)
             return Answer(head, f"The input is truncated ({cut}) and the part that could be read holds no GPU "
                           "event: a profiler writes its GPU events after the host events, so they are in the lost "
-                          "part.", [], f"the input is truncated ({cut}); the part that could be read holds no GPU event")
+                          "part.", [],
+                          f"the input is truncated ({cut}); the part that could be read holds no GPU event")
         if code == "incomplete-capture":  # launch calls with no GPU record: the work ran, the capture lost it
             broken = next(str(src["incomplete_capture"]) for src in meta.sources if src.get("incomplete_capture"))
             return Answer(head, f"No GPU event was recorded, but the capture is incomplete: {broken}.",

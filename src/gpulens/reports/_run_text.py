@@ -206,8 +206,12 @@ def kernel_time_text(sm: Mapping[str, Any]) -> str:
     eff = sm.get("kernel_effective_ns")
     # recorded durations that run past the next event on their stream were clipped for every per-kernel table:
     # the recorded sum is said with the clipped one beside it, so the tables' totals never contradict it unexplained
-    clipped = (f" as recorded ({fmt_ns(eff)} after clipping overruns of the next event on their stream)"
-               if not is_missing(eff) and eff < sm["kernel_time_ns"] else "")
+    clipped = ""
+    if not is_missing(eff) and eff < sm["kernel_time_ns"]:
+        # two sums that print alike name what was clipped: "401.44 ms summed as recorded (401.44 ms after clipping
+        # …)" read as a clipping that removed nothing
+        cut = (f" {fmt_ns(sm['kernel_time_ns'] - eff)} of" if fmt_ns(eff) == fmt_ns(sm["kernel_time_ns"]) else "")
+        clipped = f" as recorded ({fmt_ns(eff)} after clipping{cut} overruns of the next event on their stream)"
     # over several GPUs the union is taken per GPU and summed: device time, beside a wall span it can exceed
     per = " per GPU, summed over the GPUs" if _several_gpus(dict(sm)) else ""
     return (f"{fmt_ns(sm['kernel_time_ns'])} summed{clipped}, "

@@ -25,7 +25,7 @@ from gpulens.reports._html_diff import CHART_CSS, diff_charts
 from gpulens.reports._names import short_names
 from gpulens.reports.console import fmt_ns
 from gpulens.reports.gate_markdown import md_escape
-from gpulens.units import share_pct_text
+from gpulens.units import plural, share_pct_text
 
 #: JSON layout version of a diff document (docs/report-schema.md, "gpulens diff").
 DIFF_SCHEMA_VERSION = 2
@@ -194,11 +194,22 @@ def _facts(r: DiffResult) -> list[tuple[str, str]]:
     s = r.summary
     return [("base", f"{r.base.label} ({', '.join(r.base.devices) or 'GPU not recorded'}; {r.base.note})"),
             ("candidate", f"{r.cand.label} ({', '.join(r.cand.devices) or 'GPU not recorded'}; {r.cand.note})"),
-            ("kernel rows", f"{s['matched_by_name']} matched by name, {s['matched_by_op']} through operator + "
+            ("kernel rows", f"{s['matched_by_name']} matched by name{_transfers_note(s)}, {s['matched_by_op']} "
+                            "through operator + "
                             f"shapes, {s.get('matched_by_variant', 0)} as variants (other template values), "
                             f"{s.get('matched_by_category', 0)} by work category (kernels left unmatched), "
                             f"{s['new_kernels']} new, {s['vanished_kernels']} vanished"),
             ("of Δ", _of_delta_fact(s))]
+
+
+def _transfers_note(s: dict[str, Any]) -> str:
+    """How many of the rows matched by name are copies or memsets: ``" (2 kernels, 1 copy or memset)"``, ``""``
+    when none is — the workload warning counts kernel names only, and its "2 of 8 kernel names in common" beside
+    "3 matched by name" read as two counts of one thing."""
+    t = int(s.get("matched_by_name_transfers") or 0)
+    if not t:
+        return ""
+    return f" ({plural(int(s['matched_by_name']) - t, 'kernel')}, {plural(t, 'copy or memset', 'copies or memsets')})"
 
 
 def _of_delta_fact(s: dict[str, Any]) -> str:
