@@ -228,3 +228,22 @@ def test_gap_against_median_names_the_median_first():
         "the other gaps' median is 1 ns (work back to back): it is over 1000× that"
     assert _against_median({"dur_ns": 1_200_000, "median_other_gap_ns": 100_000}) == \
         "the other gaps' median is 100.00 µs: it is 12× that"
+
+
+# --- the legend words a bound as the rule decides it ----------------------------------------------------------------
+
+def test_latency_legend_covers_each_case_the_rule_calls_latency_bound():
+    """The rule calls a kernel latency/occupancy-bound (a) on measured speed of light with its busiest unit under
+    SOL_BOUND_PCT (60 %) — ncu's "tiny" kernel: memory 0.4 %, compute 0 % — and (b) with no throughput figure at all,
+    on a grid of 1 block on 132 SMs. The legend said only "under 50 % of both roofs": neither case's words."""
+    from gpulens.analyzers._verdict_facts import Evidence
+    from gpulens.analyzers.verdict_rules import SOL_BOUND_PCT, decide
+    from gpulens.reports._html_answer import bound_meanings
+
+    by_sol = decide(Evidence("k", "kernel", 1, 10_000, sol_bound="latency", sol_pct=55.0, roof_source="sol",
+                             compute_pct=10.0, memory_pct=55.0, mean_blocks=1.0, num_sms=132))
+    by_grid = decide(Evidence("k", "kernel", 1, 10_000, mean_blocks=1.0, num_sms=132))
+    assert by_sol.verdict == by_grid.verdict == "latency/occupancy-bound"
+    words = bound_meanings()["latency/occupancy-bound"]
+    assert f"under {SOL_BOUND_PCT:g} % of peak" in words  # case (a): 55 % of peak is not "under 50 %"
+    assert "with no throughput figure, a grid of fewer blocks than 90 % of the SMs/CUs" in words  # case (b)

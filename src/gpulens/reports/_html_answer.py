@@ -37,6 +37,7 @@ def bound_meanings() -> dict[str, str]:
     a kernel engineer's words: each bound pill's tooltip and the Stalls & verdicts page's legend. Thresholds are the verdict rules' own
     (:data:`~gpulens.analyzers.verdict_rules.ROOF_BOUND_PCT` of the roofline's attainable roof,
     :data:`~gpulens.analyzers.verdict_rules.SOL_BOUND_PCT` of a unit's peak on measured speed of light)."""
+    from gpulens.analyzers._verdict_facts import FULL_GRID_SHARE as full
     from gpulens.analyzers.verdict_rules import ROOF_BOUND_PCT as roof, SOL_BOUND_PCT as sol
 
     return {
@@ -44,8 +45,12 @@ def bound_meanings() -> dict[str, str]:
                          f"a compute pipe at ≥ {sol:g} % of peak (measured speed of light)",
         "memory-bound": f"limited by memory bandwidth: at ≥ {roof:g} % of its memory roof, or its busiest unit is DRAM, "
                         f"L1 or L2 at ≥ {sol:g} % of peak (measured speed of light)",
-        "latency/occupancy-bound": f"under {roof:g} % of both roofs, and the grid, occupancy or stall counters say why: "
-                                   "too few warps in flight to hide latency",
+        # the rule's own cases (verdict_rules.decide): a measured position, else the grid alone — "under 50 % of
+        # both roofs" read beside an ncu kernel called latency-bound by its speed of light (60 %) or its grid
+        "latency/occupancy-bound": f"too few warps in flight to hide latency: under {roof:g} % of both roofs, or its "
+                                   f"busiest unit under {sol:g} % of peak (measured speed of light), with the grid, "
+                                   "occupancy or stall counters saying why; with no throughput figure, a grid of "
+                                   f"fewer blocks than {100 * full:g} % of the SMs/CUs (the others left idle)",
         "below-roofs": f"below both roofs: under {roof:g} % of its compute and its memory roof, with nothing measured "
                        "that says why (latency, occupancy, narrow loads or launch overhead); its next step says "
                        "what would tell",
