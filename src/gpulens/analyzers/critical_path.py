@@ -338,13 +338,21 @@ class CriticalPath(Analyzer):
         # H200 read "CPU ops hold 64.6 % of the step time" beside "74.1 % of the 226.13 ms path" with no common figure)
         over = over or (f" ({fmt_ns(per.iloc[0])} of {fmt_ns(path)}, summed over {len(windows)} steps)"
                         if stepped and not cut and len(windows) > 1 else "")
-        if top in ("cpu_op", "runtime", "host_idle") and summary["host_share"] * path >= per.iloc[0] > 0 \
-                and summary["host_share"] * path > per.iloc[0] * 1.001:
-            # the class is a part of the host's share of the path that the answer names: said so, with that share
-            host = f"all host work, less its waits while the GPU was busy: {share_pct_text(100 * summary['host_share'])}"
-            over = f"{over[:-1]}; {host})" if over.endswith(")") else f" ({host})"
         title = (f"Critical path: {CLASS_WORDS.get(top, top)} hold {pct_words(100 * per.iloc[0] / path)} of the "
                  f"{whole}{over}")
+        if top in ("cpu_op", "runtime", "host_idle") and summary["host_share"] * path >= per.iloc[0] > 0 \
+                and summary["host_share"] * path > per.iloc[0] * 1.001:
+            # the class is a part of the host's share of the path that the answer's headline names: the finding
+            # leads with that share — the one figure of the host's part of the path — and names the class as its
+            # largest part (GPT-2 on an H200 led "CPU ops hold 64.6 % of the step time" below a headline "host
+            # work (74.1 % of it)", two shares of one path that read as one quantity)
+            summed = (f", summed over {ranks} ranks' {'steps' if stepped else 'traces'}" if ranks > 1 else
+                      f", summed over {len(windows)} steps" if stepped and not cut and len(windows) > 1 else "")
+            hs = summary["host_share"]
+            title = (f"Critical path: host work holds {share_pct_text(100 * hs)} of the {whole} "
+                     f"({fmt_ns(hs * path)} of {fmt_ns(path)}{summed}, less its waits while the GPU was busy); the "
+                     f"largest part, {CLASS_WORDS.get(top, top)}: {fmt_ns(per.iloc[0])} "
+                     f"({pct_words(100 * per.iloc[0] / path)})")
         said = (f"the path is {bound.upper()}-bound" if bound != "unknown" else
                 "what bounds the path is unknown")
         detail = (f"Over {plural(len(windows), 'window(s)')} {said} "
