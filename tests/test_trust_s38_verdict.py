@@ -103,7 +103,8 @@ def test_critical_path_share_names_its_time_and_path(gpt2):
     title = cp.findings[0].title
     # s39: led by the host's share (the headline's one figure), the CPU ops named as its largest part
     assert f"of the step time (" in title and f" of {fmt_ns(path)}, summed over 3 steps, less its waits" in title
-    assert title.endswith(f"the largest part, CPU ops: {fmt_ns(cpu)} ({100 * cpu / path:.1f} %)")
+    assert title.endswith(f"CPU ops hold {100 * cpu / path:.1f} % of the step time ({fmt_ns(cpu)}), the largest "
+                          "part")
     # the answer's critical-path line is over the same path: one denominator for the two host shares
     assert f"of the {fmt_ns(path)} path summed over 3 steps" in gpt2.results["verdicts"].summary["path_note"]
 

@@ -10,8 +10,6 @@ import gzip
 import json
 from pathlib import Path
 
-import pytest
-
 import gpulens
 import gpulens.cli
 from tests.conftest import shared_trace

@@ -350,9 +350,9 @@ class CriticalPath(Analyzer):
                       f", summed over {len(windows)} steps" if stepped and not cut and len(windows) > 1 else "")
             hs = summary["host_share"]
             title = (f"Critical path: host work holds {share_pct_text(100 * hs)} of the {whole} "
-                     f"({fmt_ns(hs * path)} of {fmt_ns(path)}{summed}, less its waits while the GPU was busy); the "
-                     f"largest part, {CLASS_WORDS.get(top, top)}: {fmt_ns(per.iloc[0])} "
-                     f"({pct_words(100 * per.iloc[0] / path)})")
+                     f"({fmt_ns(hs * path)} of {fmt_ns(path)}{summed}, less its waits while the GPU was busy); "
+                     f"{CLASS_WORDS.get(top, top)} hold {pct_words(100 * per.iloc[0] / path)} of the {whole} "
+                     f"({fmt_ns(per.iloc[0])}), the largest part")
         said = (f"the path is {bound.upper()}-bound" if bound != "unknown" else
                 "what bounds the path is unknown")
         detail = (f"Over {plural(len(windows), 'window(s)')} {said} "
