@@ -125,6 +125,14 @@ def unread_device_work(timeline: Any) -> str:
     return "; ".join(str(s["unread_device_events"]) for s in timeline.meta.sources if s.get("unread_device_events"))
 
 
+def incomplete_capture_note(timeline: Any) -> str:
+    """The collectors' incomplete-capture sentences (``meta.sources[i]["incomplete_capture"]``: launch calls recorded
+    with no GPU activity table or record at all, nsys' CUDA collection failing, an API-only rocprofv3 file), joined;
+    ``""`` when there are none. Where it is set, "no GPU event" means the GPU side was not traced, not that nothing
+    ran: no run verdict rests on it."""
+    return "; ".join(str(s["incomplete_capture"]) for s in timeline.meta.sources if s.get("incomplete_capture"))
+
+
 def no_gpu_extent(timeline: Any) -> bool:
     """True when every kernel and collective of the Timeline lasts 0 ns (with none, every copy and fill): the GPU's
     work has no measured time — busy % would be 0 / 0 or the copies' time alone, kernel shares 0 / 0 (unknown, not

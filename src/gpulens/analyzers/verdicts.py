@@ -45,7 +45,7 @@ from gpulens.analyzers.context import context_of, first_seen_codes, reindex_sort
 from gpulens.analyzers._optree import gpu_op_links
 from gpulens.analyzers.launches import link_gpu_to_launch
 from gpulens.analyzers.stalls import kernel_percentages
-from gpulens.analyzers._span import busy_unknown_reason, unread_device_work
+from gpulens.analyzers._span import busy_unknown_reason, incomplete_capture_note, unread_device_work
 from gpulens.analyzers._stake import assumed_premise, floor_stake, sol_attained_pct, upper_clause
 from gpulens.analyzers.roofline import Roofline
 from gpulens.analyzers.speed_of_light import missing_for_bound
@@ -114,9 +114,12 @@ class Verdicts(Analyzer):
                 return AnalysisResult(self.name, t, COLUMNS, self._run_summary(
                     t, results, [], busy_unknown_reason(timeline) is not None), [])
             unread = unread_device_work(timeline) if none else ""  # device work in events not read: no verdict
-            run = "no-gpu-work" if none and not unread else "undetermined"
+            # launch calls without any GPU record (the GPU side not traced): whether the GPU worked is unknown
+            broken = incomplete_capture_note(timeline) if none and not unread else ""
+            run = "no-gpu-work" if none and not unread and not broken else "undetermined"
             chosen = next((str(src["selection"]) for src in timeline.meta.sources if src.get("selection")), "")
             basis = (f"device work recorded only in events gpulens does not read ({unread})" if unread else
+                     f"incomplete capture, the GPU side not traced: {broken}" if broken else
                      f"no GPU work in the selection ({chosen})" if none and chosen else
                      "no GPU work in the input" if none else "no kernel durations to classify")
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
