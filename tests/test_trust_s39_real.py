@@ -1,0 +1,171 @@
+"""Real profiler outputs (session 39, "held-back real traces"): wrong conclusions and unread inputs on real files.
+
+1. A capture whose GPU side was not traced got the run verdict "no-gpu-work". HazyResearch/zoology @
+   0f98dfe96d5ed1c994794d5d8d82f5c03b580b0c ``trace.json`` (Apache-2.0; 530 kB, so not copied): a Kineto trace of
+   October 2023 on 8 × A100 80GB PCIe with 1,206 ``cpu_op``, 236 ``cudaLaunchKernel`` and 24 ``cuLaunchKernel`` calls
+   (correlation 11586–15661) and not one ``kernel``/``gpu_memcpy``/``gpu_memset`` event (ProfilerActivity.CUDA off).
+   The console and Markdown said "incomplete capture", yet the JSON's ``summary.verdict`` and
+   ``verdicts.run_verdict`` said ``no-gpu-work`` — a claim that nothing ran, for a run that launched 260 kernels. The
+   same for an nsys export with the kernel table absent (haroonsyed/NVIDIA_SGEMM_PRACTICE @ 51a630e0
+   ``report1.sqlite``: 192 cudaLaunchKernel, no CUPTI_ACTIVITY_KIND_KERNEL table) and for a rocprofv3 API-only CSV.
+   Kind: absence of records read as absence of work (in the one figure the JSON consumer reads). Now a run whose
+   collectors flagged an incomplete capture is ``undetermined``, with the capture's sentence as its basis; a trace
+   without launch calls stays ``no-gpu-work``.
+2. A rocprofv3 kernel trace of the older column layout was told to be collected again as itself. The MI300A
+   Jacobi example of amd/HPCTrainingExamples (``Rocprofv3/OpenMP/README.md``, ROCm 6.2.1, MIT) prints
+   ``rocprofv3 --kernel-trace`` output with ``Private_Segment_Size, Group_Segment_Size`` and no ``VGPR_Count``; gpulens
+   skipped occupancy with "the trace records no registers per thread …; collect rocprofv3 --kernel-trace" — the
+   command that wrote the file. Kind: a next step asking for the input the user already has. Now the collector notes
+   that this layout cannot hold registers and the occupancy skip reason says so (a newer rocprofv3, or counters).
+3. rocprof v1 ``queue-id`` (and every other id or size column of an AMD CSV) holding digits of another script
+   (``"٣"``, full-width ``"３"``) or text was read as unknown without a word: the stream of those dispatches vanished
+   from per-stream figures silently. Kind: damaged fields dropped without a count. Now a warning counts them and
+   shows the first one.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import gpulens
+import gpulens.cli
+from gpulens.collectors import collect
+
+DATA = Path(__file__).parent / "data"
+
+
+def _kineto_launches_only(path: Path, n_launch: int) -> Path:
+    """A Kineto trace shaped like zoology's: a device list, host operators and ``n_launch`` cudaLaunchKernel calls
+    (each with its correlation id and an ac2g flow start), and no GPU activity event at all."""
+    ev = [{"ph": "X", "cat": "user_annotation", "name": "model_inference", "pid": 7, "tid": 7, "ts": 1000,
+           "dur": 1000}]
+    for i in range(n_launch):
+        ts = 1010 + 100 * i
+        ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 7, "tid": 7, "ts": ts, "dur": 50,
+                   "args": {"External id": 10 + i}})
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": ts + 5,
+                   "dur": 8, "args": {"External id": 10 + i, "cbid": 211, "correlation": 500 + i}})
+        ev.append({"ph": "s", "id": 500 + i, "pid": 7, "tid": 7, "ts": ts + 5, "cat": "ac2g", "name": "ac2g"})
+    doc = {"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA A100 80GB PCIe", "computeMajor": 8,
+                                                     "computeMinor": 0, "numSms": 108}],
+           "traceEvents": ev}
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_launch_calls_without_gpu_records_are_no_run_verdict(tmp_path):
+    p = _kineto_launches_only(tmp_path / "t.json", 3)
+    src = gpulens.analyze([p]).sources[0]
+    assert src.summary["kernel_count"] == 0                      # no GPU event in the file
+    vd = src.results["verdicts"].summary
+    assert vd["run_verdict"] == "undetermined" and src.summary["verdict"] == "undetermined"
+    # the basis names the capture's gap: 3 launch calls (correlation 500–502) with no GPU record
+    assert vd["basis"].startswith("incomplete capture") and "3 launch calls" in vd["basis"]
+    assert "500" in vd["basis"] and "502" in vd["basis"]
+
+
+def test_json_report_of_an_incomplete_capture_says_undetermined(tmp_path):
+    p = _kineto_launches_only(tmp_path / "t.json", 2)
+    out = tmp_path / "r.json"
+    gpulens.cli.main(["analyze", "-q", "--no-cache", str(p), "--json", str(out)])
+    s = json.loads(out.read_text())["sources"][0]
+    assert s["summary"]["verdict"] == "undetermined"
+    assert s["analyses"]["verdicts"]["summary"]["run_verdict"] == "undetermined"
+
+
+def test_a_host_only_trace_without_launch_calls_keeps_no_gpu_work(tmp_path):
+    p = _kineto_launches_only(tmp_path / "t.json", 0)             # one annotation, no launch call: nothing ran
+    src = gpulens.analyze([p]).sources[0]
+    assert src.results["verdicts"].summary["run_verdict"] == "no-gpu-work"
+
+
+def test_rocprofv3_api_only_csv_is_undetermined_not_no_gpu_work():
+    # rocprofiler-sdk's documentation hsa_api_trace.csv: 10 HSA_CORE_API rows, no dispatch (PROVENANCE.md)
+    src = gpulens.analyze([DATA / "rocprof/v3_csv_sdk_docs_api/hsa_api_trace.csv"]).sources[0]
+    assert src.summary["kernel_count"] == 0
+    assert src.results["verdicts"].summary["run_verdict"] == "undetermined"
+    assert "10 rows" in src.results["verdicts"].summary["basis"]
+
+
+# --- 2. rocprofv3 kernel trace without register columns -------------------------------------------------------------
+
+_AGENT_HEAD = ('"Node_Id","Logical_Node_Id","Agent_Type","Cpu_Cores_Count","Simd_Count","Max_Waves_Per_Simd",'
+               '"Lds_Size_In_Kb","Wave_Front_Size","Cu_Count","Simd_Per_Cu","Max_Waves_Per_Cu",'
+               '"Workgroup_Max_Size","Name","Vendor_Name","Product_Name"\n')
+# the MI300A row of the README's agent_info.csv (columns as read: 912 SIMDs, 8 waves/SIMD, 64 KiB LDS, wave64,
+# 228 CUs, 4 SIMDs/CU, 32 waves/CU), a CPU row before it
+_AGENTS = (_AGENT_HEAD + '0,0,"CPU",48,0,0,0,0,48,0,0,0,"AMD Instinct MI300A Accelerator","CPU",'
+           '"AMD Instinct MI300A Accelerator"\n'
+           '4,4,"GPU",0,912,8,64,64,228,4,32,1024,"gfx942","AMD","AMD Instinct MI300A"\n')
+_OLD_HEAD = ('"Kind","Agent_Id","Queue_Id","Kernel_Id","Kernel_Name","Correlation_Id","Start_Timestamp",'
+             '"End_Timestamp","Private_Segment_Size","Group_Segment_Size","Workgroup_Size_X","Workgroup_Size_Y",'
+             '"Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"\n')
+# three dispatches of the README (norm: 4,360 B of LDS = Group_Segment_Size; laplacian, boundary: none)
+_OLD_ROWS = ('"KERNEL_DISPATCH",4,1,2,"__omp_offloading_32_2f3c6__QMnorm_modPnorm_l26",1,5329321973213203,'
+             '5329321973322123,0,4360,256,1,1,233472,1,1\n'
+             '"KERNEL_DISPATCH",4,1,4,"__omp_offloading_32_2f3c3__QMlaplacian_modPlaplacian_l23",2,5329321976381800,'
+             '5329321976429320,0,0,256,1,1,233472,1,1\n'
+             '"KERNEL_DISPATCH",4,1,1,"__omp_offloading_32_2f3c0__QMboundary_modPboundary_conditions_l24",3,'
+             '5329321979189038,5329321979199278,0,0,256,1,1,4096,1,1\n')
+
+
+def test_old_layout_rocprofv3_kernel_trace_is_not_told_to_collect_itself(tmp_path):
+    (tmp_path / "9_agent_info.csv").write_text(_AGENTS)
+    (tmp_path / "9_kernel_trace.csv").write_text(_OLD_HEAD + _OLD_ROWS)
+    src = gpulens.analyze([tmp_path]).sources[0]
+    ev = src.timeline.events
+    # hand check of the rows: 3 dispatches, 108,920 + 47,520 + 10,240 ns; the norm kernel's LDS read from
+    # Group_Segment_Size, workgroups of 256 work-items
+    assert len(ev) == 3 and int(ev["dur_ns"].sum()) == 108_920 + 47_520 + 10_240
+    norm = ev[ev["name"].str.contains("norm")].iloc[0]
+    assert int(norm["smem_static_bytes"]) == 4360 and int(norm["block_x"]) == 256
+    assert ev["regs_per_thread"].isna().all()                   # the layout has no VGPR column
+    why = src.results["occupancy"].skipped_reason
+    assert "no VGPR_Count" in why and "Private_Segment_Size" in why
+    assert "collect rocprofv3 --kernel-trace" not in why        # the file is that output already
+
+
+def test_new_layout_rocprofv3_kernel_trace_carries_no_such_note(tmp_path):
+    head = _OLD_HEAD.replace('"Private_Segment_Size","Group_Segment_Size"',
+                             '"LDS_Block_Size","Scratch_Size","VGPR_Count","Accum_VGPR_Count","SGPR_Count"')
+    rows = "".join(r.replace(",0,4360,256,", ",4360,0,32,0,16,256,").replace(",0,0,256,", ",0,0,32,0,16,256,")
+                   for r in _OLD_ROWS.splitlines(keepends=True))
+    (tmp_path / "9_agent_info.csv").write_text(_AGENTS)
+    (tmp_path / "9_kernel_trace.csv").write_text(head + rows)
+    tl = collect(tmp_path)
+    assert not any(s.get("launch_fields_unrecorded") for s in tl.meta.sources)
+    assert (tl.events["regs_per_thread"] == 32).all()            # VGPR_Count 32 + Accum_VGPR_Count 0
+
+
+# --- 3. id and size cells that are no number ------------------------------------------------------------------------
+
+_V1_HEAD = ("Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,grd,wgr,lds,scr,arch_vgpr,accum_vgpr,sgpr,"
+            "wave_size,sig,obj,DispatchNs,BeginNs,EndNs,CompleteNs,DurationNs\n")
+
+
+def test_rocprof_v1_queue_ids_in_other_scripts_are_counted(tmp_path):
+    queues = ["0", "\u0663", "\uff13", "0", "x"]                # '0', Arabic-Indic 3, full-width 3, '0', text
+    rows = "".join(f'{i},"k{i % 2} [clone .kd]",2,{q},{i},100,100,1024,256,0,0,8,0,16,64,0x0,0x0,'
+                   f"{900 + 1000 * i},{1000 + 1000 * i},{1500 + 1000 * i},{1600 + 1000 * i},500\n"
+                   for i, q in enumerate(queues))
+    p = tmp_path / "results.csv"
+    p.write_text(_V1_HEAD + rows, encoding="utf-8")
+    tl = collect(p)
+    assert len(tl.events) == 5                                    # every dispatch kept
+    streams = tl.events["stream_id"]
+    assert streams.isna().sum() == 3 and (streams.dropna() == 0).all()
+    said = [w for w in tl.meta.warnings if "no number" in w]
+    # 3 of the 5 queue-id cells ('٣', '３', 'x') hold something that is no number; the first is named
+    assert len(said) == 1 and "3 id or size values" in said[0] and "'\u0663' in queue-id" in said[0]
+
+
+def test_empty_and_not_recorded_id_cells_are_not_counted(tmp_path):
+    rows = "".join(f'{i},"k [clone .kd]",2,{q},{i},100,100,1024,256,0,0,8,0,16,64,0x0,0x0,'
+                   f"{900 + 1000 * i},{1000 + 1000 * i},{1500 + 1000 * i},{1600 + 1000 * i},500\n"
+                   for i, q in enumerate(["", "n/a", "1"]))
+    p = tmp_path / "results.csv"
+    p.write_text(_V1_HEAD + rows)
+    tl = collect(p)
+    assert tl.events["stream_id"].isna().sum() == 2             # not recorded: unknown, as before
+    assert not [w for w in tl.meta.warnings if "no number" in w]
