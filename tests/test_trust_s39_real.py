@@ -21,12 +21,21 @@
    (``"٣"``, full-width ``"３"``) or text was read as unknown without a word: the stream of those dispatches vanished
    from per-stream figures silently. Kind: damaged fields dropped without a count. Now a warning counts them and
    shows the first one.
+4. XPU (Intel PTI) copies had no direction. PyTorch's XPU Kineto names them ``Memcpy M2D (MEMORY(Unknown) -> DEVICE)``
+   / ``Memcpy D2M`` (pytorch/kineto's xpupti tests expect exactly ``Memcpy M2D`` / ``Memcpy D2M``; Intel PTI's
+   ``pti_view_memcpy_type`` spells M2M … S2S, "M=Memory, D=Device, H=Host, S=Shared", PTI's tests assert that the M
+   side of a host-buffer upload is host, user-allocated memory; users' B70 analyses list "memcpy M2D (host ->
+   device)"). gpulens read only H/D/P letters: every XPU copy had copy kind unknown, so no HtoD/DtoH bytes, no
+   bandwidth per direction. Kind: a vendor's copy-direction spelling not read. Now M reads as host; a copy naming
+   shared USM (S), which may sit on either side, keeps no direction.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
+import pandas as pd
 
 import gpulens
 import gpulens.cli
@@ -169,3 +178,33 @@ def test_empty_and_not_recorded_id_cells_are_not_counted(tmp_path):
     tl = collect(p)
     assert tl.events["stream_id"].isna().sum() == 2             # not recorded: unknown, as before
     assert not [w for w in tl.meta.warnings if "no number" in w]
+
+
+# --- 4. XPU copy directions ------------------------------------------------------------------------------------------
+
+def test_xpu_kineto_copies_read_their_direction(tmp_path):
+    ev = []
+
+    def x(cat, name, ts, dur, args):
+        gpu = cat in ("kernel", "gpu_memcpy")
+        ev.append({"ph": "X", "cat": cat, "name": name, "pid": 0 if gpu else 9, "tid": 1 if gpu else 9, "ts": ts,
+                   "dur": dur, "args": args})
+
+    x("xpu_runtime", "urEnqueueUSMMemcpy", 10, 5, {"correlation": 1})
+    x("gpu_memcpy", "Memcpy M2D (MEMORY(Unknown) -> DEVICE)", 20, 4, {"correlation": 1, "bytes": 4096, "device": 0})
+    x("xpu_runtime", "urEnqueueKernelLaunch", 30, 5, {"correlation": 2})
+    x("kernel", "gemm_kernel", 40, 10, {"correlation": 2, "device": 0})
+    x("xpu_runtime", "urEnqueueUSMMemcpy", 55, 5, {"correlation": 3})
+    x("gpu_memcpy", "Memcpy D2M (DEVICE -> MEMORY(Unknown))", 60, 2, {"correlation": 3, "bytes": 1024, "device": 0})
+    x("gpu_memcpy", "Memcpy S2D (SHARED -> DEVICE)", 70, 2, {"bytes": 512, "device": 0})
+    p = tmp_path / "xpu.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+    src = gpulens.analyze([p]).sources[0]
+    ev_t = src.timeline.events.set_index("name")
+    assert ev_t.loc["Memcpy M2D (MEMORY(Unknown) -> DEVICE)", "copy_kind"] == "HtoD"
+    assert ev_t.loc["Memcpy D2M (DEVICE -> MEMORY(Unknown))", "copy_kind"] == "DtoH"
+    assert pd.isna(ev_t.loc["Memcpy S2D (SHARED -> DEVICE)", "copy_kind"])   # shared USM: either side
+    t = src.results["copies"].table.set_index("copy_kind")
+    # 4,096 B in 4 µs up, 1,024 B in 2 µs down: the rows the copies table shows per direction
+    assert int(t.loc["HtoD", "bytes"]) == 4096 and int(t.loc["HtoD", "time_ns"]) == 4000
+    assert int(t.loc["DtoH", "bytes"]) == 1024 and int(t.loc["DtoH", "time_ns"]) == 2000
