@@ -28,6 +28,14 @@
    device)"). gpulens read only H/D/P letters: every XPU copy had copy kind unknown, so no HtoD/DtoH bytes, no
    bandwidth per direction. Kind: a vendor's copy-direction spelling not read. Now M reads as host; a copy naming
    shared USM (S), which may sit on either side, keeps no direction.
+5. An nsys 2021 export whose CUDA collection failed said "no GPU work — nothing ran on a GPU". mabdullahsoyturk/
+   cardiac-simulation @ 191730345f3b106d98e40fdc266134db642580c3 ``report1.sqlite`` (nsys 2021.3.3, RTX 3060 Laptop
+   GPU, CUDA 11.5; no licence shown, not copied) holds only StringIds, ThreadNames, ProcessStreams, TARGET_INFO_GPU,
+   TARGET_INFO_SYSTEM_ENV and TARGET_INFO_SESSION_START_TIME: no event table at all, a ``cuda-EvtHandlr`` thread (a
+   process that initialised CUDA) and, in StringIds, nsys' diagnostic "No CUDA events collected. Does the process use
+   CUDA?". Newer exports carry that text in a DIAGNOSTIC_EVENT table, which gpulens read; this version writes no such
+   table. Kind: absence of records read as absence of work. Now, without a DIAGNOSTIC_EVENT table, the string table
+   is searched for the same diagnostics: an incomplete capture, run verdict undetermined.
 """
 
 from __future__ import annotations
@@ -208,3 +216,42 @@ def test_xpu_kineto_copies_read_their_direction(tmp_path):
     # 4,096 B in 4 µs up, 1,024 B in 2 µs down: the rows the copies table shows per direction
     assert int(t.loc["HtoD", "bytes"]) == 4096 and int(t.loc["HtoD", "time_ns"]) == 4000
     assert int(t.loc["DtoH", "bytes"]) == 1024 and int(t.loc["DtoH", "time_ns"]) == 2000
+
+
+# --- 5. nsys 2021 export: the CUDA-collection diagnostic only in StringIds ------------------------------------------
+
+def _nsys2021_export(tmp_path, strings):
+    """cardiac-simulation's export shape (module doc, item 5): StringIds, ThreadNames, TARGET_INFO_GPU and the
+    session start, no event table and no DIAGNOSTIC_EVENT table."""
+    import sqlite3
+
+    p = tmp_path / "report1.sqlite"
+    con = sqlite3.connect(p)
+    con.executescript("""
+        CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE ThreadNames (nameId INTEGER, priority INTEGER, globalTid INTEGER);
+        CREATE TABLE TARGET_INFO_GPU (id INTEGER, name TEXT, smCount INTEGER, computeMajor INTEGER,
+                                      computeMinor INTEGER);
+        INSERT INTO TARGET_INFO_GPU VALUES (0, 'NVIDIA GeForce RTX 3060 Laptop GPU', 30, 8, 6);
+        CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INTEGER, utcTime TEXT, localTime TEXT);
+        INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1637396415773942915, '2021-11-20T08:20:15', '');
+    """)
+    con.executemany("INSERT INTO StringIds VALUES (?, ?)", list(enumerate(strings, 1)))
+    con.execute("INSERT INTO ThreadNames VALUES (1, 20, 281614462492798)")
+    con.commit()
+    con.close()
+    return p
+
+
+def test_nsys_2021_export_with_cuda_diagnostic_in_strings_is_incomplete(tmp_path):
+    p = _nsys2021_export(tmp_path, ["cuda-EvtHandlr", "No CUDA events collected. Does the process use CUDA?"])
+    note = collect(p).meta.sources[0]["incomplete_capture"]
+    assert note and "No CUDA events collected" in note
+    src = gpulens.analyze([p]).sources[0]
+    assert src.summary["kernel_count"] == 0 and src.summary["verdict"] == "undetermined"
+
+
+def test_nsys_2021_export_without_the_diagnostic_keeps_no_gpu_work(tmp_path):
+    p = _nsys2021_export(tmp_path, ["main", "kerneloops"])
+    assert not collect(p).meta.sources[0].get("incomplete_capture")
+    assert gpulens.analyze([p]).sources[0].summary["verdict"] == "no-gpu-work"
