@@ -322,8 +322,13 @@ class OccupancyAnalyzer(Analyzer):
             return (f"the file records neither ncu's Occupancy section (sm__maximum_warps_per_active_cycle_pct), "
                     f"nor achieved occupancy (sm__warps_active.avg.pct_of_peak_sustained_active), nor {what} for "
                     f"the hot kernels; " + OccupancyAnalyzer._collect_hint(timeline, device))
-        return _advice.amd_block_words(f"the trace records no {what} for the hot kernels; " + OccupancyAnalyzer.
-                                       _collect_hint(timeline, device, block_missing=not (bs > 0).any()),
+        # the collector knows its file cannot hold registers (a rocprofv3 kernel trace of the layout without them):
+        # "collect a kernel trace" would ask for the file the user already has
+        unrecorded = "; ".join(dict.fromkeys(str(x["launch_fields_unrecorded"]) for x in timeline.meta.sources
+                                             if x.get("launch_fields_unrecorded")))
+        hint = (unrecorded + "." if unrecorded and np.isnan(regs).all() else
+                OccupancyAnalyzer._collect_hint(timeline, device, block_missing=not (bs > 0).any()))
+        return _advice.amd_block_words(f"the trace records no {what} for the hot kernels; " + hint,
                                        _advice.vendor_of(timeline, device))
 
     @staticmethod

@@ -19,7 +19,7 @@ import pandas as pd
 
 from gpulens.collectors._numbers import exact_int, id_of_text, not_recorded
 
-from gpulens.collectors._dispatch import Dispatches
+from gpulens.collectors._dispatch import _SIZES, Dispatches
 from gpulens.errors import TraceFormatError
 
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -119,6 +119,7 @@ def dispatches_from_rows(path: Path, header: list[str], rows: list[list], kind: 
             continue
         else:
             d.cols[key] = pd.to_numeric(_agent_number(s) if key == "device_id" else s, errors="coerce")
+            _count_unreadable_fields(d, header[i], s, d.cols[key], whole=key not in _SIZES)
     if "block_x" in d.cols and "block_y" not in d.cols and lower[col_of["block_x"]] in ("wgr", "workgroup_size"):
         d.cols["block_y"] = d.cols["block_z"] = [1] * d.n  # flattened totals
         if "grid_items_x" in d.cols:
@@ -126,6 +127,28 @@ def dispatches_from_rows(path: Path, header: list[str], rows: list[list], kind: 
     mapped = set(col_of.values())
     _add_counters(d, df, header, lower, mapped)
     return d
+
+
+def _count_unreadable_fields(d: Dispatches, column: str, raw: pd.Series, parsed: pd.Series, whole: bool) -> None:
+    """Count, on ``d``, the cells of an id or size column (``queue-id``, ``Agent_Id``, ``pid``, ``grd`` ...) that
+    hold a value (not empty, not a "no value" marker such as ``n/a``) which is no number — text, digits of another
+    script (``"٣"``, full-width ``"３"``: ``int`` reads them, pandas and every profiler do not) — or, for an id
+    (``whole``), a fraction: each is unknown (the row's queue, agent or process not known), and the user is told
+    how many. A size or count (``_dispatch._SIZES``) that is a number but no whole one is counted by
+    :func:`gpulens.collectors._dispatch.build_timeline` ("no whole number"), not here."""
+    vals = parsed.to_numpy(dtype="float64", na_value=np.nan)
+    bad = np.isnan(vals)
+    if whole:
+        with np.errstate(invalid="ignore"):
+            bad |= ~np.isnan(vals) & (vals != np.trunc(vals))
+    if not bad.any():
+        return
+    texts = raw.to_numpy(dtype=object)[bad]
+    hits = [t for t in texts if not not_recorded(t)]
+    if hits:
+        d.unreadable_field_cells += len(hits)
+        if not d.unreadable_field_example:
+            d.unreadable_field_example = f"{str(hits[0]).strip()[:40]!r} in {column}"
 
 
 def _add_counters(d: Dispatches, df: pd.DataFrame, header: list[str], lower: list[str], mapped: set[int]) -> None:

@@ -91,6 +91,10 @@ class Dispatches:
     #: counter cells that hold something other than a number (text, a list...), left out of every figure
     unreadable_counter_cells: int = 0
     unreadable_counter_example: str = ""  # the first such cell and its column, for the warning
+    #: id and size cells (queue, agent, process, workgroup...) that hold something other than a number
+    #: (:func:`gpulens.collectors._amdcsv.dispatches_from_rows`): unknown, counted in a warning
+    unreadable_field_cells: int = 0
+    unreadable_field_example: str = ""
     #: the GPU devices (``device_id`` values) the source lists, when it lists them: a GPU row that records no device
     #: goes to the only one; with none or several listed it goes to device 0 and a warning counts such rows
     gpus: list[int] | None = None
@@ -151,7 +155,10 @@ def merge(parts: list[Dispatches]) -> Dispatches:
     out = Dispatches(n=n, sci_notation_rows=sum(p.sci_notation_rows for p in parts),
                      unreadable_counter_cells=sum(p.unreadable_counter_cells for p in parts),
                      unreadable_counter_example=next((p.unreadable_counter_example for p in parts
-                                                      if p.unreadable_counter_example), ""))
+                                                      if p.unreadable_counter_example), ""),
+                     unreadable_field_cells=sum(p.unreadable_field_cells for p in parts),
+                     unreadable_field_example=next((p.unreadable_field_example for p in parts
+                                                    if p.unreadable_field_example), ""))
     if any(p.unreadable_ts is not None for p in parts):
         out.unreadable_ts = np.concatenate([np.zeros(p.n, bool) if p.unreadable_ts is None else
                                             np.asarray(p.unreadable_ts, bool) for p in parts])
@@ -414,6 +421,11 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
     if d.unreadable_counter_cells:
         meta.warnings.append(f"{path}: {plural(d.unreadable_counter_cells, 'counter value(s)')} {agree(d.unreadable_counter_cells, 'is not a number', 'are not numbers')} (e.g. "
                              f"{d.unreadable_counter_example}): read as unknown, left out of every mean and total")
+    if d.unreadable_field_cells:
+        k = d.unreadable_field_cells
+        meta.warnings.append(f"{path}: {plural(k, 'id or size value(s)')} (queue, agent, process, thread, "
+                             f"correlation, workgroup, grid, LDS, registers) {agree(k, 'is', 'are')} no number (e.g. "
+                             f"{d.unreadable_field_example}): read as unknown")
     if d.sci_notation_rows:
         meta.warnings.append(f"{path}: {plural(d.sci_notation_rows, 'row(s)')} {agree(d.sci_notation_rows, 'has', 'have')} timestamps in scientific notation "
                              "(e.g. 8.1097E+14): ns precision is lost; zero durations are rejected, not reported")

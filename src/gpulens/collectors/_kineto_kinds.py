@@ -53,6 +53,12 @@ _COPY_KIND_3_RE = re.compile(r"MEMORY_COPY_(HOST|DEVICE|PEER)_TO_(HOST|DEVICE|PE
 _COPY_KIND_4_RE = re.compile(r"Copy(Host|Device|Peer)To(Host|Device|Peer)(?![a-z])")
 #: nsys (2023+) spells them ``[CUDA memcpy Host-to-Device]`` / ``Device-to-Host`` / ``Peer-to-Peer``
 _COPY_KIND_5_RE = re.compile(r"\b(Host|Device|Peer)-to-(Host|Device|Peer)\b")
+#: Intel PTI (XPU Kineto) spells them ``Memcpy M2D (MEMORY(Unknown) -> DEVICE)`` / ``D2M`` / ``H2D`` / ``S2D``, M for
+#: memory no USM allocator made (PTI's MEMORY type: a user-allocated host buffer, as PTI's own tests and its later
+#: "Host (User Allocated)" wording say), S for shared USM, which may sit on either side: a copy naming S has no
+#: direction here
+_COPY_KIND_PTI_RE = re.compile(r"\b([MHDS])2([MHDS])\b")
+_PTI_SIDE = {"M": "H", "H": "H", "D": "D"}
 KIND_LIST = ("kernel", "comm", "memcpy", "memset", "cpu_op", "runtime", "sync", "annotation", "python", "other")
 _K = {k: i for i, k in enumerate(KIND_LIST)}
 
@@ -68,8 +74,8 @@ def kind_of(cat: str, name: str) -> str:
 
 def copy_kind_of(name: str) -> str | None:
     """Copy direction named in a copy's name (``Memcpy HtoD (Pageable -> Device)``, XLA ``MemcpyH2D``,
-    rocprofiler-sdk ``MEMORY_COPY_HOST_TO_DEVICE``, HIP ``CopyHostToDevice``, nsys ``[CUDA memcpy Host-to-Device]``),
-    or None."""
+    rocprofiler-sdk ``MEMORY_COPY_HOST_TO_DEVICE``, HIP ``CopyHostToDevice``, nsys ``[CUDA memcpy Host-to-Device]``,
+    Intel PTI ``Memcpy M2D (MEMORY(Unknown) -> DEVICE)`` = HtoD), or None."""
     m = _COPY_KIND_RE.search(name)
     if m:
         return m.group(1)
@@ -77,7 +83,12 @@ def copy_kind_of(name: str) -> str | None:
     if m:
         return f"{m.group(1)}to{m.group(2)}"
     m = _COPY_KIND_3_RE.search(name) or _COPY_KIND_4_RE.search(name) or _COPY_KIND_5_RE.search(name)
-    return f"{m.group(1)[0].upper()}to{m.group(2)[0].upper()}" if m else None
+    if m:
+        return f"{m.group(1)[0].upper()}to{m.group(2)[0].upper()}"
+    m = _COPY_KIND_PTI_RE.search(name)
+    if m and m.group(1) in _PTI_SIDE and m.group(2) in _PTI_SIDE:
+        return f"{_PTI_SIDE[m.group(1)]}to{_PTI_SIDE[m.group(2)]}"
+    return None
 
 
 _OTHER_PHASES = ("M", "i", "I", "B", "E")  # a tuple: `in` compares with ==, so an unhashable ph is no error

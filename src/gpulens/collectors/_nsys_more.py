@@ -155,12 +155,31 @@ def cuda_not_traced(db: Any) -> str | None:
         except sqlite3.DatabaseError:
             texts = []
     said = [(m, sum(m in t for t in texts)) for m in _CUDA_FAILED]
-    said = [(m, n) for m, n in said if n]
+    said = [f"'{m}' ×{n}" for m, n in said if n]
+    if not said and "DIAGNOSTIC_EVENT" not in db.cols:
+        # older exports (nsys 2021) write no DIAGNOSTIC_EVENT table: the message is in the string table alone
+        said = [f"'{m}' in the export's strings" for m in _CUDA_FAILED if _in_strings(db, m)]
     if not said:
         return _no_cuda_call(db, flags)
-    return ("nsys reported its CUDA collection failing (" + "; ".join(f"'{m}' ×{n}" for m, n in said) + "): the "
+    return ("nsys reported its CUDA collection failing (" + "; ".join(said) + "): the "
             "GPU work, if any, was not traced — profile again (the report's diagnostics, shown by the nsys GUI, say "
             "which process lost its CUDA trace)")
+
+
+def _in_strings(db: Any, text: str) -> bool:
+    """Whether an nsys export's ``StringIds`` holds a value containing ``text`` (an unreadable table: no). An nsys
+    2021 export without a ``DIAGNOSTIC_EVENT`` table keeps its diagnostics' texts there only (mabdullahsoyturk/
+    cardiac-simulation ``report1.sqlite``, nsys 2021.3.3: "No CUDA events collected. Does the process use CUDA?"
+    beside a ``cuda-EvtHandlr`` thread and not one event table)."""
+    import sqlite3
+
+    if not {"value"} <= set(db.cols.get("StringIds", ())):
+        return False
+    try:
+        return db.con.execute("SELECT 1 FROM StringIds WHERE instr(CAST(value AS BLOB), CAST(? AS BLOB)) > 0 LIMIT 1",
+                              (text,)).fetchone() is not None
+    except sqlite3.DatabaseError:
+        return False
 
 
 def _no_cuda_call(db: Any, flags: dict[str, str]) -> str | None:

@@ -39,7 +39,7 @@ import pandas as pd
 
 from gpulens.collectors._amd import device_from_sdk_agent
 from gpulens.collectors._amd_generations import V1, refuse_other_generation
-from gpulens.collectors._amdcsv import NAME_COLUMNS, dispatches_from_rows
+from gpulens.collectors._amdcsv import ALIASES, NAME_COLUMNS, dispatches_from_rows
 from gpulens.collectors._csvrows import read_rows
 from gpulens.collectors._ranks import number_rankless
 from gpulens.collectors._dispatch import Dispatches, build_timeline
@@ -51,6 +51,17 @@ from gpulens.units import plural
 
 _COPY_KIND = {"HOST_TO_DEVICE": "HtoD", "DEVICE_TO_HOST": "DtoH", "DEVICE_TO_DEVICE": "DtoD",
               "HOST_TO_HOST": "HtoH", "PEER_TO_PEER": "PtoP"}
+
+
+#: Why a rocprofv3 kernel trace without register columns gives no registers per dispatch (``meta.sources[i]
+#: ["launch_fields_unrecorded"]``, read by the occupancy analysis): its layout, with ``Private_Segment_Size`` /
+#: ``Group_Segment_Size`` (LDS, read) and no ``VGPR_Count`` / ``Accum_VGPR_Count`` / ``SGPR_Count``, is the one
+#: rocprofv3 wrote before it added them (ROCm 6.2's, e.g. the rocprofiler-sdk documentation's own kernel_trace.csv),
+#: so tracing again with the same option gives the same columns.
+NO_REGISTER_COLUMNS = ("this rocprofv3 kernel trace has no VGPR_Count / Accum_VGPR_Count / SGPR_Count columns (the "
+                       "older layout, with Private_Segment_Size and Group_Segment_Size), so it cannot record them: "
+                       "trace again with a newer rocprofv3 (--kernel-trace), whose kernel_trace.csv carries them, or "
+                       "collect rocprof-compute / rocprofv3 --pmc counters for a measured occupancy")
 
 
 def v3_kind(cols: list[str]) -> str | None:
@@ -171,6 +182,8 @@ def load_file(path: Path, strict: bool = True) -> tuple[str, Dispatches | list, 
         devs = [device_from_sdk_agent(dict(zip(low, r))) for r in rows]
         return kind, [d for d in devs if d], meta, warnings
     if kind == "kernel":
+        if not {h.lower() for h in header} & set(ALIASES["arch_vgpr"]):
+            meta.sources[0]["launch_fields_unrecorded"] = NO_REGISTER_COLUMNS
         return kind, dispatches_from_rows(path, header, rows), meta, warnings
     if kind == "counter":
         return kind, counter_dispatches(path, header, rows), meta, warnings
