@@ -123,6 +123,23 @@ def empty_run_verdict(timeline: Timeline) -> tuple[str, str]:
     return "no-gpu-work", (f"no GPU work in the selection ({chosen})" if chosen else "no GPU work in the input")
 
 
+def _undetermined_basis(by_class: pd.Series) -> str:
+    """The gpu-bound run verdict's basis when no kernel class decides it. ``by_class``: the critical kernels' GPU time
+    [ns] per verdict, largest first. With some kernels classified (a FLOP/byte model from recorded shapes classifies
+    elementwise kernels without counters), the basis says the undetermined ones hold the most time and names the
+    classified time beside it, rather than implying no kernel has a class."""
+    base = "GPU busy; kernel classes undetermined without counters or a FLOP/byte model"
+    times = by_class.fillna(0)
+    known = times.drop("undetermined", errors="ignore")
+    known = known[known > 0]
+    if not len(known) or "undetermined" not in times.index:
+        return base
+    total = int(times.sum())
+    rest = ", ".join(f"{cls} {fmt_ns(int(ns))}" for cls, ns in known.items())
+    return (f"GPU busy; the critical kernels holding the most GPU time have no class ({fmt_ns(int(times['undetermined']))}"
+            f" of their {fmt_ns(total)}: a class needs counters or a FLOP/byte model); classified: {rest}")
+
+
 class Verdicts(Analyzer):
     """Per-kernel verdicts for the critical set and a run verdict (see module docstring)."""
 
@@ -520,7 +537,7 @@ class Verdicts(Analyzer):
                                           f"{fmt_ns(window)} profiled window and no kernel verdict decides the run: "
                                           "busy within that span says nothing about the rest")
         else:
-            run, basis = "gpu-bound", "GPU busy; kernel classes undetermined without counters or a FLOP/byte model"
+            run, basis = "gpu-bound", _undetermined_basis(by_class)
         if run != overhead and overhead and overhead not in ("gpu-bound", "undetermined") and secondary is None:
             # a proven overhead cause smaller than the computing share: named as the secondary cause
             oh, comp, span = _shares(bn, overhead)

@@ -1,0 +1,29 @@
+"""Session 39, lead: the run verdict's basis agrees with the kernel verdicts beside it."""
+
+from __future__ import annotations
+
+import gpulens
+from tests.dig_traces import KTrace
+
+
+def test_gpu_bound_basis_names_the_classified_kernels_beside_the_undetermined(tmp_path):
+    """A 2021 Kineto ResNet trace: basis "kernel classes undetermined without counters…" while 5 of its 17 critical
+    kernels were memory-bound (shape-based FLOP/byte model). Here: 3 × 300 µs float adds of 2^26 elements (3 × 4 B
+    × 2^26 = 805 MB each, 2.68 TB/s on an H100: memory-bound by the shape model) and 3 × 1000 µs of a custom kernel
+    with no shapes (undetermined). By hand: undetermined 3.00 ms of 3.90 ms, memory-bound 900 µs."""
+    t = KTrace()
+    n, ts = 1 << 26, 100.0
+    for _ in range(3):
+        e = t.op("aten::add", ts, 10, dims=[[n], [n], []], types=["float", "float", "Scalar"])
+        t.launch(e, ts + 2, [("void at::native::vectorized_elementwise_kernel<4, "
+                              "at::native::CUDAFunctor_add<float>>", ts + 10, 300.0)])
+        ts += 310
+        e = t.op("my_op", ts, 10)
+        t.launch(e, ts + 2, [("custom_fused_kernel_xyz", ts + 10, 1000.0)])
+        ts += 1010
+    v = gpulens.analyze([t.write(tmp_path / "t.json")]).sources[0].results["verdicts"].summary
+    assert v["run_verdict"] == "gpu-bound"
+    assert v["kernel_time_by_verdict_ns"] == {"undetermined": 3_000_000, "memory-bound": 900_000}
+    b = v["basis"]
+    assert "kernel classes undetermined without counters" not in b   # it read as "no kernel has a class"
+    assert "have no class (3.00 ms of their 3.90 ms" in b and "classified: memory-bound 900.00 µs" in b
