@@ -27,3 +27,30 @@ def test_gpu_bound_basis_names_the_classified_kernels_beside_the_undetermined(tm
     b = v["basis"]
     assert "kernel classes undetermined without counters" not in b   # it read as "no kernel has a class"
     assert "have no class (3.00 ms of their 3.90 ms" in b and "classified: memory-bound 900.00 µs" in b
+
+
+def test_strict_refusal_of_damage_does_not_claim_the_file_is_whole(tmp_path):
+    """Strict reading stops at the first damaged stretch: it cannot know whether the file's end is whole. A file
+    damaged in the middle AND cut 300 bytes before its end was refused with "(it is not truncated)"."""
+    import pytest
+
+    from gpulens.collectors import collect
+    from gpulens.errors import TraceFormatError
+
+    t = KTrace()
+    ts = 100.0
+    for _ in range(50):
+        e = t.op("aten::mm", ts, 10)
+        t.launch(e, ts + 2, [("gemm_k", ts + 10, 50.0)])
+        ts += 60
+    b = t.write(tmp_path / "t.json").read_bytes()
+    mid = len(b) // 2
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b[:mid] + b"@@garbage@@" + b[mid:len(b) - 300])
+    with pytest.raises(TraceFormatError) as ei:
+        collect(bad)
+    msg = str(ei.value)
+    import re
+    at = int(re.search(r"damaged text from byte ([\d,]+)", msg).group(1).replace(",", ""))
+    assert mid - 400 < at <= mid          # the damaged event starts at most one event before the garbage
+    assert "not truncated" not in msg and "whether its end is whole is unknown" in msg and "--lenient" in msg
