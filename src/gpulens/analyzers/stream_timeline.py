@@ -14,6 +14,10 @@ into a window should show the individual kernels there. So the table holds sever
   every window takes at most 60 % of the remaining budget, so some windows reach single events. When every event fits the budget,
   level 0 holds each event as it is (``bin_ns`` 0) and there is no other level.
 
+GPU events are drawn with their effective duration (an event that overruns the start of the next one on its
+stream is clipped there, :func:`~gpulens.analyzers.intervals.repair_stream_overruns`), as every other analyzer
+counts them.
+
 Lanes: one per GPU stream (``device_id`` ≥ 0; ``stream_id`` −1 when not recorded) and one per host thread that ran
 framework ops, runtime calls or syncs (``device_id`` −1, ``thread_id`` set). GPU events of one event carry the link
 to their launch: the launch call's start (``launch_offset_ns``), thread and name, and the framework op that issued
@@ -87,7 +91,9 @@ class _Lanes:
             parts.append(code)
             key_sets.append(keys)
             starts.append(gpu["start_ns"].to_numpy("int64"))
-            durs.append(gpu["dur_ns"].to_numpy("int64"))
+            # the effective (overrun-clipped) duration every other analyzer uses: a kernel recorded past the next
+            # one's start on its stream (shared case B07: 3 s where 30 µs ran) is drawn as the others count it
+            durs.append(ctx.effective_ns.to_numpy("int64"))
         if self.nh:
             n = self.nh
 
