@@ -142,3 +142,105 @@ def test_part_shares_of_several_gpus_are_of_their_summed_spans(tmp_path):
     assert bd["device_span_ns"] == 500 * US
     assert bd["part_pct"]["computation_ns"] == pytest.approx(90.0)
     assert bd["part_pct"]["idle_ns"] == pytest.approx(10.0)
+
+
+# ---- gpulens gate --html -----------------------------------------------------------------------------------------
+
+GATE_ENV = {"gpus": ["NVIDIA H100 80GB HBM3"], "gpu_count": 1, "arch": ["9.0"], "ranks": 1, "driver": "12040",
+            "runtime": "12040", "torch": None, "collectors": ["kineto"], "tool_version": "0.1.0"}
+#: baseline step samples [ms]: symmetric in log around 1 ms, so their geometric mean is exactly 1 ms
+BASE_MS = [1.0, 1.02, 1 / 1.02, 1.0, 1.01, 1 / 1.01]
+SLOW = "void gemm_kernel<<b>bold</b>>"  # a name that must be escaped
+
+
+@pytest.fixture(scope="module")
+def gate_page():
+    """Baseline and candidate of 6 runs: the span and the kernel ``SLOW`` 1.3× slower in the candidate, a second
+    kernel unchanged (the same samples)."""
+    from gpulens.gate import GateConfig, exit_code, run_gate
+    from gpulens.gate.baseline import Baseline
+    from gpulens.gate.runs import Metric, RunSet
+    from gpulens.reports.gate_html import render
+
+    def metrics(f):
+        return {"span_ns": Metric("span_ns", "timing", "ns", [1e6 * f * x for x in BASE_MS]),
+                "kernel:" + SLOW: Metric("kernel:" + SLOW, "timing", "ns", [6e5 * f * x for x in BASE_MS],
+                                         share=[0.6] * 6, calls=[4] * 6),
+                "kernel:steady_kernel": Metric("kernel:steady_kernel", "timing", "ns", [4e5 * x for x in BASE_MS],
+                                               share=[0.4] * 6, calls=[4] * 6),
+                "kernel_count": Metric("kernel_count", "count", "", [8.0] * 6)}
+
+    runs = [{"label": f"r{i}", "report": "x.json", "status": "ok", "created": None} for i in range(6)]
+    base = Baseline("main", "2026-01-01T00:00:00+00:00", "0.1.0", 1, "h100-x1", GATE_ENV, runs, metrics(1.0))
+    res = run_gate(base, RunSet(runs, [], GATE_ENV, "h100-x1", 1, metrics(1.3)), GateConfig())
+    res.exit_code = exit_code(res)
+    return res, render(res)
+
+
+def test_gate_page_opens_with_the_verdict_and_the_exit_code(gate_page):
+    res, page = gate_page
+    assert res.verdict == "REGRESSED"
+    m = re.search(r'<span class="verdict REGRESSED">([^<]*)</span> <span class="exit">([^<]*)</span>', page)
+    assert m and m.group(1) == "▲ REGRESSED" and m.group(2) == "exit code 1: the job fails: a regression"
+    assert page.index('class="verdict') < page.index('id="chart-gate"') < page.index('id="metrics"')
+    assert "<title>gpulens gate: REGRESSED</title>" in page
+
+
+def test_gate_chart_draws_the_timings_that_regressed_with_their_figures(gate_page):
+    _, page = gate_page
+    fig = re.search(r'<figure class="dchart" id="chart-gate".*?</figure>', page, re.S).group(0)
+    rows = [unescape(t) for t in re.findall(r'<span class="px">([^<]*)</span>', fig)]
+    # geometric means by hand: baseline 1 ms (samples symmetric in log), candidate 1.3 × 1 ms = 1.30 ms, +30.0 %;
+    # the kernel: 0.6 ms → 0.78 ms. The unchanged kernel passed: not drawn.
+    assert len(rows) == 2
+    assert any(r.startswith("1.00 ms → 1.30 ms · ▲ REGRESSED +30.0 %") for r in rows)
+    assert any(r.startswith("600.00 µs → 780.00 µs · ▲ REGRESSED +30.0 %") for r in rows)
+    assert "steady_kernel" not in fig
+    assert all(r.endswith("band ±5.0 %") for r in rows)
+
+
+def test_gate_table_states_threshold_noise_and_band(gate_page):
+    import numpy as np
+
+    _, page = gate_page
+    table = re.search(r'<section id="metrics">.*?</section>', page, re.S).group(0)
+    span = re.search(r'<tr class="gating-REGRESSED"><td class="v">▲ REGRESSED</td><td title="span_ns">GPU span</td>'
+                     r'(.*?)</tr>', table).group(1)
+    cells = [unescape(c) for c in re.findall(r'<td class="n">([^<]*)</td>', span)]
+    # baseline noise = 1.4826 · MAD / median of the baseline samples (docs/gate.md), by hand with numpy
+    x = np.array(BASE_MS)
+    noise = 1.4826 * np.median(np.abs(x - np.median(x))) / np.median(x)
+    assert f"{100 * noise:.1f}" == "1.5"
+    # baseline, candidate, change, CI, p, threshold, noise, band (max(5 %, 2 × 1.5 %) = 5 %)
+    assert cells[0] == "1.00 ms" and cells[1] == "1.30 ms" and cells[2] == "+30.0 %"
+    assert cells[5:] == ["±5.0 %", "±1.5 %", "±5.0 %"]
+    assert "how it decided" in page and "PASS band = max(threshold, 2.0 × baseline spread)" in unescape(page)
+
+
+def test_gate_page_is_self_contained_and_escapes_names(gate_page):
+    _, page = gate_page
+    assert "<script" not in page and "http" not in page  # no script, no network
+    assert "<b>bold</b>" not in page and "&lt;b&gt;bold&lt;/b&gt;" in page
+
+
+def test_gate_markdown_and_html_state_the_same_method(gate_page):
+    from gpulens.reports.gate_fmt import method_text
+    from gpulens.reports.gate_markdown import render as md
+
+    res, page = gate_page
+    assert method_text(res) in md(res) and method_text(res) in unescape(page)
+    # the configuration's figures in it: α 0.01, threshold 5 %, 1 % kernel floor (GateConfig defaults)
+    assert "α = 0.01" in method_text(res) and "the 5 % threshold" in method_text(res)
+
+
+def test_a_time_just_under_a_unit_reads_in_that_unit():
+    """A geometric mean of 999,999.99 ns printed "1000.00 µs" beside "1.30 ms": rounded to its 2 decimals it is
+    1.00 ms, and a value that the smaller unit would print as 1000 reads in the larger one."""
+    from gpulens.units import fmt_ns
+
+    assert fmt_ns(999_999.99) == "1.00 ms"
+    assert fmt_ns(999_999_999.9) == "1.00 s"
+    assert fmt_ns(999.6) == "1.00 µs"
+    assert fmt_ns(999_994) == "999.99 µs"  # prints below 1000 in µs: stays in µs
+    assert fmt_ns(999.4) == "999 ns"
+    assert fmt_ns(-999_999.99) == "-1.00 ms"
