@@ -244,3 +244,28 @@ def test_a_time_just_under_a_unit_reads_in_that_unit():
     assert fmt_ns(999_994) == "999.99 µs"  # prints below 1000 in µs: stays in µs
     assert fmt_ns(999.4) == "999 ns"
     assert fmt_ns(-999_999.99) == "-1.00 ms"
+
+
+def test_gate_cli_writes_the_html_page_and_never_over_a_trace(tmp_path):
+    """``gpulens gate --html``: 2 base runs, 2 runs with the GEMM 1.3× slower (tests.gate_traces); the page is
+    written with the verdict the JSON states, and a trace given as the --html path is refused (exit 2), unchanged."""
+    from gpulens.cli import main
+    from tests.gate_traces import make_trace
+
+    def report(name, seeds, **kw):
+        traces = [make_trace(tmp_path / f"{name}{s}.json", seed=s, steps=2, **kw) for s in seeds]
+        out = tmp_path / f"{name}.report.json"
+        assert main(["analyze", "-q", "--no-cache", *map(str, traces), "--json", str(out)]) == 0
+        return out
+
+    base, cand = report("base", (1, 2)), report("slow", (11, 12), gemm_scale=1.3)
+    page, js = tmp_path / "gate.html", tmp_path / "gate.json"
+    code = main(["gate", "-q", "--baseline", str(base), str(cand), "--html", str(page), "--json", str(js)])
+    verdict = json.loads(js.read_text())["verdict"]
+    text = page.read_text()
+    assert text.startswith("<!DOCTYPE html>") and f"<title>gpulens gate: {verdict}</title>" in text
+    assert f"exit code {code}" in text
+    trace = tmp_path / "base1.json"
+    before = trace.read_bytes()
+    assert main(["gate", "-q", "--baseline", str(base), str(cand), "--html", str(trace)]) == 2
+    assert trace.read_bytes() == before
