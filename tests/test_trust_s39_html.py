@@ -138,10 +138,19 @@ def test_part_shares_of_several_gpus_are_of_their_summed_spans(tmp_path):
     text["traceEvents"] += json.loads(p1.read_text())["traceEvents"]
     p = tmp_path / "two.json"
     p.write_text(json.dumps(text))
-    bd = analyze(str(p)).sources[0].results["breakdown"].summary
+    from gpulens.reports.html import render
+
+    rep = analyze(str(p))
+    bd = rep.sources[0].results["breakdown"].summary
     assert bd["device_span_ns"] == 500 * US
     assert bd["part_pct"]["computation_ns"] == pytest.approx(90.0)
     assert bd["part_pct"]["idle_ns"] == pytest.approx(10.0)
+    page = render(rep)
+    rows = _where_rows(page)
+    assert rows["computation"] == ("450.00 µs", "90.0 %") and rows["idle"] == ("50.00 µs", "10.0 %")
+    assert rows["= summed GPU spans"] == ("500.00 µs", "100.0 %")
+    # the Time breakdown tab names the same denominator (the analysis's summed spans, not a sum redone here)
+    assert "was busy and 10.0 % idle" in unescape(page) and "90.0 % of their summed spans (500.00 µs)" in unescape(page)
 
 
 # ---- gpulens gate --html -----------------------------------------------------------------------------------------

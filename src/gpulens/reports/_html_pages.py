@@ -234,7 +234,7 @@ def breakdown_page(s: SourceReport, max_rows: int) -> list[Any]:
     gpus = int(summ.get("gpu_count", len(t)) or len(t))
     # several GPUs: the shares are of their summed spans (device time), not of the wall span, and the exposed
     # parts are sums over the GPUs — said so (2 GPUs: "46.0 % of the span" beside a 1.23 s wall span read as wall)
-    of = "of the span" if gpus <= 1 else f"of their summed spans ({fmt_ns(float(t['span_ns'].sum()))})"
+    of = "of the span" if gpus <= 1 else f"of their summed spans ({fmt_ns(summ.get('device_span_ns'))})"
     over = "" if gpus <= 1 else ", each summed over the GPUs"
     return [Panel("Time breakdown per rank and GPU",
                   f"Over {plural(gpus, 'GPU(s)')}, {busy_bound_word(summ, summ)}"
