@@ -278,3 +278,23 @@ def test_gate_cli_writes_the_html_page_and_never_over_a_trace(tmp_path):
     before = trace.read_bytes()
     assert main(["gate", "-q", "--baseline", str(base), str(cand), "--html", str(trace)]) == 2
     assert trace.read_bytes() == before
+
+
+def test_where_the_time_went_split_idle_shares_are_the_bottlenecks_figures(tmp_path):
+    """One stream: k0 at 100 µs, then a 1,000 µs one-off gap, then 4 kernels 10 µs apart (each 10 µs). Span 100 →
+    1,180 µs = 1,080 µs; busy 5 × 10 = 50 µs (4.6 %); idle 1,030 µs = the one-off gap 1,000 µs (92.6 %, ≥ 10 × the
+    other gaps' 10 µs) + 3 × 10 µs of steady idle (2.8 %)."""
+    from gpulens.report import analyze
+    from gpulens.reports.html import render
+
+    p = _chrome(tmp_path / "split.json", [("k0", 7, 100, 10), ("k1", 7, 1110, 10), ("k2", 7, 1130, 10),
+                                          ("k3", 7, 1150, 10), ("k4", 7, 1170, 10)])
+    rep = analyze(str(p))
+    bn = rep.sources[0].results["bottlenecks"].summary
+    assert bn["idle_split_pct"]["idle_boundary_ns"] == pytest.approx(100 * 1000 / 1080)
+    assert bn["idle_split_pct"]["steady_idle_ns"] == pytest.approx(100 * 30 / 1080)
+    rows = _where_rows(render(rep))
+    assert rows["computation"] == ("50.00 µs", "4.6 %")
+    assert rows["idle: steady state"] == ("30.00 µs", "2.8 %")
+    assert rows["idle: one-off gaps (left out of the verdict)"] == ("1.00 ms", "92.6 %")
+    assert rows["= GPU span"] == ("1.08 ms", "100.0 %")

@@ -56,7 +56,7 @@ COLUMNS = {
     "start_ns": "segment start (first event start) on the Timeline's clock [ns]",
     "end_ns": "segment end (last event end) on the Timeline's clock [ns]",
     "offset_ns": "segment start − the run's first event start (the timeline's origin), clock jumps left out [ns]",
-    "busy_ns": "sum of the durations of the events merged into the segment [ns]",
+    "busy_ns": "sum of the durations of the events merged into the segment (GPU events overrun-clipped) [ns]",
     "events": "number of events merged into the segment [count]",
     "kind": "kind of the longest event in the segment (kernel, comm, memcpy, memset, cpu_op, runtime, sync) [text]",
     "name": "name of the longest event in the segment [text]",
