@@ -278,6 +278,9 @@ def test_gate_cli_writes_the_html_page_and_never_over_a_trace(tmp_path):
     before = trace.read_bytes()
     assert main(["gate", "-q", "--baseline", str(base), str(cand), "--html", str(trace)]) == 2
     assert trace.read_bytes() == before
+    both = tmp_path / "both.out"  # one file for two reports: refused before anything is written
+    assert main(["gate", "-q", "--baseline", str(base), str(cand), "--html", str(both), "--markdown", str(both)]) == 2
+    assert not both.exists()
 
 
 def test_where_the_time_went_split_idle_shares_are_the_bottlenecks_figures(tmp_path):
