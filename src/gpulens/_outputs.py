@@ -81,7 +81,7 @@ _OWN = (
     ("json_report", re.compile(rb'^\{\s*"schema_version"\s*:[^\0]*?"tool"\s*:\s*\{\s*"name"\s*:\s*"gpulens"')),
     ("perfetto", re.compile(rb'^\{[^\0]*?"traceName"\s*:\s*"gpulens export"')),
     # the readable reports: the HTML page's <title>, the Markdown title of `analyze`, `diff` and `gate`
-    ("html", re.compile(rb'^<!DOCTYPE html>[^\0]{0,1024}?<title>gpulens (?:report|diff)\b')),
+    ("html", re.compile(rb'^<!DOCTYPE html>[^\0]{0,1024}?<title>gpulens (?:report|diff|gate)\b')),
     ("markdown", re.compile(rb'^#{1,2} (?:\S+ )?gpulens (?:report|diff|gate)\b')),
 )
 #: Kinds no other output may replace (they are data: the gate's and diff's inputs), with how a message names them.

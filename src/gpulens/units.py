@@ -55,8 +55,9 @@ def fmt_ns(ns: Any) -> str:
     ns = float(ns)
     if math.isinf(ns):  # no time is infinite: an impossible value reads unknown, never "inf s"
         return MISSING
-    for unit, div in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
-        if abs(ns) >= div:
+    for unit, div, below in (("s", 1e9, 2), ("ms", 1e6, 2), ("µs", 1e3, 0)):
+        # a value the next smaller unit would print as 1000 (999,999.99 ns: "1000.00 µs") reads in this one
+        if abs(ns) >= div or abs(float(f"{ns * 1e3 / div:.{below}f}")) >= 1000:
             return f"{ns / div:.2f} {unit}"
     return f"{ns:.0f} ns"
 

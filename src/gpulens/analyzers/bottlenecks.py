@@ -61,7 +61,7 @@ from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers._span import CLOCK_GAP_NS, REPLAY_COLLECTORS, replayed_for_counters  # noqa: F401 (re-exported)
 from gpulens.analyzers._span import idle_unmeasured_ns
-from gpulens.analyzers.breakdown import Breakdown
+from gpulens.analyzers.breakdown import Breakdown, span_shares
 from gpulens.analyzers.context import category_mask, context_of
 from gpulens.analyzers.intervals import key_codes
 from gpulens.analyzers.launches import launch_call_mask, link_gpu_to_launch
@@ -350,6 +350,9 @@ class Bottlenecks(Analyzer):
             summary["steady_span_ns"] = int(max(steady, 1))
             summary["steady_busy_pct"] = min(100.0 * tot["busy_ns"] / max(steady, 1), 100.0)
             summary["steady_idle_pct"] = steady_idle_pct(tot)  # the idle finding's leading share
+            # the two idle parts as shares of the whole span(s), beside the breakdown's other parts (one definition)
+            summary["idle_split_pct"] = span_shares(summary, summary.get("device_span_ns"),
+                                                    ("steady_idle_ns", "idle_boundary_ns"))
         edges, wf = window_finding(timeline)
         summary.update(edges)
         if wf is not None:

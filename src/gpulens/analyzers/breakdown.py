@@ -33,7 +33,7 @@ This follows the GPU-timeline split of TraceLens / HTA ("temporal breakdown"), c
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
@@ -96,10 +96,34 @@ SUMMARY_COLUMNS = {
     "idle_untimed_ns": "part of idle_ns that GPU work recorded without a start or end may fill [ns]",
     "untimed_gpu_work": "GPU events (kernels, collectives, copies, fills) recorded without a usable time: busy_ns "
                         "and busy_pct are then at least, idle_ns at most [count]",
+    "part_pct": "each part of the span (computation_ns, exposed_comm_ns, exposed_memcpy_ns, exposed_memset_ns, "
+                "idle_ns; not_in_parts_ns only if they ever fell short) / device_span_ns, None when unknown [%]",
     "busy_bound": "'at least' when busy_ns / busy_pct are lower bounds (work recorded without a time started inside "
                   "the span), 'unknown' when busy_pct has no bound (such work's start is not recorded, or outside "
                   "the span: it may lengthen the span), None when measured [text]",
 }
+
+#: The parts of a GPU's span, in the order every reporter shows them: they add up to the span.
+SPAN_PARTS = ("computation_ns", "exposed_comm_ns", "exposed_memcpy_ns", "exposed_memset_ns", "idle_ns")
+#: ``part_pct``'s key for what the span holds beyond :data:`SPAN_PARTS` (present only when that is ≥ 1 ns: it never
+#: is by the breakdown's definition).
+REST_KEY = "not_in_parts_ns"
+
+
+def span_shares(parts: Mapping[str, Any], span_ns: Any, keys: tuple[str, ...] = SPAN_PARTS) -> dict[str, Any]:
+    """Each part of ``parts`` named in ``keys`` as a share of ``span_ns`` [%]: ``100 · part / span``, None when the
+    part is unknown (None) or the span is 0 or unknown. With the default ``keys`` and every part known, a remainder
+    ``span − Σ parts`` of 1 ns or more is added under :data:`REST_KEY`. The one definition of the "share of the span"
+    every reporter prints beside a part's time (HTML summary bars, console and Markdown tables)."""
+    known = span_ns is not None and span_ns > 0
+    out = {k: (100.0 * float(parts[k]) / float(span_ns) if known and parts.get(k) is not None else None)
+           for k in keys}
+    if keys == SPAN_PARTS and known and all(parts.get(k) is not None for k in keys):
+        rest = float(span_ns) - sum(float(parts[k]) for k in keys)
+        if abs(rest) >= 1:
+            out[REST_KEY] = 100.0 * rest / float(span_ns)
+    return out
+
 
 #: exposed part → (its events' kinds, the kinds that can hide them, the words of the unknown sentence)
 _EXPOSED = {"exposed_comm_ns": (("comm",), ("kernel",), ("collectives", "kernels")),
@@ -331,6 +355,7 @@ class Breakdown(Analyzer):
                                                                                                      'launch(es)')) if n_untimed else None,
                    "untimed_gpu_work": n_untimed, "busy_bound": busy_bound,
                    "idle_pct": 100.0 * tot["idle_ns"] / run["device_span_ns"] if run["device_span_ns"] else 0.0}
+        summary["part_pct"] = span_shares(tot, run["device_span_ns"])  # every reporter's "share of the span"
         if tot["clock_domain_gap_ns"]:
             warn_once(timeline, CLOCK_GAP_TOPIC, f"gaps of {fmt_ns(tot['clock_domain_gap_ns'])} "
                       "between events of one GPU (a day or more: two time bases) are left out of its span, steps and "

@@ -14,6 +14,10 @@ into a window should show the individual kernels there. So the table holds sever
   every window takes at most 60 % of the remaining budget, so some windows reach single events. When every event fits the budget,
   level 0 holds each event as it is (``bin_ns`` 0) and there is no other level.
 
+GPU events are drawn with their effective duration (an event that overruns the start of the next one on its
+stream is clipped there, :func:`~gpulens.analyzers.intervals.repair_stream_overruns`), as every other analyzer
+counts them.
+
 Lanes: one per GPU stream (``device_id`` ≥ 0; ``stream_id`` −1 when not recorded) and one per host thread that ran
 framework ops, runtime calls or syncs (``device_id`` −1, ``thread_id`` set). GPU events of one event carry the link
 to their launch: the launch call's start (``launch_offset_ns``), thread and name, and the framework op that issued
@@ -52,7 +56,7 @@ COLUMNS = {
     "start_ns": "segment start (first event start) on the Timeline's clock [ns]",
     "end_ns": "segment end (last event end) on the Timeline's clock [ns]",
     "offset_ns": "segment start − the run's first event start (the timeline's origin), clock jumps left out [ns]",
-    "busy_ns": "sum of the durations of the events merged into the segment [ns]",
+    "busy_ns": "sum of the durations of the events merged into the segment (GPU events overrun-clipped) [ns]",
     "events": "number of events merged into the segment [count]",
     "kind": "kind of the longest event in the segment (kernel, comm, memcpy, memset, cpu_op, runtime, sync) [text]",
     "name": "name of the longest event in the segment [text]",
@@ -87,7 +91,9 @@ class _Lanes:
             parts.append(code)
             key_sets.append(keys)
             starts.append(gpu["start_ns"].to_numpy("int64"))
-            durs.append(gpu["dur_ns"].to_numpy("int64"))
+            # the effective (overrun-clipped) duration every other analyzer uses: a kernel recorded past the next
+            # one's start on its stream (shared case B07: 3 s where 30 µs ran) is drawn as the others count it
+            durs.append(ctx.effective_ns.to_numpy("int64"))
         if self.nh:
             n = self.nh
 

@@ -57,18 +57,22 @@ def register(app: typer.Typer) -> None:
         markdown: Optional[Path] = typer.Option(None, "--markdown", help="Write Markdown (job summary / PR "
                                                                          "comment, < 65,000 characters)."),
         junit: Optional[Path] = typer.Option(None, "--junit", help="Write JUnit XML (one testcase per metric)."),
+        html_out: Optional[Path] = typer.Option(None, "--html", help="Write an HTML page (verdict, threshold, noise, "
+                                                "the timings that regressed; no script, no network) for the job "
+                                                "to attach."),
         config: Optional[Path] = typer.Option(None, "--config", help="TOML file with [tool.gpulens.gate] "
                                                                      "settings (default: ./pyproject.toml)."),
         store: Optional[Path] = typer.Option(None, "--store", help="Baseline folder."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No terminal table."),
-        force: bool = typer.Option(False, "--force", help="Write --json/--markdown/--junit even over a file that "
+        force: bool = typer.Option(False, "--force", help="Write --json/--markdown/--junit/--html even over a file that "
                                                           "holds a profiler trace, a gpulens baseline or history, "
                                                           "or a JSON report (never over an input)."),
     ) -> None:
         """Compare candidate runs with a baseline: per metric ratio and CI (Welch t on log times), run-level Holm."""
         try:
             code = _run(candidates, baseline, warn_only, require_baseline, fail_on_ambiguous, allow_cross_machine,
-                        json_out, markdown, junit, config, store, quiet, force, allow_other_workload)
+                        json_out, markdown, junit, config, store, quiet, force, allow_other_workload,
+                        html_out=html_out)
         except GpulensError as exc:
             if not warn_only:
                 raise
@@ -80,13 +84,13 @@ def register(app: typer.Typer) -> None:
 
 
 def _run(candidates, baseline, warn_only, require_baseline, fail_on_ambiguous, allow_cross_machine, json_out,
-         markdown, junit, config, store, quiet, force=False, allow_other_workload=False) -> int:
+         markdown, junit, config, store, quiet, force=False, allow_other_workload=False, html_out=None) -> int:
     from gpulens.gate import default_store, exit_code, find_baseline, load_config, run_gate
     from gpulens.gate.runs import collect_runs
 
     outputs = [(p, kind, what) for p, kind, what in (
         (json_out, "gate_json", "JSON result"), (markdown, "gate_markdown", "Markdown summary"),
-        (junit, "gate_junit", "JUnit XML")) if p is not None]
+        (junit, "gate_junit", "JUnit XML"), (html_out, "gate_html", "HTML page")) if p is not None]
     distinct_outputs(outputs)
     for out, kind, _ in outputs:  # refused before any input is read (the baseline is checked again once found)
         check_output(out, list(candidates) + ([Path(baseline)] if baseline.endswith(".json") else []), kind, force)
@@ -113,6 +117,10 @@ def _run(candidates, baseline, warn_only, require_baseline, fail_on_ambiguous, a
         from gpulens.reports.gate_junit import render as render_junit
 
         write_output(junit, render_junit(result), inputs, "gate_junit", force)
+    if html_out is not None:
+        from gpulens.reports.gate_html import render as render_html
+
+        write_output(html_out, render_html(result), inputs, "gate_html", force)
     if not quiet:
         from gpulens.reports.gate_console import print_result
 

@@ -170,7 +170,7 @@ def _idle_panel(bn: AnalysisResult, max_rows: int, vendor: str | None = None) ->
     busy = [c for c in ("exposed_comm_ns", "small_grid_ns") if c in t]
     beside = (" The table also shows busy time beside the idle split (" + ", ".join(
         column_label(c, bn.columns.get(c, "")) for c in busy) + "): it is not part of the idle time.") if busy else ""
-    other = int(t["idle_other_clock_ns"].fillna(0).sum()) if "idle_other_clock_ns" in t else 0
+    other = int(bn.summary.get("idle_other_clock_ns") or 0)  # the analysis's sum over the GPUs
     bound = (f" The idle is at most its figure: up to {fmt_ns(other)} of it may be GPU work written on another clock "
              "(events of one GPU on several time bases), so no verdict rests on it.") if other else ""
     return Panel("Why the GPU was idle", f"Idle time per GPU split by cause; overhead ≥ 10 % of the span: {over}."

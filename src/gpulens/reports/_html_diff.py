@@ -72,13 +72,21 @@ def paired_bars(rows: Sequence[tuple[str, str, Any, Any, Any, Any, str]]) -> str
     full track), then "base → candidate · ▲/▼ Δ (Δ %)". A missing time draws no bar and reads "unknown"."""
     from gpulens.reports.console import fmt_ns
 
-    times = [t for r in rows for t in (_num(r[2]), _num(r[3])) if t is not None]
-    top = max(times, default=0.0)
+    return bar_rows([(label, full, base, cand,
+                      f"{'unknown' if _num(base) is None else fmt_ns(_num(base))} → "
+                      f"{'unknown' if _num(cand) is None else fmt_ns(_num(cand))} · {_change(_num(delta), pct, match)}")
+                     for label, full, base, cand, delta, pct, match in rows])
+
+
+def bar_rows(rows: Sequence[tuple[str, str, Any, Any, str]]) -> str:
+    """Base-vs-candidate bars as an HTML grid, one ``(label, full name, base, candidate, text)`` row per line: the
+    label (full name on hover), the two bars on one scale (the largest value shown is the full track) and ``text``
+    beside them. A missing value draws no bar. Used by the diff page (:func:`paired_bars`) and the gate page."""
+    vals = [t for r in rows for t in (_num(r[2]), _num(r[3])) if t is not None]
+    top = max(vals, default=0.0)
     out = ['<div class="pbars">']
-    for label, full, base, cand, delta, pct, match in rows:
+    for label, full, base, cand, text in rows:
         b, c = _num(base), _num(cand)
-        text = (f"{'unknown' if b is None else fmt_ns(b)} → {'unknown' if c is None else fmt_ns(c)} · "
-                f"{_change(_num(delta), pct, match)}")
         out.append(f'<span class="pl" title="{_esc(full)}">{_esc(label)}</span>'
                    f'<span class="pt" title="{_esc(label)}: {_esc(text)}"><span class="pb b" style="{_width(b, top)}">'
                    f'</span><span class="pb c" style="{_width(c, top)}"></span></span>'

@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from gpulens.analyzers.breakdown import REST_KEY
 from gpulens.devices.naming import arch_text, version_text
 from gpulens.report import SourceReport
 from gpulens.reports._answer import finding_tree, next_step, shown_title
@@ -147,13 +148,15 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
         split = one_off_split(bd, bn) is not None
         summ = {**bd.summary, **({k: bn.summary.get(k) for k in ("steady_idle_ns", "idle_boundary_ns")}
                                  if split else {})}
-        parts = [(lab, None if summ.get(key, 0) is None else summ.get(key, 0) or 0, c)
+        # parts are summed over GPUs: their share is of the GPUs' summed spans (one GPU: its span), as the
+        # analyzers state it (breakdown ``part_pct``, bottlenecks ``idle_split_pct``): no share is computed here
+        pct = {**(bd.summary.get("part_pct") or {}), **((bn.summary.get("idle_split_pct") or {}) if split else {})}
+        parts = [(lab, None if summ.get(key, 0) is None else summ.get(key, 0) or 0, c, pct.get(key))
                  for key, lab, c, _ in (SPLIT_PARTS_HTML if split else BREAKDOWN_PARTS)]
-        # parts are summed over GPUs: their share is of the GPUs' summed spans (one GPU: its span)
         den = bd.summary.get("device_span_ns") or sm["span_ns"]
         rest = breakdown_rest({**bd.summary, "device_span_ns": den}, "device_span_ns")
         if abs(rest) >= 1:  # never happens by the breakdown's definition; if it did, the rows still add up
-            parts.append(("not in these parts", rest, GREY))
+            parts.append(("not in these parts", rest, GREY, pct.get(REST_KEY)))
         shown = [p for p in parts if p[1] is not None and p[1] > 0]
         multi = int(bd.summary.get("gpu_count", 1) or 1) > 1
         le = lambda lab: idle_at_most(bd.summary) if lab.startswith("idle") else ""  # noqa: E731 (at most: clocks)
@@ -164,16 +167,16 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
                   f"{fmt_ns(bn.summary['steady_span_ns'])} steady state" + (" (summed over the GPUs)" if multi else "")
                   if split and bn.summary.get("steady_idle_pct") is not None and bn.summary.get("steady_span_ns")
                   else "")
-        static = html_bars([(lab, v, f"{le(lab)}{fmt_ns(v)} · {le(lab)}{share_pct_text(100 * v / den)}"
+        static = html_bars([(lab, v, f"{le(lab)}{fmt_ns(v)} · {le(lab)}{share_pct_text(p)}"
                              + (" of the " + ("summed spans" if multi else "span") + steady
-                                if steady and lab == STEADY_IDLE_LABEL else ""), c) for lab, v, c in shown],
+                                if steady and lab == STEADY_IDLE_LABEL else ""), c) for lab, v, c, p in shown],
                            axis="bar length: time; text: time · share of " + ("the GPUs' summed spans" if multi
                                                                               else "the GPU span"))
         rows = "".join(f"<tr><th scope='row'>{esc(lab)}</th><td class='num' data-v='{v}'>{esc(le(lab) + fmt_ns(v))}"
-                       f"</td><td class='num'>{esc(le(lab) + share_pct_text(100 * v / den))}</td></tr>"
+                       f"</td><td class='num'>{esc(le(lab) + share_pct_text(p))}</td></tr>"
                        if v is not None else
                        f"<tr><th scope='row'>{esc(lab)}</th><td class='num'>unknown</td><td class='num'>unknown</td>"
-                       "</tr>" for lab, v, _ in parts)
+                       "</tr>" for lab, v, _, p in parts)
         rows += (f"<tr class='total'><th scope='row'>= {'summed GPU spans' if multi else 'GPU span'}</th>"
                  f"<td class='num' data-v='{den}'>{esc(fmt_ns(den))}</td><td class='num'>100.0 %</td></tr>")
         blocks.append(Panel("Where the GPU time went",
@@ -231,7 +234,7 @@ def breakdown_page(s: SourceReport, max_rows: int) -> list[Any]:
     gpus = int(summ.get("gpu_count", len(t)) or len(t))
     # several GPUs: the shares are of their summed spans (device time), not of the wall span, and the exposed
     # parts are sums over the GPUs — said so (2 GPUs: "46.0 % of the span" beside a 1.23 s wall span read as wall)
-    of = "of the span" if gpus <= 1 else f"of their summed spans ({fmt_ns(float(t['span_ns'].sum()))})"
+    of = "of the span" if gpus <= 1 else f"of their summed spans ({fmt_ns(summ.get('device_span_ns'))})"
     over = "" if gpus <= 1 else ", each summed over the GPUs"
     return [Panel("Time breakdown per rank and GPU",
                   f"Over {plural(gpus, 'GPU(s)')}, {busy_bound_word(summ, summ)}"

@@ -139,6 +139,19 @@ def _window_note(s: Any, shown_ns: int) -> str:
             f"first to last recorded event, Python functions and annotations included, is {fmt_ns(win)})")
 
 
+def _overrun_note(s: Any) -> str:
+    """How many GPU events overran the next event on their stream (``hotspots``' ``overrun_events`` and
+    ``overrun_ns``): the lanes draw them clipped at that start, as every figure of the report counts them; "" when
+    none did."""
+    hs = s.results.get("hotspots")
+    n = int((hs.summary.get("overrun_events") or 0) if hs is not None else 0)
+    if not n:
+        return ""
+    return (f"; {plural(n, 'GPU event(s)')} recorded past the start of the next one on {'its' if n == 1 else 'their'} "
+            f"stream ({fmt_ns(hs.summary.get('overrun_ns'))} in all) {'is' if n == 1 else 'are'} drawn clipped "
+            "there, as every figure of this report counts them (the Hot kernels tab lists them)")
+
+
 def timeline_page(s: Any, max_rows: int, max_segments: int) -> list[Any]:
     """The Timeline tab: one zoomable chart of every CPU thread and GPU stream lane, and the level-0 table."""
     st = s.results.get("stream_timeline")
@@ -159,7 +172,7 @@ def timeline_page(s: Any, max_rows: int, max_segments: int) -> list[Any]:
                   "categoryarray": payload["lanes"], "automargin": True}}}
     level0 = t[t["level"] == 0]
     n_threads = sum(1 for g in payload["gpuLane"] if not g)
-    how = ("each drawn event as it was recorded" if not sm.get("decimated") else
+    how = ("each event drawn on its own" if not sm.get("decimated") else
            f"the whole run in bins of {fmt_ns(sm.get('bin_ns'))} per lane, finer levels for "
            f"{plural(len(payload['levels']) - 1, 'zoom step(s)')} where they fit")
     cut = f"; {drawn} of {len(t)} segments embedded" if drawn < len(t) else ""
@@ -169,6 +182,7 @@ def timeline_page(s: Any, max_rows: int, max_segments: int) -> list[Any]:
             f"{fmt_ns(shown)}{_window_note(s, shown)}: {how}{cut}"
             + (f"; a clock jump of {fmt_ns(sm['clock_jump_ns'])} between two time bases is left out (each clock's "
                "events are drawn right after the earlier clock's)" if sm.get("clock_jump_ns") else "")
+            + _overrun_note(s)
             + ". Zoom (drag) to see single kernels; hover a "
             "kernel for the call that launched it.")
     buttons = ('<p class="tlbar"><button type="button" class="tl-export">Download for Perfetto (Chrome-trace JSON)'

@@ -15,6 +15,7 @@ from gpulens.reports._answer import (CONSOLE_LIST, FIX_FIRST_LABEL, answer, cloc
 from gpulens.reports._fit import Col, FirstFit, FitTable, glued, name_col
 from gpulens.analyzers._advice import vendor_word
 from gpulens.reports._format import critical_set_text
+from gpulens.analyzers.breakdown import REST_KEY
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text, run_device_text,  # noqa: F401 (fmt_ns: re-export)
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, limiter_text, rank_ranges,
                                      roofline_heading, vendor_short_label, bound_pct_legend)
@@ -151,9 +152,13 @@ def breakdown_renderable(bd: Any, top: int = 10, bn: Any = None) -> FitTable | F
         r = recs[0]
         span = float(r["span_ns"] or 0)
         le = lambda k: idle_at_most(r) if k in IDLE_KEYS else ""  # noqa: E731 (idle at most: clock domains)
+        # one GPU: its row is the run, so each share is the analyzers' (breakdown part_pct, bottlenecks
+        # idle_split_pct), the figure the HTML and Markdown print too; none is computed here
+        pct = {**((bd.summary or {}).get("part_pct") or {}),
+               **(((bn.summary or {}).get("idle_split_pct") or {}) if split is not None else {})}
+        pct["_rest"] = pct.get(REST_KEY)
         rows = [[label, "unknown", "unknown"] if is_missing(r.get(k)) else
-                [label, le(k) + fmt_ns(r.get(k) or 0),
-                 le(k) + share_pct_text(100 * float(r.get(k) or 0) / span if span else None)]
+                [label, le(k) + fmt_ns(r.get(k) or 0), le(k) + share_pct_text(pct.get(k))]
                 for k, label in parts]
         rows.append(["= GPU span", fmt_ns(span), fmt_unit(100.0 if span else None, "%")])
         return FitTable(f"Time breakdown (rank {fmt_unit(r['rank'], 'id')}, GPU {fmt_unit(r['device_id'], 'id')}; "

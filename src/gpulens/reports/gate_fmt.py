@@ -137,3 +137,26 @@ def verdict_text(m: MetricResult) -> str:
 def ci_label(result: GateResult) -> str:
     """Column title of the confidence interval, e.g. ``95 % CI``."""
     return f"{100 * float(result.config.get('confidence', 0.95)):g} % CI"
+
+
+def method_text(result: GateResult) -> str:
+    """How the gate decided, from its configuration (one sentence for every gate report: Markdown footer, HTML page):
+    the test, α, the threshold a regression must reach, the PASS band (threshold or baseline noise, the larger) and
+    the kernel share under which a kernel does not gate."""
+    cfg = result.config
+    return (f"Welch t-test on log times, weighted Holm across the run's gating timings at α = {cfg.get('alpha')}; "
+            f"REGRESSED needs ≥ half the {100 * cfg.get('threshold', 0):g} % threshold and a CI reaching it; PASS "
+            f"band = max(threshold, {cfg.get('noise_multiplier')} × baseline spread); kernels under "
+            f"{100 * cfg.get('min_kernel_share', 0):g} % of kernel time do not gate.")
+
+
+def fmt_spread(m: MetricResult) -> str:
+    """The baseline's run-to-run noise of a row (``base_spread``: 1.4826·MAD/median) as ``±2.3 %``; ``—`` when not
+    computed (one baseline run, or a count)."""
+    return "—" if m.base_spread is None else f"±{m.base_spread * 100:.1f} %"
+
+
+def fmt_band(m: MetricResult) -> str:
+    """A timing row's PASS band (``band``: max(threshold, noise multiplier × baseline spread)) as ``±5.0 %``; ``—``
+    when the row has none (counts)."""
+    return "—" if m.band is None else f"±{m.band * 100:.1f} %"

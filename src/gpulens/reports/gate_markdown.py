@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from gpulens.gate.result import MARKS, PASS, GateResult, MetricResult
 from gpulens.reports.gate_fmt import (CENTER_NOTE, ci_label, listed_mismatches, fmt_center, fmt_change, fmt_ci, fmt_p, fmt_threshold,
+                                     method_text,
                                      metric_label, metric_labels, reason_text)
 from gpulens.reports._md_safe import neutralise
 from gpulens.units import plural
@@ -60,12 +61,7 @@ def render(result: GateResult, limit: int = DEFAULT_LIMIT, top: int = 10) -> str
     counts = ", ".join(f"{k} {v}" for k, v in result.counts().items() if v)
     if counts:
         head.append(f"\nGating metrics: {counts}.")
-    cfg = result.config
-    foot = (f"\n<sub>gpulens {result.tool_version} · Welch t-test on log times, weighted Holm across the run's "
-            f"gating timings at α = {cfg.get('alpha')}; REGRESSED needs ≥ half the "
-            f"{100 * cfg.get('threshold', 0):g} % threshold and a CI reaching it; PASS band = max(threshold, "
-            f"{cfg.get('noise_multiplier')} × baseline spread); "
-            f"kernels under {100 * cfg.get('min_kernel_share', 0):g} % of kernel time do not gate.</sub>\n")
+    foot = f"\n<sub>gpulens {result.tool_version} · {method_text(result)}</sub>\n"
     text = "\n".join(head) + "\n\n"
     rows = result.metrics
     interesting = [m for m in rows if m.gating or m.verdict != PASS]
