@@ -54,3 +54,23 @@ def test_strict_refusal_of_damage_does_not_claim_the_file_is_whole(tmp_path):
     at = int(re.search(r"damaged text from byte ([\d,]+)", msg).group(1).replace(",", ""))
     assert mid - 400 < at <= mid          # the damaged event starts at most one event before the garbage
     assert "not truncated" not in msg and "whether its end is whole is unknown" in msg and "--lenient" in msg
+
+
+def test_diff_page_puts_its_warnings_under_the_headline_before_the_facts(tmp_path):
+    """A warning qualifies the headline ("the runs are on different GPUs"): on the diff page it came after the
+    facts table, a screen below the headline it qualifies."""
+    from gpulens.diff import diff
+    from gpulens.reports.diff import render_html
+    from tests.dig_traces import MI300X
+
+    paths = []
+    for dev, name in ((None, "a.json"), (MI300X, "b.json")):
+        t = KTrace(device=dev)
+        e = t.op("aten::mm", 100.0, 10)
+        t.launch(e, 102.0, [("gemm_k", 110.0, 50.0)])
+        paths.append(t.write(tmp_path / name))
+    r = diff(*paths)
+    assert any("different GPUs" in w for w in r.warnings)
+    page = render_html(r)
+    head, warn, facts = (page.index('class="headline"'), page.index("different GPUs"), page.index('class="kv"'))
+    assert head < warn < facts

@@ -348,14 +348,15 @@ DIFF_CSS = ("body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;overf
 
 
 def render_html(r: DiffResult, max_rows: int = 200) -> str:
-    """A small self-contained HTML page (no script, no network): the headline, the before/after charts
-    (:mod:`gpulens.reports._html_diff`), then every table (first ``max_rows`` rows).
+    """A small self-contained HTML page (no script, no network): the headline, its warnings, the facts, the
+    before/after charts (:mod:`gpulens.reports._html_diff`), then every table (first ``max_rows`` rows).
 
     Kernel rows are labelled as in the console (:func:`shown`); the base/candidate kernel keys of a row are shown
     by their short labels, each with the full kernel name as its tooltip (the JSON keeps the full keys)."""
-    body = [f"<h1>gpulens diff</h1><p class=\"headline\">{_esc(headline(r))}</p>", '<table class="kv">']
+    body = [f"<h1>gpulens diff</h1><p class=\"headline\">{_esc(headline(r))}</p>"]
+    # a warning qualifies the headline (e.g. the runs are not the same workload): right under it, before the facts
+    body += [f'<p class="warn">warning: {_esc(w)}</p>' for w in r.warnings] + ['<table class="kv">']
     body += [f"<tr><th>{_esc(k)}</th><td>{_esc(v)}</td></tr>" for k, v in _facts(r)] + ["</table>"]
-    body += [f'<p class="warn">warning: {_esc(w)}</p>' for w in r.warnings]
     body.append(diff_charts(r, shown(r, "kernels")))  # the answer first: what changed, drawn; then every table
     labels = _html_labels(r)
     for name, title in TITLES.items():
