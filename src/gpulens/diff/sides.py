@@ -95,8 +95,8 @@ def _summary_hotspots(src: Any) -> dict[str, Any]:
     return {"hotspots": {"table": hs.table.to_dict("records")}} if len(hs.table) else {}
 
 
-def load_side(path: str | Path) -> DiffSide:
-    """Read one side of a diff.
+def load_side(path: str | Path, strict: bool = True) -> DiffSide:
+    """Read one side of a diff (``strict``: see :func:`gpulens.collectors.collect`; False is ``--lenient``).
 
     Raises:
         TraceFormatError: the path does not exist or cannot be read as a trace or report.
@@ -108,7 +108,7 @@ def load_side(path: str | Path) -> DiffSide:
     if doc is None:
         from gpulens.report import analyze
 
-        rep = analyze([p], only=["kernel_groups", "breakdown"])
+        rep = analyze([p], strict=strict, only=["kernel_groups", "breakdown"])
         srcs = [{"analyses": {"kernel_groups": {"table": r.results["kernel_groups"].table.to_dict("records")},
                               "breakdown": {"summary": r.results["breakdown"].summary},
                               **_summary_hotspots(r)},
