@@ -301,15 +301,14 @@ def load_baseline(path: str | Path, strict: bool = True) -> Baseline:
         return baseline_of_trace(p, p.name.removesuffix(".json"), strict)
     if isinstance(doc, dict) and "gpulens_baseline" not in doc and isinstance(doc.get("sources"), list) \
             and "schema_version" in doc:
-        base = baseline_from_runs(p.name.removesuffix(".json"), collect_runs([p], [doc]))
-        base.path = p
-        return base
+        return baseline_of_trace(p, p.name.removesuffix(".json"), strict, doc)
     return Baseline.from_dict(doc, p)
 
 
-def baseline_of_trace(p: Path, name: str, strict: bool = True) -> Baseline:
+def baseline_of_trace(p: Path, name: str, strict: bool = True, report: dict[str, Any] | None = None) -> Baseline:
     """The baseline of a trace file or rank folder ``p`` given as ``--baseline``: analysed like a candidate trace
     (not saved), named ``name``; ``strict`` False (``--lenient``) keeps what can be read from a malformed one.
+    ``report``: ``p``'s already parsed ``gpulens analyze --json`` report, when ``p`` is one.
 
     Raises:
         BaselineError: no usable run in it (no GPU work, or a partial input: truncated, rank files not read) — said
@@ -317,9 +316,9 @@ def baseline_of_trace(p: Path, name: str, strict: bool = True) -> Baseline:
         TraceFormatError: the trace cannot be read.
     """
     try:
-        base = baseline_from_runs(name, collect_runs([p], strict=strict))
+        base = baseline_from_runs(name, collect_runs([p], None if report is None else [report], strict))
     except BaselineError as exc:
-        raise BaselineError(f"baseline trace {p}: no usable run to compare with"
+        raise BaselineError(f"baseline {'report' if report is not None else 'trace'} {p}: no usable run to compare with"
                             + (f" ({str(exc).split('(', 1)[1]}" if "(" in str(exc) else "")) from None
     base.path = p
     return base

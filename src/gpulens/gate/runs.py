@@ -351,7 +351,12 @@ def collect_runs(paths: Iterable[str | Path], reports: list[dict[str, Any]] | No
             if status == "no_gpu_work" and s.get("truncated"):  # the lost part may have held the GPU work
                 excluded.append({**info, "reason": "input truncated: the part that could be read holds no GPU event"})
             elif status == "no_gpu_work":
-                excluded.append({**info, "reason": "no GPU work (0 kernels): the workload failed or was not profiled"})
+                from gpulens.timeline.input_notes import no_gpu_work_text
+
+                inputs = s.get("inputs") if isinstance(s.get("inputs"), list) else []
+                what = no_gpu_work_text(inputs)
+                excluded.append({**info, "reason": what + ("" if what.startswith("incomplete") else
+                                                           ": the workload failed or was not profiled")})
             elif status == "partial" or s.get("truncated"):
                 why = s.get("partial_reason")  # rank files not read and/or where the input stops
                 excluded.append({**info, "reason": f"partial result: {why}" if isinstance(why, str) and why else
