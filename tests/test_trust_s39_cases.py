@@ -18,15 +18,13 @@ reports), never from gpulens output.
 from __future__ import annotations
 
 import gzip
-import io
 import json
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
 
-from gpulens.cli import main
 from tests.case_variants import _nsys_db
+from tests.test_case_variants_s10 import _run
 
 T = 1_615_207_264_505_000  # the B06 epoch [µs]
 
@@ -39,16 +37,6 @@ def _k(name, ts, dur, stream=7, corr=None):
 
 def _doc(events, **extra) -> str:
     return json.dumps({"schemaVersion": 1, "traceEvents": events, **extra})
-
-
-def _run(*args) -> tuple[int, str]:
-    err, out = io.StringIO(), io.StringIO()
-    with redirect_stderr(err), redirect_stdout(out):
-        try:
-            code = main([str(a) for a in args])
-        except SystemExit as e:
-            code = e.code
-    return code, out.getvalue() + err.getvalue()
 
 
 def _analyze(path: Path, tmp_path: Path, *extra) -> tuple[int, dict]:
