@@ -51,12 +51,16 @@ def test_b07_runaway_kernel_is_drawn_clipped_on_the_timeline(tmp_path):
     stream), softmax_d 200+20 µs; stream 9: copy_e 120+10 (concurrent, another stream: not clipped). Serial per
     stream → drawn ends 140 / 160 / 200 / 220 and 130: extent 100 → 220 µs = 120,000 ns (not 3,000,070,000), the
     runaway drawn [170, 200] µs (30,000 ns), the busy of its segment 30,000 ns; the HTML timeline draws these
-    segments and its extent, the same figures as the summary's span (120,000 ns)."""
+    segments and its extent, the same figures as the summary's span (120,000 ns), and says 2 events were drawn
+    clipped: gemm_a by 150 − 140 = 10 µs, elementwise_c by 3,000,170 − 200 = 2,999,970 µs → 2,999,980,000 ns."""
     p = tmp_path / "b07.json"
     p.write_text(_doc([_k("elementwise_c", 170, 3_000_000), _k("gemm_a", 100, 50), _k("softmax_d", 200, 20),
                        _k("copy_e", 120, 10, stream=9), _k("gemm_b", 140, 20)]))
-    code, src = _analyze(p, tmp_path)
+    code, src = _analyze(p, tmp_path, "--html", tmp_path / "r.html")
     st = src["analyses"]["stream_timeline"]
+    assert (st["summary"]["clipped_events"], st["summary"]["clipped_ns"]) == (2, 2_999_980_000)
+    page = (tmp_path / "r.html").read_text()
+    assert "over 120.00 µs" in page and "2 GPU events that ran past the start of the next one" in page
     assert code == 0 and st["summary"]["extent_ns"] == 120_000 == src["summary"]["span_ns"]
     assert st["summary"]["end_ns"] - st["summary"]["start_ns"] == 120_000
     rows = {r["name"]: r for r in st["table"] if r["level"] == 0}

@@ -65,6 +65,13 @@ COLUMNS = {
 }
 
 
+def _clipped(timeline: Timeline) -> dict[str, int]:
+    """``clipped_events`` / ``clipped_ns``: the GPU events drawn shorter than recorded because they overran the
+    next event on their stream (:func:`~gpulens.analyzers.intervals.repair_stream_overruns`), and the time cut."""
+    over = context_of(timeline).overruns["overrun_ns"].to_numpy("int64")
+    return {"clipped_events": int((over > 0).sum()), "clipped_ns": int(over[over > 0].sum())}
+
+
 class _Lanes:
     """GPU and host events of the stream timeline: per row (GPU events first, then host events on CPU threads) its
     lane code (lanes numbered in sorted (rank, device_id, stream_id, thread_id) order), start and duration [ns].
@@ -332,7 +339,7 @@ class StreamTimeline(Analyzer):
                    "decimated": bool(bin0), "bin_ns": int(bin0), "levels": int(levels), "branch": BRANCH,
                    "bins": int(bins),
                    "start_ns": t0, "end_ns": t_end, "extent_ns": span if t1 > t0 else 0,
-                   "clock_jump_ns": int(shift[-1])}
+                   "clock_jump_ns": int(shift[-1]), **_clipped(timeline)}
         return AnalysisResult(self.name, out, COLUMNS, summary, summary_columns={
             "event_count": "GPU events [count]", "host_event_count": "host events on CPU thread lanes [count]",
             "segment_count": "segments over all levels [count]", "track_count": "GPU stream lanes [count]",
@@ -340,7 +347,10 @@ class StreamTimeline(Analyzer):
             "levels": "detail levels [count]", "bins": "bins per lane and window [count]",
             "extent_ns": "drawn extent: end_ns − start_ns less the clock jumps (clock_jump_ns) [ns]",
             "clock_jump_ns": "gaps of a day or more between the lanes' events (two time bases), left out of the "
-                             "drawn extent and of offset_ns [ns]"})
+                             "drawn extent and of offset_ns [ns]",
+            "clipped_events": "GPU events that ran past the start of the next one on their stream, drawn ending "
+                              "there [count]",
+            "clipped_ns": "recorded time of those events beyond that start, not drawn [ns]"})
 
     def _pyramid(self, start: np.ndarray, dur: np.ndarray, lane: np.ndarray, t0: int, span: int,
                  bins: int, nrank: np.ndarray | None = None) -> tuple[list[pd.DataFrame], int, int]:

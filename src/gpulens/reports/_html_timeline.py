@@ -159,9 +159,15 @@ def timeline_page(s: Any, max_rows: int, max_segments: int) -> list[Any]:
                   "categoryarray": payload["lanes"], "automargin": True}}}
     level0 = t[t["level"] == 0]
     n_threads = sum(1 for g in payload["gpuLane"] if not g)
+    clipped = int(sm.get("clipped_events") or 0)
     how = ("each drawn event as it was recorded" if not sm.get("decimated") else
            f"the whole run in bins of {fmt_ns(sm.get('bin_ns'))} per lane, finer levels for "
            f"{plural(len(payload['levels']) - 1, 'zoom step(s)')} where they fit")
+    if clipped:  # B07: drawn as every other table counts them, at the start of the next event on their stream
+        how += (f"{', except' if not sm.get('decimated') else '; '} {plural(clipped, 'GPU event(s)')} that ran past "
+                "the start of the next one on their stream, drawn ending there "
+                f"({fmt_ns(sm.get('clipped_ns') or 0)} recorded beyond it; the busy and kernel-time figures leave it "
+                "out too)")
     cut = f"; {drawn} of {len(t)} segments embedded" if drawn < len(t) else ""
     shown = drawn_extent(sm)
     take = (f"{sm['event_count']:,} GPU events on {plural(sm.get('track_count', 0), 'stream lane(s)')} and "
