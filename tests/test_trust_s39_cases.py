@@ -121,7 +121,7 @@ def test_truncated_trace_as_baseline_is_one_line_naming_it_a_baseline_trace(tmp_
 def test_almost_json_trace_in_gate_and_diff_is_read_with_lenient(tmp_path, bad, kept):
     """Kernels k1 (10+15 µs) and k2 (30+5 µs) and one host event carrying the damage: strict → exit 2, one line
     naming the file and '--lenient'; gate --lenient → PASS (same file both sides); diff --lenient → the summed
-    GPU time 15 + 5 = 20 µs = 20,000 ns on each side, Δ 0."""
+    GPU time 15 + 5 = 20 µs = 20,000 ns on each side, Δ 0; baseline save --lenient stores its kernel time 20,000."""
     host = '{"ph": "X", "cat": "cpu_op", "pid": 1, "tid": 1, "ts": 5, "dur": 50, ' + bad + "}"
     if not bad.startswith('"name"'):
         host = host.replace('"cpu_op", ', '"cpu_op", "name": "aten::add", ')
@@ -139,6 +139,10 @@ def test_almost_json_trace_in_gate_and_diff_is_read_with_lenient(tmp_path, bad, 
     code, out = _run("diff", "-q", "--lenient", p, p, "--json", tmp_path / "d.json")
     sm = json.loads((tmp_path / "d.json").read_text())["summary"]
     assert code == 0 and (sm["base_time_ns"], sm["cand_time_ns"], sm["delta_ns"]) == (kept, kept, 0)
+    saved = tmp_path / "saved.json"
+    assert _run("baseline", "save", p, "--name", saved)[0] == 2 and not saved.exists()
+    code, out = _run("baseline", "save", "--lenient", p, "--name", saved)
+    assert code == 0 and json.loads(saved.read_text())["metrics"]["kernel_time_ns"]["samples"] == [kept], out
 
 
 # ------------------------------------------------------------------------------------ B05 the empty array form

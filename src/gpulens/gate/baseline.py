@@ -206,7 +206,7 @@ def target_path(name: str, machine_key: str, store: Path | None = None) -> Path:
 
 
 def save_baseline(reports: Iterable[str | Path], name: str, store: Path | None = None, force: bool = False,
-                  git: dict[str, Any] | None = None) -> Baseline:
+                  git: dict[str, Any] | None = None, strict: bool = True) -> Baseline:
     """Store the runs in ``reports`` as baseline ``name`` and append a line to the store's history.
 
     Args:
@@ -215,6 +215,7 @@ def save_baseline(reports: Iterable[str | Path], name: str, store: Path | None =
         store: the store folder (default :func:`default_store`).
         force: replace an existing baseline (the history keeps the old entry).
         git: commit info to record (default :func:`git_info`).
+        strict: False (``--lenient``) keeps what can be read from a malformed trace among ``reports``.
 
     Raises:
         BaselineError: the baseline exists and ``force`` is False; no usable run; the target is an input.
@@ -223,7 +224,7 @@ def save_baseline(reports: Iterable[str | Path], name: str, store: Path | None =
     reports = [Path(p) for p in reports]
     if not reports:
         raise BaselineError("no report given: pass the JSON reports of the baseline runs")
-    runs = collect_runs(reports)
+    runs = collect_runs(reports, strict=strict)
     base = baseline_from_runs(name if not is_path_ref(name) else Path(name).stem, runs,
                               git if git is not None else git_info())
     path = target_path(name, runs.machine_key, store)
