@@ -70,6 +70,26 @@ def test_b07_runaway_kernel_is_drawn_clipped_on_the_timeline(tmp_path):
     assert max(r["end_ns"] for r in st["table"]) == 220_000
 
 
+def test_b07_perfetto_export_has_no_overlapping_slices_on_a_stream(tmp_path):
+    """The README's B07 (gemm_a 100+50, gemm_b 140+20, elementwise_c 170+3,000,000, softmax_d 200+20 µs on stream
+    7) exported for Perfetto, which drops or mis-nests overlapping slices of one track: durations 40 / 20 / 30 / 20
+    µs (each ends where the next starts), the recorded 50 and 3,000,000 µs kept in args; read back: 4 kernels,
+    110,000 ns summed and busy over a 120,000 ns span."""
+    p = tmp_path / "b07.json"
+    p.write_text(_doc([_k("gemm_a", 100, 50), _k("gemm_b", 140, 20), _k("elementwise_c", 170, 3_000_000),
+                       _k("softmax_d", 200, 20)]))
+    out = tmp_path / "perfetto.json"
+    assert _run("analyze", "-q", "--no-cache", p, "--perfetto", out)[0] == 0
+    doc = json.loads(out.read_text())
+    xs = {e["name"]: e for e in (doc["traceEvents"] if isinstance(doc, dict) else doc) if e.get("ph") == "X"}
+    assert [xs[n]["dur"] for n in ("gemm_a", "gemm_b", "elementwise_c", "softmax_d")] == [40, 20, 30, 20]
+    assert (xs["gemm_a"]["args"]["recorded dur"], xs["elementwise_c"]["args"]["recorded dur"]) == (50, 3_000_000)
+    assert "recorded dur" not in xs["gemm_b"]["args"]
+    code, src = _analyze(out, tmp_path)
+    sm = src["summary"]
+    assert (sm["kernel_count"], sm["kernel_time_ns"], sm["gpu_busy_ns"], sm["span_ns"]) == (4, 110_000, 110_000, 120_000)
+
+
 # ---------------------------------------------------------------------------- B02/B03/B04 as the gate's baseline
 _EVENTS = [_k("k1", 10, 5), _k("k2", 20, 5), _k("k3", 30, 5)]  # 3 kernels of 5 µs: 15 µs summed, span 25 µs
 
