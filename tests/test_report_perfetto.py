@@ -2,11 +2,13 @@
 
 import json
 
+import pandas as pd
 import pytest
 
 import gpulens
 from gpulens.reports import perfetto
 from tests.conftest import KINETO, shared_trace
+from tests.test_analysis_paths_b import _serial_durations
 
 
 def _roundtrip(tmp_path, paths):
@@ -21,9 +23,17 @@ def _roundtrip(tmp_path, paths):
 def test_export_loads_back_with_same_kernels(tmp_path, name):
     rep, doc, back = _roundtrip(tmp_path, [KINETO / name])
     orig = rep.sources[0].timeline
+    # a GPU event running past the next one's start on its stream is exported ending there (B07; the MI350X trace
+    # has such overruns): the durations read back are the serial-stream ones, derived here from the original events
+    gpu = orig.of_kind("kernel", "comm", "memcpy", "memset")
+    lane = pd.factorize(pd.Series(list(zip(gpu["rank"], gpu["device_id"], gpu["stream_id"].fillna(-1)))))[0]
+    serial = pd.Series(_serial_durations(gpu["start_ns"].to_numpy(), gpu["dur_ns"].to_numpy(), lane,
+                                         gpu["name"].astype(str).to_numpy(), gpu["event_id"].to_numpy()),
+                       index=gpu.index)
     for kinds in (("kernel", "comm"), ("memcpy", "memset"), ("cpu_op",)):
         a, b = orig.of_kind(*kinds), back.of_kind(*kinds)
-        assert len(a) == len(b) and int(a["dur_ns"].sum()) == int(b["dur_ns"].sum()), kinds
+        want = int(serial[a.index].sum()) if kinds != ("cpu_op",) else int(a["dur_ns"].sum())
+        assert len(a) == len(b) and want == int(b["dur_ns"].sum()), kinds
     k0, k1 = orig.of_kind("kernel").sort_values("start_ns"), back.of_kind("kernel").sort_values("start_ns")
     assert k0["start_ns"].tolist() == k1["start_ns"].tolist()  # to the ns, on the original clock
     assert k0["stream_id"].tolist() == k1["stream_id"].tolist()

@@ -54,9 +54,11 @@ COLUMNS = {
     "stream_id": "CUDA stream / HIP queue (-1 when not recorded or on a host lane) [id]",
     "thread_id": "host thread id of a CPU lane (-1 on GPU lanes) [id]",
     "start_ns": "segment start (first event start) on the Timeline's clock [ns]",
-    "end_ns": "segment end (last event end) on the Timeline's clock [ns]",
+    "end_ns": "segment end (last event end; a GPU event overrunning the next one on its stream ends at that start) "
+              "on the Timeline's clock [ns]",
     "offset_ns": "segment start − the run's first event start (the timeline's origin), clock jumps left out [ns]",
-    "busy_ns": "sum of the durations of the events merged into the segment (GPU events overrun-clipped) [ns]",
+    "busy_ns": "sum of the durations of the events merged into the segment (GPU events clipped at the next start on "
+               "their stream) [ns]",
     "events": "number of events merged into the segment [count]",
     "kind": "kind of the longest event in the segment (kernel, comm, memcpy, memset, cpu_op, runtime, sync) [text]",
     "name": "name of the longest event in the segment [text]",
@@ -65,6 +67,13 @@ COLUMNS = {
     "launch_name": "single GPU event: name of the launch call (cudaLaunchKernel, hipLaunchKernel, …) [text]",
     "op_name": "single GPU event: the framework op that issued the launch [text]",
 }
+
+
+def _clipped(timeline: Timeline) -> dict[str, int]:
+    """``clipped_events`` / ``clipped_ns``: the GPU events drawn shorter than recorded because they overran the
+    next event on their stream (:func:`~gpulens.analyzers.intervals.repair_stream_overruns`), and the time cut."""
+    over = context_of(timeline).overruns["overrun_ns"].to_numpy("int64")
+    return {"clipped_events": int((over > 0).sum()), "clipped_ns": int(over[over > 0].sum())}
 
 
 class _Lanes:
@@ -91,8 +100,8 @@ class _Lanes:
             parts.append(code)
             key_sets.append(keys)
             starts.append(gpu["start_ns"].to_numpy("int64"))
-            # the effective (overrun-clipped) duration every other analyzer uses: a kernel recorded past the next
-            # one's start on its stream (shared case B07: 3 s where 30 µs ran) is drawn as the others count it
+            # drawn as the other reports count it: an event running past the start of the next one on its stream
+            # ends there (B07: a 3 s recorded kernel 30 µs before the next is not drawn 3 s long)
             durs.append(ctx.effective_ns.to_numpy("int64"))
         if self.nh:
             n = self.nh
@@ -334,7 +343,7 @@ class StreamTimeline(Analyzer):
                    "decimated": bool(bin0), "bin_ns": int(bin0), "levels": int(levels), "branch": BRANCH,
                    "bins": int(bins),
                    "start_ns": t0, "end_ns": t_end, "extent_ns": span if t1 > t0 else 0,
-                   "clock_jump_ns": int(shift[-1])}
+                   "clock_jump_ns": int(shift[-1]), **_clipped(timeline)}
         return AnalysisResult(self.name, out, COLUMNS, summary, summary_columns={
             "event_count": "GPU events [count]", "host_event_count": "host events on CPU thread lanes [count]",
             "segment_count": "segments over all levels [count]", "track_count": "GPU stream lanes [count]",
@@ -342,7 +351,10 @@ class StreamTimeline(Analyzer):
             "levels": "detail levels [count]", "bins": "bins per lane and window [count]",
             "extent_ns": "drawn extent: end_ns − start_ns less the clock jumps (clock_jump_ns) [ns]",
             "clock_jump_ns": "gaps of a day or more between the lanes' events (two time bases), left out of the "
-                             "drawn extent and of offset_ns [ns]"})
+                             "drawn extent and of offset_ns [ns]",
+            "clipped_events": "GPU events that ran past the start of the next one on their stream, drawn ending "
+                              "there [count]",
+            "clipped_ns": "recorded time of those events beyond that start, not drawn [ns]"})
 
     def _pyramid(self, start: np.ndarray, dur: np.ndarray, lane: np.ndarray, t0: int, span: int,
                  bins: int, nrank: np.ndarray | None = None) -> tuple[list[pd.DataFrame], int, int]:

@@ -25,6 +25,7 @@ def save_cmd(
     store: Optional[Path] = typer.Option(None, "--store", help="Baseline folder (default: $GPULENS_BASELINE_DIR, "
                                                                "the config's baseline_dir, or .gpulens/baselines)."),
     config: Optional[Path] = typer.Option(None, "--config", help="TOML file with [tool.gpulens.gate] settings."),
+    lenient: bool = typer.Option(False, "--lenient", help="Keep what can be read from malformed traces."),
 ) -> None:
     """Store runs as a baseline: plain JSON with raw samples per metric, environment and machine key.
 
@@ -35,7 +36,7 @@ def save_cmd(
     from gpulens.gate.baseline import copied_runs
 
     cfg = load_config(config)
-    base = save_baseline(reports, name, store or default_store(cfg.baseline_dir), force=force)
+    base = save_baseline(reports, name, store or default_store(cfg.baseline_dir), force=force, strict=not lenient)
     con = make_console()
     con.print(f"Saved baseline '{base.name}' ({plural(len(base.runs), 'run')}, {plural(len(base.metrics), 'metric')}, machine "
               f"{base.machine_key}) to {base.path}")

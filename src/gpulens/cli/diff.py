@@ -25,6 +25,7 @@ def register(app: typer.Typer) -> None:
         top: int = typer.Option(10, "--top", min=1, max=10_000, help="Rows per table in the console and the "
                                                                      "number of top contributors."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No console output."),
+        lenient: bool = typer.Option(False, "--lenient", help="Keep what can be read from malformed traces."),
         force: bool = typer.Option(False, "--force", help="Write the diff even over a file that holds a profiler "
                                                           "trace, a gpulens baseline or history, or a JSON report "
                                                           "(never over an input)."),
@@ -48,7 +49,7 @@ def register(app: typer.Typer) -> None:
             check_output(out, inputs, kind, force)
         console = make_console(stderr=quiet)
         with console.status("Comparing …"):
-            result = diff(base, cand, top=top)
+            result = diff(base, cand, top=top, strict=not lenient)
         if not quiet:
             render.print_diff(result, console, top=top)
         for out, fn, what, kind in ((json_out, render.render_json, "JSON diff", "diff_json"),

@@ -64,6 +64,8 @@ def register(app: typer.Typer) -> None:
                                                                      "settings (default: ./pyproject.toml)."),
         store: Optional[Path] = typer.Option(None, "--store", help="Baseline folder."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No terminal table."),
+        lenient: bool = typer.Option(False, "--lenient", help="Keep what can be read from malformed traces "
+                                                              "(candidates and a baseline given as a trace)."),
         force: bool = typer.Option(False, "--force", help="Write --json/--markdown/--junit/--html even over a file that "
                                                           "holds a profiler trace, a gpulens baseline or history, "
                                                           "or a JSON report (never over an input)."),
@@ -72,7 +74,7 @@ def register(app: typer.Typer) -> None:
         try:
             code = _run(candidates, baseline, warn_only, require_baseline, fail_on_ambiguous, allow_cross_machine,
                         json_out, markdown, junit, config, store, quiet, force, allow_other_workload,
-                        html_out=html_out)
+                        html_out=html_out, strict=not lenient)
         except GpulensError as exc:
             if not warn_only:
                 raise
@@ -84,7 +86,8 @@ def register(app: typer.Typer) -> None:
 
 
 def _run(candidates, baseline, warn_only, require_baseline, fail_on_ambiguous, allow_cross_machine, json_out,
-         markdown, junit, config, store, quiet, force=False, allow_other_workload=False, html_out=None) -> int:
+         markdown, junit, config, store, quiet, force=False, allow_other_workload=False, html_out=None,
+         strict=True) -> int:
     from gpulens.gate import default_store, exit_code, find_baseline, load_config, run_gate
     from gpulens.gate.runs import collect_runs
 
@@ -99,8 +102,8 @@ def _run(candidates, baseline, warn_only, require_baseline, fail_on_ambiguous, a
     cfg.fail_on_ambiguous = cfg.fail_on_ambiguous or fail_on_ambiguous
     console = make_console(stderr=quiet)
     with console.status("Loading candidate runs …"):
-        runs = collect_runs(candidates)
-    base = find_baseline(baseline, runs.machine_key, store or default_store(cfg.baseline_dir))
+        runs = collect_runs(candidates, strict=strict)
+    base = find_baseline(baseline, runs.machine_key, store or default_store(cfg.baseline_dir), strict)
     result = run_gate(base, runs, cfg, baseline_ref=baseline, allow_cross_machine=allow_cross_machine,
                       allow_other_workload=allow_other_workload)
     result.exit_code = exit_code(result, warn_only=warn_only, require_baseline=require_baseline,

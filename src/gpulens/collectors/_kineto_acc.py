@@ -131,8 +131,9 @@ class Accumulator:
             kind[kern] = refined[inv]
         ts, ts_ok, dur, dur_ok = src.times()
         reason = np.full(len(ts), -1, dtype=np.int8)
-        if (ts_ok & dur_ok & (ts == 0)).any():  # the scan only for a piece with a ts 0
-            reason[zero_ts_placeholders(ts, dur, ts_ok & dur_ok)] = 2
+        if (ts_ok & dur_ok & (ts <= 0)).any():  # the scan only for a piece with a ts 0 (or below)
+            unset = zero_ts_placeholders(ts, dur, ts_ok & dur_ok)
+            reason[unset] = np.where(ts[unset] < 0, 4, 2)
         reason[ts_ok & dur_ok & (dur < 0)] = 1
         reason[~(ts_ok & dur_ok)] = 0
         for col, ok in (("ts", ts_ok), ("dur", dur_ok)):  # recorded but no number within int64 ns: unreadable
@@ -459,7 +460,8 @@ class Accumulator:
         self.collective_table = collective_table(self.collectives, keep, new_id)
         rej = {"kind": [], "name": [], "start_ns": [], "dur_ns": [], "reason": [], "correlation_id": []}
         reasons = (MISSING_TS_OR_DUR, "negative duration (unfinished or corrupt event)",
-                   "zero timestamp (never recorded)", "unreadable ts or dur (not a number, or beyond int64 ns)")
+                   "zero timestamp (never recorded)", "unreadable ts or dur (not a number, or beyond int64 ns)",
+                   "negative timestamp far before the others (never recorded)")
         for r in self.rejected:
             rej["kind"] += [KIND_LIST[k] for k in r["kind"]]
             rej["name"] += r["name"]
@@ -473,7 +475,7 @@ class Accumulator:
     def _late_zero_ts(self, kind: np.ndarray, start: np.ndarray, dur: np.ndarray, name: np.ndarray,
                       corr: tuple[Any, Any]) -> np.ndarray | None:
         """Mask of the accepted rows whose ``ts == 0`` is a placeholder once the whole file is seen (None when there
-        is none), each moved to :attr:`rejected` (reason 2, "zero timestamp (never recorded)").
+        is none), each moved to :attr:`rejected` (reason 2, "zero timestamp (never recorded)"; 4 for a negative one).
 
         :meth:`_add_rows` judges a ``ts`` of 0 among the events of its own piece (:func:`zero_ts_placeholders`); a
         piece holding only such events — 1,200 ``ts 0`` kernels of pytorch/kineto#109 after the first 8 MiB of a
@@ -481,7 +483,7 @@ class Accumulator:
         GPU span to ~51 years. Here the same rule runs over every accepted row of the file (``start``: raw ``ts``
         [ns] before ``baseTimeNanoseconds``; ``dur`` [ns]; ``name`` codes; ``corr``: the nullable stores).
         """
-        zero = start == 0
+        zero = start <= 0
         if not zero.any() or zero.all():
             return None
         dur = np.asarray(dur)
@@ -493,7 +495,8 @@ class Accumulator:
         self.rejected.append({"kind": kind[rows], "name": [_str(self.names.text(int(c))) for c in np.asarray(name)[rows]],
                               "corr": [int(v) if ok else None for v, ok in zip(cv, cok)], "ts": start[rows],
                               "ts_ok": np.ones(len(rows), dtype=bool), "dur": dur[rows],
-                              "dur_ok": np.ones(len(rows), dtype=bool), "reason": np.full(len(rows), 2, dtype=np.int8)})
+                              "dur_ok": np.ones(len(rows), dtype=bool),
+                              "reason": np.where(start[rows] < 0, 4, 2).astype(np.int8)})
         return late
 
     def _copies_by_launcher(self, kind: np.ndarray, name: np.ndarray, corr: tuple[np.ndarray, np.ndarray],

@@ -13,21 +13,25 @@ ZERO_TS_GAP_RATIO = 10
 
 
 def zero_ts_placeholders(ts: np.ndarray, dur: np.ndarray, ok: np.ndarray) -> np.ndarray:
-    """Mask of the events whose ``ts == 0`` is a placeholder (:data:`ZERO_TS_GAP_RATIO`), not a time: counting the
-    event from 0 to its end would stretch the span of the other valid events ``ok`` (first start → last end, ns)
-    more than ``ZERO_TS_GAP_RATIO + 1`` times (B06: ``ts 0, dur 0`` beside events at 1.6e15 µs spanning 40 µs). A
-    clock that starts at 0 keeps its first event, and so does a zero-start event whose own duration reaches the
-    others (a profiler span from 0 to the first step); with no other timestamp it is kept.
+    """Mask of the events whose ``ts == 0`` (or ``ts < 0``: ``-1``, the unset-marker kind of B06's ``dur -1``) is a
+    placeholder (:data:`ZERO_TS_GAP_RATIO`), not a time: counting the event from its start to its end would stretch
+    the span of the other valid events ``ok`` (those with ``ts > 0``: first start → last end, ns) more than
+    ``ZERO_TS_GAP_RATIO + 1`` times (B06: ``ts 0, dur 0`` beside events at 1.6e15 µs spanning 40 µs). A clock that
+    starts at 0 keeps its first event (and a relative clock its events a little before 0), and so does a zero-start
+    event whose own duration reaches the others (a profiler span from 0 to the first step); with no other timestamp
+    it is kept.
 
     Args:
         ts, dur: start and duration [ns] of each event of one piece (int64).
         ok: both recorded (the others' extent uses only events with ``dur >= 0`` besides).
     """
-    zero = ok & (ts == 0)
-    other = ok & (ts != 0) & (dur >= 0)
+    zero = ok & (ts <= 0)
+    other = ok & (ts > 0) & (dur >= 0)
     if not zero.any() or not other.any():
         return np.zeros(len(ts), dtype=bool)
     lo, hi = int(ts[other].min()), int((ts[other] + dur[other]).max())
     extent = max(hi - lo, 1)
-    end = np.maximum(np.where(zero, dur, 0), hi)  # the span with the zero-start event counted from 0
-    return zero & (end > (ZERO_TS_GAP_RATIO + 1) * extent)
+    start = np.where(zero, ts, 0)
+    with np.errstate(over="ignore"):  # the span with the event counted from its start (≤ 0) to the others' end
+        wide = np.maximum(start + np.where(zero, dur, 0), hi).astype("float64") - start.astype("float64")
+    return zero & (wide > (ZERO_TS_GAP_RATIO + 1) * extent)

@@ -191,6 +191,9 @@ _EMPTY_EVENTS = re.compile(rb'"traceEvents"\s*:\s*\[\s*\]')
 #: The array form holding metadata events only (``"ph": "M"`` carries no ``ts``), possibly without its closing
 #: ``]`` (B04a + B05: legal, and no GPU work).
 _META_EVENT = re.compile(rb'"ph"\s*:\s*"M"')
+#: The array form with no event at all, closed or not (``[]``, ``[``; B05 + B04a): legal, and no GPU work. Only for
+#: a file named ``*.json`` (or ``*.json.gz``): an empty JSON list under another name is no trace of any kind.
+_EMPTY_ARRAY = re.compile(rb'\[\s*\]?\s*')
 
 
 def sync_threads(cols: dict[str, Any]) -> int:
@@ -248,6 +251,8 @@ class KinetoCollector(Collector):
             return True
         if len(h) >= 65536 and b'"traceEvents"' not in h and _KINETO_FIRST_KEY.match(h):
             return True  # a header larger than the sniffed head (many devices, a long value): the array comes later
+        if len(h) < 65536 and _EMPTY_ARRAY.fullmatch(h) and path.name.lower().endswith((".json", ".json.gz")):
+            return True
         return h.startswith(b"[") and b'"ph"' in h and (b'"ts"' in h or bool(_META_EVENT.search(h)))
 
     def collect(self, path: Path, strict: bool = True, select: Selection | None = None,

@@ -372,7 +372,7 @@ def _zero_placeholders(frames: list[pd.DataFrame], rejected: list[pd.DataFrame])
     ok = np.concatenate([(f["start_ns"].notna() & f["dur_ns"].notna()).to_numpy(dtype=bool) for f in have]) \
         if have else np.zeros(0, dtype=bool)
     ts = np.concatenate([f["start_ns"].fillna(0).to_numpy(dtype="int64") for f in have]) if have else ok.astype("int64")
-    if not (ts[ok] == 0).any():
+    if not (ts[ok] <= 0).any():
         return frames
     dur = np.concatenate([f["dur_ns"].fillna(0).to_numpy(dtype="int64") for f in have])
     mask = zero_ts_placeholders(ts, dur, ok)
@@ -387,6 +387,9 @@ def _zero_placeholders(frames: list[pd.DataFrame], rejected: list[pd.DataFrame])
             continue
         r = f[z]
         rejected.append(pd.DataFrame({"kind": r["kind"], "name": r["name"].astype(object), "start_ns": r["start_ns"],
-                                      "dur_ns": r["dur_ns"], "reason": "zero timestamp (never recorded)"}))
+                                      "dur_ns": r["dur_ns"],
+                                      "reason": np.where(r["start_ns"].to_numpy() < 0,
+                                                         "negative timestamp far before the others (never recorded)",
+                                                         "zero timestamp (never recorded)")}))
         out.append(f[~z])
     return out

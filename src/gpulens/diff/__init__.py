@@ -9,13 +9,14 @@ from gpulens.diff.compute import DiffResult, DiffSide, compare
 from gpulens.diff.sides import load_side
 
 
-def diff(base: str | Path, cand: str | Path, top: int = 10) -> DiffResult:
-    """Compare two runs (trace files, rank folders or JSON reports) — see :mod:`gpulens.diff.compute`.
+def diff(base: str | Path, cand: str | Path, top: int = 10, strict: bool = True) -> DiffResult:
+    """Compare two runs (trace files, rank folders or JSON reports) — see :mod:`gpulens.diff.compute`; ``strict``
+    False (``--lenient``) keeps what can be read from a malformed trace.
 
     Raises:
         TraceFormatError: an input cannot be read.
     """
-    return compare(load_side(base), load_side(cand), top=top)
+    return compare(load_side(base, strict), load_side(cand, strict), top=top)
 
 
 __all__ = ["DiffResult", "DiffSide", "compare", "diff", "load_side"]

@@ -95,8 +95,8 @@ def _summary_hotspots(src: Any) -> dict[str, Any]:
     return {"hotspots": {"table": hs.table.to_dict("records")}} if len(hs.table) else {}
 
 
-def load_side(path: str | Path) -> DiffSide:
-    """Read one side of a diff.
+def load_side(path: str | Path, strict: bool = True) -> DiffSide:
+    """Read one side of a diff (``strict``: see :func:`gpulens.collectors.collect`; False is ``--lenient``).
 
     Raises:
         TraceFormatError: the path does not exist or cannot be read as a trace or report.
@@ -108,7 +108,7 @@ def load_side(path: str | Path) -> DiffSide:
     if doc is None:
         from gpulens.report import analyze
 
-        rep = analyze([p], only=["kernel_groups", "breakdown"])
+        rep = analyze([p], strict=strict, only=["kernel_groups", "breakdown"])
         srcs = [{"analyses": {"kernel_groups": {"table": r.results["kernel_groups"].table.to_dict("records")},
                               "breakdown": {"summary": r.results["breakdown"].summary},
                               **_summary_hotspots(r)},
@@ -124,6 +124,7 @@ def load_side(path: str | Path) -> DiffSide:
         from gpulens.analyzers.context import context_of
 
         ctxs = [context_of(r.timeline) for r in rep.sources if r.status != "no_gpu_work"]
+        inputs = [i for r in rep.sources for i in r.timeline.meta.sources]
         clipped = [(int((o > 0).sum()), int(o[o > 0].sum()), int(c.gpu["dur_ns"].fillna(0).sum()))
                    for c in ctxs for o in [c.overruns["overrun_ns"]]]
     else:
@@ -132,6 +133,7 @@ def load_side(path: str | Path) -> DiffSide:
         cut = [(str(f), n) for s in all_srcs if isinstance(s.get("truncated_at"), dict)
                for f, n in s["truncated_at"].items() if isinstance(n, int) and not isinstance(n, bool)]
         note = "report"
+        inputs = [i for s in all_srcs if isinstance(s.get("inputs"), list) for i in s["inputs"]]
         lost = [f"{p}: a report of a partial input: {s['partial_reason']}" for s in all_srcs
                 if s.get("unread_files") and isinstance(s.get("partial_reason"), str)]
         no_times = any(_no_durations(((s.get("analyses") or {}).get("hotspots") or {}).get("summary"))
@@ -144,8 +146,10 @@ def load_side(path: str | Path) -> DiffSide:
         raise err if doc is None else GpulensError(f"{p}: a report of a truncated input: {err}")
     warnings = lost + [truncated_note(f, n) for f, n in cut]  # rank files not read: the side lacks those ranks
     warnings += overrun_notes(p, clipped)
-    if not srcs:
-        warnings.append(f"{p}: no GPU work (0 kernels): every kernel of the other run shows as new or vanished")
+    if not srcs:  # T06: launch calls without GPU records is an incomplete capture, not a run without GPU work
+        from gpulens.timeline.input_notes import no_gpu_work_text
+
+        warnings.append(f"{p}: {no_gpu_work_text(inputs)}: every kernel of the other run shows as new or vanished")
     frames, notes = [], set()
     for s in srcs:
         df, how = _rows_of(s)

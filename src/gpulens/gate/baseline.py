@@ -206,7 +206,7 @@ def target_path(name: str, machine_key: str, store: Path | None = None) -> Path:
 
 
 def save_baseline(reports: Iterable[str | Path], name: str, store: Path | None = None, force: bool = False,
-                  git: dict[str, Any] | None = None) -> Baseline:
+                  git: dict[str, Any] | None = None, strict: bool = True) -> Baseline:
     """Store the runs in ``reports`` as baseline ``name`` and append a line to the store's history.
 
     Args:
@@ -215,6 +215,7 @@ def save_baseline(reports: Iterable[str | Path], name: str, store: Path | None =
         store: the store folder (default :func:`default_store`).
         force: replace an existing baseline (the history keeps the old entry).
         git: commit info to record (default :func:`git_info`).
+        strict: False (``--lenient``) keeps what can be read from a malformed trace among ``reports``.
 
     Raises:
         BaselineError: the baseline exists and ``force`` is False; no usable run; the target is an input.
@@ -223,7 +224,7 @@ def save_baseline(reports: Iterable[str | Path], name: str, store: Path | None =
     reports = [Path(p) for p in reports]
     if not reports:
         raise BaselineError("no report given: pass the JSON reports of the baseline runs")
-    runs = collect_runs(reports)
+    runs = collect_runs(reports, strict=strict)
     base = baseline_from_runs(name if not is_path_ref(name) else Path(name).stem, runs,
                               git if git is not None else git_info())
     path = target_path(name, runs.machine_key, store)
@@ -277,7 +278,7 @@ def append_history(path: Path, base: Baseline, replaced: bool = False) -> None:
         f.write(json.dumps(line, sort_keys=True) + "\n")
 
 
-def load_baseline(path: str | Path) -> Baseline:
+def load_baseline(path: str | Path, strict: bool = True) -> Baseline:
     """Read a baseline file — or a report of ``gpulens analyze --json``, whose usable sources become the baseline's
     runs (named after the file, no commit recorded), or a trace ``.json`` (analysed, like a candidate trace).
 
@@ -290,22 +291,41 @@ def load_baseline(path: str | Path) -> Baseline:
     except FileNotFoundError:
         raise BaselineError(f"{p}: no such baseline") from None
     except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
-        raise BaselineError(f"{p}: not a readable baseline ({exc})") from None
-    if isinstance(doc, list) or (isinstance(doc, dict) and "traceEvents" in doc) or (
+        if not is_trace(p):
+            raise BaselineError(f"{p}: not a readable baseline ({exc})") from None
+        # a trace that is no strict JSON (gzip bytes under a .json name, an array without its closing ']', a cut
+        # or almost-JSON file): its collector reads it, as it reads the same file given as a candidate
+        doc = None
+    if doc is None or isinstance(doc, list) or (isinstance(doc, dict) and "traceEvents" in doc) or (
             isinstance(doc, dict) and "gpulens_baseline" not in doc and "sources" not in doc and is_trace(p)):
         # a trace .json: Chrome/Kineto, or another format a collector recognises (rocprofv3 *_results.json)
-        base = baseline_from_runs(p.name.removesuffix(".json"), collect_runs([p]))
-        base.path = p
-        return base
+        return baseline_of_trace(p, p.name.removesuffix(".json"), strict)
     if isinstance(doc, dict) and "gpulens_baseline" not in doc and isinstance(doc.get("sources"), list) \
             and "schema_version" in doc:
-        base = baseline_from_runs(p.name.removesuffix(".json"), collect_runs([p], [doc]))
-        base.path = p
-        return base
+        return baseline_of_trace(p, p.name.removesuffix(".json"), strict, doc)
     return Baseline.from_dict(doc, p)
 
 
-def find_baseline(ref: str, machine_key: str, store: Path | None = None) -> Baseline | None:
+def baseline_of_trace(p: Path, name: str, strict: bool = True, report: dict[str, Any] | None = None) -> Baseline:
+    """The baseline of a trace file or rank folder ``p`` given as ``--baseline``: analysed like a candidate trace
+    (not saved), named ``name``; ``strict`` False (``--lenient``) keeps what can be read from a malformed one.
+    ``report``: ``p``'s already parsed ``gpulens analyze --json`` report, when ``p`` is one.
+
+    Raises:
+        BaselineError: no usable run in it (no GPU work, or a partial input: truncated, rank files not read) — said
+            as a baseline given for comparison ("refusing to save" would speak of a save the user did not ask for).
+        TraceFormatError: the trace cannot be read.
+    """
+    try:
+        base = baseline_from_runs(name, collect_runs([p], None if report is None else [report], strict))
+    except BaselineError as exc:
+        raise BaselineError(f"baseline {'report' if report is not None else 'trace'} {p}: no usable run to compare with"
+                            + (f" ({str(exc).split('(', 1)[1]}" if "(" in str(exc) else "")) from None
+    base.path = p
+    return base
+
+
+def find_baseline(ref: str, machine_key: str, store: Path | None = None, strict: bool = True) -> Baseline | None:
     """Resolve ``--baseline NAME_OR_PATH`` for a candidate on ``machine_key``.
 
     A path is read as is. A name is looked up under the candidate's machine key first; failing that, the newest
@@ -316,15 +336,9 @@ def find_baseline(ref: str, machine_key: str, store: Path | None = None) -> Base
         BaselineError: the file found is malformed.
     """
     if is_path_ref(ref):
-        return load_baseline(ref) if Path(ref).exists() else None
+        return load_baseline(ref, strict) if Path(ref).exists() else None
     if is_trace_path(ref):  # a trace (or rank folder) as baseline: analysed like a candidate trace, not a name
-        try:
-            base = baseline_from_runs(Path(ref).name, collect_runs([ref]))
-        except BaselineError as exc:  # "refusing to save" would speak of a save the user did not ask for
-            raise BaselineError(f"baseline trace {ref}: no usable run to compare with"
-                                + (f" ({str(exc).split('(', 1)[1]}" if "(" in str(exc) else "")) from None
-        base.path = Path(ref)
-        return base
+        return baseline_of_trace(Path(ref), Path(ref).name, strict)
     store = store or default_store()
     own = store / machine_key / f"{ref}.json"
     if own.exists():

@@ -234,8 +234,9 @@ def is_trace(p: Path) -> bool:
         return False
 
 
-def load_report(path: str | Path) -> dict[str, Any]:
-    """Read a ``gpulens analyze --json`` report; a trace file is analyzed and converted on the fly.
+def load_report(path: str | Path, strict: bool = True) -> dict[str, Any]:
+    """Read a ``gpulens analyze --json`` report; a trace file is analyzed and converted on the fly (``strict``:
+    see :func:`gpulens.collectors.collect`; False is ``--lenient``).
 
     Raises:
         TraceFormatError: the file is missing, is a baseline rather than a report, is unreadable, or holds a figure
@@ -265,7 +266,7 @@ def load_report(path: str | Path) -> dict[str, Any]:
     from gpulens.report import analyze
     from gpulens.reports.json_report import to_dict
 
-    return to_dict(analyze([p]))
+    return to_dict(analyze([p], strict=strict))
 
 
 def environment_of(source: dict[str, Any], report: dict[str, Any]) -> dict[str, Any]:
@@ -317,7 +318,8 @@ def _kernel_rows(source: dict[str, Any]) -> list[dict[str, Any]]:
     return rows if isinstance(rows, list) else list(source.get("top_kernels") or [])
 
 
-def collect_runs(paths: Iterable[str | Path], reports: list[dict[str, Any]] | None = None) -> RunSet:
+def collect_runs(paths: Iterable[str | Path], reports: list[dict[str, Any]] | None = None,
+                 strict: bool = True) -> RunSet:
     """Load reports and gather per-metric samples over every usable source.
 
     Sources with status ``no_gpu_work`` or ``partial`` (truncated input, rank files not read) are excluded and listed
@@ -326,13 +328,14 @@ def collect_runs(paths: Iterable[str | Path], reports: list[dict[str, Any]] | No
     Args:
         paths: report (or trace) files.
         reports: already loaded report dicts, parallel to ``paths`` (skip reading).
+        strict: False (``--lenient``) keeps what can be read from a malformed trace (:func:`load_report`).
 
     Raises:
         TraceFormatError: a file cannot be read.
         GpulensError: the runs come from different machines or report schema versions.
     """
     paths = [Path(p) for p in paths]
-    reports = reports if reports is not None else [load_report(p) for p in paths]
+    reports = reports if reports is not None else [load_report(p, strict) for p in paths]
     from gpulens.reports.report_check import check_report
 
     for p, rep in zip(paths, reports):  # a report handed in already loaded (a baseline given as a report) too
@@ -348,7 +351,12 @@ def collect_runs(paths: Iterable[str | Path], reports: list[dict[str, Any]] | No
             if status == "no_gpu_work" and s.get("truncated"):  # the lost part may have held the GPU work
                 excluded.append({**info, "reason": "input truncated: the part that could be read holds no GPU event"})
             elif status == "no_gpu_work":
-                excluded.append({**info, "reason": "no GPU work (0 kernels): the workload failed or was not profiled"})
+                from gpulens.timeline.input_notes import no_gpu_work_text
+
+                inputs = s.get("inputs") if isinstance(s.get("inputs"), list) else []
+                what = no_gpu_work_text(inputs)
+                excluded.append({**info, "reason": what + ("" if what.startswith("incomplete") else
+                                                           ": the workload failed or was not profiled")})
             elif status == "partial" or s.get("truncated"):
                 why = s.get("partial_reason")  # rank files not read and/or where the input stops
                 excluded.append({**info, "reason": f"partial result: {why}" if isinstance(why, str) and why else

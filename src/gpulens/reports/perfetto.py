@@ -2,12 +2,15 @@
 
 gpulens does not build a trace viewer; this writes the Timeline in the Chrome Trace Event Format that Perfetto and
 ``chrome://tracing`` read, in the PyTorch Profiler (Kineto) dialect, so gpulens' own Kineto collector reads it back
-(same kernels, same durations):
+(same kernels, same durations — but for a stream overrun, clipped as below):
 
 * one **process** per rank (``pid`` = rank; with several inputs, ``pid`` = input index × 1,000,000 + rank), named
   ``rank R`` (and the input's label);
 * host events keep their thread (``tid``); each GPU **stream** is a thread of its rank's process, named
   ``GPU D stream S`` and sorted after the host threads;
+* a GPU event that runs past the start of the next one on its stream (case B07: recorded durations that overlap
+  the next kernel) ends at that start, as every gpulens figure counts it — Perfetto drops or mis-nests overlapping
+  slices of one track (google/perfetto#4280) —, its recorded duration kept in ``args["recorded dur"]`` (µs);
 * every event is a complete event (``ph: "X"``) with ``ts``/``dur`` in µs, to the ns, relative to
   ``baseTimeNanoseconds`` (as Kineto writes it), which is 1 µs before the first event (Kineto readers take
   ``ts == 0`` as "never recorded"); ``cat`` is the Kineto category of
@@ -79,6 +82,7 @@ def to_events(report: Report) -> tuple[list[dict[str, Any]], int]:
                 "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "input_dims", "flops"] + \
             [c for c, _ in _ARG_COLUMNS]
         launched = _launch_of(tl)
+        clipped = _clipped_durations(tl)
         calls = set(launched.values())
         placed: dict[int, tuple[int, int, float]] = {}  # event_id → (pid, tid, ts) of the events an arrow joins
         for r in ev[cols].astype(object).itertuples(index=False):
@@ -117,8 +121,11 @@ def to_events(report: Report) -> tuple[list[dict[str, Any]], int]:
                     pass
             args.update(counters.get(int(r.event_id), {}))
             ts = (int(r.start_ns) - base) / 1000
+            dur = clipped.get(int(r.event_id))
+            if dur is not None:
+                args["recorded dur"] = int(r.dur_ns) / 1000
             out.append({"ph": "X", "cat": cat, "name": str(r.name), "pid": pid, "tid": tid,
-                        "ts": ts, "dur": int(r.dur_ns) / 1000, "args": args})
+                        "ts": ts, "dur": (int(r.dur_ns) if dur is None else dur) / 1000, "args": args})
             if int(r.event_id) in launched or int(r.event_id) in calls:
                 placed[int(r.event_id)] = (pid, tid, ts)
         for gpu_id, call_id in launched.items():
@@ -128,6 +135,20 @@ def to_events(report: Report) -> tuple[list[dict[str, Any]], int]:
                     out.append({"ph": ph, "id": flow, "pid": pid, "tid": tid, "ts": ts, "cat": "ac2g", "name": "ac2g",
                                 **({"bp": "e"} if ph == "f" else {})})
     return out, base
+
+
+def _clipped_durations(timeline: Any) -> dict[int, int]:
+    """event_id → duration [ns] of the GPU events that overran the next event on their stream, clipped at its start
+    (:func:`~gpulens.analyzers.intervals.repair_stream_overruns`, the durations every figure uses)."""
+    from gpulens.analyzers.context import context_of
+
+    ctx = context_of(timeline)
+    rep = ctx.overruns
+    over = rep["overrun_ns"].to_numpy("int64") > 0
+    if not over.any():
+        return {}
+    ids = ctx.gpu["event_id"].to_numpy()[over]
+    return dict(zip((int(i) for i in ids), (int(d) for d in rep["effective_ns"].to_numpy("int64")[over])))
 
 
 def _launch_of(timeline: Any) -> dict[int, int]:

@@ -50,3 +50,17 @@ def warn_day_long(meta: Any, ev: pd.DataFrame) -> None:
             "timestamp is likely corrupt — kept as recorded, and the GPU span and busy time include it")
     if text not in meta.warnings:
         meta.warnings.append(text)
+
+
+def no_gpu_work_text(inputs: Iterable[Any]) -> str:
+    """How a run without any GPU record is named where it is compared (``gpulens diff``, ``gpulens gate``): the
+    collector's incomplete-capture sentence when an input holds launch calls without GPU records (case T06: the
+    capture stopped early — not a run without GPU work), else ``"no GPU work (0 kernels)"``.
+
+    Args:
+        inputs: the run's input records (``TimelineMeta.sources`` or a JSON report source's ``inputs``): dicts
+            whose ``incomplete_capture`` (str) a collector filled in; anything else is skipped.
+    """
+    broken = [i["incomplete_capture"] for i in inputs
+              if isinstance(i, dict) and isinstance(i.get("incomplete_capture"), str) and i["incomplete_capture"]]
+    return f"incomplete capture, 0 kernels recorded ({broken[0]})" if broken else "no GPU work (0 kernels)"
