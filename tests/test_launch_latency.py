@@ -18,7 +18,7 @@ T0 = 1000  # µs
 def _trace(tmp_path, pairs):
     """pairs: (call start µs, call dur µs, kernel start µs, kernel dur µs, name)."""
     ev = []
-    for i, (cs, cd, ks, kd, name) in enumerate(pairs):
+    for i, (cs, cd, ks, kd, name) in enumerate(pairs, start=1):  # ids from 1: 0 is Kineto's "no link"
         ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 9, "tid": 9,
                    "ts": T0 + cs, "dur": cd, "args": {"correlation": i}})
         ev.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": T0 + ks, "dur": kd,

@@ -41,7 +41,7 @@ def _run(ranks: int) -> Timeline:
 
     for r in range(ranks):
         base = 1_000_000 + r * 1_000
-        corr = r * 100
+        corr = r * 100 + 1  # ids from 1, as CUPTI numbers them: 0 is "no link" (timeline.link_ids)
         for i in range(K):
             t = base + i * STEP
             add("runtime", "cudaLaunchKernel", t - 500, 100, r, None, corr + i)
