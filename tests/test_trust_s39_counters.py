@@ -1,0 +1,107 @@
+"""Counter-derived figures against the vendor's own formulas (rocprof-compute analysis configs, Nsight Compute).
+
+The fault kind: on a multi-XCD AMD GPU (MI300X: 8 XCDs) the profiler sums ``GRBM_GUI_ACTIVE`` over the XCDs, and
+rocprof-compute divides it by the XCD count before every per-CU figure (``$GRBM_GUI_ACTIVE_PER_XCD =
+GRBM_GUI_ACTIVE / $num_xcd``, ROCm/rocprofiler-compute ``src/utils/parser.py``; "VALU Utilization" = 100 ·
+SQ_ACTIVE_INST_VALU / ($GRBM_GUI_ACTIVE_PER_XCD · $cu_per_gpu), ``analysis_configs/gfx90a/0200_system-speed-of-
+light.yaml``). gpulens divided by the recorded XCD count only, and a rocprof v1 or rocprofv3 CSV records none, so
+on an MI300X the VALU / MFMA utilisation, wavefront occupancy and elapsed cycles came out 8× too small (a kernel at
+50 % VALU utilisation read 6.25 %). The XCD count is now the recorded one, else derived from the architecture and
+the CU count (CDNA3: 38 CUs per XCD; CDNA4: 32), else unknown — never 1 on a multi-XCD part.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+import gpulens
+from gpulens.analyzers import _sol_amd
+
+#: A minimal ``rocminfo`` dump (the ``results.sysinfo.txt`` rocprof v1 writes beside results.csv): one MI300X
+#: agent, fields as rocminfo prints them (an MI300X dump: Name gfx942, Compute Unit 304, Max Waves Per CU 32).
+SYSINFO = """\
+=====================
+HSA Agents
+=====================
+*******
+Agent 1
+*******
+  Name:                    AMD EPYC 9654 96-Core Processor
+  Marketing Name:          AMD EPYC 9654 96-Core Processor
+  Vendor Name:             CPU
+  Device Type:             CPU
+  Compute Unit:            192
+*******
+Agent 2
+*******
+  Name:                    gfx942
+  Uuid:                    GPU-0000000000000001
+  Marketing Name:          AMD Instinct MI300X
+  Vendor Name:             AMD
+  Device Type:             GPU
+  Chip ID:                 29857(0x74a1)
+  Max Clock Freq. (MHz):   2100
+  Compute Unit:            {cus}
+  SIMDs per CU:            4
+  Wavefront Size:          64(0x40)
+  Max Waves Per CU:        32(0x20)
+"""
+
+HEADER = ('"Index","KernelName","gpu-id","queue-id","queue-index","pid","tid","grd","wgr","lds","scr","arch_vgpr",'
+          '"accum_vgpr","sgpr","wave_size","sig","obj","DispatchNs","BeginNs","EndNs","CompleteNs",'
+          '"GRBM_GUI_ACTIVE","SQ_ACTIVE_INST_VALU","SQ_VALU_MFMA_BUSY_CYCLES","SQ_WAVES"')
+
+
+def _run(tmp_path: Path, cus: int, grbm: int, valu: int, mfma: int, table: bool = False):
+    (tmp_path / "results.sysinfo.txt").write_text(SYSINFO.format(cus=cus))
+    row = (f'0,"gemm_kernel.kd",2,0,0,100,100,1048576,256,0,0,64,0,32,64,"0x0","0x7f",'
+           f"1000000,1010000,1110000,1120000,{grbm},{valu},{mfma},16384")
+    (tmp_path / "results.csv").write_text(HEADER + "\n" + row + "\n")
+    rep = gpulens.analyze([tmp_path / "results.csv"])
+    t = rep.sources[0].results["speed_of_light"].table
+    return t if table else t.iloc[0]
+
+
+def test_mi300x_valu_and_mfma_utilisation_per_xcd(tmp_path):
+    # A 100 µs dispatch (EndNs − BeginNs) at 2.1 GHz: 210,000 cycles on each of the 8 XCDs, so the profiler's sum
+    # GRBM_GUI_ACTIVE = 8 × 210,000 = 1,680,000. SQ_ACTIVE_INST_VALU = 31,920,000 and SQ_VALU_MFMA_BUSY_CYCLES =
+    # 102,144,000. By rocprof-compute's formulas (G = GRBM_GUI_ACTIVE / num_xcd = 210,000; cu_per_gpu = 304):
+    #   VALU Utilization = 100 · 31,920,000 / (210,000 · 304)      = 100 · 31,920,000 / 63,840,000  = 50.0 %
+    #   MFMA Utilization = 100 · 102,144,000 / (210,000 · 304 · 4) = 100 · 102,144,000 / 255,360,000 = 40.0 %
+    # (before: G = 1,680,000, so 6.25 % and 5.0 %)
+    row = _run(tmp_path, cus=304, grbm=1_680_000, valu=31_920_000, mfma=102_144_000)
+    assert float(row["tensor_pct"]) == pytest.approx(40.0, abs=1e-9)
+    assert float(row["compute_pct"]) == pytest.approx(50.0, abs=1e-9)  # max(VALU, MFMA)
+    assert float(row["elapsed_cycles"]) == pytest.approx(210_000, abs=1e-6)
+
+
+def test_partition_and_unknown_xcd_counts(tmp_path):
+    # A CPX compute partition of an MI300X is one XCD of 38 CUs: GRBM_GUI_ACTIVE is that XCD's alone. 100 µs at
+    # 2.1 GHz = 210,000 cycles; SQ_ACTIVE_INST_VALU = 3,990,000 → 100 · 3,990,000 / (210,000 · 38) = 50.0 %.
+    row = _run(tmp_path, cus=38, grbm=210_000, valu=3_990_000, mfma=0)
+    assert float(row["compute_pct"]) == pytest.approx(50.0, abs=1e-9)
+
+
+def test_xcd_count_rules():
+    # recorded count wins (rocprof-compute sysinfo num_xcd; rocprofv3 agent num_xcc)
+    assert _sol_amd.xcd_count({"num_xcc": 8, "gfx_arch": "gfx942", "num_sms": 304}) == 8
+    # CDNA3 white paper: MI300X 8 XCDs × 38 CUs = 304, MI300A 6 × 38 = 228; CDNA4: MI355X 8 × 32 = 256
+    assert _sol_amd.xcd_count({"gfx_arch": "gfx942:sramecc+:xnack-", "num_sms": 304}) == 8
+    assert _sol_amd.xcd_count({"gfx_arch": "gfx942", "num_sms": 228}) == 6
+    assert _sol_amd.xcd_count({"gfx_arch": "gfx950", "num_sms": 256}) == 8
+    # single-XCD CDNA2 (an MI250X GCD, 110 CUs; rocprof-compute's sysinfo for MI200 writes num_xcd 1)
+    assert _sol_amd.xcd_count({"gfx_arch": "gfx90a", "num_sms": 110}) == 1
+    # a gfx942 CU count that is no whole number of 38-CU XCDs, or no architecture at all: unknown, not 1
+    assert math.isnan(_sol_amd.xcd_count({"gfx_arch": "gfx942", "num_sms": 80}))
+    assert math.isnan(_sol_amd.xcd_count({"gfx_arch": "gfx942"}))
+    assert math.isnan(_sol_amd.xcd_count({"num_sms": 304}))
+
+
+def test_unknown_xcd_count_gives_unknown_utilisation(tmp_path):
+    # 80 CUs on gfx942 is no whole number of 38-CU XCDs: the per-XCD cycles, and so VALU utilisation, are unknown
+    # (one XCD would read 100 · 8,400,000 / (840,000 · 80) = 12.5 %, four 50 %: which is right is not known here)
+    t = _run(tmp_path, cus=80, grbm=840_000, valu=8_400_000, mfma=0, table=True)
+    assert not len(t) or all(v is None or math.isnan(float(v)) for v in t["compute_pct"])
