@@ -105,3 +105,26 @@ def test_unknown_xcd_count_gives_unknown_utilisation(tmp_path):
     # (one XCD would read 100 · 8,400,000 / (840,000 · 80) = 12.5 %, four 50 %: which is right is not known here)
     t = _run(tmp_path, cus=80, grbm=840_000, valu=8_400_000, mfma=0, table=True)
     assert not len(t) or all(v is None or math.isnan(float(v)) for v in t["compute_pct"])
+
+
+def test_mi300_fp8_mfma_operations_are_counted(tmp_path):
+    # rocprofv3 on gfx942 lists SQ_INSTS_VALU_MFMA_MOPS_F8 beside F16/BF16/F32/F64/I8 (and XF32); like the others it
+    # counts MFMA operations in units of 512 (rocprof-compute "MFMA FLOPs (<type>)" = 512 · SQ_INSTS_VALU_MFMA_MOPS_
+    # <type> / duration). An FP8 GEMM dispatch: MOPS_F8 = 1,000,000 → 512,000,000 FLOP; SQ_INSTS_VALU_ADD_F32 =
+    # 10,000 → 64 · 10,000 = 640,000 FLOP ("VALU FLOPs": 64 lanes per instruction). Total 512,640,000 FLOP over
+    # EndNs − BeginNs = 100,000 ns → 5.1264 TFLOP/s, its largest part FP8 (before: the FP8 counter was not read,
+    # 640,000 FLOP → 6.4 GFLOP/s at fp32).
+    (tmp_path / "results.sysinfo.txt").write_text(SYSINFO.format(cus=304))
+    head = HEADER.replace('"GRBM_GUI_ACTIVE","SQ_ACTIVE_INST_VALU","SQ_VALU_MFMA_BUSY_CYCLES","SQ_WAVES"',
+                          '"SQ_INSTS_VALU_MFMA_MOPS_F8","SQ_INSTS_VALU_ADD_F32","FETCH_SIZE","WRITE_SIZE"')
+    row = ('0,"fp8_gemm_kernel.kd",2,0,0,100,100,1048576,256,0,0,64,0,32,64,"0x0","0x7f",'
+           "1000000,1010000,1110000,1120000,1000000,10000,4096,1024")
+    (tmp_path / "results.csv").write_text(head + "\n" + row + "\n")
+    rep = gpulens.analyze([tmp_path / "results.csv"])
+    t = rep.sources[0].results["roofline"].table
+    r = t.iloc[0]
+    assert float(r["flops"]) == pytest.approx(512_640_000, rel=1e-12)
+    assert float(r["flops_per_s"]) == pytest.approx(512_640_000 / 100_000e-9, rel=1e-9)
+    assert r["precision"] == "fp8"
+    # bytes: rocprof's FETCH_SIZE / WRITE_SIZE are KiB: (4,096 + 1,024) · 1,024 = 5,242,880 B → 97.78 FLOP/B
+    assert float(r["arithmetic_intensity"]) == pytest.approx(512_640_000 / 5_242_880, rel=1e-9)

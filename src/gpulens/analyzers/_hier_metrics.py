@@ -10,8 +10,8 @@ bytes per level: DRAM ``dram__bytes.sum`` (or read + write), L2 ``lts__t_bytes.s
 ``sm__sass_data_bytes_mem_shared.sum``.
 
 AMD (rocprof-compute ``analysis_configs/<gfx>/0200_system-speed-of-light.yaml``): FLOPs = 64·(ADD + MUL + TRANS +
-2·FMA) over ``SQ_INSTS_VALU_*_F16/F32/F64`` + 512 · ``SQ_INSTS_VALU_MFMA_MOPS_{F16,BF16,F32,F64}`` ("VALU FLOPs",
-"MFMA FLOPs"); bytes: HBM = L2-Fabric read + write bytes (:mod:`gpulens.analyzers._sol_amd`), L2 = ``TCC_REQ_sum ·
+2·FMA) over ``SQ_INSTS_VALU_*_F16/F32/F64`` + 512 · ``SQ_INSTS_VALU_MFMA_MOPS_<type>`` over the floating-point types
+(:data:`gpulens.analyzers._work.AMD_MFMA_FLOAT`: F16, BF16, F32, F64, F8, XF32, F6F4) ("VALU FLOPs", "MFMA FLOPs"); bytes: HBM = L2-Fabric read + write bytes (:mod:`gpulens.analyzers._sol_amd`), L2 = ``TCC_REQ_sum ·
 128`` ("L2 Cache BW"), vL1D = ``TCP_TOTAL_CACHE_ACCESSES_sum · 64`` (gfx90a) or ``· 128`` (gfx942) ("vL1D Cache BW"),
 LDS = ``(SQ_LDS_IDX_ACTIVE − SQ_LDS_BANK_CONFLICT) · 4 · lds_banks_per_cu`` ("Theoretical LDS Bandwidth").
 """
@@ -23,6 +23,8 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._work import AMD_MFMA_FLOAT
+
 LEVELS = ("dram", "l2", "l1", "shared")
 _NV_BYTES = {"dram": ("dram__bytes.sum",), "l2": ("lts__t_bytes.sum",), "l1": ("l1tex__t_bytes.sum",),
              "shared": ("sm__sass_data_bytes_mem_shared.sum",)}
@@ -30,7 +32,7 @@ _NV_DRAM_PARTS = (("dram__bytes_read.sum", "dram__bytes_write.sum"),
                   ("dram__bytes_op_read.sum", "dram__bytes_op_write.sum"))
 _AMD_VALU = [(f"SQ_INSTS_VALU_{op}_{p}", 128.0 if op == "FMA" else 64.0)
              for p in ("F16", "F32", "F64") for op in ("ADD", "MUL", "TRANS", "FMA")]
-_AMD_MFMA = [f"SQ_INSTS_VALU_MFMA_MOPS_{p}" for p in ("F16", "BF16", "F32", "F64")]
+_AMD_MFMA = [f"SQ_INSTS_VALU_MFMA_MOPS_{p}" for p in AMD_MFMA_FLOAT]
 
 
 def wanted_metrics(counters: pd.DataFrame) -> list[str]:

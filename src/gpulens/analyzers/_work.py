@@ -14,7 +14,7 @@ Counter formulas (gpu-facts §1.3–1.4):
   Bytes: ``dram__bytes_read.sum + dram__bytes_write.sum``, else ``dram__bytes.sum``, else
   ``dram__bytes_op_read.sum + dram__bytes_op_write.sum``.
 * rocprof / rocprof-compute: 64 × Σ (``SQ_INSTS_VALU_{ADD,MUL,TRANS}_F*`` + 2 × ``FMA_F*``) + 512 ×
-  Σ ``SQ_INSTS_VALU_MFMA_MOPS_*``. Bytes: ``FETCH_SIZE + WRITE_SIZE`` (rocprof reports KiB, × 1,024; used as bytes
+  Σ ``SQ_INSTS_VALU_MFMA_MOPS_*`` (every type of :data:`AMD_MFMA_TYPES`: FP8 and XF32 on MI300, FP6/FP4 on MI350). Bytes: ``FETCH_SIZE + WRITE_SIZE`` (rocprof reports KiB, × 1,024; used as bytes
   only when the counter's unit says ``bytes``, :func:`size_scale`), else the MI200 HBM formula
   32 × ``TCC_EA_RDREQ_32B`` + 64 × (``TCC_EA_RDREQ`` − ``32B``) + 64 × ``TCC_EA_WRREQ_64B`` + 32 × (``TCC_EA_WRREQ`` − ``64B``) (``_sum`` suffix
   accepted); the MI300 (gfx942) spelling ``TCC_EA0_*`` with 128-byte reads counted by ``TCC_BUBBLE``: 128 ×
@@ -47,7 +47,16 @@ _NCU_CYCLES = re.compile(r"^(?:smsp|sm)__cycles_elapsed\.avg(?:\.per_second)?$")
 _NCU_TENSOR = re.compile(r"^sm__ops_path_tensor_src_([a-z0-9]+?)(?:_dst_[a-z0-9]+)?(?:_sparsity_(?:on|off))?\.sum$")
 _NCU_FLOPCOUNT = re.compile(r"^flop_count_(sp|dp|hp)(?:\.sum)?$")
 _AMD_VALU = re.compile(r"^SQ_INSTS_VALU_(ADD|MUL|FMA|TRANS)_F(16|32|64)(?:_sum)?$")
-_AMD_MFMA = re.compile(r"^SQ_INSTS_VALU_MFMA_MOPS_(F16|BF16|F32|F64|I8)(?:_sum)?$")
+#: rocprof's MFMA operation counters ``SQ_INSTS_VALU_MFMA_MOPS_<type>`` (each counts operations in units of 512,
+#: rocprof-compute "MFMA FLOPs (<type>)" = 512 · the counter) → precision: F16, BF16, F32, F64 and I8 (CDNA2+; I8 are
+#: integer operations, IOPs), F8 and XF32 (CDNA3, gfx942: FP8, and XF32, the TF32 equivalent) and F6F4 (CDNA4,
+#: gfx950: FP6/FP4, which run at one MFMA rate; the FP4 roof). ``rocprofv3 -L`` lists F16, BF16, F32, F64, I8, F8
+#: and XF32 on gfx942 and F6F4 as well on gfx950.
+AMD_MFMA_TYPES = {"F16": "fp16", "BF16": "bf16", "F32": "fp32", "F64": "fp64", "I8": "int8", "F8": "fp8",
+                  "XF32": "tf32", "F6F4": "fp4"}
+#: The floating-point ones (FLOPs; I8 counts integer operations).
+AMD_MFMA_FLOAT = tuple(t for t in AMD_MFMA_TYPES if t != "I8")
+_AMD_MFMA = re.compile(r"^SQ_INSTS_VALU_MFMA_MOPS_(" + "|".join(AMD_MFMA_TYPES) + r")(?:_sum)?$")
 _BYTES = re.compile(r"^(dram__bytes(_read|_write|_op_read|_op_write)?\.sum|FETCH_SIZE|WRITE_SIZE|"
                     r"TCC_EA0?_(RD|WR)REQ(_32B|_64B)?(_sum)?|TCC_BUBBLE(_sum)?)$")
 _PREC = {"d": "fp64", "f": "fp32", "h": "fp16", "sp": "fp32", "dp": "fp64", "hp": "fp16", "F16": "fp16",
@@ -127,7 +136,7 @@ def counter_work(timeline: Timeline, event_ids: np.ndarray, counters: pd.DataFra
         elif (g := _AMD_VALU.match(m)):
             add(_PREC["F" + g.group(2)], False, 64 * v * (2 if g.group(1) == "FMA" else 1))
         elif (g := _AMD_MFMA.match(m)):
-            add(_PREC[g.group(1)], True, 512 * v)
+            add(AMD_MFMA_TYPES[g.group(1)], True, 512 * v)
     if parts:
         keys = list(parts)
         mat = pd.concat([parts[k] for k in keys], axis=1)
