@@ -128,3 +128,53 @@ def test_mi300_fp8_mfma_operations_are_counted(tmp_path):
     assert r["precision"] == "fp8"
     # bytes: rocprof's FETCH_SIZE / WRITE_SIZE are KiB: (4,096 + 1,024) · 1,024 = 5,242,880 B → 97.78 FLOP/B
     assert float(r["arithmetic_intensity"]) == pytest.approx(512_640_000 / 5_242_880, rel=1e-9)
+
+
+NCU_HEAD = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size",'
+            '"Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"')
+
+
+def _ncu_metrics_csv(path: Path, metrics: list[tuple[str, str, str]]) -> Path:
+    """An ``ncu --csv --metrics …`` output (long layout, one launch) with ``metrics`` (name, unit, value)."""
+    lead = ('"0","4242","python3","127.0.0.1","sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64",'
+            '"1","7","(384, 1, 1)","(132, 1, 1)","0","9.0","Command line profiler metrics"')
+    rows = [f'{lead},"{m}","{u}","{v}"' for m, u, v in metrics]
+    path.write_text(NCU_HEAD + "\n" + "\n".join(rows) + "\n")
+    return path
+
+
+def test_ncu_tensor_total_and_its_sparsity_parts_counted_once(tmp_path):
+    # Nsight Compute lists sm__ops_path_tensor_src_bf16_dst_fp32 ("# of math ops executed in Tensor path with source
+    # BF16 and destination FP32") and the same split into _sparsity_off and _sparsity_on: total = off + on. A
+    # 4096³ bf16 GEMM: 2 · 4096³ = 137,438,953,472 FLOP, all dense (off = total, on = 0). Over 200 µs that is
+    # 137,438,953,472 / 200e-6 = 687.19 TFLOP/s (before: the total and its part were added, 274.9 GFLOP,
+    # 1,374 TFLOP/s — above the H100/H200 dense bf16 peak of 989 TFLOP/s).
+    f = _ncu_metrics_csv(tmp_path / "gemm.csv", [
+        ("gpu__time_duration.sum", "usecond", "200.00"),
+        ("dram__bytes_read.sum", "Mbyte", "100.66"),
+        ("dram__bytes_write.sum", "Mbyte", "33.55"),
+        ("sm__ops_path_tensor_src_bf16_dst_fp32.sum", "", "137,438,953,472"),
+        ("sm__ops_path_tensor_src_bf16_dst_fp32_sparsity_off.sum", "", "137,438,953,472"),
+        ("sm__ops_path_tensor_src_bf16_dst_fp32_sparsity_on.sum", "", "0"),
+    ])
+    r = gpulens.analyze([f]).sources[0].results["roofline"].table.iloc[0]
+    assert float(r["flops"]) == pytest.approx(137_438_953_472, rel=1e-12)
+    assert float(r["flops_per_s"]) == pytest.approx(137_438_953_472 / 200e-6, rel=1e-9)
+    assert r["precision"] == "bf16"
+    # DRAM bytes: Mbyte is 10⁶ bytes in ncu: 100.66e6 + 33.55e6 = 134.21e6 → 1,024.06 FLOP/B
+    assert float(r["arithmetic_intensity"]) == pytest.approx(137_438_953_472 / 134.21e6, rel=1e-9)
+
+
+def test_ncu_tensor_parts_without_a_total_are_summed(tmp_path):
+    # Hopper's fp8 tensor counts come only split (H200 raw page: sm__ops_path_tensor_src_fp8_sparsity_off.sum and
+    # _sparsity_on.sum, no total): both are summed. 1,000,000,000 dense + 500,000,000 sparse = 1.5e9 FLOP.
+    f = _ncu_metrics_csv(tmp_path / "fp8.csv", [
+        ("gpu__time_duration.sum", "usecond", "10.00"),
+        ("dram__bytes_read.sum", "Mbyte", "1.00"),
+        ("dram__bytes_write.sum", "Mbyte", "1.00"),
+        ("sm__ops_path_tensor_src_fp8_sparsity_off.sum", "", "1,000,000,000"),
+        ("sm__ops_path_tensor_src_fp8_sparsity_on.sum", "", "500,000,000"),
+    ])
+    r = gpulens.analyze([f]).sources[0].results["roofline"].table.iloc[0]
+    assert float(r["flops"]) == pytest.approx(1.5e9, rel=1e-12)
+    assert r["precision"] == "fp8"

@@ -75,14 +75,14 @@ def nvidia(counters: pd.DataFrame, ids: np.ndarray, dur_ns: pd.Series | None = N
     FP-instruction counts and tensor-core operations are read as the roofline's :mod:`gpulens.analyzers._work`
     reads them (one spelling per instruction; counts from ncu's per-cycle rates given ``dur_ns``, each event's
     duration [ns] by event id; the tensor totals per source type, never their per-instruction breakdowns)."""
-    from gpulens.analyzers._work import _NCU_TENSOR, counts_from_rates, fp_counters
+    from gpulens.analyzers._work import counts_from_rates, fp_counters, tensor_counters
 
     w = _wide(counters, ids)
     if dur_ns is not None:
         w = counts_from_rates(w, dur_ns)
     out = pd.DataFrame(index=w.index)
     out["flops"] = _sum(w, [(m, per) for m, _, per in fp_counters(w.columns)])
-    tens = [(m, 1.0) for m in w.columns if _NCU_TENSOR.match(m)]
+    tens = [(m, 1.0) for m, _ in tensor_counters(w.columns)]
     out["tensor_flops"] = _sum(w, tens)
     out["flops"] = np.where(np.isnan(out["flops"]), out["tensor_flops"],
                             out["flops"] + np.nan_to_num(out["tensor_flops"]))

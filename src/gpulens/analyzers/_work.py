@@ -10,7 +10,8 @@ Counter formulas (gpu-facts §1.3–1.4):
   kernel's duration) — the product ncu's chart itself plots as achieved FLOP/s (rate × cycles per second); a
   ``.sum`` count, when also present, wins. (An H200 saxpy over 2²⁴ elements: 148.947 inst/cycle × 1.976 GHz ×
   56.99 µs = 16,777,2xx FFMA.) Tensor work from
-  ``sm__ops_path_tensor_src_<type>_dst_<type>.sum`` (counted in FLOPs); ``flop_count_{sp,dp,hp}.sum`` when given.
+  ``sm__ops_path_tensor_src_<type>_dst_<type>.sum`` (counted in FLOPs; a total and its sparsity or destination
+  parts counted once, :func:`tensor_counters`); ``flop_count_{sp,dp,hp}.sum`` when given.
   Bytes: ``dram__bytes_read.sum + dram__bytes_write.sum``, else ``dram__bytes.sum``, else
   ``dram__bytes_op_read.sum + dram__bytes_op_write.sum``.
 * rocprof / rocprof-compute: 64 × Σ (``SQ_INSTS_VALU_{ADD,MUL,TRANS}_F*`` + 2 × ``FMA_F*``) + 512 ×
@@ -44,7 +45,7 @@ _NCU_CYCLES = re.compile(r"^(?:smsp|sm)__cycles_elapsed\.avg(?:\.per_second)?$")
 #: per-instruction breakdowns ``sm__ops_path_tensor_op_<hmma|hgmma|…>_src_…`` count the same operations again and
 #: are not read: an H200 bf16 GEMM reports 137,438,953,472 = 2·4096³ in both ``…_src_bf16_dst_fp32.sum`` and
 #: ``…_op_hgmma_src_bf16_dst_fp32_sparsity_off.sum``)
-_NCU_TENSOR = re.compile(r"^sm__ops_path_tensor_src_([a-z0-9]+?)(?:_dst_[a-z0-9]+)?(?:_sparsity_(?:on|off))?\.sum$")
+_NCU_TENSOR = re.compile(r"^sm__ops_path_tensor_src_([a-z0-9]+?)(?:_dst_([a-z0-9]+))?(?:_sparsity_(on|off))?\.sum$")
 _NCU_FLOPCOUNT = re.compile(r"^flop_count_(sp|dp|hp)(?:\.sum)?$")
 _AMD_VALU = re.compile(r"^SQ_INSTS_VALU_(ADD|MUL|FMA|TRANS)_F(16|32|64)(?:_sum)?$")
 #: rocprof's MFMA operation counters ``SQ_INSTS_VALU_MFMA_MOPS_<type>`` (each counts operations in units of 512,
@@ -125,12 +126,14 @@ def counter_work(timeline: Timeline, event_ids: np.ndarray, counters: pd.DataFra
 
     for m, prec, per in fp_counters(wide.columns):
         add(prec, False, wide[m].astype(float) * per)
+    for m, prec in tensor_counters(wide.columns):
+        add(prec, True, wide[m].astype(float))
     for m in wide.columns:
         v = wide[m].astype(float)
         if _NCU_FP.match(m):
             continue  # counted above, one spelling per instruction
-        elif (g := _NCU_TENSOR.match(m)):
-            add(_PREC.get(g.group(1), "fp16"), True, v)
+        elif _NCU_TENSOR.match(m):
+            continue  # counted below, each operation once
         elif (g := _NCU_FLOPCOUNT.match(m)):
             add(_PREC[g.group(1)], False, v)
         elif (g := _AMD_VALU.match(m)):
@@ -194,6 +197,32 @@ def counts_from_rates(wide: pd.DataFrame, dur_ns: pd.Series) -> pd.DataFrame:
         name = f"{unit}__{count}"
         wide[name] = _col(wide, name).astype(float).combine_first(wide[m].astype(float) * cycles)
     return wide.drop(columns=[m for m in wide.columns if _NCU_FP_RATE.match(m) or _NCU_CYCLES.match(m)])
+
+
+def tensor_counters(columns) -> list[tuple[str, str]]:
+    """The ncu tensor-core operation counts among ``columns`` (``sm__ops_path_tensor_src_<src>[_dst_<dst>]
+    [_sparsity_on|off].sum``, each in FLOPs) as (metric, precision), each operation counted once: ncu lists a total
+    beside its parts — ``…_src_bf16_dst_fp32`` = ``…_sparsity_off`` + ``…_sparsity_on`` (Nsight Compute's metric
+    list: "# of math ops executed in Tensor path with source BF16 and destination FP32", and the same with sparsity
+    off / on), and a source type's total without a destination beside its per-destination counts. Per source type:
+    the total without destination when recorded (or both its sparsity parts), else per destination the count
+    without sparsity suffix, else the sparsity on and off counts summed."""
+    by: dict[str, dict[str | None, dict[str | None, str]]] = {}
+    for m in map(str, columns):
+        g = _NCU_TENSOR.match(m)
+        if g:
+            by.setdefault(g.group(1), {}).setdefault(g.group(2), {})[g.group(3)] = m
+    out = []
+    for src, dsts in by.items():
+        whole = dsts.get(None, {})
+        if None in whole or {"on", "off"} <= whole.keys() or len(dsts) == 1:
+            groups = [whole or next(iter(dsts.values()))]
+        else:  # per destination (a source total with only one of its sparsity parts is no total)
+            groups = [v for k, v in dsts.items() if k is not None]
+        for grp in groups:
+            picked = [grp[None]] if None in grp else [grp[k] for k in ("off", "on") if k in grp]
+            out += [(m, _PREC.get(src, "fp16")) for m in picked]
+    return out
 
 
 def fp_counters(columns) -> list[tuple[str, str, float]]:
