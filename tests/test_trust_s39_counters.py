@@ -134,13 +134,14 @@ NCU_HEAD = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context
             '"Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"')
 
 
-def _ncu_metrics_csv(path: Path, metrics: list[tuple[str, str, str]]) -> Path:
-    """An ``ncu --csv --metrics …`` output (long layout, one launch) with ``metrics`` (name, unit, value)."""
+def _ncu_roofline_row(path: Path, metrics: list[tuple[str, str, str]]):
+    """The roofline row of an ``ncu --csv --metrics …`` output (long layout, one launch) written to ``path`` with
+    ``metrics`` (name, unit, value) and a 200 µs duration."""
     lead = ('"0","4242","python3","127.0.0.1","sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64",'
             '"1","7","(384, 1, 1)","(132, 1, 1)","0","9.0","Command line profiler metrics"')
     rows = [f'{lead},"{m}","{u}","{v}"' for m, u, v in metrics]
-    path.write_text(NCU_HEAD + "\n" + "\n".join(rows) + "\n")
-    return path
+    path.write_text(NCU_HEAD + "\n" + f'{lead},"gpu__time_duration.sum","usecond","200.00"\n' + "\n".join(rows) + "\n")
+    return gpulens.analyze([path]).sources[0].results["roofline"].table.iloc[0]
 
 
 def test_ncu_tensor_total_and_its_sparsity_parts_counted_once(tmp_path):
@@ -149,15 +150,13 @@ def test_ncu_tensor_total_and_its_sparsity_parts_counted_once(tmp_path):
     # 4096³ bf16 GEMM: 2 · 4096³ = 137,438,953,472 FLOP, all dense (off = total, on = 0). Over 200 µs that is
     # 137,438,953,472 / 200e-6 = 687.19 TFLOP/s (before: the total and its part were added, 274.9 GFLOP,
     # 1,374 TFLOP/s — above the H100/H200 dense bf16 peak of 989 TFLOP/s).
-    f = _ncu_metrics_csv(tmp_path / "gemm.csv", [
-        ("gpu__time_duration.sum", "usecond", "200.00"),
+    r = _ncu_roofline_row(tmp_path / "gemm.csv", [
         ("dram__bytes_read.sum", "Mbyte", "100.66"),
         ("dram__bytes_write.sum", "Mbyte", "33.55"),
         ("sm__ops_path_tensor_src_bf16_dst_fp32.sum", "", "137,438,953,472"),
         ("sm__ops_path_tensor_src_bf16_dst_fp32_sparsity_off.sum", "", "137,438,953,472"),
         ("sm__ops_path_tensor_src_bf16_dst_fp32_sparsity_on.sum", "", "0"),
     ])
-    r = gpulens.analyze([f]).sources[0].results["roofline"].table.iloc[0]
     assert float(r["flops"]) == pytest.approx(137_438_953_472, rel=1e-12)
     assert float(r["flops_per_s"]) == pytest.approx(137_438_953_472 / 200e-6, rel=1e-9)
     assert r["precision"] == "bf16"
@@ -168,13 +167,9 @@ def test_ncu_tensor_total_and_its_sparsity_parts_counted_once(tmp_path):
 def test_ncu_tensor_parts_without_a_total_are_summed(tmp_path):
     # Hopper's fp8 tensor counts come only split (H200 raw page: sm__ops_path_tensor_src_fp8_sparsity_off.sum and
     # _sparsity_on.sum, no total): both are summed. 1,000,000,000 dense + 500,000,000 sparse = 1.5e9 FLOP.
-    f = _ncu_metrics_csv(tmp_path / "fp8.csv", [
-        ("gpu__time_duration.sum", "usecond", "10.00"),
-        ("dram__bytes_read.sum", "Mbyte", "1.00"),
-        ("dram__bytes_write.sum", "Mbyte", "1.00"),
+    r = _ncu_roofline_row(tmp_path / "fp8.csv", [
         ("sm__ops_path_tensor_src_fp8_sparsity_off.sum", "", "1,000,000,000"),
-        ("sm__ops_path_tensor_src_fp8_sparsity_on.sum", "", "500,000,000"),
-    ])
-    r = gpulens.analyze([f]).sources[0].results["roofline"].table.iloc[0]
+        ("sm__ops_path_tensor_src_fp8_sparsity_on.sum", "", "500,000,000")])
     assert float(r["flops"]) == pytest.approx(1.5e9, rel=1e-12)
     assert r["precision"] == "fp8"
+    assert float(r["flops_per_s"]) == pytest.approx(1.5e9 / 200e-6, rel=1e-9)  # 7.5 TFLOP/s
