@@ -10,8 +10,8 @@ bytes per level: DRAM ``dram__bytes.sum`` (or read + write), L2 ``lts__t_bytes.s
 ``sm__sass_data_bytes_mem_shared.sum``.
 
 AMD (rocprof-compute ``analysis_configs/<gfx>/0200_system-speed-of-light.yaml``): FLOPs = 64·(ADD + MUL + TRANS +
-2·FMA) over ``SQ_INSTS_VALU_*_F16/F32/F64`` + 512 · ``SQ_INSTS_VALU_MFMA_MOPS_{F16,BF16,F32,F64}`` ("VALU FLOPs",
-"MFMA FLOPs"); bytes: HBM = L2-Fabric read + write bytes (:mod:`gpulens.analyzers._sol_amd`), L2 = ``TCC_REQ_sum ·
+2·FMA) over ``SQ_INSTS_VALU_*_F16/F32/F64`` + 512 · ``SQ_INSTS_VALU_MFMA_MOPS_<type>`` over the floating-point types
+(:data:`gpulens.analyzers._work.AMD_MFMA_FLOAT`: F16, BF16, F32, F64, F8, XF32, F6F4) ("VALU FLOPs", "MFMA FLOPs"); bytes: HBM = L2-Fabric read + write bytes (:mod:`gpulens.analyzers._sol_amd`), L2 = ``TCC_REQ_sum ·
 128`` ("L2 Cache BW"), vL1D = ``TCP_TOTAL_CACHE_ACCESSES_sum · 64`` (gfx90a) or ``· 128`` (gfx942) ("vL1D Cache BW"),
 LDS = ``(SQ_LDS_IDX_ACTIVE − SQ_LDS_BANK_CONFLICT) · 4 · lds_banks_per_cu`` ("Theoretical LDS Bandwidth").
 """
@@ -23,6 +23,8 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._work import AMD_MFMA_FLOAT
+
 LEVELS = ("dram", "l2", "l1", "shared")
 _NV_BYTES = {"dram": ("dram__bytes.sum",), "l2": ("lts__t_bytes.sum",), "l1": ("l1tex__t_bytes.sum",),
              "shared": ("sm__sass_data_bytes_mem_shared.sum",)}
@@ -30,7 +32,7 @@ _NV_DRAM_PARTS = (("dram__bytes_read.sum", "dram__bytes_write.sum"),
                   ("dram__bytes_op_read.sum", "dram__bytes_op_write.sum"))
 _AMD_VALU = [(f"SQ_INSTS_VALU_{op}_{p}", 128.0 if op == "FMA" else 64.0)
              for p in ("F16", "F32", "F64") for op in ("ADD", "MUL", "TRANS", "FMA")]
-_AMD_MFMA = [f"SQ_INSTS_VALU_MFMA_MOPS_{p}" for p in ("F16", "BF16", "F32", "F64")]
+_AMD_MFMA = [f"SQ_INSTS_VALU_MFMA_MOPS_{p}" for p in AMD_MFMA_FLOAT]
 
 
 def wanted_metrics(counters: pd.DataFrame) -> list[str]:
@@ -73,14 +75,14 @@ def nvidia(counters: pd.DataFrame, ids: np.ndarray, dur_ns: pd.Series | None = N
     FP-instruction counts and tensor-core operations are read as the roofline's :mod:`gpulens.analyzers._work`
     reads them (one spelling per instruction; counts from ncu's per-cycle rates given ``dur_ns``, each event's
     duration [ns] by event id; the tensor totals per source type, never their per-instruction breakdowns)."""
-    from gpulens.analyzers._work import _NCU_TENSOR, counts_from_rates, fp_counters
+    from gpulens.analyzers._work import counts_from_rates, fp_counters, tensor_counters
 
     w = _wide(counters, ids)
     if dur_ns is not None:
         w = counts_from_rates(w, dur_ns)
     out = pd.DataFrame(index=w.index)
     out["flops"] = _sum(w, [(m, per) for m, _, per in fp_counters(w.columns)])
-    tens = [(m, 1.0) for m in w.columns if _NCU_TENSOR.match(m)]
+    tens = [(m, 1.0) for m, _ in tensor_counters(w.columns)]
     out["tensor_flops"] = _sum(w, tens)
     out["flops"] = np.where(np.isnan(out["flops"]), out["tensor_flops"],
                             out["flops"] + np.nan_to_num(out["tensor_flops"]))

@@ -3,7 +3,9 @@
 Formulas are rocprof-compute's System Speed-of-Light panel, ``src/rocprof_compute_soc/analysis_configs/<gfx>/
 0200_system-speed-of-light.yaml`` (ROCm/rocprofiler-compute; gfx90a and gfx942 read), with its built-in variable
 ``$GRBM_GUI_ACTIVE_PER_XCD = GRBM_GUI_ACTIVE / $num_xcd`` (``src/utils/parser.py``, ``build_in_vars``): counters
-summed over the XCDs of an MI300-class device are normalised per XCD before dividing by per-GPU CU counts.
+summed over the XCDs of an MI300-class device are normalised per XCD before dividing by per-GPU CU counts. The XCD
+count is the recorded one (rocprof-compute ``sysinfo.csv`` ``num_xcd``, rocprofv3 agent ``num_xcc``), else
+:func:`xcd_count`'s, derived from the architecture and the CU count (rocprof v1 and rocprofv3 CSVs record neither).
 
 ====================  ==========================================================================================
 figure                formula (G = GRBM_GUI_ACTIVE / num_xcd, CU = cu_per_gpu, T = End − Start in ns)
@@ -40,6 +42,7 @@ A figure whose counters are missing, or that needs T when the dispatch has no us
 
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping
 
 import numpy as np
@@ -84,11 +87,48 @@ def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.where((b != 0) & ~np.isnan(b), a / b, np.nan)
 
 
+#: CUs per XCD of the multi-XCD architectures (a device or compute partition is a whole number of XCDs): CDNA3
+#: (gfx940/941/942: MI300X 304 CUs = 8 XCDs × 38, MI300A 228 = 6 × 38, a CPX partition 38 = 1 XCD; AMD CDNA 3
+#: white paper) and CDNA4 (gfx950: MI350X/MI355X 256 CUs = 8 XCDs × 32; AMD CDNA 4 white paper). Earlier CDNA
+#: (gfx908, gfx90a: one GRBM per device, an MI250X GCD included — rocprof-compute's ``total_xcds`` gives 1) and RDNA
+#: have one.
+CUS_PER_XCD = {"gfx940": 38, "gfx941": 38, "gfx942": 38, "gfx950": 32}
+#: the architecture in a recorded target name (``gfx942``, ``gfx942:sramecc+:xnack-``, ``amdgcn-amd-amdhsa--gfx90a``)
+_GFX = re.compile(r"gfx[0-9a-f]+")
+
+
+def xcd_count(dev: Mapping[str, Any]) -> float:
+    """XCDs whose ``GRBM_GUI_ACTIVE`` the profiler summed for the device record ``dev`` (``num_xcc``, ``gfx_arch``,
+    ``num_sms`` = CUs): the recorded ``num_xcc`` when positive; else 1 for a single-XCD architecture; else CUs /
+    :data:`CUS_PER_XCD` when that is a whole number. NaN when unknown (no architecture, a multi-XCD one without a
+    CU count or with a CU count that is no whole number of XCDs): a figure divided by it is then unknown, never 8×
+    off (rocprof-compute's ``$GRBM_GUI_ACTIVE_PER_XCD = GRBM_GUI_ACTIVE / $num_xcd``, ``src/utils/parser.py``)."""
+    rec = dev.get("num_xcc")
+    try:
+        if rec is not None and float(rec) > 0:
+            return float(rec)
+    except (TypeError, ValueError):
+        pass
+    m = _GFX.search(str(dev.get("gfx_arch") or "").lower())
+    if m is None:
+        return float("nan")
+    per = CUS_PER_XCD.get(m.group(0))
+    if per is None:
+        return 1.0
+    try:
+        cus = float(dev.get("num_sms") or "nan")
+    except (TypeError, ValueError):
+        return float("nan")
+    n = cus / per
+    return n if n >= 1 and n == int(n) else float("nan")
+
+
 def wave_occupancy_pct(ctr: pd.DataFrame, dev: Mapping[str, Any]) -> np.ndarray:
     """rocprof-compute "Wavefront Occupancy" % per row of ``ctr``: 100 · SQ_ACCUM_PREV_HIRES (SQ_LEVEL_WAVES pass) /
-    (GRBM_GUI_ACTIVE / num_xcd) / (max_waves_per_cu · cu_per_gpu); NaN without the paired accumulator."""
+    (GRBM_GUI_ACTIVE / num_xcd) / (max_waves_per_cu · cu_per_gpu); NaN without the paired accumulator or when
+    :func:`xcd_count` is unknown."""
     acc, grbm_lw, grbm = (_col(ctr, k) for k in (LEVEL_WAVES_ACCUM, LEVEL_WAVES_GRBM, "GRBM_GUI_ACTIVE"))
-    g = np.where(np.isnan(grbm_lw), grbm, grbm_lw) / float(dev.get("num_xcc") or 1)
+    g = np.where(np.isnan(grbm_lw), grbm, grbm_lw) / xcd_count(dev)
     slots = float(dev.get("max_waves_per_cu") or np.nan) * float(dev.get("num_sms") or np.nan)
     return 100 * _div(_div(acc, g), np.full(len(ctr), slots))
 
@@ -105,7 +145,7 @@ def dispatch_figures(ctr: pd.DataFrame, dur_ns: np.ndarray, dev: Mapping[str, An
 
     c = {k: _col(ctr, k) for k in COUNTERS}
     cu = float(dev.get("num_sms") or np.nan)
-    xcd = float(dev.get("num_xcc") or 1)
+    xcd = xcd_count(dev)
     g = c["GRBM_GUI_ACTIVE"] / xcd
     t = np.where(np.asarray(dur_ns, dtype=float) > 0, np.asarray(dur_ns, dtype=float), np.nan)
     gfx = str(dev.get("gfx_arch") or "").split(":")[0].lower()

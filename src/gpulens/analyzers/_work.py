@@ -10,11 +10,12 @@ Counter formulas (gpu-facts §1.3–1.4):
   kernel's duration) — the product ncu's chart itself plots as achieved FLOP/s (rate × cycles per second); a
   ``.sum`` count, when also present, wins. (An H200 saxpy over 2²⁴ elements: 148.947 inst/cycle × 1.976 GHz ×
   56.99 µs = 16,777,2xx FFMA.) Tensor work from
-  ``sm__ops_path_tensor_src_<type>_dst_<type>.sum`` (counted in FLOPs); ``flop_count_{sp,dp,hp}.sum`` when given.
+  ``sm__ops_path_tensor_src_<type>_dst_<type>.sum`` (counted in FLOPs; a total and its sparsity or destination
+  parts counted once, :func:`tensor_counters`); ``flop_count_{sp,dp,hp}.sum`` when given.
   Bytes: ``dram__bytes_read.sum + dram__bytes_write.sum``, else ``dram__bytes.sum``, else
   ``dram__bytes_op_read.sum + dram__bytes_op_write.sum``.
 * rocprof / rocprof-compute: 64 × Σ (``SQ_INSTS_VALU_{ADD,MUL,TRANS}_F*`` + 2 × ``FMA_F*``) + 512 ×
-  Σ ``SQ_INSTS_VALU_MFMA_MOPS_*``. Bytes: ``FETCH_SIZE + WRITE_SIZE`` (rocprof reports KiB, × 1,024; used as bytes
+  Σ ``SQ_INSTS_VALU_MFMA_MOPS_*`` (every type of :data:`AMD_MFMA_TYPES`: FP8 and XF32 on MI300, FP6/FP4 on MI350). Bytes: ``FETCH_SIZE + WRITE_SIZE`` (rocprof reports KiB, × 1,024; used as bytes
   only when the counter's unit says ``bytes``, :func:`size_scale`), else the MI200 HBM formula
   32 × ``TCC_EA_RDREQ_32B`` + 64 × (``TCC_EA_RDREQ`` − ``32B``) + 64 × ``TCC_EA_WRREQ_64B`` + 32 × (``TCC_EA_WRREQ`` − ``64B``) (``_sum`` suffix
   accepted); the MI300 (gfx942) spelling ``TCC_EA0_*`` with 128-byte reads counted by ``TCC_BUBBLE``: 128 ×
@@ -44,10 +45,19 @@ _NCU_CYCLES = re.compile(r"^(?:smsp|sm)__cycles_elapsed\.avg(?:\.per_second)?$")
 #: per-instruction breakdowns ``sm__ops_path_tensor_op_<hmma|hgmma|…>_src_…`` count the same operations again and
 #: are not read: an H200 bf16 GEMM reports 137,438,953,472 = 2·4096³ in both ``…_src_bf16_dst_fp32.sum`` and
 #: ``…_op_hgmma_src_bf16_dst_fp32_sparsity_off.sum``)
-_NCU_TENSOR = re.compile(r"^sm__ops_path_tensor_src_([a-z0-9]+?)(?:_dst_[a-z0-9]+)?(?:_sparsity_(?:on|off))?\.sum$")
+_NCU_TENSOR = re.compile(r"^sm__ops_path_tensor_src_([a-z0-9]+?)(?:_dst_([a-z0-9]+))?(?:_sparsity_(on|off))?\.sum$")
 _NCU_FLOPCOUNT = re.compile(r"^flop_count_(sp|dp|hp)(?:\.sum)?$")
 _AMD_VALU = re.compile(r"^SQ_INSTS_VALU_(ADD|MUL|FMA|TRANS)_F(16|32|64)(?:_sum)?$")
-_AMD_MFMA = re.compile(r"^SQ_INSTS_VALU_MFMA_MOPS_(F16|BF16|F32|F64|I8)(?:_sum)?$")
+#: rocprof's MFMA operation counters ``SQ_INSTS_VALU_MFMA_MOPS_<type>`` (each counts operations in units of 512,
+#: rocprof-compute "MFMA FLOPs (<type>)" = 512 · the counter) → precision: F16, BF16, F32, F64 and I8 (CDNA2+; I8 are
+#: integer operations, IOPs), F8 and XF32 (CDNA3, gfx942: FP8, and XF32, the TF32 equivalent) and F6F4 (CDNA4,
+#: gfx950: FP6/FP4, which run at one MFMA rate; the FP4 roof). ``rocprofv3 -L`` lists F16, BF16, F32, F64, I8, F8
+#: and XF32 on gfx942 and F6F4 as well on gfx950.
+AMD_MFMA_TYPES = {"F16": "fp16", "BF16": "bf16", "F32": "fp32", "F64": "fp64", "I8": "int8", "F8": "fp8",
+                  "XF32": "tf32", "F6F4": "fp4"}
+#: The floating-point ones (FLOPs; I8 counts integer operations).
+AMD_MFMA_FLOAT = tuple(t for t in AMD_MFMA_TYPES if t != "I8")
+_AMD_MFMA = re.compile(r"^SQ_INSTS_VALU_MFMA_MOPS_(" + "|".join(AMD_MFMA_TYPES) + r")(?:_sum)?$")
 _BYTES = re.compile(r"^(dram__bytes(_read|_write|_op_read|_op_write)?\.sum|FETCH_SIZE|WRITE_SIZE|"
                     r"TCC_EA0?_(RD|WR)REQ(_32B|_64B)?(_sum)?|TCC_BUBBLE(_sum)?)$")
 _PREC = {"d": "fp64", "f": "fp32", "h": "fp16", "sp": "fp32", "dp": "fp64", "hp": "fp16", "F16": "fp16",
@@ -116,18 +126,20 @@ def counter_work(timeline: Timeline, event_ids: np.ndarray, counters: pd.DataFra
 
     for m, prec, per in fp_counters(wide.columns):
         add(prec, False, wide[m].astype(float) * per)
+    for m, prec in tensor_counters(wide.columns):
+        add(prec, True, wide[m].astype(float))
     for m in wide.columns:
         v = wide[m].astype(float)
         if _NCU_FP.match(m):
             continue  # counted above, one spelling per instruction
-        elif (g := _NCU_TENSOR.match(m)):
-            add(_PREC.get(g.group(1), "fp16"), True, v)
+        elif _NCU_TENSOR.match(m):
+            continue  # counted below, each operation once
         elif (g := _NCU_FLOPCOUNT.match(m)):
             add(_PREC[g.group(1)], False, v)
         elif (g := _AMD_VALU.match(m)):
             add(_PREC["F" + g.group(2)], False, 64 * v * (2 if g.group(1) == "FMA" else 1))
         elif (g := _AMD_MFMA.match(m)):
-            add(_PREC[g.group(1)], True, 512 * v)
+            add(AMD_MFMA_TYPES[g.group(1)], True, 512 * v)
     if parts:
         keys = list(parts)
         mat = pd.concat([parts[k] for k in keys], axis=1)
@@ -185,6 +197,32 @@ def counts_from_rates(wide: pd.DataFrame, dur_ns: pd.Series) -> pd.DataFrame:
         name = f"{unit}__{count}"
         wide[name] = _col(wide, name).astype(float).combine_first(wide[m].astype(float) * cycles)
     return wide.drop(columns=[m for m in wide.columns if _NCU_FP_RATE.match(m) or _NCU_CYCLES.match(m)])
+
+
+def tensor_counters(columns) -> list[tuple[str, str]]:
+    """The ncu tensor-core operation counts among ``columns`` (``sm__ops_path_tensor_src_<src>[_dst_<dst>]
+    [_sparsity_on|off].sum``, each in FLOPs) as (metric, precision), each operation counted once: ncu lists a total
+    beside its parts — ``…_src_bf16_dst_fp32`` = ``…_sparsity_off`` + ``…_sparsity_on`` (Nsight Compute's metric
+    list: "# of math ops executed in Tensor path with source BF16 and destination FP32", and the same with sparsity
+    off / on), and a source type's total without a destination beside its per-destination counts. Per source type:
+    the total without destination when recorded (or both its sparsity parts), else per destination the count
+    without sparsity suffix, else the sparsity on and off counts summed."""
+    by: dict[str, dict[str | None, dict[str | None, str]]] = {}
+    for m in map(str, columns):
+        g = _NCU_TENSOR.match(m)
+        if g:
+            by.setdefault(g.group(1), {}).setdefault(g.group(2), {})[g.group(3)] = m
+    out = []
+    for src, dsts in by.items():
+        whole = dsts.get(None, {})
+        if None in whole or {"on", "off"} <= whole.keys() or len(dsts) == 1:
+            groups = [whole or next(iter(dsts.values()))]
+        else:  # per destination (a source total with only one of its sparsity parts is no total)
+            groups = [v for k, v in dsts.items() if k is not None]
+        for grp in groups:
+            picked = [grp[None]] if None in grp else [grp[k] for k in ("off", "on") if k in grp]
+            out += [(m, _PREC.get(src, "fp16")) for m in picked]
+    return out
 
 
 def fp_counters(columns) -> list[tuple[str, str, float]]:
