@@ -19,10 +19,9 @@ from gpulens.analyzers._gap_host_calls import (RUNTIME_COLUMNS, _host_calls_duri
 from gpulens.analyzers._idle_blocking import blocking_text, longest_text, one_gap_text, unrecorded_wait_text
 from gpulens.analyzers._span import trace_offsets
 from gpulens.analyzers.base import Finding
-from gpulens.analyzers.context import category_mask, context_of, reindex_sorted
+from gpulens.analyzers.context import category_mask, context_of, reindex_sorted, step_numbers_in
 from gpulens.analyzers.verdict_rules import FULL_GRID_SHARE
 from gpulens.timeline import Timeline
-from gpulens.timeline.selection import STEP_NAME
 from gpulens.units import fmt_ns, plural, share_pct_text
 
 #: how each gap class reads in a sentence (the boundary gaps by the class they would otherwise have had)
@@ -236,19 +235,6 @@ def _against_median(row: dict[str, Any]) -> str:
     return f"it is {head} the median of the other gaps ({fmt_ns(med)})"
 
 
-def _step_numbers(timeline: Timeline) -> list[int]:
-    """The numbers N of the ``ProfilerStep#N`` events in the trace, ascending. Matched on the distinct names present
-    (the category codes in use), not on a str copy of every event's name (3M rows at 1M kernels: seconds)."""
-    names = timeline.events["name"]
-    if isinstance(names.dtype, pd.CategoricalDtype):
-        codes = context_of(timeline).name_codes
-        used = np.flatnonzero(np.bincount(codes[codes >= 0].astype(np.int64), minlength=len(names.cat.categories)))
-        present = names.cat.categories[used]
-    else:
-        present = names.dropna().unique()
-    return sorted({int(m.group(1)) for n in present if (m := STEP_NAME.search(str(n)))})
-
-
 def _boundary_finding(rows: list[dict[str, Any]], tot: dict[str, Any], timeline: Timeline,
                       parent: str | None) -> Finding:
     total = sum(r["dur_ns"] for r in rows)
@@ -256,7 +242,7 @@ def _boundary_finding(rows: list[dict[str, Any]], tot: dict[str, Any], timeline:
     where = {"leading": "before the steady state (warm-up: the first GPU work, then a long wait)",
              "trailing": "after the steady state (the run's tail)",
              "one-off": f"{_part_of_run(big)} (a one-off stall: checkpoint, evaluation, compilation, allocation)"}
-    steps = _step_numbers(timeline)
+    steps = step_numbers_in(timeline.events["name"])  # of any event, host or GPU
     src = next((str(x["path"]) for x in timeline.meta.sources if x.get("path")), "FILE")
     window = _window_option(rows, big, timeline)
     hint = (f"gpulens analyze {src} --steps {steps[1]}:{steps[-1]}" + (f" (or {window})" if window else "")
