@@ -22,34 +22,17 @@ from gpulens.analyzers.bottlenecks import classify_gaps
 from gpulens.analyzers.context import step_numbers_in
 from gpulens.analyzers.steps import step_numbers
 from gpulens.collectors import collect
-
-
-def _two_gpu_trace(path) -> None:
-    """6 rounds on GPU 0 (518 µs each): a launch call (5 µs) at t, its kernel at t+8 (50 µs), 400 µs idle, a kernel
-    whose launch call is not in the trace at t+458 (50 µs). GPU 1 runs two unlinked kernels, 0–5 µs and
-    1000–1005 µs: one 995 µs gap."""
-    ev, t = [], 0
-    for i in range(6):
-        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": t,
-                   "dur": 5, "args": {"correlation": 100 + i, "External id": 10 + i}})
-        ev.append({"ph": "X", "cat": "kernel", "name": "linked_k", "pid": 0, "tid": 7, "ts": t + 8, "dur": 50,
-                   "args": {"device": 0, "stream": 7, "correlation": 100 + i, "External id": 10 + i}})
-        ev.append({"ph": "X", "cat": "kernel", "name": "orphan_k", "pid": 0, "tid": 7, "ts": t + 458, "dur": 50,
-                   "args": {"device": 0, "stream": 7, "correlation": 900 + i}})
-        t += 518
-    for ts in (0, 1000):
-        ev.append({"ph": "X", "cat": "kernel", "name": "other_gpu_k", "pid": 1, "tid": 3, "ts": ts, "dur": 5,
-                   "args": {"device": 1, "stream": 3, "correlation": 950 + ts}})
-    path.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+from tests.test_trust_s38_speedb import _two_gpu_trace  # the two-GPU trace whose gaps are worked out below
 
 
 def test_gap_class_codes_match_the_classes_worked_out_by_hand(tmp_path):
     p = tmp_path / "t.pt.trace.json"
     _two_gpu_trace(p)
     gaps = classify_gaps(collect(p))
-    # GPU 0: each linked kernel ends 400 µs before the orphan starts (no launch call recorded: unattributed), each
-    # orphan ends 18 µs before the next round's linked kernel, whose launch call returned before the gap (launch):
-    # 6 + 5 gaps; GPU 1: one 995 µs gap between unlinked kernels (unattributed)
+    # GPU 0 (rounds of 518 µs from t = 0): each linked kernel (t+8, 50 µs) ends 400 µs before the orphan starts
+    # (t+458; no launch call recorded: unattributed), each orphan ends 18 µs before the next round's linked kernel,
+    # whose launch call (t, 5 µs) returned before the gap (launch): 6 + 5 gaps; GPU 1: one 995 µs gap between its
+    # two unlinked kernels (0–5 and 1000–1005 µs: unattributed)
     launch, unattributed = gap_class_mask(gaps, "launch"), gap_class_mask(gaps, "unattributed")
     assert gaps.loc[launch, "dur_ns"].tolist() == [18_000] * 5
     assert sorted(gaps.loc[unattributed, "dur_ns"].tolist()) == [400_000] * 6 + [995_000]
