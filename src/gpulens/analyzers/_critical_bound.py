@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._gap_codes import gap_class_mask
 from gpulens.timeline import Timeline
 
 #: Path class → the idle-gap causes (bottlenecks gap classes; ``sync``: the gaps' blocked part) it can remove.
@@ -58,7 +59,7 @@ def cause_idle_by_rank(timeline: Timeline, causes: tuple[str, ...]) -> dict[int,
     if not len(gaps):
         return {}
     sync = gaps["sync_ns"].to_numpy("int64")
-    own = np.where(gaps["cls"].isin([c for c in causes if c != "sync"]).to_numpy(),
+    own = np.where(gap_class_mask(gaps, [c for c in causes if c != "sync"]),
                    gaps["dur_ns"].to_numpy("int64") - sync, 0)
     if "sync" in causes:
         own = own + sync

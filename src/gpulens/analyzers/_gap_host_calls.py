@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._gap_codes import gap_class_mask
 from gpulens.analyzers.context import category_mask, context_of, strings, text_series
 from gpulens.timeline import Timeline
 
@@ -23,7 +24,7 @@ def host_calls_in_gaps(timeline: Timeline, gaps: pd.DataFrame, cls: str = "host"
     "host blocked" cause. Empty when no call overlaps them."""
     if not len(gaps):
         return []
-    g = gaps[(gaps["cls"].to_numpy() == cls)]
+    g = gaps[gap_class_mask(gaps, cls)]
     if not len(g):
         return []
     g = g.nlargest(max_gaps, "dur_ns")

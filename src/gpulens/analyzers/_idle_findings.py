@@ -13,18 +13,16 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers import _advice
+from gpulens.analyzers._gap_codes import GAP_CLASSES, gap_class_mask  # noqa: F401  (GAP_CLASSES re-exported)
 from gpulens.analyzers._gap_host_calls import (RUNTIME_COLUMNS, _host_calls_during, _runtime_calls_by_start,  # noqa: F401
                                                 _runtime_rows, _union_ns, host_calls_in_gaps)
 from gpulens.analyzers._idle_blocking import blocking_text, longest_text, one_gap_text, unrecorded_wait_text
 from gpulens.analyzers._span import trace_offsets
 from gpulens.analyzers.base import Finding
-from gpulens.analyzers.context import category_mask, context_of, reindex_sorted
+from gpulens.analyzers.context import category_mask, context_of, reindex_sorted, step_numbers_in
 from gpulens.analyzers.verdict_rules import FULL_GRID_SHARE
 from gpulens.timeline import Timeline
-from gpulens.timeline.selection import STEP_NAME
 from gpulens.units import fmt_ns, plural, share_pct_text
-
-GAP_CLASSES = ("host", "launch", "sync", "queued", "unattributed", "boundary")  # as bottlenecks.GAP_CLASSES
 
 #: how each gap class reads in a sentence (the boundary gaps by the class they would otherwise have had)
 CLASS_WORDS = {"host": "waiting for the host", "launch": "on launch overhead",
@@ -104,7 +102,7 @@ def _boundary_rows(gaps: pd.DataFrame, timeline: Timeline) -> list[dict[str, Any
     (the class the gap has from its launch alone: host, launch, queued or unattributed) and ``host_calls`` (the
     runtime calls of the rank that overlap it most: name, overlap [ns])."""
     out = []
-    if not len(gaps) or not (gaps["cls"].to_numpy() == "boundary").any():
+    if not len(gaps) or not gap_class_mask(gaps, "boundary").any():
         return out
     ctx = context_of(timeline)
     gpu = ctx.gpu
@@ -114,7 +112,7 @@ def _boundary_rows(gaps: pd.DataFrame, timeline: Timeline) -> list[dict[str, Any
     eff = reindex_sorted(ctx.effective_ns, kern.index)
     kspan = kern.assign(end=kern["start_ns"] + eff.fillna(kern["dur_ns"])).groupby(
         ["rank", "device_id"], observed=True).agg(first=("start_ns", "min"), last=("end", "max"))
-    has = set(gaps.loc[gaps["cls"].to_numpy() == "boundary", ["rank", "device_id"]].itertuples(index=False, name=None))
+    has = set(gaps.loc[gap_class_mask(gaps, "boundary"), ["rank", "device_id"]].itertuples(index=False, name=None))
     g_start = gpu["start_ns"].to_numpy("int64")
     g_end = g_start + gpu["dur_ns"].to_numpy("int64")
     for (r, d), g in gaps.groupby(["rank", "device_id"], sort=True):
@@ -125,7 +123,7 @@ def _boundary_rows(gaps: pd.DataFrame, timeline: Timeline) -> list[dict[str, Any
         kf, kl = (int(kspan.loc[(r, d), "first"]), int(kspan.loc[(r, d), "last"])) if (r, d) in kspan.index \
             else (None, None)
         lead = before_steady_state(g["start_ns"].to_numpy(), g["dur_ns"].to_numpy(), first, int(lasts.loc[(r, d)]))
-        for i in np.flatnonzero(g["cls"].to_numpy() == "boundary"):
+        for i in np.flatnonzero(gap_class_mask(g, "boundary")):
             start, dur = int(g.loc[i, "start_ns"]), int(g.loc[i, "dur_ns"])
             # as boundary_mask: before the first kernel (or after set-up work only) = warm-up, after the last = tail,
             # else one-off
@@ -251,8 +249,7 @@ def _boundary_finding(rows: list[dict[str, Any]], tot: dict[str, Any], timeline:
     where = {"leading": "before the steady state (warm-up: the first GPU work, then a long wait)",
              "trailing": "after the steady state (the run's tail)",
              "one-off": f"{_part_of_run(big)} (a one-off stall: checkpoint, evaluation, compilation, allocation)"}
-    steps = sorted({int(m) for m in timeline.events["name"].astype(str).str.extract(STEP_NAME)[0]
-                    .dropna()})
+    steps = step_numbers_in(timeline.events["name"])  # of any event, host or GPU
     src = next((str(x["path"]) for x in timeline.meta.sources if x.get("path")), "FILE")
     window = _window_option(rows, big, timeline)
     hint = (f"gpulens analyze {src} --steps {steps[1]}:{steps[-1]}" + (f" (or {window})" if window else "")

@@ -60,10 +60,10 @@ def synthetic_start_mask(timeline: Any) -> np.ndarray:
     if len(fake) == len(timeline.meta.sources) or "source" not in ev:
         out[:] = True
         return out
-    source = ev["source"].astype(str).to_numpy()
-    for s in fake:
-        out |= source == str(s.get("collector"))
-    return out
+    from gpulens.analyzers.context import category_mask
+
+    # tested once per distinct source (no str copy of every event's source)
+    return category_mask(ev["source"], {str(s.get("collector")) for s in fake})
 
 
 def has_summary_kernels(timeline: Any) -> bool:

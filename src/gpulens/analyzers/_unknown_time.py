@@ -65,10 +65,17 @@ def untimed_mask(timeline: Any) -> np.ndarray:
     srcs = [s for s in timeline.meta.sources if s.get("durations_unknown")]
     if not srcs or not len(ev):
         return out
+    from gpulens.analyzers.context import category_mask
+
     gpu = ev["kind"].isin(GPU_KINDS).to_numpy()
-    source = ev["source"].astype(str).to_numpy() if "source" in ev else np.full(len(ev), "", dtype=object)
     for s in srcs:
-        mine = gpu & ((source == str(s.get("collector"))) if s.get("collector") else True)
+        collector = s.get("collector")
+        if not collector:
+            mine = gpu
+        elif "source" in ev:  # tested once per distinct source value (no str copy of every event's source)
+            mine = gpu & category_mask(ev["source"], {str(collector)})
+        else:
+            mine = np.zeros(len(ev), dtype=bool)
         ids = s.get("durations_unknown_events")
         if ids:
             out |= mine & ev["event_id"].isin([int(i) for i in ids]).to_numpy()
@@ -98,7 +105,7 @@ def untimed_names(timeline: Any) -> frozenset[str]:
 
     def compute() -> frozenset[str]:
         mask = untimed_mask(timeline)
-        return frozenset(timeline.events["name"].astype(str).to_numpy()[mask].tolist()) | frozenset(
+        return frozenset(timeline.events["name"][mask].astype(str).tolist()) | frozenset(
             dispatches_without_events(timeline)["name"])
 
     return context_of(timeline).memo("untimed_names", compute)

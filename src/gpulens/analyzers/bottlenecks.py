@@ -80,7 +80,7 @@ from gpulens.analyzers._idle_findings import (  # noqa: F401 (CLASS_WORDS, CLASS
 )
 from gpulens.timeline import Timeline
 from gpulens.units import fmt_ns, pct_words, plural
-from gpulens.analyzers._idle_findings import GAP_CLASSES  # one definition
+from gpulens.analyzers._gap_codes import GAP_CLASSES, gap_class_codes  # one definition
 from gpulens.analyzers._idle_blocking import STREAM_WAIT_RE, blocking_calls_in_idle, largest_gaps, queued_wait_text
 from gpulens.analyzers._gap_classes import (  # noqa: F401 (re-exported)
     ASYNC_COPY_RE, BLOCKING_COPY_RE, BLOCKING_COVER_SHARE, BLOCKING_RE, BOUNDARY_FACTOR, BOUNDARY_IDLE_SHARE,
@@ -197,24 +197,14 @@ def _uvm_gaps(timeline: Timeline, gaps: pd.DataFrame, code: np.ndarray) -> dict[
     return out
 
 
-def _class_codes(gaps: pd.DataFrame) -> np.ndarray:
-    """Position in :data:`GAP_CLASSES` of each gap's ``cls`` (int8; −1 for any other value), one comparison per class:
-    the column holds the same few str objects, and hashing a million of them (``pd.factorize``) sized a hash table
-    of the gaps' length — the largest allocation of this analyzer at 1M kernels."""
-    cls = gaps["cls"].to_numpy(dtype=object)
-    code = np.full(len(cls), -1, dtype=np.int8)
-    for j, c in enumerate(GAP_CLASSES):
-        code[cls == c] = j
-    return code
-
-
 def _gap_counts(gaps: pd.DataFrame, group: np.ndarray | None = None, groups: int = 1,
                 code: np.ndarray | None = None) -> pd.DataFrame:
     """Number of gaps holding time of each idle cause, in the ``gaps_<cause>`` columns (host, launch, unattributed,
     queued: the gap's class, when time is left after its sync part; sync: a sync part): the evidence
     :data:`MIN_VERDICT_GAPS` counts. One row per group code (``group``: a code in ``range(groups)`` per gap; all
-    gaps in one row when None); ``code``: :func:`_class_codes` of ``gaps`` when the caller has them."""
-    code = _class_codes(gaps) if code is None else code
+    gaps in one row when None); ``code``: :func:`~gpulens.analyzers._gap_codes.gap_class_codes` of ``gaps`` when
+    the caller has them."""
+    code = gap_class_codes(gaps) if code is None else code
     own = (gaps["dur_ns"] - gaps["sync_ns"]).to_numpy() > 0
     g = np.zeros(len(gaps), dtype=np.int64) if group is None else group
 
@@ -309,7 +299,7 @@ class Bottlenecks(Analyzer):
         links = link_gpu_to_launch(timeline)["launch_event_id"]
         gaps = classify_gaps(timeline, self.launch_gap_ns, links)
         sl = short_launches(timeline, links)
-        code = _class_codes(gaps) if len(gaps) else np.zeros(0, dtype=np.int8)
+        code = gap_class_codes(gaps) if len(gaps) else np.zeros(0, dtype=np.int8)
         rows = self._rows(timeline, device, bd.table, gaps, sl, code)
         t = pd.DataFrame(rows)[list(COLUMNS)]
         for c in ("small_grid_kernels", "small_grid_ns", "num_sms"):
@@ -376,7 +366,8 @@ class Bottlenecks(Analyzer):
               sl: pd.DataFrame, code: np.ndarray) -> list[dict[str, Any]]:
         """One row per breakdown row (rank, GPU): idle split by gap class, launch counts and small-grid kernels.
         Every per-(rank, GPU) figure comes from one pass over all rows, grouped by pair codes (no mask per rank:
-        quadratic with thousands of rank files). ``code``: :func:`_class_codes` of ``gaps``."""
+        quadratic with thousands of rank files). ``code``:
+        :func:`~gpulens.analyzers._gap_codes.gap_class_codes` of ``gaps``."""
         key = ["rank", "device_id"]
         # per (rank, GPU) of the gaps: idle time of each class, sync time and gap counts, summed over pair codes
         # (a pivot table and two group-bys of a million gaps hashed the class texts and the keys three times)

@@ -11,7 +11,7 @@ import pandas as pd
 from gpulens.analyzers._groupstats import stable_order
 from gpulens.analyzers._span import durations_unknown, replayed_for_counters
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers.context import context_of, text_series
+from gpulens.analyzers.context import category_mask, context_of, text_series
 from gpulens.timeline import Timeline
 from gpulens.units import agree, fmt_ns, plural
 
@@ -89,8 +89,10 @@ def _pdl_followed(timeline: Timeline, gpu: pd.DataFrame, over: pd.DataFrame) -> 
     ev = timeline.events
     if not len(over) or "correlation_id" not in ev:
         return 0
-    rt = ev[(ev["kind"] == "runtime") & ev["correlation_id"].notna()]
-    rt = rt[rt["name"].astype(str).str.match(_PDL_LAUNCH)]
+    # the PDL-capable launch calls only, tested once per distinct name (no copy of every runtime row, no str per row)
+    ctx = context_of(timeline)
+    keep = ctx.mask_of("runtime") & ev["correlation_id"].notna().to_numpy() & category_mask(ev["name"], _PDL_LAUNCH)
+    rt = ctx.take_rows(keep, ["rank", "correlation_id"])
     if not len(rt):
         return 0
     pdl = set(zip(rt["rank"].astype("int64"), rt["correlation_id"].astype("int64")))

@@ -13,7 +13,7 @@ import pandas as pd
 
 from gpulens.analyzers._span import CLOCK_GAP_NS, TRACE_OFFSET_DOC, clock_windows, trace_offsets
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers.context import category_mask, context_of
+from gpulens.analyzers.context import category_mask, context_of, step_numbers_in
 from gpulens.analyzers.intervals import merge
 from gpulens.timeline import Timeline
 from gpulens.timeline.selection import STEP_NAME
@@ -176,6 +176,5 @@ def _clipped_by_window(timeline: Timeline, table: pd.DataFrame) -> np.ndarray:
 def step_numbers(timeline: Timeline) -> list[int]:
     """The N of every host-side ``ProfilerStep#N`` range of the Timeline, sorted, each once."""
     ev = timeline.events
-    host = ev[ev["kind"].isin(["annotation", "cpu_op"]) & (ev["device_id"] == -1)]
-    num = host["name"].astype(str).str.extract(STEP_RE, expand=False).dropna()
-    return sorted({int(n) for n in num})
+    host = (ev["kind"].isin(["annotation", "cpu_op"]) & (ev["device_id"] == -1)).to_numpy(dtype=bool, na_value=False)
+    return step_numbers_in(ev["name"], host)  # no copy of the host rows, no str per row

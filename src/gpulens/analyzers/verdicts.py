@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers import _advice
+from gpulens.analyzers._gap_codes import gap_class_mask
 from gpulens.analyzers._coalescing import finding_detail, sectors_per_request, uncoalesced
 from gpulens.analyzers._unknown_time import untimed_names
 from gpulens.analyzers._occ_findings import (bound_by_verdict, defer_to_fusion, settle_condition,
@@ -176,7 +177,7 @@ class Verdicts(Analyzer):
         if replayed_for_counters(timeline):  # gaps between replayed kernels say nothing about launches
             gaps = gaps.iloc[:0]
         if len(gaps):  # one mask and one grouping of the launch gaps for both figures
-            is_launch = np.asarray(gaps["cls"].to_numpy() == "launch", dtype=bool)  # numpy's compare: half pandas'
+            is_launch = gap_class_mask(gaps, "launch")  # the class codes: no comparison of every gap's text
             by_next = (gaps["dur_ns"] - gaps["sync_ns"])[is_launch].groupby(gaps.loc[is_launch, "next_name"])
             launch_idle, launch_max = by_next.sum(), by_next.max()
         else:
