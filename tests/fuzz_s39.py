@@ -26,6 +26,9 @@ a folder outside the repository, DIR under /tmp). Kinds (:data:`KINDS`):
   folder holding a user's files named like cache entries (``notes.results``), or two ``analyze`` processes use
   one folder at once: each run gives the report of a ``--no-cache`` run, and ``gpulens cache clear`` removes no
   file gpulens did not write;
+* ``escape_cmds`` — 1–3 kernels of a Kineto trace renamed to markup / an escape, then ``diff`` of the trace and the
+  renamed one (console, Markdown, HTML) and ``gate`` of the renamed one against the trace's report (console,
+  Markdown, JUnit): no raw escape on a console or in Markdown, tables of one width, no live markup, well-formed XML;
 * ``digits_script`` — digits of other scripts (``٣``, ``３``) where the file's text is read by a pattern: a
   ``ProfilerStep#٣`` annotation, a ``rank٣`` file name, a ``cuda:٣`` device, an ncu grid ``(٦٤, 1, 1)``: never read
   as the number.
@@ -55,7 +58,7 @@ from tests import fuzzing  # noqa: E402
 from tests.fuzz_s36 import json_doc  # noqa: E402
 from tests.fuzz_s38 import ESCAPE_NAMES, report_check  # noqa: E402
 
-KINDS = ["v2_tracer", "spec_edge", "escape_fields", "stats_sem", "cache_env", "digits_script"]
+KINDS = ["v2_tracer", "spec_edge", "escape_fields", "stats_sem", "cache_env", "digits_script", "escape_cmds"]
 _EXPECT: dict = {}
 
 # ---------------------------------------------------------------------------------------------------- v2 tracer
@@ -482,17 +485,91 @@ def _digits_check(path: Path) -> str | None:
     return None
 
 
+# ---------------------------------------------------------------------------------------------------- diff / gate
+def escape_cmds(rng: random.Random, seeds, names, work: Path, i: int):
+    """A Kineto trace and the same trace with 1–3 kernels renamed to a markup / escape name (``diff`` and ``gate``
+    then show the renamed kernels as new ones)."""
+    pool = [n for n in ("kineto", "kineto_b12", "case_B13.json", "case_T05.json", "case_B06.json") if n in seeds]
+    seed = seeds[rng.choice(pool)]
+    got = json_doc(seed)
+    if got is None or not isinstance(got[0], dict):
+        return None
+    doc, ev = got
+    k = [e for e in ev if isinstance(e, dict) and str(e.get("cat", "")).lower() == "kernel"
+         and not str(e.get("name", "")).startswith(("Memcpy", "Memset"))]
+    if not k:
+        return None
+    name = rng.choice(ESCAPE_NAMES[:-6] + _MARK)
+    for e in rng.sample(k, min(len(k), rng.choice([1, 3]))):
+        e["name"] = name
+    base = work / f"base{i}.pt.trace.json"
+    shutil.copyfile(seed, base) if seed.suffix != ".gz" else base.write_text(json.dumps(json_doc(seed)[0]))
+    p = work / f"in{i}_cand.pt.trace.json"
+    p.write_text(json.dumps(doc))
+    _EXPECT.update(op="escape_cmds", base=str(base))
+    return p, seed
+
+
+def _cmds_check(path: Path, work: Path) -> str | None:
+    """``diff base cand`` (console, Markdown, HTML) and ``gate cand --baseline base.json`` (console, Markdown,
+    JUnit): no raw control character on the console or in Markdown, tables of one width, no live markup in the
+    HTML, a JUnit file that is well-formed XML 1.0."""
+    import xml.etree.ElementTree as ET
+
+    from tests.fuzz_s8 import run_cli
+    from tests.fuzz_s37_cli import _exit_check
+    from tests.fuzz_s38 import _RAW_ESCAPE, md_table_widths
+
+    base = Path(_EXPECT["base"])
+    rep = work / "base.json"
+    code, _ = run_cli(["analyze", str(base), "-q", "--no-cache", "--json", str(rep)])
+    if code != 0:
+        return None
+    runs = {"diff": ["diff", str(base), str(path), "--markdown", str(work / "d.md"), "--html", str(work / "d.html")],
+            "gate": ["gate", str(path), "--baseline", str(rep), "--markdown", str(work / "g.md"), "--junit",
+                     str(work / "g.xml")]}
+    for cmd, args in runs.items():
+        code, text = run_cli(args)
+        bad = _exit_check(cmd, code, text, f"esc_{cmd}", False)
+        if bad:
+            return bad
+        shown = "\n".join(ln for ln in text.splitlines() if not ln.startswith("gpulens: error"))
+        m = _RAW_ESCAPE.search(shown)
+        if m:
+            return f"{cmd}: raw control character {m.group(0)!r} on the console: {shown[max(0, m.start() - 60):][:100]!r}"
+    for md in ("d.md", "g.md"):
+        f = work / md
+        if f.exists():
+            text = f.read_text()
+            row = md_table_widths(text)
+            if row:
+                return f"{md}: markdown table row of another width: {row!r}"
+            if _RAW_ESCAPE.search(text):
+                return f"{md}: raw control character in the Markdown"
+    if (work / "d.html").exists() and "<script>alert(1)" in (work / "d.html").read_text():
+        return "diff HTML: a kernel name's <script> is live"
+    if (work / "g.xml").exists():
+        try:
+            ET.fromstring((work / "g.xml").read_bytes())
+        except ET.ParseError as exc:
+            return f"gate JUnit is not well-formed XML: {exc}"
+    return None
+
+
 # ---------------------------------------------------------------------------------------------------- driver
 def make(rng: random.Random, seeds: dict[str, Path], names: list[str], work: Path, i: int, kind: str):
     """(mutant, seed) for ``kind``; None when ``kind`` does not apply to the drawn seed."""
     _EXPECT.clear()
     return {"v2_tracer": v2_tracer, "spec_edge": spec_edge, "escape_fields": escape_fields, "stats_sem": stats_sem,
-            "cache_env": cache_env, "digits_script": digits_script}[kind](rng, seeds, names, work, i)
+            "cache_env": cache_env, "digits_script": digits_script,
+            "escape_cmds": escape_cmds}[kind](rng, seeds, names, work, i)
 
 
 def _one(kind: str, rng: random.Random, path: Path, work: Path, strict: bool, cli: bool) -> str | None:
     if kind == "cache_env":
         return _cache_check(path, work)
+    if kind == "escape_cmds":
+        return _cmds_check(path, work)
     if kind == "v2_tracer":
         return _v2_check(path) or report_check(path, work)
     if kind == "spec_edge":
