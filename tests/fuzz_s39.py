@@ -29,6 +29,9 @@ a folder outside the repository, DIR under /tmp). Kinds (:data:`KINDS`):
 * ``escape_cmds`` — 1–3 kernels of a Kineto trace renamed to markup / an escape, then ``diff`` of the trace and the
   renamed one (console, Markdown, HTML) and ``gate`` of the renamed one against the trace's report (console,
   Markdown, JUnit): no raw escape on a console or in Markdown, tables of one width, no live markup, well-formed XML;
+* ``sem_more`` — rocprofv3 JSON (:data:`V3_SEM`), rocprofiler-compute workloads (:data:`OMNI_SEM`) and ncu details
+  CSV (:data:`NCU_SEM`) kept valid but recording impossible things (sizes of 0, CU counts of 0, a kernel ending
+  before its start, occupancies of 250 %, negative durations): a report within the invariants;
 * ``digits_script`` — digits of other scripts (``٣``, ``３``) where the file's text is read by a pattern: a
   ``ProfilerStep#٣`` annotation, a ``rank٣`` file name, a ``cuda:٣`` device, an ncu grid ``(٦٤, 1, 1)``: never read
   as the number.
@@ -58,7 +61,8 @@ from tests import fuzzing  # noqa: E402
 from tests.fuzz_s36 import json_doc  # noqa: E402
 from tests.fuzz_s38 import ESCAPE_NAMES, report_check  # noqa: E402
 
-KINDS = ["v2_tracer", "spec_edge", "escape_fields", "stats_sem", "cache_env", "digits_script", "escape_cmds"]
+KINDS = ["v2_tracer", "spec_edge", "escape_fields", "stats_sem", "cache_env", "digits_script", "escape_cmds",
+         "sem_more"]
 _EXPECT: dict = {}
 
 # ---------------------------------------------------------------------------------------------------- v2 tracer
@@ -536,7 +540,8 @@ def _cmds_check(path: Path, work: Path) -> str | None:
         shown = "\n".join(ln for ln in text.splitlines() if not ln.startswith("gpulens: error"))
         m = _RAW_ESCAPE.search(shown)
         if m:
-            return f"{cmd}: raw control character {m.group(0)!r} on the console: {shown[max(0, m.start() - 60):][:100]!r}"
+            at = max(0, m.start() - 60)
+            return f"{cmd}: raw control character {m.group(0)!r} on the console: {shown[at:at + 100]!r}"
     for md in ("d.md", "g.md"):
         f = work / md
         if f.exists():
@@ -556,13 +561,108 @@ def _cmds_check(path: Path, work: Path) -> str | None:
     return None
 
 
+# ---------------------------------------------------------------------------------------------------- semantics
+def _v3(d: dict) -> dict:
+    return d["rocprofiler-sdk-tool"][0]
+
+
+def _kd(d: dict) -> list:
+    return _v3(d)["buffer_records"]["kernel_dispatch"]
+
+
+#: rocprofv3 JSON faults that keep the file valid (tests/test_rocprof_v3's tiny document): sizes of 0 or 2^40,
+#: CU / wave counts of 0 or negative, ids naming nothing, a kernel 1 ns before its start, two on one queue at once,
+#: one correlation or dispatch id twice, negative bytes and counters, the tool's section written twice
+V3_SEM = {
+    "wg0": lambda d: _kd(d)[0]["dispatch_info"].update(workgroup_size={"x": 0, "y": 1, "z": 1}),
+    "grid0": lambda d: _kd(d)[0]["dispatch_info"].update(grid_size={"x": 0, "y": 0, "z": 0}),
+    "wg_huge": lambda d: _kd(d)[0]["dispatch_info"].update(workgroup_size={"x": 2 ** 40, "y": 2 ** 40, "z": 1}),
+    "cu0": lambda d: _v3(d)["agents"][1].update(cu_count=0), "cu_neg": lambda d: _v3(d)["agents"][1].update(
+        cu_count=-104), "wave0": lambda d: _v3(d)["agents"][1].update(wave_front_size=0),
+    "agent_missing": lambda d: _kd(d)[0]["dispatch_info"].update(agent_id={"handle": 999}),
+    "kid_missing": lambda d: _kd(d)[0]["dispatch_info"].update(kernel_id=42),
+    "end_before": lambda d: _kd(d)[0].update(end_timestamp=_kd(d)[0]["start_timestamp"] - 1),
+    "overlap": lambda d: _kd(d)[1].update(start_timestamp=200, end_timestamp=400),
+    "corr_same": lambda d: _kd(d)[1].update(correlation_id={"internal": 3, "external": 0}),
+    "did_same": lambda d: _kd(d)[1]["dispatch_info"].update(dispatch_id=1),
+    "bytes_neg": lambda d: _v3(d)["buffer_records"]["memory_copy"][0].update(bytes=-4096),
+    "counter_neg": lambda d: _v3(d)["callback_records"]["counter_collection"][0]["records"][0].update(value=-1e308),
+    "regs_odd": lambda d: _v3(d)["kernel_symbols"][0].update(arch_vgpr_count=10 ** 6, sgpr_count=-5),
+    "agents_empty": lambda d: _v3(d).update(agents=[]),
+    "two_tools": lambda d: d["rocprofiler-sdk-tool"].append(json.loads(json.dumps(_v3(d)))),
+}
+#: rocprofiler-compute (file, column, value) faults: a kernel ending 1 ns before its start, all at one start,
+#: GRBM_GUI_ACTIVE 0 / negative, a busy count of 1e300, sizes of 0, 10^5 VGPRs, 1e12 bytes of LDS
+OMNI_SEM = {"grbm0": ("pmc_perf.csv", "GRBM_GUI_ACTIVE", "0"), "grbm_neg": ("pmc_perf.csv", "GRBM_GUI_ACTIVE", "-1000"),
+            "busy_huge": ("pmc_perf.csv", "SQ_BUSY_CU_CYCLES", "1e300"), "wg0": ("pmc_perf.csv", "Workgroup_Size", "0"),
+            "grid0": ("pmc_perf.csv", "Grid_Size", "0"), "wave0": ("pmc_perf.csv", "wave_size", "0"),
+            "vgpr_huge": ("pmc_perf.csv", "Arch_VGPR", "100000"), "lds_huge": ("pmc_perf.csv", "LDS_Per_Workgroup",
+                                                                               "1e12"),
+            "same_start": ("timestamps.csv", "Start_Timestamp", "1411551767635712"),
+            "end_before": ("timestamps.csv", "End_Timestamp", "1411551767635711")}
+#: ncu details metrics given impossible values (percentages of 250, negative or 1e308 durations and throughputs)
+NCU_SEM = [("Achieved Occupancy", "250"), ("Compute (SM) Throughput", "180"), ("Memory Throughput", "150"),
+           ("Duration", "-5"), ("Duration", "0"), ("Theoretical Occupancy", "1000"), ("DRAM Throughput", "1e308"),
+           ("Registers Per Thread", "100000")]
+
+
+def sem_more(rng: random.Random, seeds, names, work: Path, i: int):
+    """A rocprofv3 JSON document (:data:`V3_SEM`), a rocprofiler-compute workload (:data:`OMNI_SEM`) or an ncu
+    details CSV (:data:`NCU_SEM`) kept valid but recording impossible things."""
+    fmt = rng.choice(["v3", "omni", "ncu"])
+    if fmt == "v3":
+        from tests.test_rocprofv3 import _tiny_v3_json
+
+        op = rng.choice(sorted(V3_SEM))
+        seed = work / "seed_results.json.gz"
+        _tiny_v3_json(seed)
+        doc = json_doc(seed)[0]
+        V3_SEM[op](doc)
+        p = work / f"in{i}_{op}_results.json"
+        p.write_text(json.dumps(doc))
+    elif fmt == "omni":
+        seed = seeds.get("omniperf_dir")
+        if seed is None:
+            return None
+        op = rng.choice(sorted(OMNI_SEM))
+        fname, column, value = OMNI_SEM[op]
+        p = work / f"in{i}_{op}"
+        shutil.copytree(seed, p)
+        rows = list(csv.reader(io.StringIO((p / fname).read_text())))
+        if column not in rows[0]:
+            return None
+        c = rows[0].index(column)
+        for r in rng.sample(rows[1:], rng.choice([1, len(rows) - 1])):
+            r[c] = value
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="\n").writerows(rows)
+        (p / fname).write_text(buf.getvalue())
+    else:
+        seed = HERE / "data" / "nvidia" / "h200" / "h200_kernels_details.csv"
+        metric, value = rng.choice(NCU_SEM)
+        op = f"{metric}={value}"
+        lines = seed.read_text().splitlines(True)
+        at = next(k for k, ln in enumerate(lines) if ln.startswith('"ID"'))
+        rows = list(csv.reader(io.StringIO("".join(lines[at:]))))
+        mi, vi = rows[0].index("Metric Name"), rows[0].index("Metric Value")
+        for r in rows[1:]:
+            if r[mi] == metric and rng.random() < 0.7:
+                r[vi] = value
+        buf = io.StringIO()
+        csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(rows)
+        p = work / f"in{i}_ncu_details.csv"
+        p.write_text("".join(lines[:at]) + buf.getvalue())
+    _EXPECT.update(op=f"sem_{fmt}_{op}")
+    return p, seed
+
+
 # ---------------------------------------------------------------------------------------------------- driver
 def make(rng: random.Random, seeds: dict[str, Path], names: list[str], work: Path, i: int, kind: str):
     """(mutant, seed) for ``kind``; None when ``kind`` does not apply to the drawn seed."""
     _EXPECT.clear()
     return {"v2_tracer": v2_tracer, "spec_edge": spec_edge, "escape_fields": escape_fields, "stats_sem": stats_sem,
             "cache_env": cache_env, "digits_script": digits_script,
-            "escape_cmds": escape_cmds}[kind](rng, seeds, names, work, i)
+            "escape_cmds": escape_cmds, "sem_more": sem_more}[kind](rng, seeds, names, work, i)
 
 
 def _one(kind: str, rng: random.Random, path: Path, work: Path, strict: bool, cli: bool) -> str | None:

@@ -273,7 +273,8 @@ def spec_from_dict(d: Mapping[str, Any], origin: str = "builtin") -> DeviceSpec:
     return DeviceSpec(
         name=str(d["name"]), vendor=str(d.get("vendor") or ("amd" if gfx else "nvidia")),
         compute_capability=str(cc) if cc is not None else None, gfx_arch=str(gfx) if gfx else None,
-        num_sms=_count(where, "num_sms", d["num_sms"], 1, _MAX_SMS), memory_bytes=int(float(mem) * 2**30) if mem else None, figures=figs,
+        num_sms=_count(where, "num_sms", d["num_sms"], 1, _MAX_SMS),
+        memory_bytes=int(float(mem) * 2**30) if mem else None, figures=figs,
         match=tuple(d.get("match", ())) or (re.escape(str(d["name"])),), origin=origin,
         unified_memory=bool(d.get("unified_memory", False)))
 
