@@ -217,3 +217,21 @@ def test_rank_and_step_in_other_script_digits_are_no_number(tmp_path):
     assert file_rank(g) == 3
     assert STEP_NAME.match("ProfilerStep#\uff13") is None  # full-width ３: was step 3
     assert STEP_NAME.match("ProfilerStep#3").group(1) == "3"
+
+
+# ---------------------------------------------------------------------------------------------------- console text
+def test_gate_console_shows_a_baseline_name_escape_visibly(tmp_path, capsys):
+    from gpulens.cli import main
+
+    trace = tmp_path / "t.pt.trace.json"
+    trace.write_text(json.dumps({"traceEvents": [
+        {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 5,
+         "args": {"device": 0, "stream": 7}}]}))
+    rep = tmp_path / "r.json"
+    assert main(["analyze", str(trace), "-q", "--no-cache", "--json", str(rep)]) == 0
+    capsys.readouterr()
+    main(["gate", str(rep), "--baseline", "x\x1b[31m", "--store", str(tmp_path / "store")])
+    out = capsys.readouterr()
+    text = out.out + out.err
+    # the reason line quotes the name: ESC (0x1b) written as the 6 visible characters \u001b, never raw
+    assert "\x1b" not in text and "no baseline 'x\\u001b[31m'" in text
