@@ -28,7 +28,8 @@ a folder outside the repository, DIR under /tmp). Kinds (:data:`KINDS`):
   file gpulens did not write;
 * ``escape_cmds`` — 1–3 kernels of a Kineto trace renamed to markup / an escape, then ``diff`` of the trace and the
   renamed one (console, Markdown, HTML) and ``gate`` of the renamed one against the trace's report (console,
-  Markdown, JUnit): no raw escape on a console or in Markdown, tables of one width, no live markup, well-formed XML;
+  Markdown, JUnit) and against a baseline whose name is an escape: no raw escape on a console or in Markdown,
+  tables of one width, no live markup, well-formed XML;
 * ``sem_more`` — rocprofv3 JSON (:data:`V3_SEM`), rocprofiler-compute workloads (:data:`OMNI_SEM`) and ncu details
   CSV (:data:`NCU_SEM`) kept valid but recording impossible things (sizes of 0, CU counts of 0, a kernel ending
   before its start, occupancies of 250 %, negative durations): a report within the invariants;
@@ -531,10 +532,13 @@ def _cmds_check(path: Path, work: Path) -> str | None:
         return None
     runs = {"diff": ["diff", str(base), str(path), "--markdown", str(work / "d.md"), "--html", str(work / "d.html")],
             "gate": ["gate", str(path), "--baseline", str(rep), "--markdown", str(work / "g.md"), "--junit",
-                     str(work / "g.xml")]}
+                     str(work / "g.xml")],
+            # a baseline named by an escape: the reason line quotes the name
+            "gate_name": ["gate", str(path), "--baseline", random.Random(str(path)).choice(_MARK), "--store",
+                          str(work / "store")]}
     for cmd, args in runs.items():
         code, text = run_cli(args)
-        bad = _exit_check(cmd, code, text, f"esc_{cmd}", False)
+        bad = _exit_check(cmd.split("_")[0], code, text, f"esc_{cmd}", False)
         if bad:
             return bad
         shown = "\n".join(ln for ln in text.splitlines() if not ln.startswith("gpulens: error"))
