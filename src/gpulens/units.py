@@ -124,8 +124,10 @@ def _half_up(p: float, digits: int) -> str:
 
     d = Decimal(repr(p))
     # enough digits for the whole part: the default context's 28 raised InvalidOperation on a figure of 1e300 (a
-    # percentage against a peak of 1e-300 in a user's spec) — an internal error instead of the report
-    ctx = Context(prec=max(28, d.adjusted() + digits + 2))
+    # percentage against a peak of 1e-300 in a user's spec) — an internal error instead of the report; a context
+    # of its own only then (making one per call tripled the cost of every percentage cell)
+    need = d.adjusted() + digits + 2
+    ctx = Context(prec=need) if need > 28 else None
     return str(d.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP, context=ctx))
 
 
