@@ -126,7 +126,7 @@ def test_load_spec_json_with_base_and_toml(tmp_path):
     ('{"name": "x", "compute_capability": "9.0"}', "missing 'num_sms'"),
     ('{"name": "x", "num_sms": 1}', "compute_capability"),
     ('{"name": "x", "num_sms": 1, "compute_capability": "9.0", "figures": {"matrix.bf17": 1}}', "bf17"),
-    ('{"name": "x", "num_sms": 1, "compute_capability": "9.0", "figures": {"memory_bandwidth": -1}}', "non-negative"),
+    ('{"name": "x", "num_sms": 1, "compute_capability": "9.0", "figures": {"memory_bandwidth": -1}}', "must be a positive number"),
     ('{"base": "Nonexistent GPU"}', "unknown base device"),
 ])
 def test_bad_spec_file_is_one_line_trace_format_error(tmp_path, content, needle):

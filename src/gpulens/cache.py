@@ -40,9 +40,11 @@ written to the user's file as it is stored.
 from __future__ import annotations
 
 import functools
+import glob
 import hashlib
 import json
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -439,8 +441,32 @@ def store_render(file: Path, text: str) -> None:
 
 
 def _companions(entry: Path) -> list[Path]:
-    """Rendered reports stored beside a results entry (:func:`render_path`)."""
-    return [f for f in entry.parent.glob(f"{entry.name}.*") if f.is_file()] if entry.is_file() else []
+    """Rendered reports stored beside a results entry (:func:`render_path`): named ``<entry>.<renderer>-<16 hex>``
+    and sealed (:func:`_is_sealed_file`) — a user's ``<entry>.bak`` beside it is none."""
+    if not entry.is_file():
+        return []
+    # glob.escape: a trace named ``run[1].json`` names its entry so, and ``[1]`` is no pattern
+    return [f for f in entry.parent.glob(f"{glob.escape(entry.name)}.*-*")
+            if _RENDER_NAME.fullmatch(f.name[len(entry.name):]) and _is_sealed_file(f)]
+
+
+#: What :func:`render_path` appends to a results entry's name.
+_RENDER_NAME = re.compile(r"\.[^/]+-[0-9a-f]{16}", re.ASCII)
+#: A results entry's name (:func:`results_path`): the trace's name, ``-``, the 32-hex :func:`trace_key`, ``.results``.
+_RESULTS_NAME = re.compile(r".*-[0-9a-f]{32}\.results", re.ASCII | re.DOTALL)
+#: A temporary file or folder of :mod:`tempfile` made with the ``.tmp-`` prefix (8 characters of its alphabet).
+_TMP_NAME = re.compile(r"\.tmp-[a-z0-9_]{8}", re.ASCII)
+
+
+def _is_sealed_file(f: Path) -> bool:
+    """True when ``f`` is a regular file that :func:`_sealed` framed (gpulens wrote it); never raises."""
+    try:
+        if not f.is_file() or f.is_symlink():
+            return False
+        with open(f, "rb") as fh:
+            return fh.read(len(_SEAL)) == _SEAL
+    except OSError:
+        return False
 
 
 @dataclass
@@ -456,8 +482,10 @@ def _entries() -> list[Path]:
     d = cache_dir()
     if not d.is_dir():
         return []
-    return [e for e in d.iterdir() if (e.is_dir() and (e / _MARK).is_file()) or
-            (e.is_file() and e.name.endswith(_RESULTS_MARK))]
+    # only what gpulens wrote: a folder marked as an entry, or a sealed file named as a results entry — the cache
+    # folder may be one a user named (GPULENS_CACHE_DIR) holding their own ``notes.results``
+    return [e for e in d.iterdir() if (e.is_dir() and not e.is_symlink() and (e / _MARK).is_file()) or
+            (_RESULTS_NAME.fullmatch(e.name) and _is_sealed_file(e))]
 
 
 def info() -> CacheInfo:
@@ -481,5 +509,10 @@ def clear() -> int:
     d = cache_dir()
     if d.is_dir():
         for t in d.glob(".tmp-*"):
-            shutil.rmtree(t, ignore_errors=True)
+            if not _TMP_NAME.fullmatch(t.name) or t.is_symlink():
+                continue  # not one of gpulens's temporary entries
+            if t.is_dir():
+                shutil.rmtree(t, ignore_errors=True)
+            else:
+                t.unlink(missing_ok=True)
     return len(ents)

@@ -121,9 +121,15 @@ def pct_words(pct: Any) -> str:
 def _half_up(p: float, digits: int) -> str:
     """``p`` with ``digits`` decimals, halves rounded away from zero (62.5 → "63", 0.25 → "0.3"); the float's
     shortest repr decides, so 62.4999999 stays "62"."""
-    from decimal import ROUND_HALF_UP, Decimal
+    from decimal import ROUND_HALF_UP, Context, Decimal
 
-    return str(Decimal(repr(p)).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
+    d = Decimal(repr(p))
+    # enough digits for the whole part: the default context's 28 raised InvalidOperation on a figure of 1e300 (a
+    # percentage against a peak of 1e-300 in a user's spec) — an internal error instead of the report; a context
+    # of its own only then (making one per call tripled the cost of every percentage cell)
+    need = d.adjusted() + digits + 2
+    ctx = Context(prec=need) if need > 28 else None
+    return str(d.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP, context=ctx))
 
 
 def fixed_half_up(v: float, digits: int) -> str:

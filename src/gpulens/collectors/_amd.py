@@ -72,7 +72,7 @@ def finish_device(dev: dict[str, Any]) -> dict[str, Any]:
 
 
 def _num(text: str | None) -> int | None:
-    m = re.match(r"\s*(-?\d+)", text or "")
+    m = re.match(r"\s*(-?[0-9]+)", text or "")
     return int(m.group(1)) if m else None
 
 
@@ -85,7 +85,7 @@ def parse_rocminfo(text: str, rank: int = 0) -> list[dict[str, Any]]:
     variants of one chip apart). CPU agents are skipped; ``gpu_index`` counts GPU agents in order.
     """
     devices = []
-    blocks = re.split(r"\n\*+\s*\nAgent \d+\s*\n\*+\s*\n", text)
+    blocks = re.split(r"\n\*+\s*\nAgent [0-9]+\s*\n\*+\s*\n", text)
     gpu_index = 0
     for block in blocks[1:]:
         kv: dict[str, str] = {}
@@ -96,10 +96,10 @@ def parse_rocminfo(text: str, rank: int = 0) -> list[dict[str, Any]]:
         if kv.get("Device Type", "").upper() != "GPU":
             continue
         lds_kb = None
-        m = re.search(r"Segment:\s+GROUP\s*\n\s+Size:\s+(\d+)\(0x[0-9a-f]+\)\s*KB", block)
+        m = re.search(r"Segment:\s+GROUP\s*\n\s+Size:\s+([0-9]+)\(0x[0-9a-f]+\)\s*KB", block)
         if m:
             lds_kb = int(m.group(1))
-        m = re.search(r"Segment:\s+GLOBAL; FLAGS: COARSE GRAINED\s*\n\s+Size:\s+(\d+)\(0x[0-9a-f]+\)\s*KB", block)
+        m = re.search(r"Segment:\s+GLOBAL; FLAGS: COARSE GRAINED\s*\n\s+Size:\s+([0-9]+)\(0x[0-9a-f]+\)\s*KB", block)
         mem_kb = int(m.group(1)) if m else None
         devices.append(finish_device({
             "rank": rank, "device_id": _num(kv.get("Node")), "gpu_index": gpu_index,

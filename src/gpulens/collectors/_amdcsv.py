@@ -50,8 +50,8 @@ ALIASES: dict[str, tuple[str, ...]] = {
 IGNORED = {"queue-index", "queue_index", "sig", "obj", "dispatchns", "completens", "durationns", "kind",
            "kernel_id", "xcc_index", "direction", "data", "roctx-range", "__section", "__lane", "args"}
 NAME_COLUMNS = ALIASES["name"]
-_REPEAT = re.compile(r"^(.*)_(\d+)$")
-_INSTANCE = re.compile(r"^(.*)\[(\d+)\]$")
+_REPEAT = re.compile(r"^(.*)_([0-9]+)$")
+_INSTANCE = re.compile(r"^(.*)\[([0-9]+)\]$")
 
 
 def exact_ns(values: list) -> tuple[pd.Series, int, np.ndarray]:

@@ -175,7 +175,7 @@ class TolerantDecoder:
             raise
 
 
-_BYTE_AT = re.compile(r"\(byte (\d+)\)|\(char (\d+)\)")
+_BYTE_AT = re.compile(r"\(byte ([0-9]+)\)|\(char ([0-9]+)\)")
 
 
 def where(data: bytes, offset: int, context: int = 24, base: tuple[int, int, int] | None = None) -> str:

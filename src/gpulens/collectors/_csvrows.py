@@ -30,7 +30,7 @@ from typing import Callable
 from gpulens.errors import TraceFormatError, TruncationNote
 from gpulens.units import plural
 
-_NUMERIC = re.compile(r"^\s*(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|0x[0-9a-fA-F]+|nan|NaN|inf|)\s*$")
+_NUMERIC = re.compile(r"^\s*(?:[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|0x[0-9a-fA-F]+|nan|NaN|inf|)\s*$")
 
 
 _SEP_LINE = re.compile(r"\A\ufeff?[ \t]*sep=(.)[ \t]*(?:\r\n|\r|\n|\Z)")

@@ -27,9 +27,9 @@ import numpy as np
 import pandas as pd
 
 PID_RANK_BASE = 100_000_000
-_RANK_IN_PROCESS = re.compile(r"\brank\s*[-_:#]?\s*(\d+)", re.IGNORECASE)
-_GPU_IN_PROCESS = re.compile(r"\bGPU\s*[-_:#]?\s*(\d+)", re.IGNORECASE)
-RANK_IN_FILE_NAME = re.compile(r"rank[-_]?(\d+)", re.IGNORECASE)
+_RANK_IN_PROCESS = re.compile(r"\brank\s*[-_:#]?\s*([0-9]+)", re.IGNORECASE)
+_GPU_IN_PROCESS = re.compile(r"\bGPU\s*[-_:#]?\s*([0-9]+)", re.IGNORECASE)
+RANK_IN_FILE_NAME = re.compile(r"rank[-_]?([0-9]+)", re.IGNORECASE)
 
 
 @dataclass

@@ -94,7 +94,7 @@ def parse_number(text: str | None) -> float | None:
     if t in _NA:
         return None
     if "," in t:
-        if not re.fullmatch(r"[-+]?\d{1,3}(,\d{3})+(\.\d*)?([eE][-+]?\d+)?", t):
+        if not re.fullmatch(r"[-+]?[0-9]{1,3}(,[0-9]{3})+(\.[0-9]*)?([eE][-+]?[0-9]+)?", t):
             return None
         t = t.replace(",", "")
     try:
@@ -111,7 +111,7 @@ def to_base(text: str | None, unit: str | None) -> tuple[float | None, str]:
     return (None if v is None else v * f), base
 
 
-_DIM3 = re.compile(r"^\(?\s*(\d{1,18})\s*(?:,\s*(\d{1,18})\s*)?(?:,\s*(\d{1,18})\s*)?\)?$")  # < 10^18: int64
+_DIM3 = re.compile(r"^\(?\s*([0-9]{1,18})\s*(?:,\s*([0-9]{1,18})\s*)?(?:,\s*([0-9]{1,18})\s*)?\)?$")  # < 10^18: int64
 
 
 def parse_dim3(text: str | None) -> tuple[int | None, int | None, int | None]:

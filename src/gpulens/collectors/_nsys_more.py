@@ -34,7 +34,7 @@ import pandas as pd
 from gpulens.timeline.names import COLLECTIVE_API_RE, LAUNCH_API_RE
 from gpulens.units import agree, plural
 
-_VERSION_SUFFIX = re.compile(r"_v\d+$")
+_VERSION_SUFFIX = re.compile(r"_v[0-9]+$")
 #: launch entry points (after the version suffix is dropped): the one vendor-neutral table
 LAUNCH_API = LAUNCH_API_RE
 #: Columns of ``tables["nvtx_ranges"]``: event_id of the annotation row and its range type.

@@ -16,6 +16,7 @@ from typing import Any
 
 from gpulens.collectors._assemble import Parts
 from gpulens.collectors._io import GZIP_MAGIC, read_head
+from gpulens.collectors._kineto_ranks import RANK_IN_FILE_NAME
 from gpulens.errors import DependencyError, GpulensError
 from gpulens.timeline import Timeline
 from gpulens.timeline.selection import Selection
@@ -23,7 +24,7 @@ from gpulens.timeline.selection import Selection
 #: below this many bytes in all, a directory is read in this process (a pool costs more than it saves).
 POOL_MIN_BYTES = 64 << 20
 _RANK_IN_HEAD = re.compile(rb'"distributedInfo"\s*:\s*\{[^{}]*?"rank"\s*:\s*(\d+)')
-_RANK_IN_NAME = re.compile(r"rank[-_]?(\d+)", re.IGNORECASE)
+_RANK_IN_NAME = RANK_IN_FILE_NAME  # one pattern of a rank in a file name (Kineto's reader uses it too)
 
 
 def file_rank(path: Path) -> int | None:

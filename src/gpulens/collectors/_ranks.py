@@ -41,7 +41,7 @@ def _rankless(tl: Timeline | Parts) -> bool:
 
 
 def _natural(text: str) -> list[Any]:
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
+    return [int(t) if t.isdigit() else t for t in re.split(r"([0-9]+)", text)]
 
 
 def _order_key(label: str, tl: Timeline | Parts) -> tuple:
@@ -78,7 +78,7 @@ def number_rankless(parts: list[tuple[str, Timeline | Parts]]) -> list[str]:
 
 #: torch.profiler's ``tensorboard_trace_handler`` file name: ``<worker>.<time in ns>.pt.trace.json[.gz]`` (worker
 #: ``<hostname>_<pid>`` by default), one file per profiling cycle of a ``schedule(..., repeat=N)``
-_CYCLE_FILE = re.compile(r"^(?P<worker>.+)\.(?P<ns>\d{12,})\.pt\.trace\.json(\.gz)?$")
+_CYCLE_FILE = re.compile(r"^(?P<worker>.+)\.(?P<ns>[0-9]{12,})\.pt\.trace\.json(\.gz)?$")
 
 
 def _hull(tl: Timeline | Parts) -> tuple[int, int] | None:

@@ -20,7 +20,7 @@ import json
 import re
 from dataclasses import dataclass
 
-_BYTE_AT = re.compile(r"\(byte (\d+)\)")
+_BYTE_AT = re.compile(r"\(byte ([0-9]+)\)")
 _OPEN = re.compile(r"\{")
 #: Text looked at first when searching for the next event after damage (it grows while the object there is cut).
 WINDOW = 1 << 16

@@ -184,8 +184,8 @@ def _combine(pieces: list[tuple]) -> tuple[tuple, int]:
 
 #: An NVIDIA GPU named in the lines before the CSV (the profiled program's or a wrapper's own output), with the
 #: SM count when the same line gives it: ``device: NVIDIA GeForce RTX 5070 (sm_120), 48 SMs``.
-_GPU_NAME_RE = re.compile(r"(NVIDIA (?:GeForce |Quadro |Tesla |RTX )*[A-Z]{0,3}\s?\d{2,4}\w*(?: (?:Ti|SXM\w*|PCIe|"
-                          r"NVL|\d+GB[\w ]*))?)(?:.*?(\d+) SMs)?")
+_GPU_NAME_RE = re.compile(r"(NVIDIA (?:GeForce |Quadro |Tesla |RTX )*[A-Z]{0,3}\s?[0-9]{2,4}\w*(?: (?:Ti|SXM\w*|PCIe|"
+                          r"NVL|[0-9]+GB[\w ]*))?)(?:.*?([0-9]+) SMs)?")
 
 
 def _name_from_preamble(path: Path, tl: Timeline, preamble: list[str]) -> None:

@@ -50,27 +50,28 @@ from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline
 
 #: ``[pid] process@host`` opening a process's launches.
-_PROCESS = re.compile(r"^\s*\[(\d+)\]\s+(.+?)@(\S+)\s*$")
+#: (re.ASCII throughout: ``\d`` read digits of other scripts, which ``int`` turns into numbers.)
+_PROCESS = re.compile(r"^\s*\[(\d+)\]\s+(.+?)@(\S+)\s*$", re.ASCII)
 #: A launch line (ncu 2021+): name, grid and block, context, stream, and (2022+) device and compute capability.
 _LAUNCH = re.compile(r"^\s+(?P<name>\S.*?) \((?P<grid>\d+, \d+, \d+)\)x\((?P<block>\d+, \d+, \d+)\), "
                      r"Context (?P<context>\d+), Stream (?P<stream>\d+)"
-                     r"(?:, Device (?P<device>\d+), CC (?P<cc>\d+\.\d+))?\s*$")
+                     r"(?:, Device (?P<device>\d+), CC (?P<cc>\d+\.\d+))?\s*$", re.ASCII)
 #: A launch line of ncu 2019–2020: name, the launch's date and time, context, stream.
 _LAUNCH_OLD = re.compile(r"^\s+(?P<name>\S.*?), \d{4}-[A-Za-z]{3}-\d{1,2} \d{1,2}:\d{2}:\d{2}, "
-                         r"Context (?P<context>\d+), Stream (?P<stream>\d+)\s*$")
+                         r"Context (?P<context>\d+), Stream (?P<stream>\d+)\s*$", re.ASCII)
 #: A kernel of a per-kernel summary (``--print-summary per-kernel``): ``NAME (grid)x(block)[, Context C, Stream S]
 #: [, Device D, CC M.m], Invocations N``; its tables give Minimum / Maximum / Average over the N launches.
 _LAUNCH_SUM = re.compile(r"^\s+(?P<name>\S.*?) \((?P<grid>\d+, \d+, \d+)\)x\((?P<block>\d+, \d+, \d+)\)"
                          r"(?:, Context (?P<context>\d+))?(?:, Stream (?P<stream>\d+))?"
-                         r"(?:, Device (?P<device>\d+), CC (?P<cc>\d+\.\d+))?, Invocations (?P<n>\d+)\s*$")
+                         r"(?:, Device (?P<device>\d+), CC (?P<cc>\d+\.\d+))?, Invocations (?P<n>\d+)\s*$", re.ASCII)
 #: ``Device D, CC M.m`` on its own line above a summary's kernels (ncu 2023+ ``--print-summary``).
-_DEVICE = re.compile(r"^\s+Device (?P<device>\d+), CC (?P<cc>\d+\.\d+)\s*$")
+_DEVICE = re.compile(r"^\s+Device (?P<device>\d+), CC (?P<cc>\d+\.\d+)\s*$", re.ASCII)
 _SECTION = re.compile(r"^\s+Section: (.+?)\s*$")
 #: Most launches a per-kernel summary is expanded into (its Invocations summed): a larger count is refused.
 MAX_LAUNCHES = 2_000_000
 _RULE_LINE = re.compile(r"^(\s+)(OPT|WRN|INF|ERR)(\s{2,})(\S.*?)\s*$")
 #: ncu 2023+'s estimate heading a rule message: ``Est. Speedup: 92.5%``, ``Est. Local Speedup: 79.63%``.
-_EST = re.compile(r"^Est\. (?:(Local|Global) )?Speedup: ([\d.,]+)%\s*(.*)$", re.IGNORECASE)
+_EST = re.compile(r"^Est\. (?:(Local|Global) )?Speedup: ([\d.,]+)%\s*(.*)$", re.IGNORECASE | re.ASCII)
 RULE_COLUMNS = ["launch", "section", "rule", "type", "description", "speedup_type", "estimated_speedup_pct"]
 _DASHES = re.compile(r"-+")
 

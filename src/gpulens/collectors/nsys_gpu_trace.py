@@ -48,7 +48,7 @@ _UNIT = re.compile(r"^(.*?)\s*\(([^()]*)\)\s*$")
 #: header key (lower case, unit removed) → Dispatches column
 _COLUMNS = {"corrid": "correlation_id", "grdx": "grid_items_x", "grdy": "grid_items_y", "grdz": "grid_items_z",
             "blkx": "block_x", "blky": "block_y", "blkz": "block_z", "strm": "stream_id", "name": "name"}
-_DEVICE_INDEX = re.compile(r"\((\d+)\)\s*$|(\d+)\s*$")
+_DEVICE_INDEX = re.compile(r"\(([0-9]+)\)\s*$|([0-9]+)\s*$")
 #: bytes in one of the report's MB (SI, as ``4.194`` for 4 MiB shows)
 _MB = 1_000_000
 

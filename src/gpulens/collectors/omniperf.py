@@ -368,10 +368,10 @@ class OmniperfRoofline(Collector):
         return Timeline(meta=meta, tables={"empirical_roofs": roofs}).validate()
 
 
-_PASS_MARK = re.compile(r"^wave_size(_\d+)?$", re.IGNORECASE)
-_LEVEL = re.compile(r"^(SQ_LEVEL_WAVES|SQ_IFETCH_LEVEL|SQ_INST_LEVEL_[A-Z]+)(_\d+)?$")
-_ACCUM = re.compile(r"^SQ_ACCUM_PREV_HIRES(_\d+)?$")
-_GRBM = re.compile(r"^GRBM_GUI_ACTIVE(_\d+)?$")
+_PASS_MARK = re.compile(r"^wave_size(_[0-9]+)?$", re.IGNORECASE)
+_LEVEL = re.compile(r"^(SQ_LEVEL_WAVES|SQ_IFETCH_LEVEL|SQ_INST_LEVEL_[A-Z]+)(_[0-9]+)?$")
+_ACCUM = re.compile(r"^SQ_ACCUM_PREV_HIRES(_[0-9]+)?$")
+_GRBM = re.compile(r"^GRBM_GUI_ACTIVE(_[0-9]+)?$")
 
 
 def level_pairs(header: list[str]) -> dict[str, tuple[int, int | None]]:

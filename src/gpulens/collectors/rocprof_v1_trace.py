@@ -60,7 +60,7 @@ def copy_track_kind(name: str | None) -> str:
 
 def _track_kind(track: str) -> str:
     t = track.upper()
-    if re.match(r"^GPU\d*$", t):
+    if re.match(r"^GPU[0-9]*$", t):
         return "kernel"
     if "COPY" in t:
         return "memcpy"
@@ -197,7 +197,7 @@ def _device(a: V1Args, track: str) -> int | None:
         n = _ns(v)
         if n is not None:
             return n
-    m = re.match(r"^GPU(\d+)$", track.strip(), re.IGNORECASE)
+    m = re.match(r"^GPU([0-9]+)$", track.strip(), re.IGNORECASE)
     return int(m.group(1)) if m else None
 
 

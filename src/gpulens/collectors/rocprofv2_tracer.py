@@ -80,11 +80,21 @@ def _siblings(path: Path) -> list[Path]:
     return found if path in found else [path, *found]
 
 
-def _folder_groups(folder: Path) -> list[list[Path]]:
+def _process_id(path: Path) -> str:
+    """The process a per-domain output belongs to, from its name: ``<pid>_`` of the cli plugin's ``<pid>_…txt``,
+    ``_<pid>`` of the file plugin's ``…_<pid>.csv`` ("" when the name has none)."""
+    m, c = _CLI_FILE.match(path.name), _CSV_FILE.match(path.name)
+    return (m.group(1).rstrip("_") if m else (c.group(2) or "").lstrip("_") if c else path.name)
+
+
+def _folder_groups(folder: Path, warnings: list[str] | None = None) -> list[list[Path]]:
     """The per-process file groups of rocprofv2 tracer outputs in ``folder`` (sorted by name; a group's first file
-    names it), recognised by content: a folder of roctracer's own ``*_hcc_ops_trace.txt`` is not one."""
+    names it), recognised by content: a folder of roctracer's own ``*_hcc_ops_trace.txt`` is not one. A process
+    written by both plugins (``<pid>_hcc_ops_trace.txt`` and ``hcc_ops_trace_<pid>.csv``) is one group — its
+    records read twice were two ranks of the same kernels, every total doubled —; the other form is named in
+    ``warnings``."""
     seen: set[Path] = set()
-    groups = []
+    groups, pids = [], {}
     for f in sorted(folder.iterdir()):
         if f in seen or not f.is_file() or not (_CLI_FILE.match(f.name) or _CSV_FILE.match(f.name)):
             continue
@@ -94,6 +104,13 @@ def _folder_groups(folder: Path) -> list[list[Path]]:
             continue
         group = _siblings(f)
         seen.update(group)
+        pid = _process_id(f)
+        if pid and pid in pids:
+            if warnings is not None:
+                warnings.append(f"{folder}: {', '.join(g.name for g in group)} not read: process {pid} again (the "
+                                f"other plugin's output of the same process, read from {pids[pid].name})")
+            continue
+        pids[pid] = f
         groups.append(group)
     return groups
 
@@ -122,8 +139,8 @@ def _read_cli(path: Path, data: bytes, rows: _Rows, warnings: list[str]) -> None
     recs = list(_CLI.finditer(data))
     for m in recs:
         rows.add(m.group(1).decode(), (m.group(2) or b"").decode("utf-8", "replace").strip(),
-                 (m.group(3) or b"").decode("utf-8", "replace").strip(), int(m.group(4)), int(m.group(5)),
-                 int(m.group(6)))
+                 (m.group(3) or b"").decode("utf-8", "replace").strip(), _plain_int(m.group(4)),
+                 _plain_int(m.group(5)), _plain_int(m.group(6)))
     lines = [ln for ln in data.splitlines() if ln.strip()]
     roctx = sum(1 for ln in lines if ln.startswith(b"Domain(ROCTX_DOMAIN)"))
     cut = last_line_cut(path, data, lambda ln: bool(_CLI.match(ln)) or not ln.startswith(b"Domain("))
@@ -143,9 +160,10 @@ def _read_csv(path: Path, data: bytes, rows: _Rows, warnings: list[str]) -> None
     for i, row in enumerate(csv.reader(io.StringIO(text))):
         if i == 0 or not row or not any(c.strip() for c in row):
             continue
-        try:
-            start, end, corr = (int(x) for x in row[-3:])
-        except ValueError:
+        # a field that is no plain number ("1_000", "٣٠٠٠") makes the row damage (dropped and counted), as a cli
+        # record that is not of ASCII digits is no record
+        start, end, corr = (_plain_int(x) for x in row[-3:]) if len(row) >= 3 else (None, None, None)
+        if start is None or end is None or corr is None:
             bad += 1
             continue
         if len(row) < 5 or not row[0].endswith("_DOMAIN"):
@@ -155,6 +173,21 @@ def _read_csv(path: Path, data: bytes, rows: _Rows, warnings: list[str]) -> None
                  start, end, corr)
     if bad:
         warnings.append(f"{path}: {plural(bad, 'row(s)')} dropped (not `domain,operation,…,start,end,correlation`)")
+
+
+#: Stands for a field of more digits than any int64 has: rejected downstream as any value beyond int64 is (a time
+#: "beyond int64 ns", an id unknown); ``int()`` of 4,301 digits raised ValueError and refused the whole file.
+_BEYOND_INT64 = 1 << 64
+
+
+def _plain_int(text: str | bytes) -> int | None:
+    """A field of ASCII digits (surrounding spaces allowed) as an int (beyond int64: :data:`_BEYOND_INT64`), else
+    None: rocprofv2 writes its times and ids as plain unsigned decimals (``FlushTracerRecord``); ``int()`` also read
+    ``"1_000"``, ``"+5"`` and digits of other scripts (``"٣٠٠٠"``, full-width), which no rocprofv2 writes."""
+    t = text.strip()
+    if not (t.isascii() and t.isdigit()):
+        return None
+    return int(t) if len(t) <= 20 else _BEYOND_INT64
 
 
 class RocprofV2Tracer(Collector):
@@ -179,12 +212,19 @@ class RocprofV2Tracer(Collector):
         path = Path(path)
         if not path.is_dir():
             return self._process(path, _siblings(path), 0, path)
-        groups = _folder_groups(path)
+        notes: list[str] = []
+        groups = _folder_groups(path, notes)
         if not groups:
             raise TraceFormatError(path, "no rocprofv2 tracer output (hcc_ops_trace, hip_api_trace…) in the folder")
         parts = [self._process(files[0], files, rank if len(groups) > 1 else 0, path)
                  for rank, files in enumerate(groups)]
-        return parts[0] if len(parts) == 1 else concat(parts)
+        if len(groups) > 1:  # rocprofv2 records no rank: the processes are numbered, as rank files without one are
+            notes.append(f"{path}: {len(groups)} processes' outputs read as ranks 0–{len(groups) - 1} in the order "
+                         "of their file names (rocprofv2 records no rank): "
+                         + ", ".join(f"rank {r} = {g[0].name}" for r, g in enumerate(groups[:8])))
+        tl = parts[0] if len(parts) == 1 else concat(parts)
+        tl.meta.warnings.extend(notes)
+        return tl
 
     def _process(self, path: Path, siblings: list[Path], rank: int, given: Path) -> Timeline:
         """The Timeline of one process's outputs ``siblings`` (``path`` names it in warnings)."""

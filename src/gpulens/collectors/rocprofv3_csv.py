@@ -360,7 +360,7 @@ class RocprofV3CsvDir(Collector):
                                        [f for f in rest if _generation_v1(f)], strict)
         parts = []
         for prefix, files in groups.items():
-            pid = re.match(r"^(\d+)_$", Path(prefix).name)
+            pid = re.match(r"^([0-9]+)_$", Path(prefix).name)
             tl = self._one_run(files, strict, int(pid.group(1)) if pid else None)
             for src in tl.meta.sources:  # one file set per process; a process records no rank
                 src["rank_source"] = "process"

@@ -150,7 +150,7 @@ def _narrow(cands: list[DeviceSpec], rec: Mapping[str, Any]) -> list[DeviceSpec]
 #: rocprofiler-compute's "MI200", NVIDIA's "Graphics Device" of an unreleased board): only these let the
 #: architecture and SM/CU count choose a spec
 GENERIC_NAME = re.compile(r"^\s*(?:(?:AMD|ATI|NVIDIA)\s*)?(?:Radeon\s+Graphics|Graphics\s+Device|GPU|Device)?\s*\d*\s*$"
-                          r"|^\s*gfx[0-9a-f]+\b|^\s*(?:AMD\s+)?(?:Instinct\s+)?MI\d00\s*$", re.IGNORECASE)
+                          r"|^\s*gfx[0-9a-f]+\b|^\s*(?:AMD\s+)?(?:Instinct\s+)?MI\d00\s*$", re.IGNORECASE | re.ASCII)
 
 
 def _candidates(rec: Mapping[str, Any]) -> tuple[list[DeviceSpec], str, bool]:
@@ -185,7 +185,7 @@ def _candidates(rec: Mapping[str, Any]) -> tuple[list[DeviceSpec], str, bool]:
     if amd and cands and sms and not any(s.num_sms == int(sms) for s in cands):
         # the name disagrees with the CU count (e.g. "MI250X" on a 104-CU GCD): the CU count of the same arch wins
         by_cu = [s for s in pool if s.gfx_arch in {c.gfx_arch for c in cands} and s.num_sms == int(sms)]
-        family = re.search(r"MI\d+", cands[0].name)
+        family = re.search(r"MI[0-9]+", cands[0].name)
         by_cu.sort(key=lambda s: not (family and family.group(0) in s.name))  # same family first (MI250X → MI250)
         if by_cu:
             how = f"{sms} CUs ({name!r} names a part with {cands[0].num_sms})"

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, Mapping
 
-_AMD_NAME = re.compile(r"\b(AMD|Instinct|Radeon|gfx\d)", re.IGNORECASE)
+_AMD_NAME = re.compile(r"\b(AMD|Instinct|Radeon|gfx[0-9])", re.IGNORECASE)
 
 
 def _int(v: Any) -> int | None:
@@ -75,7 +75,7 @@ def version_text(v: Any, key: str = "") -> str:
         return text
     n = _int(v)
     raw = str(n) if n is not None else str(v).strip()
-    if n is None and re.fullmatch(r"\d+(\.\d+)+", raw):  # already dotted ("6.4.1"): as recorded
+    if n is None and re.fullmatch(r"[0-9]+(\.[0-9]+)+", raw):  # already dotted ("6.4.1"): as recorded
         return raw
     return f"{raw} (raw {what} value, encoding unknown)"
 
@@ -100,7 +100,7 @@ def arch_text(rec: Mapping[str, Any]) -> str | None:
 
         g = _gfx_of(rec)
         return f"{g} (HIP reports {cc})" if g else f"{cc} (as reported by HIP; gfx family unknown)"
-    m = re.fullmatch(r"(\d+)\.(\d+)", cc)
+    m = re.fullmatch(r"([0-9]+)\.([0-9]+)", cc)
     return f"compute capability {cc} (sm_{m.group(1)}{m.group(2)})" if m else f"compute capability {cc}"
 
 

@@ -209,8 +209,10 @@ def _figure(key: str, raw: Any, where: str) -> Figure:
         unc = len(raw) > 2 and str(raw[2]).lower() in ("uncertain", "true", "1")
     else:
         value, source, unc = raw, "user", False
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise ValueError(f"{where}: figure {key!r} must be a non-negative number, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= _MAX_FIGURE:
+        # a zero, NaN or infinite peak made every "% of peak" infinite or NaN (an internal error while reporting)
+        raise ValueError(f"{where}: figure {key!r} must be a positive number of at most {_MAX_FIGURE:.0e} (in the "
+                         f"unit of the spec file's table), got {value!r}")
     scale = _SCALE.get(key, 1e12 if re.fullmatch(r"(achievable\.)?(vector|matrix)\.\w+", key) else None)
     if scale is None:
         raise ValueError(f"{where}: unknown figure {key!r} (known: clock_mhz, memory_clock_mhz, memory_bandwidth, "
@@ -220,6 +222,26 @@ def _figure(key: str, raw: Any, where: str) -> Figure:
     if prec is not None and prec not in PRECISIONS:
         raise ValueError(f"{where}: unknown precision {prec!r} in {key!r} (known: {', '.join(PRECISIONS)})")
     return Figure(float(value) * scale, source, unc)
+
+
+#: The largest figure a spec file may give, in its table's unit (TFLOPS, GB/s, MHz, MiB): 10^9 TFLOPS is 10^21
+#: FLOP/s, six orders above any GPU; a larger value (``1e308``) overflowed to an infinite peak once scaled.
+_MAX_FIGURE = 1e9
+#: The most SMs / CUs a spec may give: the largest GPU has a few hundred.
+_MAX_SMS = 100_000
+
+
+def _count(where: str, key: str, raw: Any, low: int, high: int) -> int:
+    """``raw`` as a whole number in ``[low, high]`` (an int, an integral float, or its ASCII digits), else
+    ValueError naming ``key``: ``int()`` made 13.5 SMs 13 and ``1e400`` an OverflowError (an internal error)."""
+    value = raw.strip() if isinstance(raw, str) else raw
+    if isinstance(value, str) and value.isascii() and value.lstrip("-").isdigit():
+        value = int(value)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{where}: {key!r} must be a whole number from {low} to {high:,}, got {raw!r}")
+    return value
 
 
 def spec_from_dict(d: Mapping[str, Any], origin: str = "builtin") -> DeviceSpec:
@@ -241,10 +263,18 @@ def spec_from_dict(d: Mapping[str, Any], origin: str = "builtin") -> DeviceSpec:
         raise ValueError(f"{where}: give compute_capability (NVIDIA) or gfx_arch (AMD)")
     figs = {k: _figure(k, v, where) for k, v in dict(d.get("figures", {})).items()}
     mem = d.get("memory_gb")
+    if mem is not None and (isinstance(mem, bool) or not isinstance(mem, (int, float)) or not 0 <= mem <= 1e9):
+        raise ValueError(f"{where}: 'memory_gb' must be a number from 0 to 1e9, got {mem!r}")
+    for pattern in d.get("match", ()):
+        try:
+            re.compile(str(pattern))
+        except re.error as exc:
+            raise ValueError(f"{where}: 'match' entry {str(pattern)!r} is not a regular expression ({exc})") from None
     return DeviceSpec(
         name=str(d["name"]), vendor=str(d.get("vendor") or ("amd" if gfx else "nvidia")),
         compute_capability=str(cc) if cc is not None else None, gfx_arch=str(gfx) if gfx else None,
-        num_sms=int(d["num_sms"]), memory_bytes=int(float(mem) * 2**30) if mem else None, figures=figs,
+        num_sms=_count(where, "num_sms", d["num_sms"], 1, _MAX_SMS),
+        memory_bytes=int(float(mem) * 2**30) if mem else None, figures=figs,
         match=tuple(d.get("match", ())) or (re.escape(str(d["name"])),), origin=origin,
         unified_memory=bool(d.get("unified_memory", False)))
 

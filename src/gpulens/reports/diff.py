@@ -227,15 +227,19 @@ def _of_delta_fact(s: dict[str, Any]) -> str:
 
 def renderable(r: DiffResult, top: int = 10, width: int = 80) -> Group:
     """Rich renderables of a diff (headline, facts, then each table's first ``top`` rows)."""
-    parts: list[Any] = [Text(headline(r), style="bold")]
+    from gpulens.reports._md_safe import visible
+
+    # the headline, facts and warnings name the runs (paths, labels): their control characters made visible, as in
+    # the table cells (a raw ESC recoloured or cleared the terminal)
+    parts: list[Any] = [Text(visible(headline(r), bidi=True), style="bold")]
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold")
     grid.add_column()
     for k, v in _facts(r):
-        grid.add_row(k, v)
+        grid.add_row(k, visible(v, bidi=True) if isinstance(v, str) else v)
     parts.append(grid)
     for w in r.warnings:
-        parts.append(Text(f"warning: {w}", style="yellow"))
+        parts.append(Text(visible(f"warning: {w}", bidi=True), style="yellow"))
     for name, title in TITLES.items():
         df = shown(r, name)
         if not len(df) or (name == "ranks" and len(df) < 2):

@@ -9,12 +9,21 @@ from rich.text import Text
 
 from gpulens.gate.result import AMBIGUOUS, ERROR, IMPROVED, INCOMPARABLE, NO_BASELINE, PASS, REGRESSED, GateResult
 from gpulens.reports._fit import Col, FitTable
+from gpulens.reports._md_safe import visible
 from gpulens.reports.gate_fmt import (CENTER_NOTE, ci_label, listed_mismatches, fmt_center, fmt_change, fmt_ci, fmt_p, fmt_threshold,
                                      metric_labels, no_test_note, reason_text, verdict_text)
 from gpulens.units import plural
 
 STYLES = {REGRESSED: "bold red", ERROR: "bold red", AMBIGUOUS: "yellow", INCOMPARABLE: "magenta",
           NO_BASELINE: "cyan", IMPROVED: "green", PASS: ""}
+
+
+def _line(text: str, style: str = "") -> Text:
+    """One free-text line of the result: names in it (a baseline's name, a run's label, a reason quoting them)
+    come from the command line, baseline files and traces, so their control characters are made visible
+    (:func:`~gpulens.reports._md_safe.visible`) — a raw ESC recoloured or cleared the terminal (table cells are
+    made so by :class:`~gpulens.reports._fit.FitTable`)."""
+    return Text(visible(text, bidi=True), style=style)
 
 
 def renderable(result: GateResult, max_rows: int = 40, width: int = 140) -> Group:
@@ -27,21 +36,21 @@ def renderable(result: GateResult, max_rows: int = 40, width: int = 140) -> Grou
     parts = []
     head = Text(f"gpulens gate: {result.verdict}", style=STYLES.get(result.verdict, "") or "bold")
     parts.append(head)
-    parts.append(Text(reason_text(result)))
+    parts.append(_line(reason_text(result)))
     b = result.baseline
     if b:
         git = f" @ {b['git'].get('sha', '')[:12]}" if b.get("git", {}).get("sha") else ""
-        parts.append(Text(f"baseline  {b['name']} ({plural(b['runs'], 'run')}, {b['created']}{git}) · {b['machine_key']}",
-                          style="dim"))
+        parts.append(_line(f"baseline  {b['name']} ({plural(b['runs'], 'run')}, {b['created']}{git}) · "
+                           f"{b['machine_key']}", style="dim"))
     c = result.candidate
-    parts.append(Text(f"candidate {plural(len(c['runs']), 'run')} · {c['machine_key']}" +
-                      (f" · {len(c['excluded'])} excluded" if c["excluded"] else ""), style="dim"))
+    parts.append(_line(f"candidate {plural(len(c['runs']), 'run')} · {c['machine_key']}" +
+                       (f" · {len(c['excluded'])} excluded" if c["excluded"] else ""), style="dim"))
     for e in c["excluded"]:
-        parts.append(Text(f"  excluded {e['label']}: {e['reason']}", style="yellow"))
+        parts.append(_line(f"  excluded {e['label']}: {e['reason']}", style="yellow"))
     for m in listed_mismatches(result):
-        parts.append(Text(f"  mismatch: {m}", style="magenta"))
+        parts.append(_line(f"  mismatch: {m}", style="magenta"))
     for n in result.notes:
-        parts.append(Text(f"  note: {n}", style="dim"))
+        parts.append(_line(f"  note: {n}", style="dim"))
     rows = result.metrics
     shown = [r for r in rows if r.gating or r.verdict != PASS]
     shown += [r for r in rows if not r.gating and r.verdict == PASS]

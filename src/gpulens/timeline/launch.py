@@ -235,7 +235,7 @@ def scrub_device_records(devices: list[Any]) -> list[str]:
                 else:
                     d[k] = n
             elif k in DEVICE_TEXT_KEYS:
-                ok = isinstance(v, str) and (k != "compute_capability" or re.fullmatch(r"\d{1,3}(\.\d{1,3})?", v))
+                ok = isinstance(v, str) and (k != "compute_capability" or re.fullmatch(r"[0-9]{1,3}(\.[0-9]{1,3})?", v))
                 if not ok:
                     dropped.append(f"{k}={str(v)[:40]}")
                     del d[k]

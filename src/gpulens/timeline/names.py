@@ -107,8 +107,8 @@ _CAST_SUFFIX = {
     "long long": "ll",
     "unsigned long long": "ull",
 }
-_CAST_LITERAL = re.compile(r"\((unsigned long long|long long|unsigned long|unsigned int|long|int|bool)\)(-?\d+)\b")
-_NV_LAMBDA = re.compile(r"\[lambda\(([^()]*)\) \(instance (\d+)\)\]")
+_CAST_LITERAL = re.compile(r"\((unsigned long long|long long|unsigned long|unsigned int|long|int|bool)\)(-?[0-9]+)\b")
+_NV_LAMBDA = re.compile(r"\[lambda\(([^()]*)\) \(instance ([0-9]+)\)\]")
 _ANON_NS = re.compile(r"<unnamed>|\{anonymous\}")
 _SPACE_BEFORE = re.compile(r"\s+([*&>),\]])")
 _SPACE_AFTER = re.compile(r"([(<\[])\s+")

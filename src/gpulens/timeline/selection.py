@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # numpy and pandas are imported where rows are selected: pars
 _UNITS = {"ns": 1, "us": 1_000, "µs": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
 #: The name of a step range (torch.profiler's ``ProfilerStep#N``), the one definition every reader uses: N has at most
 #: 18 digits, so that it is an int64 (a longer number is no step, an ordinary name: the fuzzer's #99999999999999999999)
-STEP_NAME = re.compile(r"^ProfilerStep#(\d{1,18})$")
+STEP_NAME = re.compile(r"^ProfilerStep#([0-9]{1,18})$")
 _STEP = STEP_NAME
 
 
@@ -110,7 +110,7 @@ def parse_ranks(text: str) -> frozenset[int]:
     out: set[int] = set()
     for part in text.split(","):
         part = part.strip()
-        m = re.fullmatch(r"(\d+)(?:-(\d+))?", part)
+        m = re.fullmatch(r"([0-9]+)(?:-([0-9]+))?", part)
         if not m:
             raise GpulensError(f"--ranks: cannot read {part!r} (expected e.g. 0-7 or 0,2,5)")
         lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
