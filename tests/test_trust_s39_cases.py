@@ -60,7 +60,9 @@ def test_b07_runaway_kernel_is_drawn_clipped_on_the_timeline(tmp_path):
     st = src["analyses"]["stream_timeline"]
     assert (st["summary"]["clipped_events"], st["summary"]["clipped_ns"]) == (2, 2_999_980_000)
     page = (tmp_path / "r.html").read_text()
-    assert "over 120.00 µs" in page and "2 GPU events that ran past the start of the next one" in page
+    assert "over 120.00 µs" in page
+    assert "2 GPU events recorded past the start of the next one on their stream (3.00 s in all) are drawn clipped" \
+        in page
     assert code == 0 and st["summary"]["extent_ns"] == 120_000 == src["summary"]["span_ns"]
     assert st["summary"]["end_ns"] - st["summary"]["start_ns"] == 120_000
     rows = {r["name"]: r for r in st["table"] if r["level"] == 0}
