@@ -244,4 +244,8 @@ def test_latency_legend_covers_each_case_the_rule_calls_latency_bound():
     assert by_sol.verdict == by_grid.verdict == "latency/occupancy-bound"
     words = bound_meanings()["latency/occupancy-bound"]
     assert f"under {SOL_BOUND_PCT:g} % of peak" in words  # case (a): 55 % of peak is not "under 50 %"
-    assert "with no throughput figure, a grid of fewer blocks than 90 % of the SMs/CUs" in words  # case (b)
+    assert "with no throughput figure, a grid of fewer blocks (workgroups) than 90 % of the SMs / CUs" in words  # (b)
+    # in the vendor's words where the report knows it (test_vendor_words: no CUs on an NVIDIA page, no warps on AMD)
+    assert "a grid of fewer blocks than 90 % of the SMs (" in bound_meanings("nvidia")["latency/occupancy-bound"]
+    amd = bound_meanings("amd")["latency/occupancy-bound"]
+    assert "too few wavefronts in flight" in amd and "fewer workgroups than 90 % of the CUs (" in amd

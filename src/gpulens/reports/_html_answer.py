@@ -20,6 +20,7 @@ from gpulens.reports._answer import answer, critical_shown_text, next_step
 from gpulens.reports._format import clip, column_label, fmt_ns, fmt_unit, is_missing, stake_notes
 from gpulens.reports._html_parts import KERNEL_LINKS, esc, hot_ranks, name_cell
 from gpulens.reports._names import label_in_text, short_names
+from gpulens.reports._vendor_words import source_vendor, vendor_label
 
 #: Kernels listed in the answer banner.
 ANSWER_KERNELS = 5
@@ -32,14 +33,18 @@ BOUND_CLASS = {"compute-bound": "b-compute", "memory-bound": "b-memory", "latenc
                "launch-bound": "b-launch", "communication-bound": "b-comm"}
 
 
-def bound_meanings() -> dict[str, str]:
+def bound_meanings(vendor: str | None = None) -> dict[str, str]:
     """What each kernel bound of the verdict vocabulary (:data:`gpulens.analyzers.verdict_rules.CLASSES`) means, in
-    a kernel engineer's words: each bound pill's tooltip and the Stalls & verdicts page's legend. Thresholds are the verdict rules' own
+    a kernel engineer's words and the vendor's (``vendor`` "nvidia" / "amd": warps, blocks, SMs or wavefronts,
+    workgroups, CUs; both when None): each bound pill's tooltip and the Stalls & verdicts page's legend. Thresholds are the verdict rules' own
     (:data:`~gpulens.analyzers.verdict_rules.ROOF_BOUND_PCT` of the roofline's attainable roof,
     :data:`~gpulens.analyzers.verdict_rules.SOL_BOUND_PCT` of a unit's peak on measured speed of light)."""
     from gpulens.analyzers._verdict_facts import FULL_GRID_SHARE as full
     from gpulens.analyzers.verdict_rules import ROOF_BOUND_PCT as roof, SOL_BOUND_PCT as sol
 
+    warps, blocks = {"nvidia": ("warps", "blocks"), "amd": ("wavefronts", "workgroups")}.get(
+        vendor or "", ("warps (wavefronts)", "blocks (workgroups)"))
+    units = vendor_label("num_sms", vendor)
     return {
         "compute-bound": f"limited by compute throughput: at ≥ {roof:g} % of its compute roof, or its busiest unit is "
                          f"a compute pipe at ≥ {sol:g} % of peak (measured speed of light)",
@@ -47,10 +52,10 @@ def bound_meanings() -> dict[str, str]:
                         f"L1 or L2 at ≥ {sol:g} % of peak (measured speed of light)",
         # the rule's own cases (verdict_rules.decide): a measured position, else the grid alone — "under 50 % of
         # both roofs" read beside an ncu kernel called latency-bound by its speed of light (60 %) or its grid
-        "latency/occupancy-bound": f"too few warps in flight to hide latency: under {roof:g} % of both roofs, or its "
+        "latency/occupancy-bound": f"too few {warps} in flight to hide latency: under {roof:g} % of both roofs, or its "
                                    f"busiest unit under {sol:g} % of peak (measured speed of light), with the grid, "
                                    "occupancy or stall counters saying why; with no throughput figure, a grid of "
-                                   f"fewer blocks than {100 * full:g} % of the SMs/CUs (the others left idle)",
+                                   f"fewer {blocks} than {100 * full:g} % of the {units} (the others left idle)",
         "below-roofs": f"below both roofs: under {roof:g} % of its compute and its memory roof, with nothing measured "
                        "that says why (latency, occupancy, narrow loads or launch overhead); its next step says "
                        "what would tell",
@@ -70,9 +75,10 @@ HEADER_TIPS = {"#": "rank by GPU time in the hot-kernel table",
                                 " / attainable) on the basis that decided the bound; unknown when not quantifiable"}
 
 
-def bound_legend(verdicts: list[str]) -> str:
-    """The legend of the bounds a kernel table shows: each term once, in the vocabulary's order, with its meaning."""
-    meanings = bound_meanings()
+def bound_legend(verdicts: list[str], vendor: str | None = None) -> str:
+    """The legend of the bounds a kernel table shows: each term once, in the vocabulary's order, with its meaning
+    in ``vendor``'s words (:func:`bound_meanings`)."""
+    meanings = bound_meanings(vendor)
     shown = [v for v in meanings if v in set(verdicts)]
     if not shown:
         return ""
@@ -146,6 +152,7 @@ def kernels_html(s: SourceReport, rows: list[dict[str, Any]], step_chars: int | 
     (``evidence``): one layout whose next step keeps the row's widest column, never a 110-px sliver at 900 px."""
     if not rows:
         return ""
+    vendor = source_vendor(s)
     names = [str(r["name"]) for r in rows]
     shorts = short_names(names)
     rank_of = hot_ranks(s)
@@ -166,7 +173,7 @@ def kernels_html(s: SourceReport, rows: list[dict[str, Any]], step_chars: int | 
             f'<tr><td class="num">{f"#{rank}" if rank else ""}</td>{name_cell(name, short)}'
             f'<td class="num">{esc(time)}</td>'
             f'<td><span class="bound {BOUND_CLASS.get(verdict, "b-none")}"'
-            f'{_tip(bound_meanings().get(verdict))}>{esc(verdict)}</span></td>'
+            f'{_tip(bound_meanings(vendor).get(verdict))}>{esc(verdict)}</span></td>'
             f'<td class="num{" tstake" if not is_missing(stake) else " nm"}"{_note_attr(notes.get(i))}>'
             f'{esc(fmt_ns(stake) + notes.get(i, ("", ""))[0])}</td><td class="step"'
             + (_tip(whole) if step_chars else "")
@@ -186,7 +193,7 @@ def kernels_html(s: SourceReport, rows: list[dict[str, Any]], step_chars: int | 
             + "".join(f'<p class="note">{esc(m.strip())} time at stake: {esc(t)}.</p>'
                       for m, t in dict(notes.values()).items())
             # the legend in full under the verdict page's table; on the first screen each bound's tooltip says it
-            + (bound_legend([fmt_unit(r.get("verdict"), "text") for r in rows]) if evidence else ""))
+            + (bound_legend([fmt_unit(r.get("verdict"), "text") for r in rows], vendor) if evidence else ""))
 
 
 def _tip(text: str | None) -> str:

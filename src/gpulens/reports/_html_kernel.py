@@ -168,7 +168,7 @@ def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
         steps_html = "".join(f"<li>{esc(fmt_unit(x, 'text'))}</li>" for x in (steps if isinstance(steps, (list, tuple))
                                                                             else [steps]) if not is_missing(x))
         verdict = fmt_unit(vd["verdict"], "text")
-        meaning = bound_meanings().get(verdict)
+        meaning = bound_meanings(source_vendor(s)).get(verdict)
         tip = f' title="{esc(meaning)}"' if meaning else ""
         parts.append(_part("Verdict", f'<p><span class="vlabel"{tip}>{esc(verdict)}</span> '
                                       + (f'{esc(fmt_ns(vd.get("time_at_stake_ns")))} at stake'
