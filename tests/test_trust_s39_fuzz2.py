@@ -1,0 +1,56 @@
+"""Regressions of the session-39 fuzzing left open after tests/test_trust_s39_fuzz.py, one per kind of fault, each
+with its expected value worked out by hand from the input written here:
+
+* a folder of Kineto rank files with one stray rocprofv2 ``*_hcc_ops_trace.txt`` was claimed by the rocprofv2
+  tracer and the ranks' kernels dropped (a warning only): a folder mixing formats is read in the format holding the
+  run's GPU work, the others named;
+* a rocprofv2 stdout capture with more than 64 KiB of program output before its first record was "not a recognised
+  trace format";
+* a correlation id beyond int64 became unknown without a word;
+* ``\\d`` in str patterns of analyzers/, reports/ and diff/ (other scripts' digits read by ``int()``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+_V2_CLI = ("Domain(HIP_OPS_DOMAIN), Operation_Name(KernelExecution), Kernel_Name(k), Start_Timestamp({}), "
+           "End_Timestamp({}), Correlation_ID({})\n")
+
+
+def _kineto(path: Path, rank: int, durs_us: list[int]) -> None:
+    """A Kineto trace of rank ``rank``: one kernel per duration (µs), 100 µs apart."""
+    ev = [{"ph": "X", "cat": "kernel", "name": f"gemm{i}", "pid": 0, "tid": 7, "ts": 1000 + 100 * i, "dur": d,
+           "args": {"device": 0, "stream": 7, "correlation": i + 1}} for i, d in enumerate(durs_us)]
+    path.write_text(json.dumps({"distributedInfo": {"rank": rank, "world_size": 2}, "traceEvents": ev}))
+
+
+# ---------------------------------------------------------------------------------------------------- mixed folder
+def test_stray_rocprofv2_file_does_not_drop_kineto_ranks(tmp_path):
+    from gpulens.collectors import collect
+
+    _kineto(tmp_path / "rank0.pt.trace.json", 0, [10, 20, 30])  # 60 µs
+    _kineto(tmp_path / "rank1.pt.trace.json", 1, [40, 50])  # 90 µs
+    (tmp_path / "4242_hcc_ops_trace.txt").write_text(_V2_CLI.format(1000, 2000, 1))  # one 1 µs kernel
+    tl = collect(tmp_path, strict=False)
+    k = tl.events[tl.events["kind"] == "kernel"]
+    # was: the 1 µs rocprofv2 kernel alone, on rank 0; the 5 Kineto kernels (150 µs) "not read"
+    assert len(k) == 5 and int(k["dur_ns"].sum()) == 150_000
+    assert sorted(set(k["rank"].tolist())) == [0, 1]
+    assert any("mixes formats" in w and "4242_hcc_ops_trace.txt" in w and "not read" in w
+               for w in tl.meta.warnings)
+
+
+def test_rocprofv2_folder_with_lesser_kineto_file_keeps_rocprofv2(tmp_path):
+    from gpulens.collectors import collect
+
+    # the rocprofv2 process holds 2 kernels of 5 µs (10 µs); the Kineto file one of 1 µs: rocprofv2 is the run
+    (tmp_path / "4242_hcc_ops_trace.txt").write_text(_V2_CLI.format(1000, 6000, 1) + _V2_CLI.format(7000, 12000, 2))
+    _kineto(tmp_path / "stray.pt.trace.json", 0, [1])
+    tl = collect(tmp_path, strict=False)
+    k = tl.events[tl.events["kind"] == "kernel"]
+    assert len(k) == 2 and int(k["dur_ns"].sum()) == 10_000
+    assert any("other trace files in the folder are not read" in w and "stray.pt.trace.json (kineto)" in w
+               for w in tl.meta.warnings)
