@@ -54,3 +54,18 @@ def test_rocprofv2_folder_with_lesser_kineto_file_keeps_rocprofv2(tmp_path):
     assert len(k) == 2 and int(k["dur_ns"].sum()) == 10_000
     assert any("other trace files in the folder are not read" in w and "stray.pt.trace.json (kineto)" in w
                for w in tl.meta.warnings)
+
+
+# ---------------------------------------------------------------------------------------------------- late record
+def test_rocprofv2_stdout_with_long_program_output_first_is_read(tmp_path):
+    from gpulens.collectors import collect
+
+    p = tmp_path / "run.log"
+    line = "epoch 0001: loss 0.12345, lr 3e-4 — the program's own output before rocprofv2's records\n"
+    n = 100 * 1024 // len(line.encode()) + 1  # ≥ 100 KiB of program output: past the 64 KiB head
+    p.write_text(line * n + _V2_CLI.format(1000, 3500, 7) + _V2_CLI.format(4000, 4250, 8))
+    assert p.stat().st_size > 100 * 1024
+    tl = collect(p, strict=False)  # was: "not a recognised trace format"
+    k = tl.events[tl.events["kind"] == "kernel"]
+    assert k["dur_ns"].tolist() == [2500, 250]  # 3500 − 1000, 4250 − 4000
+    assert any(f"{n:,} lines dropped" in w for w in tl.meta.warnings)

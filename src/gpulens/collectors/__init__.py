@@ -62,7 +62,8 @@ def sniff(path: str | Path) -> Collector | None:
     """Return the collector that recognises ``path`` by content (a fresh instance), or None.
 
     Directories are offered only to collectors with ``accepts_dirs``. A file's head is read once
-    (:func:`~gpulens.collectors._io.read_head`) and the same bytes offered to every collector in turn.
+    (:func:`~gpulens.collectors._io.read_head`) and the same bytes offered to every collector in turn; a text file
+    longer than the head that none recognises is offered to :meth:`Collector.sniff_further` (a bounded scan).
     """
     p = Path(path)
     if p.is_dir():
@@ -74,6 +75,10 @@ def sniff(path: str | Path) -> Collector | None:
     for c in _ordered():
         if c.sniff(p, head):
             return type(c)()
+    if len(head) >= 65536 and b"\0" not in head:  # a full head of text: a record may lie further in
+        for c in _ordered():
+            if c.sniff_further(p):
+                return type(c)()
     return None
 
 
