@@ -69,3 +69,32 @@ def test_rocprofv2_stdout_with_long_program_output_first_is_read(tmp_path):
     k = tl.events[tl.events["kind"] == "kernel"]
     assert k["dur_ns"].tolist() == [2500, 250]  # 3500 − 1000, 4250 − 4000
     assert any(f"{n:,} lines dropped" in w for w in tl.meta.warnings)
+
+
+# ---------------------------------------------------------------------------------------------------- ids past int64
+def test_correlation_id_beyond_int64_is_counted_and_its_neighbour_kept(tmp_path):
+    from gpulens.collectors import collect
+
+    p = tmp_path / "4242_hcc_ops_trace.txt"
+    p.write_text(_V2_CLI.format(1000, 2000, 2 ** 64)  # 18446744073709551616: no int64 holds it
+                 + _V2_CLI.format(3000, 3500, 2 ** 63 - 1)  # int64's largest: kept exactly
+                 + _V2_CLI.format(4000, 4100, 5))
+    tl = collect(p, strict=False)
+    k = tl.events[tl.events["kind"] == "kernel"].sort_values("start_ns")
+    assert k["correlation_id"].tolist()[1:] == [2 ** 63 - 1, 5] and k["correlation_id"].isna().tolist()[0]
+    assert any("1 id value beyond int64 (±2^63) read as unknown: correlation ×1" in w for w in tl.meta.warnings)
+
+
+def test_queue_id_beyond_int64_in_rocprof_csv_is_counted(tmp_path):
+    from gpulens.collectors import collect
+
+    p = tmp_path / "results.csv"
+    p.write_text("Index,KernelName,gpu-id,queue-id,pid,tid,grd,wgr,lds,scr,arch_vgpr,accum_vgpr,sgpr,wave_size,"
+                 "sig,obj,DispatchNs,BeginNs,EndNs,CompleteNs,DurationNs\n"
+                 '0,"k",0,1e30,1,2,256,64,0,0,8,0,16,64,0,0,100,1000,2000,2100,1000\n'
+                 '1,"k",0,99999999999999999999,1,2,256,64,0,0,8,0,16,64,0,0,100,3000,4000,4100,1000\n'
+                 '2,"k",0,3,1,2,256,64,0,0,8,0,16,64,0,0,100,5000,6000,6100,1000\n')
+    tl = collect(p, strict=False)
+    q = tl.events[tl.events["kind"] == "kernel"].sort_values("start_ns")["stream_id"]
+    assert q.isna().tolist() == [True, True, False] and int(q.iloc[2]) == 3  # 1e30 and 10^20 − 1 > 2^63
+    assert any("2 id values beyond int64 (±2^63) read as unknown: queue ×2" in w for w in tl.meta.warnings)
