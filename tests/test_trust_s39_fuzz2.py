@@ -98,3 +98,18 @@ def test_queue_id_beyond_int64_in_rocprof_csv_is_counted(tmp_path):
     q = tl.events[tl.events["kind"] == "kernel"].sort_values("start_ns")["stream_id"]
     assert q.isna().tolist() == [True, True, False] and int(q.iloc[2]) == 3  # 1e30 and 10^20 − 1 > 2^63
     assert any("2 id values beyond int64 (±2^63) read as unknown: queue ×2" in w for w in tl.meta.warnings)
+
+
+# ---------------------------------------------------------------------------------------------------- digits
+def test_numbers_in_names_take_ascii_digits_only():
+    from gpulens.analyzers.telemetry import parse_metric
+    from gpulens.diff.compute import variant_key
+    from gpulens.reports._names import _itanium_idents
+
+    three = "\u0663"  # ARABIC-INDIC DIGIT THREE: str.isdigit() and int() read it as 3
+    assert parse_metric("telemetry.sm_clock.gpu3") == ("sm_clock", 3)
+    assert parse_metric(f"telemetry.sm_clock.gpu{three}") is None  # was ("sm_clock", 3)
+    assert variant_key(f"gemm_128x{three}") == f"gemm_#x{three}"  # only the ASCII run is a variant number
+    # a mangled name's length prefixes: 7 "cutlass", 6 "Kernel" → cutlass::Kernel; an Arabic-Indic ٧ is no length
+    assert _itanium_idents("_ZN7cutlass6KernelE") == "cutlass::Kernel"
+    assert _itanium_idents(f"_ZN{chr(0x0667)}cutlass6KernelE") == f"_ZN{chr(0x0667)}cutlass6KernelE"
