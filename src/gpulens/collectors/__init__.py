@@ -333,11 +333,12 @@ def collect(path: str | Path, strict: bool = True, format: str | None = None, se
 
     Args:
         path: a file of any supported format (gzip allowed), or a directory. A directory claimed by a
-            directory-aware collector is read by it; otherwise every recognised file in it (not recursive) is
-            read and the results concatenated (one Timeline for several ranks), in parallel when large (a folder
-            with no trace file but subfolders, e.g. rocprofv3's ``<hostname>/<pid>_results.db``, is read one level
-            down); files that
-            record no rank are numbered instead of all becoming rank 0 (:mod:`._ranks`, with a warning).
+            directory-aware collector is read by it (when it also holds trace files of another format, the
+            reading holding more GPU work is kept and the other named in a warning: :func:`_richer_reading`);
+            otherwise every recognised file in it (not recursive) is read and the results concatenated (one
+            Timeline for several ranks), in parallel when large (a folder with no trace file but subfolders, e.g.
+            rocprofv3's ``<hostname>/<pid>_results.db``, is read one level down); files that record no rank are
+            numbered instead of all becoming rank 0 (:mod:`._ranks`, with a warning).
         strict: see :meth:`Collector.collect`.
         format: collector name to force instead of sniffing.
         select: keep only some steps / a time window / some ranks (:class:`~gpulens.timeline.selection.Selection`);
