@@ -95,7 +95,7 @@ _LIBRARY_NAMES = ((re.compile(r"flash_fwd|flash_bwd|flash_attn|pytorch_flash", r
                   (re.compile(r"cudnn|convolve_sgemm|dgrad_engine|wgrad_alg|winograd|\bflip_filter\b|fft", re.I),
                    "cuDNN"),
                   (re.compile(r"cublas|nvjet|\b(?:volta|turing|ampere|hopper|maxwell)_|\bgemv2?|\bgemmSN_|\bgemmk1_|"
-                              r"sgemm_largek|splitKreduce|\bsm\d+_xmma", re.I), "cuBLAS"),
+                              r"sgemm_largek|splitKreduce|\bsm[0-9]+_xmma", re.I), "cuBLAS"),
                   (re.compile(r"Cijk_|hipblaslt|rocblas", re.I), "hipBLASLt/rocBLAS"),
                   (re.compile(r"miopen|igemm_|Im2d2Col|Col2Im|SubTensorOp|batched_transpose_|transpose_(?:NCHW|CNHW)",
                               re.I), "MIOpen"),
@@ -214,7 +214,7 @@ def limiter(resource: str, name: str | None, pytorch: bool = False, latency_boun
         resource, f"Relax the resource that limits resident blocks ({resource}){cond}.")
 
 
-_ALIGN = re.compile(r"(?:^|[_<\s])align(\d+)(?:\b|_|>)", re.I)
+_ALIGN = re.compile(r"(?:^|[_<\s])align([0-9]+)(?:\b|_|>)", re.I)
 _ELEM_BYTES = ((re.compile(r"bf16|f16|fp16|h1688|h16816|hgemm|half", re.I), 2),
                (re.compile(r"e4m3|e5m2|fp8|i8816|s8|int8|u8", re.I), 1),
                (re.compile(r"tf32|s1688|s16816|sgemm|f32|fp32|float", re.I), 4),

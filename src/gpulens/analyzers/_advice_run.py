@@ -250,7 +250,7 @@ def runtime_path_action(call: str, pytorch: bool, vendor: str | None = None) -> 
     return ("runtime-call overhead", f"Cut runtime-call overhead on the critical path ({call}).")
 
 
-_TRAINING = re.compile(r"Backward\d*\b|autograd::engine|\bbackward\b|[Oo]ptimizer\.(?:step|zero_grad)|"
+_TRAINING = re.compile(r"Backward[0-9]*\b|autograd::engine|\bbackward\b|[Oo]ptimizer\.(?:step|zero_grad)|"
                        r"\boptimizer_step|_bwd\b|_bwd_|\bbwd_", re.I)
 
 

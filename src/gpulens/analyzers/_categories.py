@@ -82,7 +82,7 @@ _KERNEL_RULES: tuple[tuple[str, re.Pattern], ...] = (
 )
 
 
-_AUTOGRAD_NODE = re.compile(r"^(?:autograd::engine::evaluate_function:\s*)?([A-Za-z][A-Za-z0-9_]*?)Backward\d*$")
+_AUTOGRAD_NODE = re.compile(r"^(?:autograd::engine::evaluate_function:\s*)?([A-Za-z][A-Za-z0-9_]*?)Backward[0-9]*$")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 

@@ -32,7 +32,8 @@ from gpulens.timeline.percent import is_percent_counter
 #: Recorded counter units that are report units: declared as recorded.
 RECORDED_UNITS = ("KiB", "bytes", "ns")
 #: AMD hardware blocks whose counters count events or cycles (rocprofiler basic counters).
-_AMD_BLOCK = re.compile(r"^(SQ|SQC|GRBM|SPI|TA|TD|TCP|TCC|TCA|CPC|CPF|CPG|GDS|GL2C|GCEA|GCR|GUS|RLC|SX|SDMA|UTCL\d?)_")
+_AMD_BLOCK = re.compile(r"^(SQ|SQC|GRBM|SPI|TA|TD|TCP|TCC|TCA|CPC|CPF|CPG|GDS|GL2C|GCEA|GCR|GUS|RLC|SX|SDMA|"
+                        r"UTCL[0-9]?)_")
 _COUNTS = frozenset({"Wavefronts", "arch_vgpr", "accum_vgpr", "sgpr", "wave_size", "wgr", "grd",
                      "launch__grid_size", "launch__block_size", "launch__thread_count",
                      "launch__registers_per_thread"})

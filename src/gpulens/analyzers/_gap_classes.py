@@ -39,7 +39,7 @@ SYNC_RE = re.compile(r"^(?:cuda|hip|cu)(?:Device|Stream|Event|Ctx)?Synchroni[sz]
 #: API "API synchronization behavior": cudaMemcpy, cudaMemcpy2D/3D, ToSymbol/FromSymbol; driver cuMemcpy*/_v2
 #: without ``Async``; HIP's hipMemcpy, hipMemcpyWithStream, hipMemcpyDtoH/HtoD/DtoD).
 BLOCKING_COPY_RE = re.compile(r"^(?:(?:cuda|hip)Memcpy(?:2D|3D)?(?:WithStream|ToSymbol|FromSymbol|Peer)?"
-                              r"|(?:cu|hip)Memcpy(?:DtoH|HtoD|DtoD|AtoH|HtoA|2D|3D)?)(?:_v\d+)?$")
+                              r"|(?:cu|hip)Memcpy(?:DtoH|HtoD|DtoD|AtoH|HtoA|2D|3D)?)(?:_v[0-9]+)?$")
 
 
 def _queue_ops_re() -> re.Pattern:
@@ -82,7 +82,7 @@ PAGEABLE_COPY_RE = re.compile(r"\bPageable\b")
 #: The asynchronous copy calls: with pageable host memory they "might be synchronous with respect to host" (CUDA
 #: Runtime API, "API synchronization behavior"); on an H200 a 16 MiB device→pageable cudaMemcpyAsync held the
 #: host 10.2 ms around its 8.1 ms copy, the GPU idle for the last 1.1 ms of it.
-ASYNC_COPY_RE = re.compile(r"^(?:cuda|hip)Memcpy(?:2D|3D)?(?:Peer)?Async(?:_v\d+)?$|^cuMemcpy\w*Async(?:_v\d+)?$")
+ASYNC_COPY_RE = re.compile(r"^(?:cuda|hip)Memcpy(?:2D|3D)?(?:Peer)?Async(?:_v[0-9]+)?$|^cuMemcpy\w*Async(?:_v[0-9]+)?$")
 
 
 def sync_calls(timeline: Timeline) -> pd.DataFrame:

@@ -28,13 +28,15 @@ FAMILIES = ("gemm", "attention", "normalisation", "elementwise", "communication"
 #: (``MIOpen*``, ``igemm_fwd_gtcx3_…``, ``Im2d2Col``, ``SubTensorOp…``, ``batched_transpose_16x64…``,
 #: ``transpose_NCHW2CNHW…``); Composable Kernel (mangled ``_ZN2ck``/``7ck_tile``); FlashAttention. Matched anywhere
 #: in the name (these words do not occur as mere template arguments of other code).
-_LIBRARY = re.compile(r"cudnn|cublas|\bvolta_|\bturing_|\bampere_|\bhopper_|\bmaxwell_|\bsm\d+_xmma|\bsm\d+_|xmma_|"
-                      r"nvjet|cutlass|Cijk_|miopen|MIOpen|hipblaslt|rocblas|\bck::|\bck_tile::|_ZN2ck\d|\dck_tile\d|"
+_LIBRARY = re.compile(r"cudnn|cublas|\bvolta_|\bturing_|\bampere_|\bhopper_|\bmaxwell_|\bsm[0-9]+_xmma|"
+                      r"\bsm[0-9]+_|xmma_|nvjet|cutlass|Cijk_|miopen|MIOpen|hipblaslt|rocblas|\bck::|\bck_tile::|"
+                      r"_ZN2ck[0-9]|[0-9]ck_tile[0-9]|"
                       r"composable_kernel|implicit_gemm|(?:implicit|explicit|precomputed)_convolve_sgemm|"
                       r"\bgemv2?[NT]?_kernel|\bgemv2[NT]|\bgemmSN_|\bgemmk1_|\bsgemm_largek|splitKreduce_kernel|"
-                      r"dgrad_engine|wgrad_alg|fft\w*_kernel|\bfft\d?d_(?:r2c|c2r|c2c)|\bflip_filter\b|winograd|"
-                      r"\bbmm_(?:Mx)?(?:E\dm\d|Bfloat16|Fp16|Fp32|Fp8|Int8)_|"
-                      r"\bigemm_(?:fwd|bwd|wrw)_gtc|\bIm2d2Col|\bCol2Im|\bSubTensorOp|\bbatched_transpose_\d+x\d+|"
+                      r"dgrad_engine|wgrad_alg|fft\w*_kernel|\bfft[0-9]?d_(?:r2c|c2r|c2c)|\bflip_filter\b|winograd|"
+                      r"\bbmm_(?:Mx)?(?:E[0-9]m[0-9]|Bfloat16|Fp16|Fp32|Fp8|Int8)_|"
+                      r"\bigemm_(?:fwd|bwd|wrw)_gtc|\bIm2d2Col|\bCol2Im|\bSubTensorOp|"
+                      r"\bbatched_transpose_[0-9]+x[0-9]+|"
                       r"\btranspose_(?:NCHW2CNHW|CNHW2NCHW)|_ZN5aiter|flash_(?:fwd|bwd)|flash_attn|fmha", re.I)
 #: Library namespaces, matched only in the kernel's own qualified name (template arguments and parameters removed:
 #: ``at::native::reduce_kernel<…thrust::pair…>`` is PyTorch's kernel, not Thrust's): CUB/hipCUB/rocPRIM/Thrust
@@ -113,7 +115,7 @@ def code_owner(name: str | None, hint: str | None = None) -> str:
 #: Launch calls of compiled code objects (the driver / module API): how Triton's launcher starts its kernels (CUDA
 #: ``cuLaunchKernel(Ex)``, HIP ``hipModuleLaunchKernel``), where ATen kernels go through ``cudaLaunchKernel`` /
 #: ``hipLaunchKernel``.
-_MODULE_LAUNCH = re.compile(r"^(?:cuLaunchKernel(?:Ex)?|hipModuleLaunchKernel)(?:_v\d+)?$")
+_MODULE_LAUNCH = re.compile(r"^(?:cuLaunchKernel(?:Ex)?|hipModuleLaunchKernel)(?:_v[0-9]+)?$")
 #: A Triton kernel's name is its Python function's: one identifier, no C++ signature or namespace.
 _BARE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 #: PyTorch's attention ops whose ROCm kernels are AOTriton's (Triton kernels compiled and tuned when PyTorch is built).

@@ -160,7 +160,7 @@ def drop_premise(premise: str, settled: str) -> str:
     return join_premises(*(p for p in premise.split("; and ") if p != settled))
 
 
-_WAVE_SHARE = re.compile(r"((?:up to|over|under) [^ ]+ %) of its time(, over all its \d+ grid sizes,)? "
+_WAVE_SHARE = re.compile(r"((?:up to|over|under) [^ ]+ %) of its time(, over all its [0-9]+ grid sizes,)? "
                          r"(?:lost to|at stake from) empty block slots")
 _CAP_NOTE = re.compile(r" \(([^()]* of it with slots empty), capped[^()]*\)")
 

@@ -78,7 +78,7 @@ def _clipped_events(timeline: Timeline, over: pd.DataFrame) -> list[dict[str, An
 
 
 #: launch calls that can carry the programmatic-stream-serialization attribute (programmatic dependent launch)
-_PDL_LAUNCH = re.compile(r"^(cuLaunchKernelEx|cudaLaunchKernelEx|cudaLaunchKernelExC)(_v\d+)?$")
+_PDL_LAUNCH = re.compile(r"^(cuLaunchKernelEx|cudaLaunchKernelEx|cudaLaunchKernelExC)(_v[0-9]+)?$")
 
 
 def _pdl_followed(timeline: Timeline, gpu: pd.DataFrame, over: pd.DataFrame) -> int:

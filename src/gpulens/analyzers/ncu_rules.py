@@ -145,7 +145,7 @@ class NcuRules(Analyzer):
 #: mail-like ``a@b:c@`` in prose is left alone.
 _MARKUP = re.compile(r"(?<![\w.])@([a-z]+):([^@\n]*)@")
 _URL = re.compile(r"^(.*?):?([a-z][a-z0-9+.-]*://\S*)$", re.IGNORECASE)
-_SOURCE = re.compile(r"^(.*?):(\d+):(.*)$", re.DOTALL)
+_SOURCE = re.compile(r"^(.*?):([0-9]+):(.*)$", re.DOTALL)
 
 
 def plain_text(text: Any) -> str:

@@ -79,7 +79,7 @@ def world_size(timeline: Timeline) -> int | None:
         v = dist.get("world_size") if isinstance(dist, dict) else None
         if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v > 0:
             sizes.append(int(v))
-        elif isinstance(v, str) and v.strip().isdigit() and int(v) > 0:
+        elif isinstance(v, str) and v.strip().isascii() and v.strip().isdigit() and int(v) > 0:
             sizes.append(int(v))
     if not sizes:
         return None

@@ -46,7 +46,7 @@ def parse_metric(metric: str) -> tuple[str, int] | None:
     if not metric.startswith(METRIC_PREFIX):
         return None
     q, _, dev = metric[len(METRIC_PREFIX):].rpartition(".gpu")
-    return (q, int(dev)) if q and dev.isdigit() else None
+    return (q, int(dev)) if q and dev.isascii() and dev.isdigit() else None
 
 
 #: Fractional SM-clock fall (vs the highest busy sample) reported as a clock drop.

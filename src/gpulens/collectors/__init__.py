@@ -24,7 +24,7 @@ from gpulens.collectors.base import Collector, registry
 from gpulens.errors import GpulensError, TraceFormatError, UnknownFormatError
 from gpulens.timeline import Timeline
 from gpulens.timeline.selection import Selection
-from gpulens.units import agree, plural
+from gpulens.units import agree, fmt_ns, plural
 
 _loaded = False
 
@@ -62,7 +62,8 @@ def sniff(path: str | Path) -> Collector | None:
     """Return the collector that recognises ``path`` by content (a fresh instance), or None.
 
     Directories are offered only to collectors with ``accepts_dirs``. A file's head is read once
-    (:func:`~gpulens.collectors._io.read_head`) and the same bytes offered to every collector in turn.
+    (:func:`~gpulens.collectors._io.read_head`) and the same bytes offered to every collector in turn; a text file
+    longer than the head that none recognises is offered to :meth:`Collector.sniff_further` (a bounded scan).
     """
     p = Path(path)
     if p.is_dir():
@@ -74,6 +75,10 @@ def sniff(path: str | Path) -> Collector | None:
     for c in _ordered():
         if c.sniff(p, head):
             return type(c)()
+    if len(head) >= 65536 and b"\0" not in head:  # a full head of text: a record may lie further in
+        for c in _ordered():
+            if c.sniff_further(p):
+                return type(c)()
     return None
 
 
@@ -286,11 +291,11 @@ def _same_run_elsewhere(p: Path, c: Collector, tl: Timeline) -> list[tuple[Path,
     return same_run_files(cand, used, sniffed)
 
 
-def _other_traces(p: Path, c: Collector, tl: Timeline, told: set[Path] = frozenset()) -> str:
+def _other_traces(p: Path, c: Collector, tl: Timeline, told: set[Path] = frozenset()) -> list[tuple[Path, str]]:
     """The trace files at the top of folder ``p`` (claimed by the folder collector ``c``) that ``c`` did not read
     and that another format family recognises — a rank directory mixing formats must not lose files silently.
     Files of ``c``'s own family (``rocprof*``, ``omniperf*``: the same records in another layout) are not listed.
-    Returns ``"name (format), ..."`` or ``""``."""
+    Returns (file, the collector that recognises it) pairs, by name."""
     used = {str(Path(s.get("path", ""))) for s in tl.meta.sources if isinstance(s, dict)}
     family = c.name.split("_")[0]
     out = []
@@ -304,8 +309,21 @@ def _other_traces(p: Path, c: Collector, tl: Timeline, told: set[Path] = frozens
         except (OSError, GpulensError):
             continue
         if o is not None and o.name.split("_")[0] != family and f not in told:
-            out.append(f"{f.name} ({o.name})")
-    return ", ".join(out[:8]) + (f" and {len(out) - 8} more" if len(out) > 8 else "")
+            out.append((f, o.name))
+    return out
+
+
+def _named(files: list[tuple[Path, str]]) -> str:
+    """``"name (format), ..."`` of (file, format) pairs, the first 8 and how many more."""
+    return ", ".join(f"{f.name} ({fmt})" for f, fmt in files[:8]) + (
+        f" and {len(files) - 8} more" if len(files) > 8 else "")
+
+
+def gpu_work_ns(tl: Timeline) -> int:
+    """The summed duration (ns) of a Timeline's GPU events (kernels, collectives, copies, fills): how much of a
+    run's GPU work it holds, to choose between two readings of one folder."""
+    ev = tl.gpu_events()
+    return int(ev["dur_ns"].sum()) if len(ev) else 0
 
 
 def collect(path: str | Path, strict: bool = True, format: str | None = None, select: Selection | None = None,
@@ -315,11 +333,12 @@ def collect(path: str | Path, strict: bool = True, format: str | None = None, se
 
     Args:
         path: a file of any supported format (gzip allowed), or a directory. A directory claimed by a
-            directory-aware collector is read by it; otherwise every recognised file in it (not recursive) is
-            read and the results concatenated (one Timeline for several ranks), in parallel when large (a folder
-            with no trace file but subfolders, e.g. rocprofv3's ``<hostname>/<pid>_results.db``, is read one level
-            down); files that
-            record no rank are numbered instead of all becoming rank 0 (:mod:`._ranks`, with a warning).
+            directory-aware collector is read by it (when it also holds trace files of another format, the
+            reading holding more GPU work is kept and the other named in a warning: :func:`_richer_reading`);
+            otherwise every recognised file in it (not recursive) is read and the results concatenated (one
+            Timeline for several ranks), in parallel when large (a folder with no trace file but subfolders, e.g.
+            rocprofv3's ``<hostname>/<pid>_results.db``, is read one level down); files that record no rank are
+            numbered instead of all becoming rank 0 (:mod:`._ranks`, with a warning).
         strict: see :meth:`Collector.collect`.
         format: collector name to force instead of sniffing.
         select: keep only some steps / a time window / some ranks (:class:`~gpulens.timeline.selection.Selection`);
@@ -370,99 +389,12 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
             if others:
                 if require_all:
                     raise TraceFormatError(p, f"read by {c.name}; other trace files in the folder are not read: "
-                                              f"{others} (--strict)")
-                tl.meta.warnings.append(f"{p}: read by {c.name}; other trace files in the folder are not read "
-                                        f"(pass them as inputs of their own): {others}")
+                                              f"{_named(others)} (--strict)")
+                return _richer_reading(p, c, tl, others, strict, select, cache, workers, scheduler)
             return tl
         return collect_file(c, p, strict, select, cache)
     if p.is_dir():
-        from gpulens.collectors._parallel import file_rank, load_many
-        from gpulens.collectors._ranks import (number_rankless, ranks_without_gpu_work, separate_recorded_ranks,
-                                                successive_cycles)
-
-        # by name: the order of Path comparison within one folder, without its per-comparison cost
-        entries = sorted((f for f in p.iterdir() if not f.name.startswith(".")), key=lambda f: f.name)
-        found = [f for f in entries if f.is_file()]
-        # a link to nothing is a file the run meant to have (a rank trace moved or not copied): never passed over
-        broken = [(f, f"broken symbolic link (to {os.readlink(f)})") for f in entries
-                  if f.is_symlink() and not f.exists()]
-        broken += [(f, _special_reason(f)) for f in entries if f.exists() and not f.is_file() and not f.is_dir()]
-        detected = {f: _detect(f) for f in found}  # once per file: reading heads is a third of a small file's load
-        if not any(c is not None for c, _ in detected.values()):
-            # rocprofv3's default layout: <output>/<hostname>/<pid>_results.db — one level down
-            below = [f for d in sorted(p.iterdir()) if d.is_dir() and not d.name.startswith(".")
-                     for f in sorted(d.iterdir()) if f.is_file() and not f.name.startswith(".")]
-            below_detected = {f: _detect(f) for f in below}
-            if any(c is not None for c, _ in below_detected.values()) or not found:
-                found, detected = below, below_detected
-        sniffed = {f: c for f, (c, _) in detected.items()}
-        files, skipped, seen, twice = [], list(broken), {}, []
-        for f in found:
-            if sniffed[f] is not None:
-                st = f.stat()
-                first = seen.setdefault((st.st_dev, st.st_ino), f)
-                if first is not f:  # a link (or hard link) to a file already listed: its events would count twice
-                    twice.append(f"{f.name} (= {first.name})")
-                    continue
-                files.append(f)
-            else:
-                skipped.append((f, detected[f][1]))
-        if not files:
-            raise UnknownFormatError(p, "directory holds no trace file gpulens recognises"
-                                        + (f": {plural(len(skipped), 'file(s)')}: "
-                                           f"{_listed(skipped)}" if skipped else ""))
-        if select is not None and select.ranks is not None:
-            files = [f for f in files if file_rank(f) is None or select.wants_rank(file_rank(f))]
-            if not files:
-                raise TraceFormatError(p, f"no rank file matches {select.describe()}")
-        from gpulens.collectors._run_layouts import one_layout_per_run
-
-        files, same_run = one_layout_per_run(files, [sniffed[f].name for f in files])
-        n_found = len(files) + len(skipped)
-        labelled = []
-        formats = [sniffed[f].name for f in files]
-        failed, labelled_files = set(), []
-        for f, got in zip(files, load_many(files, strict, select, cache, workers, scheduler, parts=True,
-                                           formats=formats)):
-            if isinstance(got, GpulensError):
-                skipped.append((f, getattr(got, "reason", None) or str(got)))
-                failed.add(f)  # recognised as a trace, then could not be read: a lost rank file
-            elif got is not None:
-                labelled.append((str(f.relative_to(p)), got))
-                labelled_files.append(f)
-        listed = _listed(skipped)
-        if skipped and (require_all or not labelled):
-            raise TraceFormatError(p, f"{len(skipped)} of {n_found} files cannot be used: {listed}"
-                                      + (" (--strict)" if labelled else ""))
-        labelled, notes = successive_cycles(labelled)  # one worker's profiling cycles are not ranks
-        notes += separate_recorded_ranks(labelled)  # two files of one recorded rank are not joined
-        notes += number_rankless(labelled)  # rank-less files (or one per process) must not all become rank 0
-        tl = assemble([t for _, t in labelled])  # tables built once for all files
-        empty = ranks_without_gpu_work([name for name, _ in labelled], tl)
-        tl.meta.warnings = [f"{p}: {n}" for n in notes + ([empty] if empty else [])] + tl.meta.warnings
-        if select is not None and select.ranks is not None:  # an unusable file of a rank not asked for is no loss
-            from gpulens.collectors._parallel import _RANK_IN_NAME
-
-            named = {f: _RANK_IN_NAME.search(f.name) for f, _ in skipped}
-            skipped = [(f, why) for f, why in skipped
-                       if f in failed or named[f] is None or select.wants_rank(int(named[f].group(1)))]
-        read_suffixes = {_trace_suffix(r) for r in labelled_files}  # once, not once per file skipped
-        lost = [(f, why) for f, why in skipped if f in failed or _rank_like(f, read_suffixes)]
-        ignored = [(f, why) for f, why in skipped if (f, why) not in lost]
-        tl.meta.rank_files = len(labelled) + len(lost)
-        tl.meta.unread = {str(f): why for f, why in lost}
-        if lost:  # the run is missing ranks: its figures are partial (the report says so at its top, JSON status)
-            tl.meta.warnings.insert(0, f"{p}: {tl.meta.unread_text()}")
-        if ignored:
-            tl.meta.warnings.append(not_read_note(p, ignored))
-        if same_run:
-            tl.meta.warnings.append(f"{p}: {plural(len(same_run), 'file(s)')} not read: " + "; ".join(
-                f"{f.relative_to(p)}: {why}" for f, why in same_run[:8]))
-        if twice:
-            tl.meta.warnings.append(f"{p}: {plural(len(twice), 'file(s)')} {agree(len(twice), 'is a link to a trace already read and was', 'are links to a trace already read and were')} "
-                                    f"not read again (their events would count twice): {'; '.join(twice[:8])}"
-                                    + (f"; and {len(twice) - 8} more" if len(twice) > 8 else ""))
-        return tl
+        return _collect_dir(p, strict, select, cache, workers, scheduler, require_all)
     from gpulens.collectors._io import read_input
 
     raw = read_input(p)  # raises the precise reason for empty, unreadable or corrupt-gzip files
@@ -494,6 +426,130 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
                                 "JSON, rocprof v1/v2/v3 CSV/JSON/text, rocpd and rocprof-compute outputs, Nsight "
                                 "Systems SQLite/stats CSV and Nsight Compute CSV/.ncu-rep/text report (README: AMD "
                                 "inputs, NVIDIA inputs)")
+
+
+def _richer_reading(p: Path, c: Collector, tl: Timeline, others: list[tuple[Path, str]], strict: bool,
+                    select: Selection | None, cache: bool, workers: int | None, scheduler: Any) -> Timeline:
+    """Of a folder mixing formats — ``tl``, what the folder collector ``c`` read, and the trace files ``others``
+    (file, format) of other formats — the reading holding more GPU work (:func:`gpu_work_ns`: a stray
+    ``*_hcc_ops_trace.txt`` beside Kineto rank files must not claim the folder and drop the ranks' kernels), with a
+    warning naming what was not read. Both hold one run's records twice when they are one run in two formats, so
+    they are not joined."""
+    try:
+        alt = _collect_dir(p, strict, select, cache, workers, scheduler, only={f for f, _ in others})
+    except GpulensError:
+        alt = None
+    if alt is None or gpu_work_ns(alt) <= gpu_work_ns(tl):
+        tl.meta.warnings.append(f"{p}: read by {c.name}; other trace files in the folder are not read "
+                                f"(pass them as inputs of their own): {_named(others)}")
+        return tl
+    used = sorted({Path(s["path"]).name for s in tl.meta.sources if isinstance(s, dict) and s.get("path")}
+                  | {n for s in tl.meta.sources if isinstance(s, dict) for n in s.get("files", ())})
+    alt.meta.warnings.append(
+        f"{p}: the folder mixes formats: read its {', '.join(sorted({fmt for _, fmt in others}))} files, which hold "
+        f"the run's GPU work ({fmt_ns(gpu_work_ns(alt))} summed, against {fmt_ns(gpu_work_ns(tl))}); not read "
+        f"({c.name}; pass them as an input of their own): {', '.join(used[:8])}"
+        + (f" and {len(used) - 8} more" if len(used) > 8 else ""))
+    return alt
+
+
+def _collect_dir(p: Path, strict: bool, select: Selection | None, cache: bool, workers: int | None,
+                 scheduler: Any, require_all: bool = False, only: set[Path] | None = None) -> Timeline:
+    """A folder no folder collector claims, read file by file (:func:`collect`): every recognised file (``only``:
+    just these of its files) read by its own collector and the results joined as ranks.
+
+    Raises:
+        UnknownFormatError: no file of the folder is a recognised trace.
+        TraceFormatError: a recognised file cannot be used and ``require_all`` (or none can).
+    """
+    from gpulens.collectors._parallel import file_rank, load_many
+    from gpulens.collectors._ranks import (number_rankless, ranks_without_gpu_work, separate_recorded_ranks,
+                                            successive_cycles)
+
+    # by name: the order of Path comparison within one folder, without its per-comparison cost
+    entries = sorted((f for f in p.iterdir() if not f.name.startswith(".") and (only is None or f in only)),
+                     key=lambda f: f.name)
+    found = [f for f in entries if f.is_file()]
+    # a link to nothing is a file the run meant to have (a rank trace moved or not copied): never passed over
+    broken = [(f, f"broken symbolic link (to {os.readlink(f)})") for f in entries
+              if f.is_symlink() and not f.exists()]
+    broken += [(f, _special_reason(f)) for f in entries if f.exists() and not f.is_file() and not f.is_dir()]
+    detected = {f: _detect(f) for f in found}  # once per file: reading heads is a third of a small file's load
+    if not any(c is not None for c, _ in detected.values()):
+        # rocprofv3's default layout: <output>/<hostname>/<pid>_results.db — one level down
+        below = [f for d in sorted(p.iterdir()) if d.is_dir() and not d.name.startswith(".")
+                 for f in sorted(d.iterdir()) if f.is_file() and not f.name.startswith(".")]
+        below_detected = {f: _detect(f) for f in below}
+        if any(c is not None for c, _ in below_detected.values()) or not found:
+            found, detected = below, below_detected
+    sniffed = {f: c for f, (c, _) in detected.items()}
+    files, skipped, seen, twice = [], list(broken), {}, []
+    for f in found:
+        if sniffed[f] is not None:
+            st = f.stat()
+            first = seen.setdefault((st.st_dev, st.st_ino), f)
+            if first is not f:  # a link (or hard link) to a file already listed: its events would count twice
+                twice.append(f"{f.name} (= {first.name})")
+                continue
+            files.append(f)
+        else:
+            skipped.append((f, detected[f][1]))
+    if not files:
+        raise UnknownFormatError(p, "directory holds no trace file gpulens recognises"
+                                    + (f": {plural(len(skipped), 'file(s)')}: "
+                                       f"{_listed(skipped)}" if skipped else ""))
+    if select is not None and select.ranks is not None:
+        files = [f for f in files if file_rank(f) is None or select.wants_rank(file_rank(f))]
+        if not files:
+            raise TraceFormatError(p, f"no rank file matches {select.describe()}")
+    from gpulens.collectors._run_layouts import one_layout_per_run
+
+    files, same_run = one_layout_per_run(files, [sniffed[f].name for f in files])
+    n_found = len(files) + len(skipped)
+    labelled = []
+    formats = [sniffed[f].name for f in files]
+    failed, labelled_files = set(), []
+    for f, got in zip(files, load_many(files, strict, select, cache, workers, scheduler, parts=True,
+                                       formats=formats)):
+        if isinstance(got, GpulensError):
+            skipped.append((f, getattr(got, "reason", None) or str(got)))
+            failed.add(f)  # recognised as a trace, then could not be read: a lost rank file
+        elif got is not None:
+            labelled.append((str(f.relative_to(p)), got))
+            labelled_files.append(f)
+    listed = _listed(skipped)
+    if skipped and (require_all or not labelled):
+        raise TraceFormatError(p, f"{len(skipped)} of {n_found} files cannot be used: {listed}"
+                                  + (" (--strict)" if labelled else ""))
+    labelled, notes = successive_cycles(labelled)  # one worker's profiling cycles are not ranks
+    notes += separate_recorded_ranks(labelled)  # two files of one recorded rank are not joined
+    notes += number_rankless(labelled)  # rank-less files (or one per process) must not all become rank 0
+    tl = assemble([t for _, t in labelled])  # tables built once for all files
+    empty = ranks_without_gpu_work([name for name, _ in labelled], tl)
+    tl.meta.warnings = [f"{p}: {n}" for n in notes + ([empty] if empty else [])] + tl.meta.warnings
+    if select is not None and select.ranks is not None:  # an unusable file of a rank not asked for is no loss
+        from gpulens.collectors._parallel import _RANK_IN_NAME
+
+        named = {f: _RANK_IN_NAME.search(f.name) for f, _ in skipped}
+        skipped = [(f, why) for f, why in skipped
+                   if f in failed or named[f] is None or select.wants_rank(int(named[f].group(1)))]
+    read_suffixes = {_trace_suffix(r) for r in labelled_files}  # once, not once per file skipped
+    lost = [(f, why) for f, why in skipped if f in failed or _rank_like(f, read_suffixes)]
+    ignored = [(f, why) for f, why in skipped if (f, why) not in lost]
+    tl.meta.rank_files = len(labelled) + len(lost)
+    tl.meta.unread = {str(f): why for f, why in lost}
+    if lost:  # the run is missing ranks: its figures are partial (the report says so at its top, JSON status)
+        tl.meta.warnings.insert(0, f"{p}: {tl.meta.unread_text()}")
+    if ignored:
+        tl.meta.warnings.append(not_read_note(p, ignored))
+    if same_run:
+        tl.meta.warnings.append(f"{p}: {plural(len(same_run), 'file(s)')} not read: " + "; ".join(
+            f"{f.relative_to(p)}: {why}" for f, why in same_run[:8]))
+    if twice:
+        tl.meta.warnings.append(f"{p}: {plural(len(twice), 'file(s)')} {agree(len(twice), 'is a link to a trace already read and was', 'are links to a trace already read and were')} "
+                                f"not read again (their events would count twice): {'; '.join(twice[:8])}"
+                                + (f"; and {len(twice) - 8} more" if len(twice) > 8 else ""))
+    return tl
 
 
 def _truncated_json(data: bytes) -> bool:

@@ -107,6 +107,9 @@ class Dispatches:
             return pd.Series(pd.array([pd.NA] * self.n, dtype="Int64"))
         s = v if isinstance(v, pd.Series) else pd.Series(v)
         s = s.reset_index(drop=True)
+        if s.dtype == object and _whole_ints(s):  # ints only: exact (to_numeric made 2^63 − 1 a float beside 2^64)
+            return pd.Series(pd.array([x if x is not None and -_I64 <= x < _I64 else None for x in s.tolist()],
+                                      dtype="Int64"))
         if not pd.api.types.is_numeric_dtype(s.dtype) or s.dtype.kind in "ub":
             s = pd.to_numeric(s.astype(object), errors="coerce")
             if s.dtype == object:  # Python ints beyond int64 (to_numeric keeps them as objects)
@@ -119,6 +122,41 @@ class Dispatches:
 
 
 _I64 = 1 << 63
+#: The id columns whose values beyond int64 are counted in a warning, by the name the warning gives them.
+_IDS = {"stream_id": "queue", "pid": "process", "tid": "thread", "correlation_id": "correlation"}
+
+
+def _whole_ints(s: pd.Series) -> bool:
+    """Whether an object Series holds Python ints (bool aside) and Nones only."""
+    return all(x is None or (isinstance(x, int) and not isinstance(x, bool)) for x in s.tolist())
+
+
+def _beyond_int64(values: Any, n: int) -> np.ndarray:
+    """Per row of a column of ``n`` rows (or one value for all): whether it holds a number whose magnitude no
+    int64 holds (a Python int beyond ±2^63, a uint64 past 2^63 − 1, a finite float of at least 9.2e18, digits of
+    such a number): :meth:`Dispatches.get` reads it as NA. Text that is no number, fractions and NaN are not
+    counted here (the collector's own warnings count those)."""
+    if isinstance(values, (str, int, float)) or values is None:
+        values = [values] * n
+    s = values if isinstance(values, pd.Series) else pd.Series(values)
+    if s.dtype.kind == "u":
+        return (s > np.iinfo(np.int64).max).to_numpy(dtype=bool)
+    if s.dtype.kind == "f":
+        a = s.to_numpy(dtype="float64")
+        with np.errstate(invalid="ignore"):
+            return np.isfinite(a) & (np.abs(a) >= _F64_I64)
+    if s.dtype.kind in "ib":
+        return np.zeros(len(s), dtype=bool)
+
+    def big(x: Any) -> bool:
+        if isinstance(x, str):
+            t = x.strip()
+            x = int(t) if t.isascii() and t.lstrip("-").isdigit() and len(t) < 4000 else None
+        if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+            return not -_I64 <= int(x) < _I64
+        return isinstance(x, (float, np.floating)) and np.isfinite(x) and abs(x) >= _F64_I64
+
+    return np.fromiter((big(x) for x in s.tolist()), dtype=bool, count=len(s))
 
 
 def _recorded(values: Any, n: int) -> np.ndarray:
@@ -323,10 +361,16 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
     dev[no_dev] = lone if lone is not None else 0
     d.cols["device_id"] = dev
     n_no_dev = int((no_dev & valid).sum())
+    beyond: dict[str, int] = {}  # ids recorded as numbers beyond int64 (2^64, 1e30): unknown, counted
     for key in _PASS_THROUGH:
         if key in d.cols:
-            cols[key] = (dev if key == "device_id" else
-                         pd.Series(d.cols[key], dtype=object) if key == "copy_kind" else d.get(key))[valid].tolist()
+            # ids stay Int64 (a list of ints and NA made 2^63 − 1 a float, then unknown)
+            cols[key] = (pd.Series(d.cols[key], dtype=object)[valid].tolist() if key == "copy_kind" else
+                         (dev if key == "device_id" else d.get(key))[valid])
+            if key in _IDS:
+                k = int((_beyond_int64(d.cols[key], n) & valid).sum())
+                if k:
+                    beyond[_IDS[key]] = k
     for ax, b in (("x", bx), ("y", by), ("z", bz)):
         if f"block_{ax}" in d.cols:
             cols[f"block_{ax}"] = b[valid]
@@ -421,6 +465,10 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
     if d.unreadable_counter_cells:
         meta.warnings.append(f"{path}: {plural(d.unreadable_counter_cells, 'counter value(s)')} {agree(d.unreadable_counter_cells, 'is not a number', 'are not numbers')} (e.g. "
                              f"{d.unreadable_counter_example}): read as unknown, left out of every mean and total")
+    if beyond:
+        k = sum(beyond.values())
+        meta.warnings.append(f"{path}: {plural(k, 'id value(s)')} beyond int64 (±2^63) read as unknown: "
+                             + ", ".join(f"{name} ×{v}" for name, v in sorted(beyond.items())))
     if d.unreadable_field_cells:
         k = d.unreadable_field_cells
         meta.warnings.append(f"{path}: {plural(k, 'id or size value(s)')} (queue, agent, process, thread, "

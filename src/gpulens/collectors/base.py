@@ -47,6 +47,12 @@ class Collector:
         """
         raise NotImplementedError
 
+    def sniff_further(self, path: Path) -> bool:
+        """Return True when a file that no collector recognised by its 64 KiB head is this format further in (a
+        format whose first record may follow a program's own output, as a captured stdout). Called only for a file
+        whose head was full and matched nothing; reads a bounded part of it. False unless a collector says so."""
+        return False
+
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         """Read ``path`` into a validated Timeline.
 

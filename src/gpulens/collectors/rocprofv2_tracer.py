@@ -190,6 +190,12 @@ def _plain_int(text: str | bytes) -> int | None:
     return int(t) if len(t) <= 20 else _BEYOND_INT64
 
 
+#: How far into a file :meth:`RocprofV2Tracer.sniff_further` looks for a first record (the program's own stdout
+#: before it: start-up logs, a framework's banner); a capture with more output than this before its first record
+#: is not recognised.
+_FURTHER_BYTES = 16 << 20
+
+
 class RocprofV2Tracer(Collector):
     """rocprofv2 tracer records, cli text or file-plugin CSV (module docstring)."""
 
@@ -207,6 +213,14 @@ class RocprofV2Tracer(Collector):
         if _csv_header(head) is not None:
             return True
         return bool(_CLI_ANY.search(head[:65536])) and bool(_CLI.search(head[:65536]))
+
+    def sniff_further(self, path: Path) -> bool:
+        """A cli-plugin stdout capture whose first record follows more than 64 KiB of the program's own output:
+        found by a record within the first :data:`_FURTHER_BYTES` (decompressed) of the file."""
+        from gpulens.collectors._io import read_head
+
+        data = read_head(path, _FURTHER_BYTES)
+        return bool(_CLI_ANY.search(data)) and bool(_CLI.search(data))
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)

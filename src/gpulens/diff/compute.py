@@ -148,9 +148,9 @@ def vendors_of(devices: list[str]) -> list[str]:
 
     out = set()
     for d in devices:
-        if re.search(r"\b(AMD|Instinct|Radeon)\b|gfx\d", d, re.IGNORECASE):
+        if re.search(r"\b(AMD|Instinct|Radeon)\b|gfx[0-9]", d, re.IGNORECASE):
             out.add("AMD")
-        elif re.search(r"\b(NVIDIA|Tesla|GeForce|Quadro|RTX|GTX)\b|^(A|H|B|L)\d{2,3}\b", d, re.IGNORECASE):
+        elif re.search(r"\b(NVIDIA|Tesla|GeForce|Quadro|RTX|GTX)\b|^(A|H|B|L)[0-9]{2,3}\b", d, re.IGNORECASE):
             out.add("NVIDIA")
         elif re.search(r"\bIntel\b", d, re.IGNORECASE):
             out.add("Intel")
@@ -278,7 +278,7 @@ def _op_kind(df: pd.DataFrame) -> pd.Series:
     return wk
 
 
-_DIGITS = re.compile(r"\d+")
+_DIGITS = re.compile(r"[0-9]+")
 
 
 def variant_key(key: str) -> str:

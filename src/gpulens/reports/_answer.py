@@ -217,7 +217,7 @@ def truncated_text(tl: Any) -> str:
         rank = rank_of.get(str(p))
         named = multi and rank is not None
         said = next((m for w in meta.warnings if str(w).startswith(f"{p}:")
-                     for m in [re.search(r"kept ([\d,]+) complete events( \(the whole array\))?", str(w))] if m),
+                     for m in [re.search(r"kept ([0-9,]+) complete events( \(the whole array\))?", str(w))] if m),
                     None)
         kept = said.group(1) if said else None
         lost = (f"{int(kept.replace(',', '')):,} complete events kept; " if kept else "") + \

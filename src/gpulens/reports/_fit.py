@@ -30,7 +30,7 @@ NAME_MIN = 22
 #: Narrowest a ``below`` text column is kept in the table; narrower, its texts follow the table.
 BELOW_MIN = 36
 #: A number followed by its unit: the space between them must not break a line.
-NUMBER_UNIT = re.compile(r"(?<=\d) (?=(?:%|[pnuµm]?s|[kMGTP]?i?B(?:/s)?|[kMGTP]?FLOP(?:/[sB])?|[kMGT]?Hz|waves?|"
+NUMBER_UNIT = re.compile(r"(?<=[0-9]) (?=(?:%|[pnuµm]?s|[kMGTP]?i?B(?:/s)?|[kMGTP]?FLOP(?:/[sB])?|[kMGT]?Hz|waves?|"
                          r"blocks?|SMs?|CUs?|calls|launches|kernels|×)(?![\w/]))")
 #: Stands in for a glued space while rich wraps (a private-use character: one cell wide, not whitespace).
 _GLUE = "\ue000"

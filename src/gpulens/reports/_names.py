@@ -29,16 +29,16 @@ MAX_EXTRA = 3
 #: ``ck_tile::kentry<MinBlocksPerCu, Kernel, Args>``: the first that is not a number).
 WRAPPERS = {"kernel", "kernel2", "device_kernel", "kernel_entry", "kernel_impl", "launch_kernel", "global_kernel",
             "kernelfunc", "generic_kernel", "kentry"}
-_TILE = re.compile(r"\d+x\d+(?:x\d+)*")
+_TILE = re.compile(r"[0-9]+x[0-9]+(?:x[0-9]+)*")
 _TOKEN = re.compile(r"[A-Za-z0-9_]+")
 _NOISE = {"void", "const", "unsigned", "int", "long", "float", "bool", "char", "true", "false", "at", "native", "c10",
           "std", "detail", "cutlass", "anonymous", "namespace", "Params", "BFloat16", "Half"}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: A first template argument that names no kernel: a built-in or CUDA scalar type, or a template parameter (T7).
 _PLAIN_TYPE = re.compile(r"^(?:void|bool|char|short|int|long|unsigned|signed|float|double|half|__half|__nv_bfloat16|"
-                         r"__nv_fp8_e4m3|__nv_fp8_e5m2|u?int\d+_t|size_t|[A-Z]\d*)$")
+                         r"__nv_fp8_e4m3|__nv_fp8_e5m2|u?int[0-9]+_t|size_t|[A-Z][0-9]*)$")
 #: A template value argument: an integer literal with its suffix (256u, 1ul, -4) or a bool.
-_LITERAL = re.compile(r"^(?:-?(?:0x[0-9a-fA-F]+|\d+)[uUlL]*|true|false)$")
+_LITERAL = re.compile(r"^(?:-?(?:0x[0-9a-fA-F]+|[0-9]+)[uUlL]*|true|false)$")
 
 
 def _demangle(name: str) -> str:
@@ -59,6 +59,10 @@ def _demangle(name: str) -> str:
     return _itanium_idents(name)
 
 
+#: The digits of a mangled name's length prefixes (``str.isdigit`` is true of every script's digits).
+_DIGITS = frozenset("0123456789")
+
+
 def _itanium_idents(name: str) -> str:
     """``_ZN7cutlass6KernelI…`` → ``cutlass::Kernel<…>``: the identifiers of the nested name, and for a kernel
     template the class names (8 characters or more) and shapes (``GemmShape<64, 128, 32>`` → ``64x128x32``) of its
@@ -71,9 +75,9 @@ def _itanium_idents(name: str) -> str:
         i = 1
         while i < len(s) and s[i] in "rVKL":
             i += 1
-    while i < len(s) and s[i].isdigit():
+    while i < len(s) and s[i] in _DIGITS:
         j = i
-        while j < len(s) and s[j].isdigit():
+        while j < len(s) and s[j] in _DIGITS:
             j += 1
         n = int(s[i:j])
         parts.append(s[j:j + n])
@@ -88,11 +92,11 @@ def _itanium_idents(name: str) -> str:
     while pos < len(s):
         # a length prefix starts a source name; digits after S/T (substitution S4_, template parameter T0_) or in a
         # literal (Li64E, Lb0E) are none
-        if not s[pos].isdigit() or s[pos - 1].isdigit() or s[pos - 1] in "ST" or s[pos - 2:pos - 1] == "L":
+        if s[pos] not in _DIGITS or s[pos - 1] in _DIGITS or s[pos - 1] in "ST" or s[pos - 2:pos - 1] == "L":
             pos += 1
             continue
         j = pos
-        while j < len(s) and s[j].isdigit():
+        while j < len(s) and s[j] in _DIGITS:
             j += 1
         n = int(s[pos:j])
         ident = s[j:j + n]
@@ -102,8 +106,8 @@ def _itanium_idents(name: str) -> str:
         pos = j + n
         arg = ident if len(ident) >= 8 else ""
         if ident.endswith("Shape") and s.startswith("I", pos):  # GemmShape<64, 128, 32> → 64x128x32
-            dims = re.match(r"I((?:Li\d+E)+)", s[pos:])
-            arg = "x".join(re.findall(r"\d+", dims.group(1))) if dims else arg
+            dims = re.match(r"I((?:Li[0-9]+E)+)", s[pos:])
+            arg = "x".join(re.findall(r"[0-9]+", dims.group(1))) if dims else arg
             pos += dims.end() if dims else 0
         if arg and arg not in args:
             args.append(arg)

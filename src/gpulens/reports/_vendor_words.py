@@ -36,7 +36,7 @@ VENDOR_LABELS: dict[str, tuple[str, str, str]] = {
     "smem_per_block_optin_bytes": ("shared memory / block, opt-in", "LDS / workgroup, opt-in",
                                    "shared memory (LDS) / block, opt-in"),
 }
-_AMD_NAME = re.compile(r"\bAMD\b|Instinct|Radeon|\bMI\d{3}", re.I)
+_AMD_NAME = re.compile(r"\bAMD\b|Instinct|Radeon|\bMI[0-9]{3}", re.I)
 _NVIDIA_NAME = re.compile(r"NVIDIA|GeForce|Tesla|Quadro|\bRTX\b", re.I)
 
 

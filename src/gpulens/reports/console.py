@@ -197,7 +197,7 @@ def _num(v: float | None, scale: float = 1.0, fmt: str = "{:.1f}") -> str:
     findings, not 31.2); ``"unknown"`` for a missing value."""
     if v is None or v != v:
         return "unknown"
-    m = re.fullmatch(r"\{:\.(\d)f\}", fmt)
+    m = re.fullmatch(r"\{:\.([0-9])f\}", fmt)
     return fixed_half_up(v / scale, int(m.group(1))) if m else fmt.format(v / scale)
 
 

@@ -32,7 +32,7 @@ MAX_FINDINGS = 200
 _ADDITIVE = ("ns", "bytes", "FLOP", "count", "share")
 #: columns whose sum means nothing: statistics, and positions (a row's place on the path or in a table, an offset on
 #: the clock: a critical path's "other" row summed 221 segments' offsets into 859 ms beside a 4.87 ms window)
-_NOT_SUMMED = re.compile(r"(^|_)(mean|avg|min|max|median|std|stddev|p\d+|cumulative|first|last|start|end|order|"
+_NOT_SUMMED = re.compile(r"(^|_)(mean|avg|min|max|median|std|stddev|p[0-9]+|cumulative|first|last|start|end|order|"
                          r"offset|index|position)(_|$)")
 
 
