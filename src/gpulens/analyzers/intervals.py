@@ -104,7 +104,8 @@ def repair_stream_overruns(gpu: pd.DataFrame, host: dict[str, np.ndarray] | None
 
     The last event of a stream has no next start to be clipped at; the same fault there (a 3 s ``dur`` among events
     that all end within 250 µs) is found by :func:`_runaway_cut`: per rank, GPU events that end past every other
-    event of the rank (host and GPU) by more than the rest of the rank's run lasts are cut at that run's end.
+    event of the rank (host and GPU) by more than :data:`RUNAWAY_FACTOR` times the rest of the rank's run are cut
+    at that run's end.
 
     Args:
         gpu: GPU events (kernel/comm/memcpy/memset rows of a Timeline).
@@ -135,14 +136,22 @@ def repair_stream_overruns(gpu: pd.DataFrame, host: dict[str, np.ndarray] | None
     nxt[:-1][same] = start[1:][same]
     eff_end = np.minimum(end, np.maximum(nxt, start))
     last = nxt == np.iinfo("int64").max
-    cut = _runaway_cut(gpu["rank"].to_numpy()[order], start, eff_end, last, gpu["kind"].to_numpy()[order], host)
+    kind = gpu["kind"].to_numpy()[order] if "kind" in gpu else np.full(len(start), "kernel")
+    cut = _runaway_cut(gpu["rank"].to_numpy()[order], start, eff_end, last, kind, host)
     runaway = cut < eff_end
-    eff_end = np.minimum(eff_end, cut)
+    eff_end = np.maximum(np.minimum(eff_end, cut), start)  # one that starts past the cut keeps no time
     eff = np.empty(len(start), dtype="int64")
     over = np.empty(len(start), dtype="int64")
     away = np.empty(len(start), dtype="bool")
     eff[order], over[order], away[order] = eff_end - start, end - eff_end, runaway
     return pd.DataFrame({"effective_ns": eff, "overrun_ns": over, "runaway": away}, index=gpu.index)
+
+
+#: How many times the rest of the run a stream's last GPU event must end past the end of every other event of its
+#: rank to be a runaway (:func:`_runaway_cut`): an order of magnitude, so that two lone kernels of a sparse trace (a
+#: 63.6 ms one ending 67 ms after a 36 ms one) are measurements, while a 3 s ``dur`` among events that all end within
+#: 250 µs (12,000 times the rest) is a recording fault.
+RUNAWAY_FACTOR = 10
 
 
 def _runaway_cut(rank: np.ndarray, start: np.ndarray, end: np.ndarray, last: np.ndarray, kind: np.ndarray,
@@ -152,10 +161,12 @@ def _runaway_cut(rank: np.ndarray, start: np.ndarray, end: np.ndarray, last: np.
     Per rank, every event (GPU: ``start``/``end`` after the stream clip; host: ``host``) ordered by end, latest
     first: ``e_0 >= e_1 >= …``, ``first`` the rank's earliest start. The top ``j`` events are runaways, cut at
     ``e_j`` (the end of the rest of the run), for the largest ``j`` where each of them is the last GPU event of its
-    stream (``last``: no next start to clip it at), starts before ``e_j`` and ends past it by more than the rest of
-    the run lasts (``e_{j-1} − e_j > e_j − first``), and where the rest still holds a kernel or collective (a trace
-    of one long kernel and its launch is a measurement, not a fault). Shared case B07's fault (a recorded ``dur``
-    far past the work) on the one event B07's stream clip cannot reach.
+    stream (``last``: no next start to clip it at), starts within the run (before ``e_j`` plus the rest's length:
+    an event on another time base, a day later, is the clock check's, not this one's) and ends past ``e_j`` by more
+    than :data:`RUNAWAY_FACTOR` times the rest of the run (``e_{j-1} − e_j > F·(e_j − first)``), and where the rest
+    still holds a kernel or collective (a trace of one long kernel and its launch is a measurement, not a fault).
+    Shared case B07's fault (a recorded ``dur`` far past the work) on the one event B07's stream clip cannot
+    reach.
 
     Cost: one pass over the events for each rank's first start and latest end of the events that cannot be
     runaways; only the last events of streams (one per stream) are then looked at one by one."""
@@ -184,8 +195,10 @@ def _runaway_cut(rank: np.ndarray, start: np.ndarray, end: np.ndarray, last: np.
     np.maximum.at(fixed_end, h_code, h_end)
     fixed_work = np.zeros(n, dtype="bool")
     fixed_work[g_code[rest & work]] = True
-    # a runaway ends past 2·e_j − first with e_j at least the latest end of the events that cannot be runaways
-    suspect = cand[end[cand] > 2 * fixed_end[g_code[cand]] - first[g_code[cand]]]
+    # a runaway ends past e_j + F·(e_j − first), with e_j at least the latest end of the events that cannot be
+    # runaways
+    f_end, f_first = fixed_end[g_code[cand]], first[g_code[cand]]
+    suspect = cand[(end[cand] - f_end) > RUNAWAY_FACTOR * (f_end - f_first)]
     for c in np.unique(g_code[suspect]):
         mine = cand[g_code[cand] == c]
         mine = mine[np.argsort(-end[mine], kind="stable")]
@@ -196,10 +209,11 @@ def _runaway_cut(rank: np.ndarray, start: np.ndarray, end: np.ndarray, last: np.
         best = 0
         for j in range(1, len(ends)):
             top, e_j = order[:j], int(ends[order[j]])
-            if (top >= len(mine)).any() or not (start[mine[top]] < e_j).all():
+            length = e_j - int(first[c])
+            if (top >= len(mine)).any() or not (start[mine[top]] < e_j + length).all():
                 break
             rest_work = fixed_work[c] or bool(work[mine[order[j:][order[j:] < len(mine)]]].any())
-            if int(ends[order[j - 1]]) - e_j > e_j - int(first[c]) and rest_work:
+            if int(ends[order[j - 1]]) - e_j > RUNAWAY_FACTOR * length and rest_work:
                 best = j
         if best:
             cut[mine[order[:best]]] = int(ends[order[best]])
