@@ -198,6 +198,7 @@ def _runaway_cut(rank: np.ndarray, start: np.ndarray, end: np.ndarray, last: np.
     # a runaway ends past e_j + F·(e_j − first), with e_j at least the latest end of the events that cannot be
     # runaways
     f_end, f_first = fixed_end[g_code[cand]], first[g_code[cand]]
+    f_end = np.where(f_end == np.iinfo("int64").min, f_first, f_end)  # only streams' last events: e_j >= first
     suspect = cand[(end[cand] - f_end) > RUNAWAY_FACTOR * (f_end - f_first)]
     for c in np.unique(g_code[suspect]):
         mine = cand[g_code[cand] == c]

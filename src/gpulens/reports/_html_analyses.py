@@ -20,6 +20,7 @@ from gpulens.reports._html_pages import _layout, axis_title, findings_table, non
 from gpulens.reports._html_parts import (
     OKABE_ITO,
     Panel,
+    esc,
     bar_value_labels,
     empty_html,
     is_name_column,
@@ -202,12 +203,13 @@ def _verdict_panel(s: SourceReport, vd: AnalysisResult, max_rows: int) -> Panel:
     known = t[t["verdict"].astype(str) != "undetermined"]
     take = (f"{len(known)} of {plural(len(t), 'critical kernel(s)')} {agree(len(known), 'has', 'have')} a verdict; the time at stake is what the fix "
             "could save: at most, or at least where a mark says so (its note gives the upper bound)." if len(t) else "No kernel verdict.")
-    # the rows by the rule the console and Markdown share; a cut is said in the list's heading ("the top N of M")
-    shown, _ = verdict_rows(s, max_rows)
+    # the rows by the rule the console and Markdown share, a cut said in their words ("the top N of M …")
+    shown, cut = verdict_rows(s, max_rows)
+    more = f'<p class="note">Shown: {esc(cut)}.</p>' if cut else ""
     every = ('<details class="tbl"><summary>Every column of the verdict table</summary>'
              + table_html(t, verdict_columns(t), max_rows, docs=vd.columns) + "</details>")
     return Panel("Kernel verdicts", take, None,
-                 kernels_html(s, shown.to_dict("records"), None, evidence=True) + every)
+                 kernels_html(s, shown.to_dict("records"), None, evidence=True) + more + every)
 
 
 #: The verdict table's columns a reader needs first, in reading order: what, how long, which bound, what is at
