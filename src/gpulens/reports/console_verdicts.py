@@ -10,11 +10,11 @@ from typing import Any
 from rich.text import Text
 
 
+from gpulens.reports._answer import verdict_rows
 from gpulens.reports._fit import Col, FitTable, name_col
 from gpulens.reports._format import fmt_ns as _fmt_ns
 from gpulens.reports._format import fmt_unit, idle_at_most, idle_bound_note, plural, stake_notes
 from gpulens.reports._names import short_names
-from gpulens.reports._answer import verdict_rows
 
 
 def ranks_scope(summary: dict) -> str:
