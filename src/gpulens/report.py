@@ -181,6 +181,8 @@ class SourceReport:
             # the same launches' time after the stream-overrun repair (a duration running past the next event on its
             # stream is clipped there): what the per-kernel tables sum; below kernel_time_ns only when some overran
             "kernel_effective_ns": h.get("kernel_effective_ns"),
+            # of those clipped, the runaways: a stream's last event cut at the end of the rest of the run
+            "kernel_runaway_events": h.get("runaway_events", 0),
             # launches without a duration (analyzers._unknown_time): kernel_time_ns is then unknown, and the sum over
             # the launches that have one is said beside it, labelled as such
             "untimed_launches": h.get("untimed_launches", 0),

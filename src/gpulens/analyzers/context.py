@@ -397,7 +397,9 @@ class AnalysisContext:
         """
         from gpulens.analyzers.intervals import repair_stream_overruns
 
-        return repair_stream_overruns(self.gpu)
+        ev = self.timeline.events
+        host = ~self.mask_of("other", *GPU_KINDS)  # the rank's other events bound a runaway last GPU event
+        return repair_stream_overruns(self.gpu, {c: ev[c].to_numpy()[host] for c in ("rank", "start_ns", "dur_ns")})
 
     @cached_property
     def effective_ns(self) -> pd.Series:

@@ -73,8 +73,41 @@ def _clipped_events(timeline: Timeline, over: pd.DataFrame) -> list[dict[str, An
                          "device_id": ev["device_id"].astype("int64"), "stream_id": ev["stream_id"].fillna(-1)
                          .astype("int64"), "start_ns": ev["start_ns"].astype("int64"),
                          "dur_ns": ev["dur_ns"].astype("int64"), "overrun_ns": over["overrun_ns"].astype("int64")})
+    if "runaway" in over:  # cut at the end of the rest of the run, not at a next event on its stream
+        rows["past_run_end"] = over["runaway"].astype(bool)
     rows = rows.sort_values(["overrun_ns", "start_ns"], ascending=[False, True], kind="stable")
-    return [{k: (v if isinstance(v, str) else int(v)) for k, v in r.items()} for r in rows.to_dict("records")]
+    return [{k: (v if isinstance(v, (str, bool)) else int(v)) for k, v in r.items()} for r in rows.to_dict("records")]
+
+
+def _runaway_finding(timeline: Timeline, runaway: pd.DataFrame) -> Finding:
+    """The data-quality warning for GPU events cut by the runaway rule
+    (:func:`gpulens.analyzers.intervals._runaway_cut`): each with its recorded and kept duration, and the end of
+    the rest of its rank's run it was cut at (from the rank's first event), so both figures are stated."""
+    ev = timeline.events
+    keep = ev["kind"].astype(str) != "other"
+    first = ev.loc[keep].groupby("rank", observed=True)["start_ns"].min()
+    rows = ev.loc[runaway.index]
+    listed = []
+    for (i, r), eff in zip(rows.iterrows(), runaway["effective_ns"].to_numpy("int64")):
+        t0 = int(first.get(r["rank"], r["start_ns"]))
+        end = int(r["start_ns"]) + int(eff)
+        listed.append(f"{_clip(str(r['name']))} (rank {r['rank']}, stream {r['stream_id']}): recorded "
+                      f"{fmt_ns(int(r['dur_ns']))}, kept {fmt_ns(int(eff))} — up to the end of the rest of the run, "
+                      f"{fmt_ns(end - t0)} after the rank's first event; the {fmt_ns(int(r['dur_ns']) - int(eff))} "
+                      "past it is left out")
+    n = len(runaway)
+    return Finding(
+        f"{plural(n, 'GPU event(s)')} {agree(n, 'ends', 'end')} far past every other event of the run",
+        f"The last event of a stream (no next event to clip it at) ends past every other event of its rank, host and "
+        f"GPU, by more than the rest of the run lasts: a recorded duration that cannot be the kernel's (shared case "
+        f"B07's fault, on a stream's last event). {'; '.join(listed[:MAX_LISTED])}"
+        f"{f'; and {n - MAX_LISTED} more (all in the JSON report)' if n > MAX_LISTED else ''}. GPU span, busy time, "
+        "the profiled window and the per-kernel tables use the kept durations; the recorded sum is kept as the "
+        "recorded time.",
+        severity="warning", category="data-quality", key="runaways",
+        action="Treat the recorded duration as a recording fault; if the kernel really ran that long, keep the "
+               "host recording until it ends (a torch.cuda.synchronize() before the profiler stops), and the "
+               "synchronize call then bounds it.")
 
 
 #: launch calls that can carry the programmatic-stream-serialization attribute (programmatic dependent launch)
@@ -267,8 +300,11 @@ class Hotspots(Analyzer):
 
         findings = []
         allrep = context_of(timeline).overruns
-        over = allrep[allrep["overrun_ns"] > 0]
-        clipped = _clipped_events(timeline, over)
+        runaway = allrep[allrep["runaway"]]  # cut at the end of the rest of the run: a finding of their own
+        over = allrep[(allrep["overrun_ns"] > 0) & ~allrep["runaway"]]
+        clipped = _clipped_events(timeline, allrep[allrep["overrun_ns"] > 0])
+        if len(runaway):
+            findings.append(_runaway_finding(timeline, runaway))
         if len(over):
             t0 = int(context_of(timeline).gpu["start_ns"].min())
             listed = "; ".join(f"{_clip(c['name'])} (stream {c['stream_id']}, starting {fmt_ns(c['start_ns'] - t0)} "
@@ -313,8 +349,9 @@ class Hotspots(Analyzer):
             "critical_count": int(len(crit)),
             "critical_share": float(crit["share"].sum()) if len(crit) else 0.0,
             "overruns": clipped,
-            "overrun_events": int(len(over)),
-            "overrun_ns": int(over["overrun_ns"].sum()) if len(over) else 0,
+            "runaway_events": int(len(runaway)),
+            "overrun_events": len(clipped),  # every clipped event: stream overruns and runaways
+            "overrun_ns": int(sum(c["overrun_ns"] for c in clipped)),
             "every_profiled_kernel": profiled,
         }
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)

@@ -94,22 +94,32 @@ def key_codes(*columns: np.ndarray) -> tuple[np.ndarray, list[tuple]]:
     return inv.astype(np.int64), out
 
 
-def repair_stream_overruns(gpu: pd.DataFrame) -> pd.DataFrame:
-    """Treat each GPU stream as serial: clip an event that runs past the start of the next one on its stream.
+def repair_stream_overruns(gpu: pd.DataFrame, host: dict[str, np.ndarray] | None = None) -> pd.DataFrame:
+    """Treat each GPU stream as serial: clip an event that runs past the start of the next one on its stream, and
+    a runaway last event of a stream at the end of the rest of the run.
 
     Some profilers (notably recent ROCm Kineto traces) record kernel durations that overrun the next kernel on the
     same queue; summing raw durations then lets one event dominate the ranking. Per (rank, device_id, stream_id),
     events are sorted by start and ``end_i = min(end_i, start_{i+1})``.
 
+    The last event of a stream has no next start to be clipped at; the same fault there (a 3 s ``dur`` among events
+    that all end within 250 µs) is found by :func:`_runaway_cut`: per rank, GPU events that end past every other
+    event of the rank (host and GPU) by more than :data:`RUNAWAY_FACTOR` times the rest of the rank's run are cut
+    at that run's end.
+
     Args:
         gpu: GPU events (kernel/comm/memcpy/memset rows of a Timeline).
+        host: ``rank``, ``start_ns``, ``dur_ns`` of the rank's other events (host rows: CPU ops, runtime calls,
+            annotations; not ``other``), read for the runaway rule; None: GPU events only.
 
     Returns:
-        DataFrame indexed like ``gpu`` with columns ``effective_ns`` (repaired duration, ns) and ``overrun_ns``
-        (how much was clipped; 0 for most events).
+        DataFrame indexed like ``gpu`` with columns ``effective_ns`` (repaired duration, ns), ``overrun_ns``
+        (how much was clipped; 0 for most events) and ``runaway`` (True where the clip is the runaway rule's: the
+        overrun is past the end of the rest of the run, not past a next event on the stream).
     """
     if not len(gpu):
-        return pd.DataFrame({"effective_ns": pd.Series(dtype="int64"), "overrun_ns": pd.Series(dtype="int64")})
+        return pd.DataFrame({"effective_ns": pd.Series(dtype="int64"), "overrun_ns": pd.Series(dtype="int64"),
+                             "runaway": pd.Series(dtype="bool")})
     # the stream of each event as one int code, in (rank, device_id, stream_id) order; one stable sort by (stream,
     # start) — the order of ``sort_values(["rank", "device_id", "stream_id", "start_ns"], kind="stable")``
     stream, _ = key_codes(gpu["rank"].to_numpy(), gpu["device_id"].to_numpy(),
@@ -125,10 +135,90 @@ def repair_stream_overruns(gpu: pd.DataFrame) -> pd.DataFrame:
     same = sc[1:] == sc[:-1]
     nxt[:-1][same] = start[1:][same]
     eff_end = np.minimum(end, np.maximum(nxt, start))
+    last = nxt == np.iinfo("int64").max
+    kind = gpu["kind"].to_numpy()[order] if "kind" in gpu else np.full(len(start), "kernel")
+    cut = _runaway_cut(gpu["rank"].to_numpy()[order], start, eff_end, last, kind, host)
+    runaway = cut < eff_end
+    eff_end = np.maximum(np.minimum(eff_end, cut), start)  # one that starts past the cut keeps no time
     eff = np.empty(len(start), dtype="int64")
     over = np.empty(len(start), dtype="int64")
-    eff[order], over[order] = eff_end - start, end - eff_end
-    return pd.DataFrame({"effective_ns": eff, "overrun_ns": over}, index=gpu.index)
+    away = np.empty(len(start), dtype="bool")
+    eff[order], over[order], away[order] = eff_end - start, end - eff_end, runaway
+    return pd.DataFrame({"effective_ns": eff, "overrun_ns": over, "runaway": away}, index=gpu.index)
+
+
+#: How many times the rest of the run a stream's last GPU event must end past the end of every other event of its
+#: rank to be a runaway (:func:`_runaway_cut`): an order of magnitude, so that two lone kernels of a sparse trace (a
+#: 63.6 ms one ending 67 ms after a 36 ms one) are measurements, while a 3 s ``dur`` among events that all end within
+#: 250 µs (12,000 times the rest) is a recording fault.
+RUNAWAY_FACTOR = 10
+
+
+def _runaway_cut(rank: np.ndarray, start: np.ndarray, end: np.ndarray, last: np.ndarray, kind: np.ndarray,
+                 host: dict[str, np.ndarray] | None) -> np.ndarray:
+    """Where each GPU event must end at the latest by the runaway rule (int64 max where the rule does not apply).
+
+    Per rank, every event (GPU: ``start``/``end`` after the stream clip; host: ``host``) ordered by end, latest
+    first: ``e_0 >= e_1 >= …``, ``first`` the rank's earliest start. The top ``j`` events are runaways, cut at
+    ``e_j`` (the end of the rest of the run), for the largest ``j`` where each of them is the last GPU event of its
+    stream (``last``: no next start to clip it at), starts within the run (before ``e_j`` plus the rest's length:
+    an event on another time base, a day later, is the clock check's, not this one's) and ends past ``e_j`` by more
+    than :data:`RUNAWAY_FACTOR` times the rest of the run (``e_{j-1} − e_j > F·(e_j − first)``), and where the rest
+    still holds a kernel or collective (a trace of one long kernel and its launch is a measurement, not a fault).
+    Shared case B07's fault (a recorded ``dur`` far past the work) on the one event B07's stream clip cannot
+    reach.
+
+    Cost: one pass over the events for each rank's first start and latest end of the events that cannot be
+    runaways; only the last events of streams (one per stream) are then looked at one by one."""
+    big = np.iinfo("int64").max
+    cut = np.full(len(start), big, dtype="int64")
+    cand = np.flatnonzero(last)
+    if not len(cand):
+        return cut
+    if host is not None:
+        h_start = np.asarray(host["start_ns"], dtype="int64")
+        h_end = h_start + np.asarray(host["dur_ns"], dtype="int64")
+        timed = h_end >= h_start  # an untimed host row (negative duration) bounds nothing
+        h_rank, h_start, h_end = np.asarray(host["rank"])[timed], h_start[timed], h_end[timed]
+    else:
+        h_rank, h_start, h_end = rank[:0], start[:0], end[:0]
+    codes, ranks = pd.factorize(np.concatenate([rank, h_rank]))
+    n = len(ranks)
+    g_code, h_code = codes[: len(rank)], codes[len(rank):]
+    work = np.isin(np.asarray(kind).astype(str), ("kernel", "comm"))
+    rest = ~last  # events that cannot be runaways: their first start, latest end, and whether one is GPU work
+    first = np.full(n, big, dtype="int64")
+    np.minimum.at(first, g_code, start)
+    np.minimum.at(first, h_code, h_start)
+    fixed_end = np.full(n, np.iinfo("int64").min, dtype="int64")
+    np.maximum.at(fixed_end, g_code[rest], end[rest])
+    np.maximum.at(fixed_end, h_code, h_end)
+    fixed_work = np.zeros(n, dtype="bool")
+    fixed_work[g_code[rest & work]] = True
+    # a runaway ends past e_j + F·(e_j − first), with e_j at least the latest end of the events that cannot be
+    # runaways
+    f_end, f_first = fixed_end[g_code[cand]], first[g_code[cand]]
+    f_end = np.where(f_end == np.iinfo("int64").min, f_first, f_end)  # only streams' last events: e_j >= first
+    suspect = cand[(end[cand] - f_end) > RUNAWAY_FACTOR * (f_end - f_first)]
+    for c in np.unique(g_code[suspect]):
+        mine = cand[g_code[cand] == c]
+        mine = mine[np.argsort(-end[mine], kind="stable")]
+        ends = np.append(end[mine], fixed_end[c])
+        if ends[-1] == np.iinfo("int64").min:
+            ends = ends[:-1]  # no event but the streams' last ones
+        order = np.argsort(-ends, kind="stable")  # the pseudo-row of the fixed events among the last events
+        best = 0
+        for j in range(1, len(ends)):
+            top, e_j = order[:j], int(ends[order[j]])
+            length = e_j - int(first[c])
+            if (top >= len(mine)).any() or not (start[mine[top]] < e_j + length).all():
+                break
+            rest_work = fixed_work[c] or bool(work[mine[order[j:][order[j:] < len(mine)]]].any())
+            if int(ends[order[j - 1]]) - e_j > RUNAWAY_FACTOR * length and rest_work:
+                best = j
+        if best:
+            cut[mine[order[:best]]] = int(ends[order[best]])
+    return cut
 
 
 def _equal_starts_ordered(order: np.ndarray, stream: np.ndarray, start: np.ndarray, gpu: pd.DataFrame) -> np.ndarray:

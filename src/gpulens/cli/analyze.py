@@ -134,8 +134,8 @@ def register(app: typer.Typer) -> None:
         strict_dir: bool = typer.Option(False, "--strict", help="A file of a rank directory that cannot be read "
                                                                 "is an error (default: a warning naming it, with "
                                                                 "the count of files used vs found)."),
-        top: int = typer.Option(10, "--top", help="Kernels shown in the console's kernel, roofline and occupancy "
-                                "tables (0: those tables left out, named in one line)."),
+        top: int = typer.Option(10, "--top", help="Kernels shown in the console's kernel, roofline, occupancy "
+                                "and verdict tables (0: those tables left out, named in one line)."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No console summary."),
         force: bool = typer.Option(False, "--force", help="Write the reports even over a file that holds a "
                                                           "profiler trace, a gpulens baseline or history, or a "

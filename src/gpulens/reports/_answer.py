@@ -493,6 +493,18 @@ def _hidden_stake_text(table: Any, shown: int) -> str:
     return f"; not shown: {short_names([str(table['name'].iloc[k])])[0]} with {fmt_ns(stake[k])} at stake (#{k + 1} by GPU time)"
 
 
+def verdict_rows(s: Any, n: int) -> tuple[Any, str]:
+    """The kernel-verdict rows a report shows, one rule for console, Markdown and HTML: the first ``n`` rows of the
+    ``verdicts`` table in its own order (the critical kernels, most GPU time first — the order the critical set and
+    its cumulative share are defined in), and the note to print when rows are cut: "" when all are shown, else
+    :func:`critical_shown_text` ("the top n of M critical kernels: …; not shown: <kernel> with <stake> at stake"),
+    so a cut never hides the largest time at stake unsaid. ``n`` is the medium's row limit (console: ``--top``)."""
+    vd = s.results.get("verdicts")
+    t = vd.table
+    n = max(int(n), 0)
+    return t.head(n), (critical_shown_text(s, n) if len(t) > n else "")
+
+
 def critical_shown_text(s: Any, shown: int) -> str:
     """What the first ``shown`` rows of the ``verdicts`` table (the critical kernels, most GPU time first) are, with
     the share of kernel time of exactly those rows (the table's ``cumulative_share`` at the last row shown) and,

@@ -20,6 +20,7 @@ from gpulens.reports._html_pages import _layout, axis_title, findings_table, non
 from gpulens.reports._html_parts import (
     OKABE_ITO,
     Panel,
+    esc,
     bar_value_labels,
     empty_html,
     is_name_column,
@@ -195,17 +196,20 @@ def _stall_panel(st: AnalysisResult, max_rows: int) -> Panel:
 def _verdict_panel(s: SourceReport, vd: AnalysisResult, max_rows: int) -> Panel:
     """The kernel verdicts in the answer banner's layout (every row, each step whole, the evidence folded), then
     every column of the verdict table, folded."""
+    from gpulens.reports._answer import verdict_rows
     from gpulens.reports._html_answer import kernels_html
 
     t = vd.table
     known = t[t["verdict"].astype(str) != "undetermined"]
     take = (f"{len(known)} of {plural(len(t), 'critical kernel(s)')} {agree(len(known), 'has', 'have')} a verdict; the time at stake is what the fix "
             "could save: at most, or at least where a mark says so (its note gives the upper bound)." if len(t) else "No kernel verdict.")
-    more = (f'<p class="note">Showing {max_rows} of {len(t):,} kernels.</p>' if len(t) > max_rows else "")
+    # the rows by the rule the console and Markdown share, a cut said in their words ("the top N of M …")
+    shown, cut = verdict_rows(s, max_rows)
+    more = f'<p class="note">Shown: {esc(cut)}.</p>' if cut else ""
     every = ('<details class="tbl"><summary>Every column of the verdict table</summary>'
              + table_html(t, verdict_columns(t), max_rows, docs=vd.columns) + "</details>")
     return Panel("Kernel verdicts", take, None,
-                 kernels_html(s, t.head(max_rows).to_dict("records"), None, evidence=True) + more + every)
+                 kernels_html(s, shown.to_dict("records"), None, evidence=True) + more + every)
 
 
 #: The verdict table's columns a reader needs first, in reading order: what, how long, which bound, what is at

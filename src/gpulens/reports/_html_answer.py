@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpulens.report import SourceReport
-from gpulens.reports._answer import answer, critical_shown_text, next_step
+from gpulens.reports._answer import answer, critical_shown_text, next_step, verdict_rows
 from gpulens.reports._format import clip, column_label, fmt_ns, fmt_unit, is_missing, stake_notes
 from gpulens.reports._html_parts import KERNEL_LINKS, esc, hot_ranks, name_cell
 from gpulens.reports._names import label_in_text, short_names
@@ -96,11 +96,12 @@ def _after_label(a: Any) -> str:
 
 
 def kernel_rows(s: SourceReport, n: int = ANSWER_KERNELS) -> list[dict[str, Any]]:
-    """The first ``n`` rows of the ``verdicts`` table (most GPU time first) as dicts; [] without that table."""
+    """The rows :func:`_answer.verdict_rows` shows (the first ``n`` of the ``verdicts`` table, most GPU time
+    first) as dicts; [] without that table."""
     vd = s.results.get("verdicts")
     if vd is None or vd.skipped or vd.table is None or not len(vd.table) or "verdict" not in vd.table:
         return []
-    return vd.table.head(n).to_dict("records")
+    return verdict_rows(s, n)[0].to_dict("records")
 
 
 def _steps(steps: Any) -> list[str]:

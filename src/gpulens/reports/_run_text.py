@@ -211,7 +211,11 @@ def kernel_time_text(sm: Mapping[str, Any]) -> str:
         # two sums that print alike name what was clipped: "401.44 ms summed as recorded (401.44 ms after clipping
         # …)" read as a clipping that removed nothing
         cut = (f" {fmt_ns(sm['kernel_time_ns'] - eff)} of" if fmt_ns(eff) == fmt_ns(sm["kernel_time_ns"]) else "")
-        clipped = f" as recorded ({fmt_ns(eff)} after clipping{cut} overruns of the next event on their stream)"
+        away = sm.get("kernel_runaway_events") or 0  # a stream's last event cut at the end of the rest of the run
+        what = ("overruns of the next event on their stream" if not away else
+                f"overruns of the next event on their stream or of the run's end: {plural(away, 'duration')} far "
+                "past every other event")
+        clipped = f" as recorded ({fmt_ns(eff)} after clipping{cut} {what})"
     # over several GPUs the union is taken per GPU and summed: device time, beside a wall span it can exceed
     per = " per GPU, summed over the GPUs" if _several_gpus(dict(sm)) else ""
     return (f"{fmt_ns(sm['kernel_time_ns'])} summed{clipped}, "

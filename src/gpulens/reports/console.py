@@ -98,7 +98,7 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     parts += _roofline_parts(s, top) if top else []
     from gpulens.reports.console_verdicts import verdict_renderables
 
-    parts += verdict_renderables(s)
+    parts += verdict_renderables(s, top)
     if other:
         from gpulens.reports.console_other import other_renderables
 

@@ -10,6 +10,7 @@ from typing import Any
 from rich.text import Text
 
 
+from gpulens.reports._answer import verdict_rows
 from gpulens.reports._fit import Col, FitTable, name_col
 from gpulens.reports._format import fmt_ns as _fmt_ns
 from gpulens.reports._format import fmt_unit, idle_at_most, idle_bound_note, plural, stake_notes
@@ -43,8 +44,9 @@ def _cap(table: Any, by: list[str], ascending: list[bool], what: str) -> tuple[A
     return shown, f" — the {MAX_ROWS} {what} of {len(table):,}; all: --csv or --parquet"
 
 
-def verdict_renderables(s: Any) -> list:
-    """Rich renderables for one SourceReport (empty sections are left out)."""
+def verdict_renderables(s: Any, top: int = 10) -> list:
+    """Rich renderables for one SourceReport (empty sections are left out); the kernel-verdict table shows
+    ``top`` rows (``--top``) by the rule the Markdown and HTML reports share (:func:`_answer.verdict_rows`)."""
     parts: list = []
     r = s.results
     vd = r.get("verdicts")
@@ -99,9 +101,14 @@ def verdict_renderables(s: Any) -> list:
             steps = vd.table.loc[vd.table["verdict"] == "undetermined", "next_steps"].iloc[0]
             parts.append(Text(f"{n_und} of {plural(len(vd.table), 'critical kernel')} undetermined: "
                               + (fmt_unit(steps[0], "text") if len(steps) else "no next step recorded")))
-        # every critical kernel, as the HTML and Markdown list them (an undetermined one with its row, its step
-        # said once in the line above): leaving them out made the console's set smaller than the others'
-        shown, note = _cap(vd.table, ["time_at_stake_ns"], [False], "kernels with the most time at stake")
+        # the rows and their order as the HTML and Markdown show them (an undetermined one with its row, its step
+        # said once in the line above); a cut says "top N of M" and names a larger stake left out
+        shown, cut = verdict_rows(s, top)
+        if not len(shown):
+            parts.append(Text(f"Kernel verdicts: {plural(len(vd.table), 'critical kernel')} not shown (--top 0)",
+                              style="dim"))
+            return parts
+        note = f" — {cut}; all: --json, --csv or --parquet" if cut else ""
         notes = stake_notes(shown)
         rows = [[Text(short), _fmt_ns(x.time_ns), x.verdict, _fmt_ns(x.time_at_stake_ns) + notes.get(i, ("", ""))[0],
                  Text(fmt_unit(x.next_steps[0], "text") if len(x.next_steps) and x.verdict != "undetermined"

@@ -9,9 +9,15 @@ from gpulens.reports.console import fmt_ns
 from gpulens.units import plural
 
 
-#: Human names of the whole-run metrics (the metric id stays in JSON and JUnit, where tools match on it).
-METRIC_LABELS = {"step_ns": "median step time", "span_ns": "GPU span", "gpu_busy_ns": "GPU busy time",
-                 "kernel_busy_ns": "kernel busy time", "kernel_time_ns": "kernel time (summed)",
+#: Human names of the whole-run metrics (the metric id stays in JSON and JUnit, where tools match on it). The three
+#: GPU-time metrics read alike, so each label says what it counts: "GPU busy time" is the union of every GPU event
+#: (kernels, collectives, copies, memsets: ``breakdown``'s ``busy_ns``), "kernel busy time" the union of kernels and
+#: collectives only (copies left out: a run can copy less and compute more), "kernel time" their clipped sum
+#: (overlapping kernels counted once each).
+METRIC_LABELS = {"step_ns": "median step time", "span_ns": "GPU span",
+                 "gpu_busy_ns": "GPU busy time (kernels, collectives, copies, memsets: union)",
+                 "kernel_busy_ns": "kernel busy time (kernels, collectives only: union)",
+                 "kernel_time_ns": "kernel time (kernels, collectives only: summed)",
                  "kernel_count": "kernel launches", "unique_kernels": "distinct kernels",
                  "launch_calls": "launch calls", "memcpy_bytes": "bytes copied", "flops": "FLOP"}
 

@@ -16,7 +16,7 @@ import pandas as pd
 
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import Report, SourceReport
-from gpulens.reports._answer import (FIX_FIRST_LABEL, MARKDOWN_LIST, answer, clock_note, critical_shown_text, finding_tree,
+from gpulens.reports._answer import (FIX_FIRST_LABEL, MARKDOWN_LIST, answer, clock_note, verdict_rows, finding_tree,
                                       more_text, next_step, partial_reason, shown_title)
 from gpulens.units import fmt_share, plural
 from gpulens.reports._format import SPLIT_PARTS, critical_set_text, idle_bound_note, one_off_split, world_note
@@ -186,7 +186,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
 def _verdict_section(s: SourceReport, vd: AnalysisResult, rows: int) -> str:
     """Kernel verdicts: name, time, verdict, time at stake (marked where it is not a share of the kernel's own time,
     with the note below), then each row's first next step by its number."""
-    t = vd.table.head(rows)
+    t, cut = verdict_rows(s, rows)
     notes = stake_notes(t)
     lines = ["### Kernel verdicts", "", "| # | kernel | time | verdict | at stake |", "|---:|---|---:|---|---:|"]
     steps_md = []
@@ -198,8 +198,8 @@ def _verdict_section(s: SourceReport, vd: AnalysisResult, rows: int) -> str:
                      f"{md_text(r.get('verdict'))} | {fmt_ns(r.get('time_at_stake_ns'))}{notes.get(i, ('', ''))[0]} |")
         if step and r.get("verdict") != "undetermined":
             steps_md.append(f"- [{i + 1}] next: {md_text(step)}")
-    if len(vd.table) > rows:
-        lines.append(f"\n_Shown: {md_text(critical_shown_text(s, rows))}._")
+    if cut:
+        lines.append(f"\n_Shown: {md_text(cut)}._")
     for mark, text in dict(notes.values()).items():
         lines.append(f"\n{mark.strip()} _time at stake: {md_text(text)}._")
     return "\n".join(lines + ([""] + steps_md if steps_md else []))
