@@ -25,6 +25,9 @@ from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.timeline import Timeline
 
 BASE_COLUMNS = {"name": "kernel name as recorded", "dispatches": "dispatches of the kernel in the input [count]",
+                "kind": "kernel | memset | memcpy: a HIP runtime fill or copy kernel (``__amd_rocclr_fillBuffer``…) "
+                        "is a memset or memcpy, as the run summary counts it (its launches and kernel count leave "
+                        "these rows out) [text]",
                 "device_id": "GPU index (first seen) [id]"}
 
 
@@ -53,13 +56,22 @@ class KernelCounters(Analyzer):
         wide = uc.pivot_table(index="name", columns="metric", values="value", aggfunc="mean")
         wide = wide.where(np.isfinite(wide.to_numpy(dtype="float64")))  # a mean past float64 (1e308s) is unknown
         t = t.join(wide).reset_index().rename(columns={"index": "name"})
+        from gpulens.analyzers.hotspots import copy_kinds
+
+        t["kind"] = t["name"].map(copy_kinds(timeline)).fillna("kernel").astype(object)
         t = t.sort_values(["dispatches", "name"], ascending=[False, True], kind="stable").reset_index(drop=True)
         cols = {**BASE_COLUMNS, **{m: f"mean over the kernel's dispatches of counter {m}"
                                       + (" (unit not documented by the profiler)" if unit_of[m] == "number" else "")
                                       + f" [{unit_of[m]}]" for m in wide.columns}}
         if "device_id" not in t:
             cols.pop("device_id")
-        summary = {"kernels": int(len(t)), "dispatches": int(t["dispatches"].sum()),
+        is_k = (t["kind"] == "kernel").to_numpy()
+        summary = {"kernels": int(is_k.sum()), "dispatches": int(t["dispatches"][is_k].sum()),
+                   "copy_fill_names": int((~is_k).sum()), "copy_fill_dispatches": int(t["dispatches"][~is_k].sum()),
                    "counters": sorted(map(str, wide.columns))}
-        summary_columns = {"kernels": "kernel names [count]", "dispatches": "profiled dispatches [count]"}
+        summary_columns = {"kernels": "kernel names, copy and fill kernels left out as the run summary counts "
+                                      "(kind = kernel) [count]",
+                           "dispatches": "profiled dispatches of those kernels [count]",
+                           "copy_fill_names": "HIP runtime copy/fill kernel names (kind memcpy/memset) [count]",
+                           "copy_fill_dispatches": "their dispatches [count]"}
         return AnalysisResult(self.name, t[list(cols)], cols, summary, summary_columns=summary_columns)
