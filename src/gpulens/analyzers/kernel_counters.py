@@ -58,7 +58,8 @@ class KernelCounters(Analyzer):
         t = t.join(wide).reset_index().rename(columns={"index": "name"})
         from gpulens.analyzers.hotspots import copy_kinds
 
-        t["kind"] = t["name"].map(copy_kinds(timeline)).fillna("kernel").astype(object)
+        kinds = copy_kinds(timeline)
+        t["kind"] = pd.Series([kinds.get(n, "kernel") for n in t["name"]], index=t.index, dtype=object)
         t = t.sort_values(["dispatches", "name"], ascending=[False, True], kind="stable").reset_index(drop=True)
         cols = {**BASE_COLUMNS, **{m: f"mean over the kernel's dispatches of counter {m}"
                                       + (" (unit not documented by the profiler)" if unit_of[m] == "number" else "")
@@ -66,12 +67,14 @@ class KernelCounters(Analyzer):
         if "device_id" not in t:
             cols.pop("device_id")
         is_k = (t["kind"] == "kernel").to_numpy()
-        summary = {"kernels": int(is_k.sum()), "dispatches": int(t["dispatches"][is_k].sum()),
+        # every row listed, and how many of them are copy/fill kernels: kernels − copy_fill_names (dispatches −
+        # copy_fill_dispatches) is the run summary's "N launches of K kernels"
+        summary = {"kernels": int(len(t)), "dispatches": int(t["dispatches"].sum()),
                    "copy_fill_names": int((~is_k).sum()), "copy_fill_dispatches": int(t["dispatches"][~is_k].sum()),
                    "counters": sorted(map(str, wide.columns))}
-        summary_columns = {"kernels": "kernel names, copy and fill kernels left out as the run summary counts "
-                                      "(kind = kernel) [count]",
-                           "dispatches": "profiled dispatches of those kernels [count]",
-                           "copy_fill_names": "HIP runtime copy/fill kernel names (kind memcpy/memset) [count]",
+        summary_columns = {"kernels": "kernel names listed, copy and fill kernels included [count]",
+                           "dispatches": "profiled dispatches listed [count]",
+                           "copy_fill_names": "of those names, HIP runtime copy/fill kernels (kind memcpy/memset), "
+                                              "which the run summary counts as copies and memsets [count]",
                            "copy_fill_dispatches": "their dispatches [count]"}
         return AnalysisResult(self.name, t[list(cols)], cols, summary, summary_columns=summary_columns)
