@@ -23,6 +23,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._sol_amd import _col  # a column as floats, NaN when the counter was not collected
 from gpulens.analyzers._work import AMD_MFMA_FLOAT
 
 LEVELS = ("dram", "l2", "l1", "shared")
@@ -67,11 +68,6 @@ def _sum(w: pd.DataFrame, terms: list[tuple[str, float]]) -> np.ndarray:
     if not present:
         return np.full(len(w), np.nan)
     return sum(w[m].fillna(0).to_numpy(dtype=float) * f for m, f in present)
-
-
-def _col(w: pd.DataFrame, name: str) -> np.ndarray:
-    """Column ``name`` of ``w`` as floats, NaN when it was not collected."""
-    return w[name].to_numpy(dtype=float) if name in w else np.full(len(w), np.nan)
 
 
 def nvidia(counters: pd.DataFrame, ids: np.ndarray, dur_ns: pd.Series | None = None) -> pd.DataFrame:
