@@ -217,14 +217,15 @@ def test_copy_kernel_without_fp_work_is_placed_by_bandwidth():
 
 def test_shape_flops_with_measured_dram_bytes():
     # aten::mm [1024, 1024] × [1024, 1024] fp32 launches one 1 ms kernel; ncu measured 20 MB of DRAM traffic
-    # (the shape model would say (3 × 1024²) × 4 B = 12.58 MB): FLOPs from shapes, bytes from the counter
+    # (the shape model would say (3 × 1024²) × 4 B = 12.58 MB): FLOPs from shapes, bytes from the counters
+    # (read 1.5e7 + write 5e6: both directions, as a DRAM-bytes figure needs)
     ev = make_table(EVENT_COLUMNS, {
         "event_id": [0, 1], "kind": ["cpu_op", "kernel"], "name": ["aten::mm", "sgemm"], "start_ns": [0, 10],
         "dur_ns": [2_000_000, 1_000_000], "rank": [0, 0], "device_id": [-1, 0], "stream_id": [None, 7],
         "external_id": [5, 5], "input_dims": ["[[1024, 1024], [1024, 1024]]", None],
         "input_types": ['["float", "float"]', None], "source": ["t", "t"]})
-    co = make_table(COUNTER_COLUMNS, {"event_id": [1], "metric": ["dram__bytes_read.sum"], "value": [2e7],
-                                      "unit": ["bytes"], "source": ["t"]})
+    co = make_table(COUNTER_COLUMNS, {"event_id": [1, 1], "metric": ["dram__bytes_read.sum", "dram__bytes_write.sum"],
+                                      "value": [1.5e7, 5e6], "unit": ["bytes", "bytes"], "source": ["t", "t"]})
     row = gpulens.analyze_timeline(Timeline(ev, co).validate(), device_spec=TOY).results["roofline"].table.iloc[0]
     assert row["flops"] == 2 * 1024**3 and row["flops_source"] == "shapes" and row["precision"] == "fp32"
     assert row["bytes"] == 2e7

@@ -23,6 +23,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._sol_amd import _col  # a column as floats, NaN when the counter was not collected
 from gpulens.analyzers._work import AMD_MFMA_FLOAT
 
 LEVELS = ("dram", "l2", "l1", "shared")
@@ -88,11 +89,12 @@ def nvidia(counters: pd.DataFrame, ids: np.ndarray, dur_ns: pd.Series | None = N
                             out["flops"] + np.nan_to_num(out["tensor_flops"]))
     for lvl, names in _NV_BYTES.items():
         out[f"bytes_{lvl}"] = _sum(w, [(names[0], 1.0)])
-    sectors = _sum(w, [("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 32.0),
-                       ("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", 32.0)])
+    # loads + stores, both collected (a direction not collected is unknown, not 0 sectors)
+    sectors = 32.0 * (_col(w, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")
+                      + _col(w, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"))
     out["bytes_l1"] = np.where(np.isnan(out["bytes_l1"]), sectors, out["bytes_l1"])  # 32-byte sectors
-    for rd, wr in _NV_DRAM_PARTS:
-        part = _sum(w, [(rd, 1.0), (wr, 1.0)])
+    for rd, wr in _NV_DRAM_PARTS:  # read + write, both collected (a direction not collected is unknown, not 0)
+        part = _col(w, rd) + _col(w, wr)
         out["bytes_dram"] = np.where(np.isnan(out["bytes_dram"]), part, out["bytes_dram"])
     return out
 
@@ -112,9 +114,6 @@ def amd(counters: pd.DataFrame, ids: np.ndarray, dev: Mapping[str, Any]) -> pd.D
     out["bytes_l2"] = _sum(w, [("TCC_REQ_sum", 128.0)])
     out["bytes_l1"] = _sum(w, [("TCP_TOTAL_CACHE_ACCESSES_sum", 128.0 if gfx >= "gfx940" else 64.0)])
     banks = float(dev.get("lds_banks_per_cu") or 32)
-    if "SQ_LDS_IDX_ACTIVE" in w:
-        out["bytes_shared"] = (w["SQ_LDS_IDX_ACTIVE"] - w.get("SQ_LDS_BANK_CONFLICT", 0)).to_numpy(dtype=float) \
-            * 4 * banks
-    else:
-        out["bytes_shared"] = np.nan
+    # both counters of the formula: without SQ_LDS_BANK_CONFLICT the conflict cycles are unknown, not 0
+    out["bytes_shared"] = (_col(w, "SQ_LDS_IDX_ACTIVE") - _col(w, "SQ_LDS_BANK_CONFLICT")) * 4 * banks
     return out

@@ -37,7 +37,9 @@ dram_pct              dram_bytes / T ÷ the workload's ``hbm_bw`` (sysinfo.csv; 
 lds_conflicts         SQ_LDS_BANK_CONFLICT / (SQ_LDS_IDX_ACTIVE − SQ_LDS_BANK_CONFLICT)  ("LDS Bank Conflicts/Access")
 ====================  ==========================================================================================
 
-A figure whose counters are missing, or that needs T when the dispatch has no usable duration, is NaN.
+A figure whose counters are missing — any one of those its formula names (the vL1D hit rate without the two atomic
+request counts, the LDS figure without SQ_LDS_BANK_CONFLICT) — or that needs T when the dispatch has no usable
+duration, is NaN: a counter that was not collected is unknown, never 0.
 """
 
 from __future__ import annotations
@@ -157,8 +159,10 @@ def dispatch_figures(ctr: pd.DataFrame, dur_ns: np.ndarray, dev: Mapping[str, An
     out["salu_pct"] = 100 * _div(c["SQ_ACTIVE_INST_SCA"], g * cu)
     out["issue_slot_pct"] = 100 * _div(c["SQ_INSTS"], c["SQ_BUSY_CU_CYCLES"]) / 5
     out["achieved_occupancy_pct"] = wave_occupancy_pct(ctr, dev)
-    miss = (c["TCP_TCC_READ_REQ_sum"] + c["TCP_TCC_WRITE_REQ_sum"] + np.nan_to_num(c["TCP_TCC_ATOMIC_WITH_RET_REQ_sum"])
-            + np.nan_to_num(c["TCP_TCC_ATOMIC_WITHOUT_RET_REQ_sum"]))
+    # every request kind of the formula, atomics included: a counter not collected (a rocprof v1 pmc pass without
+    # the atomic ones) makes the misses, and so the hit rate, unknown — never a rate resting on "no atomics" read as 0
+    miss = (c["TCP_TCC_READ_REQ_sum"] + c["TCP_TCC_WRITE_REQ_sum"] + c["TCP_TCC_ATOMIC_WITH_RET_REQ_sum"]
+            + c["TCP_TCC_ATOMIC_WITHOUT_RET_REQ_sum"])
     out["l1_hit_pct"] = 100 - 100 * _div(miss, c["TCP_TOTAL_CACHE_ACCESSES_sum"])
     out["l2_hit_pct"] = 100 * _div(c["TCC_HIT_sum"], c["TCC_HIT_sum"] + c["TCC_MISS_sum"])
     # bandwidths: bytes / ns = GB/s; peaks in GB/s as the panel writes them

@@ -47,6 +47,9 @@ METRICS: dict[str, tuple[tuple[str, str | None], ...]] = {
     "sm_active_cycles": (("sm__cycles_active.avg", None), ("SM Active Cycles", "cycles")),
     "memory_throughput_bps": (("dram__bytes.sum.per_second", None), ("Memory Throughput", "bytes/s")),
     "dram_bytes": (("dram__bytes.sum", None),),
+    #: reads alone: shown as their own figure, so a run that collected reads but not writes never shows reads as
+    #: the DRAM traffic (cases/README.md B20 raw page: "dram bytes read")
+    "dram_read_bytes": (("dram__bytes_read.sum", None), ("dram__bytes_op_read.sum", None)),
 }
 #: DRAM bytes as read + write when no total is recorded.
 DRAM_PARTS = (("dram__bytes_read.sum", "dram__bytes_write.sum"), ("dram__bytes_op_read.sum", "dram__bytes_op_write.sum"))
@@ -75,8 +78,8 @@ def launch_figures(counters: pd.DataFrame, event_ids: np.ndarray) -> tuple[pd.Da
     for rd, wr in DRAM_PARTS:
         r = c[c["metric"] == rd].drop_duplicates("event_id").set_index("event_id")["value"].reindex(idx)
         w = c[c["metric"] == wr].drop_duplicates("event_id").set_index("event_id")["value"].reindex(idx)
-        tot = r.fillna(0) + w.fillna(0)
-        fill = vals["dram_bytes"].isna() & (r.notna() | w.notna())
+        tot = r + w  # both directions or unknown: a direction not collected is not 0 bytes
+        fill = vals["dram_bytes"].isna() & tot.notna()
         vals.loc[fill, "dram_bytes"] = tot[fill]
         srcs.loc[fill, "dram_bytes"] = f"{rd} + {wr}"
     return vals, srcs

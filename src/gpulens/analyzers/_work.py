@@ -11,7 +11,8 @@ Counter formulas (gpu-facts §1.3–1.4):
   ``.sum`` count, when also present, wins. (An H200 saxpy over 2²⁴ elements: 148.947 inst/cycle × 1.976 GHz ×
   56.99 µs = 16,777,2xx FFMA.) Tensor work from
   ``sm__ops_path_tensor_src_<type>_dst_<type>.sum`` (counted in FLOPs; a total and its sparsity or destination
-  parts counted once, :func:`tensor_counters`); ``flop_count_{sp,dp,hp}.sum`` when given.
+  parts counted once, :func:`tensor_counters`); ``flop_count_{sp,dp,hp}.sum`` (nvprof-style: the same FP
+  instructions' FLOPs) only for a launch without SASS FP counts — both together would count its FLOPs twice.
   Bytes: ``dram__bytes_read.sum + dram__bytes_write.sum``, else ``dram__bytes.sum``, else
   ``dram__bytes_op_read.sum + dram__bytes_op_write.sum``.
 * rocprof / rocprof-compute: 64 × Σ (``SQ_INSTS_VALU_{ADD,MUL,TRANS}_F*`` + 2 × ``FMA_F*``) + 512 ×
@@ -124,8 +125,12 @@ def counter_work(timeline: Timeline, event_ids: np.ndarray, counters: pd.DataFra
         key = (prec, matrix)
         parts[key] = parts[key].add(v.fillna(0)) if key in parts else v.fillna(0)
 
+    sass = [m for m, _, _ in fp_counters(wide.columns)]
     for m, prec, per in fp_counters(wide.columns):
         add(prec, False, wide[m].astype(float) * per)
+    # nvprof-style flop_count_* count the same FP instructions' FLOPs as the SASS counts (add + mul + 2 × fma): a
+    # launch with both is counted from the SASS counts alone, never twice
+    by_sass = wide[sass].notna().any(axis=1) if sass else pd.Series(False, index=wide.index)
     for m, prec in tensor_counters(wide.columns):
         add(prec, True, wide[m].astype(float))
     for m in wide.columns:
@@ -135,7 +140,7 @@ def counter_work(timeline: Timeline, event_ids: np.ndarray, counters: pd.DataFra
         elif _NCU_TENSOR.match(m):
             continue  # counted below, each operation once
         elif (g := _NCU_FLOPCOUNT.match(m)):
-            add(_PREC[g.group(1)], False, v)
+            add(_PREC[g.group(1)], False, v.where(~by_sass))
         elif (g := _AMD_VALU.match(m)):
             add(_PREC["F" + g.group(2)], False, 64 * v * (2 if g.group(1) == "FMA" else 1))
         elif (g := _AMD_MFMA.match(m)):
@@ -153,24 +158,25 @@ def counter_work(timeline: Timeline, event_ids: np.ndarray, counters: pd.DataFra
         out.loc[flops.index[has], "matrix"] = [keys[i][1] for i in best[has.to_numpy()]]
 
     def both(a: str, b: str, scale_a: float = 1, scale_b: float = 1) -> pd.Series:
-        x, y = _col(wide, a), _col(wide, b)
-        return (x.fillna(0) * scale_a + y.fillna(0) * scale_b).where(x.notna() | y.notna())
+        # read + write, both collected: a direction not collected is unknown, never 0 bytes
+        return _col(wide, a).astype(float) * scale_a + _col(wide, b).astype(float) * scale_b
 
     kb = {n: size_scale(units.get(n, "")) for n in SIZE_COUNTERS}  # rocprof: KiB
     by = both("dram__bytes_read.sum", "dram__bytes_write.sum")
     by = by.combine_first(_col(wide, "dram__bytes.sum"))
     by = by.combine_first(both("dram__bytes_op_read.sum", "dram__bytes_op_write.sum"))
     by = by.combine_first(both("FETCH_SIZE", "WRITE_SIZE", kb["FETCH_SIZE"], kb["WRITE_SIZE"]))
+    # every request count of the formula, or unknown bytes (one not collected is not 0 requests)
     rq = _col(wide, "TCC_EA_RDREQ_sum", "TCC_EA_RDREQ")
-    r32 = _col(wide, "TCC_EA_RDREQ_32B_sum", "TCC_EA_RDREQ_32B").fillna(0)
-    wq = _col(wide, "TCC_EA_WRREQ_sum", "TCC_EA_WRREQ").fillna(0)
-    w64 = _col(wide, "TCC_EA_WRREQ_64B_sum", "TCC_EA_WRREQ_64B").fillna(0)
+    r32 = _col(wide, "TCC_EA_RDREQ_32B_sum", "TCC_EA_RDREQ_32B")
+    wq = _col(wide, "TCC_EA_WRREQ_sum", "TCC_EA_WRREQ")
+    w64 = _col(wide, "TCC_EA_WRREQ_64B_sum", "TCC_EA_WRREQ_64B")
     by = by.combine_first(tcc_ea_bytes(rq, r32, wq, w64))
     rq0 = _col(wide, "TCC_EA0_RDREQ_sum", "TCC_EA0_RDREQ")
     bub = _col(wide, "TCC_BUBBLE_sum", "TCC_BUBBLE")  # NaN without it: the EA0 bytes stay unknown
-    r32 = _col(wide, "TCC_EA0_RDREQ_32B_sum", "TCC_EA0_RDREQ_32B").fillna(0)
-    wq = _col(wide, "TCC_EA0_WRREQ_sum", "TCC_EA0_WRREQ").fillna(0)
-    w64 = _col(wide, "TCC_EA0_WRREQ_64B_sum", "TCC_EA0_WRREQ_64B").fillna(0)
+    r32 = _col(wide, "TCC_EA0_RDREQ_32B_sum", "TCC_EA0_RDREQ_32B")
+    wq = _col(wide, "TCC_EA0_WRREQ_sum", "TCC_EA0_WRREQ")
+    w64 = _col(wide, "TCC_EA0_WRREQ_64B_sum", "TCC_EA0_WRREQ_64B")
     by = by.combine_first(tcc_ea_bytes(rq0, r32, wq, w64, bub))
     out.loc[by.index, "bytes"] = by.to_numpy(dtype=float)
     got = out["flops"].notna() | out["bytes"].notna()

@@ -216,24 +216,32 @@ def _by_code(k: pd.DataFrame, eff: np.ndarray) -> pd.DataFrame | None:
 
 
 
+def copy_kinds(timeline: Timeline) -> dict[str, str]:
+    """Kernel names the collector classified as copies or fills → ``"memcpy"`` / ``"memset"``: HIP runtime blit
+    kernels such as ``__amd_rocclr_copyBuffer`` / ``fillBufferAligned`` whose rejected (untimed) row or timed event
+    says so (:mod:`gpulens.collectors._work_rules`). The run summary counts their dispatches as copies and memsets,
+    not kernel launches; every per-kernel table of untimed counters reads them through this one classification."""
+    kinds: dict[str, str] = {}
+    for frame in (timeline.rejected, timeline.events):
+        if len(frame) and {"kind", "name"} <= set(frame.columns):
+            k = frame["kind"].astype(str)
+            sel = k.isin(["memcpy", "memset"]).to_numpy()
+            kinds.update(zip(frame["name"].astype(str)[sel], k[sel]))
+    return kinds
+
+
 def _kernel_rows(timeline: Timeline, uc: pd.DataFrame | None) -> pd.DataFrame | None:
     """The rows of ``unattached_counters`` that belong to kernels: rows of dispatches the collector classified as
-    copies or fills (HIP blit kernels such as ``__amd_rocclr_copyBuffer`` rejected for a negative duration, whose
-    rejected row says ``kind = memcpy``; or names the timeline holds as memcpy/memset events) are left out, so a
-    trace whose only timed work is copies does not count its broken copy rows as kernel launches (seen in a real
-    rocprof v1 results.csv of an RDNA GPU with end-before-start rows)."""
+    copies or fills (:func:`copy_kinds`) are left out, so a trace whose only timed work is copies does not count its
+    broken copy rows as kernel launches (seen in a real rocprof v1 results.csv of an RDNA GPU with end-before-start
+    rows)."""
     if uc is None or not len(uc) or "name" not in uc:
         return uc
-    copies: set[str] = set()
-    rej = timeline.rejected
-    if len(rej) and {"kind", "name"} <= set(rej.columns):
-        copies |= set(rej.loc[rej["kind"].astype(str).isin(["memcpy", "memset"]), "name"].astype(str))
-    ev = timeline.events
-    if len(ev) and {"kind", "name"} <= set(ev.columns):
-        copies |= set(ev.loc[ev["kind"].astype(str).isin(["memcpy", "memset"]), "name"].astype(str))
+    copies = copy_kinds(timeline)
     if not copies:
         return uc
     return uc[~uc["name"].astype(str).isin(copies)]
+
 
 class Hotspots(Analyzer):
     """Per kernel name: calls, total/mean/min/max ns, share of GPU kernel time, and the critical set.

@@ -25,6 +25,9 @@ from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.timeline import Timeline
 
 BASE_COLUMNS = {"name": "kernel name as recorded", "dispatches": "dispatches of the kernel in the input [count]",
+                "kind": "kernel | memset | memcpy: a HIP runtime fill or copy kernel (``__amd_rocclr_fillBuffer``…) "
+                        "is a memset or memcpy, as the run summary counts it (its launches and kernel count leave "
+                        "these rows out) [text]",
                 "device_id": "GPU index (first seen) [id]"}
 
 
@@ -53,13 +56,25 @@ class KernelCounters(Analyzer):
         wide = uc.pivot_table(index="name", columns="metric", values="value", aggfunc="mean")
         wide = wide.where(np.isfinite(wide.to_numpy(dtype="float64")))  # a mean past float64 (1e308s) is unknown
         t = t.join(wide).reset_index().rename(columns={"index": "name"})
+        from gpulens.analyzers.hotspots import copy_kinds
+
+        kinds = copy_kinds(timeline)
+        t["kind"] = pd.Series([kinds.get(n, "kernel") for n in t["name"]], index=t.index, dtype=object)
         t = t.sort_values(["dispatches", "name"], ascending=[False, True], kind="stable").reset_index(drop=True)
         cols = {**BASE_COLUMNS, **{m: f"mean over the kernel's dispatches of counter {m}"
                                       + (" (unit not documented by the profiler)" if unit_of[m] == "number" else "")
                                       + f" [{unit_of[m]}]" for m in wide.columns}}
         if "device_id" not in t:
             cols.pop("device_id")
+        is_k = (t["kind"] == "kernel").to_numpy()
+        # every row listed, and how many of them are copy/fill kernels: kernels − copy_fill_names (dispatches −
+        # copy_fill_dispatches) is the run summary's "N launches of K kernels"
         summary = {"kernels": int(len(t)), "dispatches": int(t["dispatches"].sum()),
+                   "copy_fill_names": int((~is_k).sum()), "copy_fill_dispatches": int(t["dispatches"][~is_k].sum()),
                    "counters": sorted(map(str, wide.columns))}
-        summary_columns = {"kernels": "kernel names [count]", "dispatches": "profiled dispatches [count]"}
+        summary_columns = {"kernels": "kernel names listed, copy and fill kernels included [count]",
+                           "dispatches": "profiled dispatches listed [count]",
+                           "copy_fill_names": "of those names, HIP runtime copy/fill kernels (kind memcpy/memset), "
+                                              "which the run summary counts as copies and memsets [count]",
+                           "copy_fill_dispatches": "their dispatches [count]"}
         return AnalysisResult(self.name, t[list(cols)], cols, summary, summary_columns=summary_columns)

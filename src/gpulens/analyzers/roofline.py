@@ -61,7 +61,10 @@ COLUMNS = {
     "datasheet_roof_pct": "attained / the attainable performance under the datasheet (theoretical) peaks × 100 [%]; "
                           "equals roof_pct unless the compute roof is a documented achievable peak or measured "
                           "peaks (rocprof-compute roofline.csv) replace the datasheet's",
-    "flops_source": "counters | shapes (missing without a FLOP figure)",
+    "flops_source": "counters | shapes (missing without a FLOP figure); counters: NVIDIA SASS FP-instruction counts "
+                    "(sm[sp]__sass_thread_inst_executed_op_*: add + mul + 2 × fma) plus tensor-core operations, "
+                    "nvprof-style flop_count_* only for a launch without SASS counts (both count the same FLOPs: "
+                    "never summed); AMD 64 × VALU FP instructions + 512 × MFMA_MOPS",
     "time_at_stake_ns": "time − max(time × roof_pct / 100, calls × 2 µs): what running at its (achievable) roof "
                         "would save, each launch keeping the 2 µs no kernel runs under (analyzers._stake) [ns]",
     "roof_note": "why roof_pct is unknown although the figures exist: they put the kernel above its roof [note]",

@@ -61,7 +61,9 @@ COLUMNS = {
     "tensor_pct": "tensor-core / MFMA pipe utilisation [%]",
     "issue_slot_pct": "issue slots used (AMD: IPC of 5) [%]",
     "elapsed_cycles": "elapsed cycles per launch (AMD: GRBM_GUI_ACTIVE per XCD) [count]",
-    "dram_bytes": "DRAM/HBM bytes moved per launch [bytes]",
+    "dram_bytes": "DRAM/HBM bytes moved per launch, reads + writes; unknown when a direction was not collected "
+                  "[bytes]",
+    "dram_read_bytes": "DRAM bytes read per launch (NVIDIA dram__bytes_read.sum) [bytes]",
     "memory_throughput": "DRAM/HBM bytes per second [B/s]",
     "grid_blocks": "blocks (work-groups) per launch [count]",
     "bound": "compute | memory | latency (module doc); unknown when a side is not counted and the other is low "
@@ -75,9 +77,11 @@ FIG_WORDS = {"compute_pct": "compute", "memory_pct": "memory", "dram_pct": "DRAM
              "DRAM (measured peak)", "l1_pct": "L1", "l2_pct": "L2", "l1_hit_pct": "L1 hit rate", "l2_hit_pct":
              "L2 hit rate", "achieved_occupancy_pct": "achieved occupancy", "tensor_pct": "tensor pipe",
              "issue_slot_pct": "issue slots", "elapsed_cycles": "elapsed cycles", "dram_bytes": "DRAM bytes",
+             "dram_read_bytes": "DRAM bytes read",
              "memory_throughput": "memory throughput"}
 _FIGS = ["compute_pct", "memory_pct", "dram_pct", "dram_measured_pct", "l1_pct", "l2_pct", "l1_hit_pct", "l2_hit_pct",
-         "achieved_occupancy_pct", "tensor_pct", "issue_slot_pct", "elapsed_cycles", "dram_bytes", "memory_throughput"]
+         "achieved_occupancy_pct", "tensor_pct", "issue_slot_pct", "elapsed_cycles", "dram_bytes", "dram_read_bytes",
+         "memory_throughput"]
 
 
 #: Every counter a speed-of-light figure reads (:mod:`._sol_nvidia`, :mod:`._sol_amd`).
