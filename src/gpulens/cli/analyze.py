@@ -150,7 +150,9 @@ def register(app: typer.Typer) -> None:
         window: Optional[str] = typer.Option(None, "--window", help="Only events starting in START:END after the "
                                                                     "start of the profiled window (the 'start (in "
                                                                     "profiled window)' of the steps and outliers "
-                                                                    "tables), cut at END (ns, or 1500us, 12ms, 2s)."),
+                                                                    "tables), cut at END (ns, or 1500us, 12ms, 2s; a "
+                                                                    "unit on one bound applies to a bare other: "
+                                                                    "100:200ms)."),
         ranks: Optional[str] = typer.Option(None, "--ranks", help="Only these ranks, e.g. 0-7 or 0,2,5."),
         no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the Timeline cache."),
         workers: Optional[int] = typer.Option(None, "--workers", help="Processes for a directory of rank files: "

@@ -63,15 +63,25 @@ def window_origin(start: np.ndarray, kind: np.ndarray) -> int:
     return int(inside.min()) if len(inside) else int(start.min())
 
 
-def _parse_time(text: str) -> int | None:
+_TIME = re.compile(r"([0-9.eE+-]+)\s*(ns|us|µs|ms|s)?")
+
+
+def _unit_of(text: str) -> str | None:
+    """The unit written after a ``--window`` bound (``"200ms"`` → ``"ms"``); None when bare or unreadable."""
+    m = _TIME.fullmatch(text.strip())
+    return m.group(2) if m else None
+
+
+def _parse_time(text: str, unit: str | None = None) -> int | None:
+    """One ``--window`` bound in ns; a bare number is in ``unit`` (the other bound's unit), else ns."""
     t = text.strip()
     if not t:
         return None
-    m = re.fullmatch(r"([0-9.eE+-]+)\s*(ns|us|µs|ms|s)?", t)
+    m = _TIME.fullmatch(t)
     if not m:
         raise GpulensError(f"--window: cannot read time {text!r} (use ns, or a unit: 1500us, 12.5ms, 2s)")
     try:
-        v = float(m.group(1)) * _UNITS[m.group(2) or "ns"]
+        v = float(m.group(1)) * _UNITS[m.group(2) or unit or "ns"]
     except ValueError:
         raise GpulensError(f"--window: cannot read time {text!r} (use ns, or a unit: 1500us, 12.5ms, 2s)") from None
     if not abs(v) < 2.0**63:  # also NaN and inf (1e400ms)
@@ -141,7 +151,10 @@ class Selection:
             parts = window.split(":")
             if len(parts) != 2:
                 raise GpulensError(f"--window: cannot read {window!r} (expected START:END)")
-            win = (_parse_time(parts[0]), _parse_time(parts[1]))
+            # a range's unit written once applies to both bounds, as in "100:200ms" (100 ms to 200 ms — read as
+            # 100 ns to 200 ms, it silently kept the run's first 200 ms)
+            units = [_unit_of(p) for p in parts]
+            win = (_parse_time(parts[0], units[1]), _parse_time(parts[1], units[0]))
             if None not in win and win[1] <= win[0]:  # [START, END): empty or reversed, it would select nothing
                 raise GpulensError(f"--window: the end must come after the start ({window[:80]!r})")
         rng = parse_range(steps, "--steps") if steps else None
