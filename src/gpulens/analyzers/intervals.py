@@ -148,10 +148,11 @@ def repair_stream_overruns(gpu: pd.DataFrame, host: dict[str, np.ndarray] | None
 
 
 #: How many times the rest of the run a stream's last GPU event must end past the end of every other event of its
-#: rank to be a runaway (:func:`_runaway_cut`): an order of magnitude, so that two lone kernels of a sparse trace (a
-#: 63.6 ms one ending 67 ms after a 36 ms one) are measurements, while a 3 s ``dur`` among events that all end within
-#: 250 µs (12,000 times the rest) is a recording fault.
-RUNAWAY_FACTOR = 10
+#: rank to be a runaway (:func:`_runaway_cut`): three orders of magnitude, so that two lone kernels of a sparse trace
+#: (a 63.6 ms one ending 67 ms after a 36 ms one) and one long kernel closing a short run (a 1,000 µs launch after ten
+#: 2 µs ones: 16 times the rest, test_trust_s25_grid_weighted) are measurements, while a 3 s ``dur`` among events that
+#: all end within 250 µs (12,000 times the rest) is a recording fault.
+RUNAWAY_FACTOR = 1000
 
 
 def _runaway_cut(rank: np.ndarray, start: np.ndarray, end: np.ndarray, last: np.ndarray, kind: np.ndarray,
