@@ -142,8 +142,14 @@ def join_dispatches(primary: Timeline, secondary: Timeline, device_map: dict[int
     tl = _attach(primary, secondary, pairs)
     result = JoinResult(tl, int(pairs["event_id"].nunique()) if len(pairs) else 0, len(pk), len(sec), rejected,
                         offsets, pairs_dev)
+    # the primary's dispatch rows include copies and fills (HIP's blit kernels, dispatch_rows): named apart, as
+    # "joined 1 of 4 kernels" read beside "1 launch of 1 kernel" for 1 kernel and 3 memcpys
+    blits = int((~pk["kind"].isin(["kernel", "comm"])).sum())
+    of = (plural(result.primary_kernels, 'kernel(s)') if not blits else
+          f"{result.primary_kernels} dispatches ({plural(result.primary_kernels - blits, 'kernel(s)')}, "
+          f"{blits} {'copy or fill' if blits == 1 else 'copies or fills'})")
     tl.meta.warnings.append(
-        f"joined {result.matched} of {plural(result.primary_kernels, 'kernel(s)')} with "
+        f"joined {result.matched} of {of} with "
         f"{plural(result.secondary_dispatches, 'dispatch(es)')} of "
         f"{', '.join(sorted({str(s.get('path') or s.get('collector', '?')) for s in secondary.meta.sources}))}"
         + (f"; {plural(rejected, 'name/order pair(s)')} dropped: start times disagree" if rejected else "")
