@@ -19,3 +19,20 @@ def test_join_warning_counts_copies_apart_from_kernels():
     src = gpulens.analyze([d]).sources[0]
     w = next(w for w in src.timeline.meta.warnings if w.startswith("joined "))
     assert w.startswith(f"joined 1 of {kernels + copies} dispatches (1 kernel, 3 copies or fills) with 1 dispatch")
+
+
+def test_gate_reason_names_whole_run_metrics_by_their_table_labels():
+    """The gate's headline said "gpu_busy_ns (+10.0 %)" (the JSON id) while its table says "GPU busy time (…)"
+    (a new user's finding: every kernel 10 % slower). The labels are docs/gate.md's; the JSON keeps the ids."""
+    from types import SimpleNamespace as NS
+
+    from gpulens.reports.gate_fmt import reason_text
+
+    metrics = [NS(metric=m) for m in ("gpu_busy_ns", "kernel_busy_ns", "kernel_time_ns", "kernel:gemm_k")]
+    res = NS(reason="4 of 11 gating metrics regressed: kernel:gemm_k (+29.3 %), gpu_busy_ns (+10.0 %), "
+                    "kernel_busy_ns (+10.1 %), kernel_time_ns (+10.2 %)", metrics=metrics)
+    assert reason_text(res) == (
+        "4 of 11 gating metrics regressed: kernel gemm_k (+29.3 %), "
+        "GPU busy time (kernels, collectives, copies, memsets: union) (+10.0 %), "
+        "kernel busy time (kernels, collectives only: union) (+10.1 %), "
+        "kernel time (kernels, collectives only: summed) (+10.2 %)")

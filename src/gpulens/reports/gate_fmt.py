@@ -49,14 +49,18 @@ def metric_labels(metrics: list[MetricResult]) -> dict[str, str]:
 
 
 def reason_text(result: GateResult) -> str:
-    """The run's reason sentence for people: each metric id in it (``kernel:<full mangled name>``) replaced by the
-    label its row has in the table (:func:`metric_labels`), so the headline and the table name a kernel alike. The
-    JSON and JUnit keep :attr:`GateResult.reason` with the ids."""
+    """The run's reason sentence for people: each metric id in it (``kernel:<full mangled name>``, ``gpu_busy_ns``)
+    replaced by the label its row has in the table (:func:`metric_labels`), so the headline and the table name a
+    metric alike. The JSON and JUnit keep :attr:`GateResult.reason` with the ids."""
+    import re
+
     text = result.reason
     labels = metric_labels(list(result.metrics))
     for mid in sorted(labels, key=len, reverse=True):  # a longer id first: one id may begin another
         if mid.startswith(("kernel:", "kernels:")) and mid in text:
             text = text.replace(mid, labels[mid])
+        elif mid in text:  # a whole-run metric ("gpu_busy_ns (+10.0 %)"), as a word: the table's label
+            text = re.sub(rf"(?<![\w:]){re.escape(mid)}(?!\w)", lambda _m, lab=labels[mid]: lab, text)
     return text
 
 
