@@ -191,8 +191,10 @@ def breakdown_renderable(bd: Any, top: int = 10, bn: Any = None) -> FitTable | F
                       [[lb] + [(idle_at_most(r) if k in IDLE_KEYS else "")
                                + fmt_ns(None if is_missing(r.get(k)) else r.get(k) or 0) for r in recs] for k, lb in used]
                       + [["= GPU span"] + [fmt_ns(r["span_ns"]) for r in recs]])
-    pct = lambda r, k: share_pct_text(100 * float(r.get(k) or 0) / r["span_ns"]
-                                      if r["span_ns"] and not is_missing(r.get(k)) else None)
+    # each GPU's part shares are the analyzers' (breakdown *_pct, bottlenecks steady_idle_pct / idle_boundary_pct
+    # columns); the remainder column, if ever shown, has none
+    share_of = lambda r, k: r.get(k[:-3] + "_pct") if k.endswith("_ns") else None  # noqa: E731
+    pct = lambda r, k: share_pct_text(None if is_missing(share_of(r, k)) else float(share_of(r, k)))  # noqa: E731
     shares = FitTable(title + " (parts as % of each GPU's span)",
                       [Col("rank"), Col("GPU"), Col("span")] + [Col(short(lb)) for _, lb in used],
                       [ids(r) + [fmt_ns(r["span_ns"])] + [(idle_at_most(r) if k in IDLE_KEYS else "") + pct(r, k)
