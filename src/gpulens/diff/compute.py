@@ -106,6 +106,9 @@ CONTRIBUTOR_COLUMNS = {
     "cumulative_delta_ns": "running sum of delta; the last row equals the total delta [ns]",
 }
 SUMMARY_COLUMNS = {
+    "base_runs": "runs the base figures (counts, times, span) are the mean of: a report's repeats; 1 for one run "
+                 "[count]",
+    "cand_runs": "runs the candidate figures are the mean of (as base_runs) [count]",
     "base_time_ns": "base run GPU time [ns]",
     "cand_time_ns": "candidate run GPU time [ns]",
     "delta_ns": "candidate − base GPU time [ns]",
@@ -175,6 +178,8 @@ class DiffSide:
             event; the wall span over several GPUs), the mean over a report's repeats [ns]; None when unknown.
         busy_pct: union of GPU events / GPU span × 100 (breakdown ``busy_pct``), span-weighted over repeats [%];
             None when unknown.
+        runs: how many runs (a report's sources: repeats) the side's figures are the mean of — counts and times
+            per run; 1 for one run (whole counts).
     """
 
     label: str
@@ -185,6 +190,7 @@ class DiffSide:
     times_unknown: bool = False
     span_ns: float | None = None
     busy_pct: float | None = None
+    runs: int = 1
 
 
 @dataclass
@@ -459,7 +465,8 @@ def _span_summary(base: DiffSide, cand: DiffSide) -> dict[str, Any]:
     both = bs is not None and cs is not None
     return {"base_span_ns": bs, "cand_span_ns": cs, "span_delta_ns": cs - bs if both else None,
             "span_delta_pct": 100 * (cs - bs) / bs if both and bs > 0 else None,
-            "base_busy_pct": base.busy_pct, "cand_busy_pct": cand.busy_pct}
+            "base_busy_pct": base.busy_pct, "cand_busy_pct": cand.busy_pct,
+            "base_runs": int(base.runs), "cand_runs": int(cand.runs)}
 
 
 def _times_unknown(tables: dict[str, pd.DataFrame], summary: dict[str, Any], sides: list[str]) -> None:
