@@ -64,7 +64,7 @@ def grouped_warnings(meta: Any) -> list[str]:
     out = []
     for key in order:
         members = groups[key]
-        files = [names[p] for p, _ in members]
+        files = [names.get(p, p) for p, _ in members]
         if len(members) == 1 or len(set(files)) < len(files):  # one file, or a file saying it twice: kept whole
             out += [f"{p}: {t}" if p else t for p, t in members]
             continue
