@@ -98,19 +98,20 @@ def input_warnings(s: Any) -> tuple[list[str], list[str]]:
     return found, [w for w in grouped_warnings(s.timeline.meta) if not w.startswith(clocks)]
 
 
-def input_note(s: Any) -> str:
+def input_note(s: Any, warnings_at: str = "Warnings") -> str:
     """One line for the headline of every reporter (console and HTML beside the verdict, Markdown under it, JSON
     ``input_note``) when the figures rest on an input with warnings: how many, the first of them (the data-quality
     findings first — they say how far the figures can be trusted —, then the recorded warnings in the order the
     collectors wrote them, the most important first), and where the others are listed; ``""`` when there are none.
-    The warnings themselves stay where they were (the Warnings list, the Findings)."""
+    The warnings themselves stay where they were (the Warnings list, the Findings); ``warnings_at`` names that list
+    where the reporter has it elsewhere (the HTML: its Environment page)."""
     found, recorded = input_warnings(s)
     items = found + recorded
     if not items:
         return ""
     other_found = len(found) - 1 if found else 0  # the first item shown is a finding when there is one
     other_recorded = len(recorded) - (0 if found else 1)
-    rest = [f"{n:,} under {where}" for n, where in ((other_found, "Findings"), (other_recorded, "Warnings")) if n]
+    rest = [f"{n:,} under {where}" for n, where in ((other_found, "Findings"), (other_recorded, warnings_at)) if n]
     more = f" (the other{'s' if len(items) > 2 else ''}: {' and '.join(rest)})" if rest else ""
     return f"{plural(len(items), 'warning')} about the input the figures rest on — {items[0]}{more}"
 
