@@ -141,8 +141,9 @@ def test_diff_of_two_run_reports_labels_means_per_run(two_run_reports, capsys, t
     per_kernel = md.split("### Per kernel")[1].split("###")[0]
     row = next(x for x in per_kernel.splitlines() if x.startswith("| k\\_two"))
     assert "| 0.50 |" in row
-    s = json.loads((tmp_path / "d.json").read_text())["summary"]
-    assert (s["base_runs"], s["cand_runs"]) == (2, 2)
+    doc = json.loads((tmp_path / "d.json").read_text())
+    assert (doc["summary"]["base_runs"], doc["summary"]["cand_runs"]) == (2, 2)
+    assert "per run, the mean of 2 runs [count]" in doc["columns"]["kernels"]["base_count"]
 
 
 def test_diff_of_single_runs_says_summed_with_whole_counts(two_run_reports, capsys):

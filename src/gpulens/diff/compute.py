@@ -449,6 +449,11 @@ def compare(base: DiffSide, cand: DiffSide, top: int = 10) -> DiffResult:
                         "matched by name and work category only")
     cols = {"kernels": KERNEL_COLUMNS, "operators": OPERATOR_COLUMNS, "categories": CATEGORY_COLUMNS,
             "ranks": RANK_COLUMNS, "contributors": CONTRIBUTOR_COLUMNS}
+    for p, side in (("base", base), ("cand", cand)):  # a side averaged over repeats: its counts and times per run
+        if side.runs > 1:
+            cols = {n: {c: (d.replace(" [", f" — per run, the mean of {side.runs} runs [", 1)
+                            if c in (f"{p}_count", f"{p}_time_ns") else d) for c, d in cs.items()}
+                    for n, cs in cols.items()}
     unknown = [p for p, side in (("base", base), ("cand", cand)) if side.times_unknown]
     if unknown:
         _times_unknown(tables, summary, unknown)
