@@ -38,6 +38,12 @@ def _write(path: Path, events: list[dict]) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def _wide_terminal(monkeypatch):
+    """A terminal wide enough that no sentence asserted below wraps (xdist workers report 80 columns)."""
+    monkeypatch.setenv("COLUMNS", "250")
+
+
 def _cli(capsys, *args) -> tuple[int, str]:
     from gpulens.cli import main
 
