@@ -209,6 +209,45 @@ def _window_option(rows: list[dict[str, Any]], big: dict[str, Any], timeline: Ti
     return f"--window {lo}:{hi}"
 
 
+#: Timelines up to this many events get their suggested ``--window`` checked for one-off gaps of its own
+#: (:func:`_then_one_offs`: the gap classification run again on the selection); larger ones are not.
+WINDOW_CHECK_EVENTS = 300_000
+
+
+def _then_one_offs(timeline: Timeline, option: str, rank: int, device: int) -> str:
+    """What a suggested ``option`` (``"--window A:B"``, or the two windows around a one-off gap) would still leave
+    in: a gap that is no outlier beside the one left out (its share of all idle is small) may be one within the
+    window, where the verdict leaves it out in turn (SGLang MI300X decode: ``--window 463380us:`` past the
+    463.30 ms gap leaves a 273.69 µs one-off gap in 10.45 ms). The selection is applied and its gaps classified as
+    for any run (:func:`gpulens.timeline.selection.Selection.apply`, :func:`~._gap_classes.one_off_gaps`), on
+    ``rank`` / ``device``; returns ``"; within it, 1 more one-off gap of 273.69 µs then stands out and is left out
+    too: 2 in all"``, or ``""`` when there is none, the timeline is over :data:`WINDOW_CHECK_EVENTS` events or
+    the window cannot be read back."""
+    import re
+
+    from gpulens.analyzers._gap_classes import one_off_gaps
+    from gpulens.errors import GpulensError
+    from gpulens.timeline.selection import Selection
+
+    if len(timeline.events) > WINDOW_CHECK_EVENTS:
+        return ""
+    found: list[int] = []
+    for spec in re.findall(r"--window (\S*:\S*)", option):
+        try:
+            sub = Selection.parse(window=spec, ranks=str(rank)).apply(timeline)
+            gaps = one_off_gaps(sub)
+        except (GpulensError, ValueError, KeyError):
+            return ""
+        mine = gaps[(gaps["rank"].to_numpy() == rank) & (gaps["device_id"].to_numpy() == device)]
+        found += [int(x) for x in mine["dur_ns"].to_numpy()]
+    if not found:
+        return ""
+    each = ", ".join(fmt_ns(x) for x in sorted(found, reverse=True)[:3]) + (", …" if len(found) > 3 else "")
+    return (f"; within {'it' if option.count('--window') == 1 else 'them'}, "
+            f"{plural(len(found), 'more one-off gap')} of {each} then stand{'s' if len(found) == 1 else ''} out "
+            f"and {'is' if len(found) == 1 else 'are'} left out too: {1 + len(found)} in all")
+
+
 def _part_of_run(row: dict[str, Any]) -> str:
     """Where a one-off gap between kernels lies in its device's span, in words: it starts in the first tenth ("early
     in the run, after the first GPU work"), ends in the last tenth ("late in the run"), else "in the middle of the
@@ -252,6 +291,8 @@ def _boundary_finding(rows: list[dict[str, Any]], tot: dict[str, Any], timeline:
     steps = step_numbers_in(timeline.events["name"])  # of any event, host or GPU
     src = next((str(x["path"]) for x in timeline.meta.sources if x.get("path")), "FILE")
     window = _window_option(rows, big, timeline)
+    if window:  # the suggested window's own one-off gaps (hidden beside this larger one): counted, never a surprise
+        window += _then_one_offs(timeline, window, int(big["rank"]), int(big["device_id"]))
     hint = (f"gpulens analyze {src} --steps {steps[1]}:{steps[-1]}" + (f" (or {window})" if window else "")
             if len(steps) > 2 else f"gpulens analyze {src} {window}" if window else
             f"gpulens analyze {src} --steps A:B (or --window START:END)")
@@ -389,6 +430,8 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
     elif unrecorded:
         row = {**big, "dur_ns": big["gap_ns"], "position": "leading" if big.get("first_gap") else "one-off"}
         window = _window_option([row], row, timeline) if timeline is not None else None
+        if window:  # as the profiling-window note's: the window's own one-off gaps counted
+            window += _then_one_offs(timeline, window, int(row["rank"]), int(row["device_id"]))
         root.action = (f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}{over}"
                        + (f" ({queued_text})" if queued_text else "") + f": {unrecorded}. Judge the rest alone"
                        + (f" (gpulens analyze FILE {window})" if window else " (gpulens analyze FILE --window START:END)")

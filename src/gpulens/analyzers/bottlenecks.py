@@ -115,6 +115,8 @@ COLUMNS = {
     "exposed_memcpy_ns": "copy time overlapped by no kernel or collective [ns]",
     "steady_idle_ns": "idle_ns less idle_boundary_ns: the idle time of the steady state the verdict is about, the "
                       "one-off / warm-up gaps left out (the reports draw idle as these two parts) [ns]",
+    "steady_idle_pct": "steady_idle_ns / span_ns [%] (unknown when idle_ns is)",
+    "idle_boundary_pct": "idle_boundary_ns / span_ns [%]",
     "idle_other_clock_ns": "part of idle_ns that may be this GPU's work written on another clock (breakdown): the "
                            "idle and its causes are then at most, and no verdict rests on them [ns]",
     "idle_untimed_ns": "part of idle_ns that GPU work recorded without a start or end may fill (breakdown): the idle "
@@ -429,6 +431,10 @@ class Bottlenecks(Analyzer):
             row["idle_sync_ns"] = sync_d.get((r, d), 0)
             row["steady_idle_ns"] = max(row["idle_ns"] - row["idle_boundary_ns"], 0) \
                 if not pd.isna(row["idle_ns"]) else pd.NA
+            split = ("steady_idle_ns", "idle_boundary_ns")  # each GPU's idle parts as shares of its span
+            for k, v in span_shares({k: None if pd.isna(row[k]) else row[k] for k in split}, row["span_ns"],
+                                    split).items():
+                row[k.replace("_ns", "_pct")] = pd.NA if v is None else v
             lg = sg_d.get((r, d), {"n": 0, "short": 0, "sns": 0})
             row.update(launch_calls=int(lg["n"]), short_launches=int(lg["short"]), short_kernel_ns=int(lg["sns"]))
             sms = sms_of[(r, d)]

@@ -64,6 +64,9 @@ COLUMNS = {
     "busy_pct": "busy_ns / span_ns [%]",
     "computation_pct": "computation_ns / span_ns [%]",
     "idle_pct": "idle_ns / span_ns [%]",
+    "exposed_comm_pct": "exposed_comm_ns / span_ns [%] (unknown when exposed_comm_ns is)",
+    "exposed_memcpy_pct": "exposed_memcpy_ns / span_ns [%] (unknown when exposed_memcpy_ns is)",
+    "exposed_memset_pct": "exposed_memset_ns / span_ns [%] (unknown when exposed_memset_ns is)",
     "kernel_count": "kernel + comm events [count]",
     "clock_domain_gap_ns": "gaps of a day or more between this GPU's events (two time bases), left out of span_ns "
                            "[ns]",
@@ -105,6 +108,12 @@ SUMMARY_COLUMNS = {
 
 #: The parts of a GPU's span, in the order every reporter shows them: they add up to the span.
 SPAN_PARTS = ("computation_ns", "exposed_comm_ns", "exposed_memcpy_ns", "exposed_memset_ns", "idle_ns")
+def _pct_of_span(t: pd.DataFrame, col: str) -> pd.Series:
+    """Each GPU row's ``col`` as a share of its span [%] (``100 · col / span_ns``; 0 for a GPU of span 0, unknown
+    where ``col`` is): the per-GPU ``*_pct`` columns every reporter prints beside a GPU's parts."""
+    return (100.0 * t[col] / t["span_ns"]).where(t["span_ns"] > 0, 0.0)
+
+
 #: ``part_pct``'s key for what the span holds beyond :data:`SPAN_PARTS` (present only when that is ≥ 1 ns: it never
 #: is by the breakdown's definition).
 REST_KEY = "not_in_parts_ns"
@@ -336,13 +345,16 @@ class Breakdown(Analyzer):
         windows = {r: e - s for r, (s, e) in hulls.items()}
         t = _split_all(gpu)
         t["window_ns"] = [windows[int(r)] for r in t["rank"].tolist()]
-        for col, num in (("busy_pct", "busy_ns"), ("computation_pct", "computation_ns"), ("idle_pct", "idle_ns")):
-            t[col] = (100.0 * t[num] / t["span_ns"]).where(t["span_ns"] > 0, 0.0)
+        for col, num in (("busy_pct", "busy_ns"), ("computation_pct", "computation_ns"), ("idle_pct", "idle_ns"),
+                         *((p.replace("_ns", "_pct"), p) for p in SPAN_PARTS[1:4])):  # each GPU's part shares
+            t[col] = _pct_of_span(t, num)
         t["utilization_pct"] = (100.0 * t["busy_ns"] / t["window_ns"]).where(t["window_ns"] > 0, 0.0)
         _other_clock(gpu, t)
         n_untimed, busy_bound = _untimed(timeline, t)
         t = t[list(COLUMNS)]
         unknown_overlap = _overlap_unknown(gpu, t)
+        for p in unknown_overlap:  # a part blanked as unknown: its share of the span with it
+            t[p.replace("_ns", "_pct")] = _pct_of_span(t, p)
         tot = {c: None if t[c].isna().any() else int(t[c].sum())
                for c in COLUMNS if c.endswith("_ns") and c not in ("span_ns", "window_ns")}
         run = run_figures(t, gpu, None, every_hulls=hulls)

@@ -106,6 +106,9 @@ CONTRIBUTOR_COLUMNS = {
     "cumulative_delta_ns": "running sum of delta; the last row equals the total delta [ns]",
 }
 SUMMARY_COLUMNS = {
+    "base_runs": "runs the base figures (counts, times, span) are the mean of: a report's repeats; 1 for one run "
+                 "[count]",
+    "cand_runs": "runs the candidate figures are the mean of (as base_runs) [count]",
     "base_time_ns": "base run GPU time [ns]",
     "cand_time_ns": "candidate run GPU time [ns]",
     "delta_ns": "candidate − base GPU time [ns]",
@@ -175,6 +178,8 @@ class DiffSide:
             event; the wall span over several GPUs), the mean over a report's repeats [ns]; None when unknown.
         busy_pct: union of GPU events / GPU span × 100 (breakdown ``busy_pct``), span-weighted over repeats [%];
             None when unknown.
+        runs: how many runs (a report's sources: repeats) the side's figures are the mean of — counts and times
+            per run; 1 for one run (whole counts).
     """
 
     label: str
@@ -185,6 +190,7 @@ class DiffSide:
     times_unknown: bool = False
     span_ns: float | None = None
     busy_pct: float | None = None
+    runs: int = 1
 
 
 @dataclass
@@ -443,6 +449,11 @@ def compare(base: DiffSide, cand: DiffSide, top: int = 10) -> DiffResult:
                         "matched by name and work category only")
     cols = {"kernels": KERNEL_COLUMNS, "operators": OPERATOR_COLUMNS, "categories": CATEGORY_COLUMNS,
             "ranks": RANK_COLUMNS, "contributors": CONTRIBUTOR_COLUMNS}
+    for p, side in (("base", base), ("cand", cand)):  # a side averaged over repeats: its counts and times per run
+        if side.runs > 1:
+            cols = {n: {c: (d.replace(" [", f" — per run, the mean of {side.runs} runs [", 1)
+                            if c in (f"{p}_count", f"{p}_time_ns") else d) for c, d in cs.items()}
+                    for n, cs in cols.items()}
     unknown = [p for p, side in (("base", base), ("cand", cand)) if side.times_unknown]
     if unknown:
         _times_unknown(tables, summary, unknown)
@@ -459,7 +470,8 @@ def _span_summary(base: DiffSide, cand: DiffSide) -> dict[str, Any]:
     both = bs is not None and cs is not None
     return {"base_span_ns": bs, "cand_span_ns": cs, "span_delta_ns": cs - bs if both else None,
             "span_delta_pct": 100 * (cs - bs) / bs if both and bs > 0 else None,
-            "base_busy_pct": base.busy_pct, "cand_busy_pct": cand.busy_pct}
+            "base_busy_pct": base.busy_pct, "cand_busy_pct": cand.busy_pct,
+            "base_runs": int(base.runs), "cand_runs": int(cand.runs)}
 
 
 def _times_unknown(tables: dict[str, pd.DataFrame], summary: dict[str, Any], sides: list[str]) -> None:

@@ -177,7 +177,7 @@ def load_side(path: str | Path, strict: bool = True) -> DiffSide:
                                "total_ns": g["total_ns"].sum() / len(frames)}).reset_index()[list(COLUMNS)]
     if note == "report" and notes != {"report"}:
         note = sorted(notes)[-1]
-    return DiffSide(str(path), groups, devices, note, warnings, no_times, span, busy)
+    return DiffSide(str(path), groups, devices, note, warnings, no_times, span, busy, runs=max(len(frames), 1))
 
 
 #: Clipped time, as a fraction of a source's recorded GPU time, from which a diff warns: the hotspots analysis's

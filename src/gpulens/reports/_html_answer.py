@@ -233,6 +233,10 @@ def answer_html(s: SourceReport) -> str:
 
     clocks = clock_note(s)  # read with the verdict: the time bases the figures rest on
     clocks_html = f'<p class="first"><strong>Clocks:</strong> {esc(clocks)}</p>' if clocks else ""
+    from gpulens.reports._warnings import input_note
+
+    damaged = input_note(s, "Warnings on the Environment page")  # the figures rest on an input with warnings
+    clocks_html += f'<p class="first"><strong>Input:</strong> {esc(damaged)}</p>' if damaged else ""
     if a.path_note:  # why the critical path runs through host work beside a verdict on the GPU side: one line,
         # unfolded on demand (whole, the banner of a two-rank run no longer fit the first screen)
         clocks_html = (f'<details class="first"><summary><strong>Critical path:</strong> '

@@ -477,7 +477,12 @@ def environment_page(s: SourceReport, max_rows: int, tool_version: str, created:
         blocks.append(f'<section class="panel"><h3>{esc(title)}</h3><p '
                       f'class="takeaway">{plural(len(recs), "record(s)")}.</p>'
                       f'<div class="kvgrid">{body}</div></section>')
-    warn = "".join(f"<li>{esc(w)}</li>" for w in tl.meta.warnings[:max_rows])
+    from gpulens.reports._warnings import grouped_warnings
+
+    every = grouped_warnings(tl.meta)  # the same warning of several files said once
+    warn = "".join(f"<li>{esc(w)}</li>" for w in every[:max_rows]) + (
+        f"<li>+{esc(plural(len(every) - max_rows, 'more warning'))} in the JSON report</li>"
+        if len(every) > max_rows else "")
     blocks.append(f'<section class="panel"><h3>Warnings</h3>'
                   f'{"<ul class=warnings>" + warn + "</ul>" if warn else "<p class=note>No warnings were recorded.</p>"}</section>')
     return blocks

@@ -32,7 +32,7 @@ STEADY_IDLE_LABEL = "idle: steady state"
 def one_off_split(breakdown: Any, bottlenecks: Any) -> list[dict[str, Any]] | None:
     """The breakdown table's rows, each with the ``bottlenecks`` analyzer's split of its idle time added —
     ``steady_idle_ns`` (the steady state the verdict is about) and ``idle_boundary_ns`` (the one-off / warm-up gaps
-    it leaves out) — for the reporters to draw idle as those two parts, the same figures as the verdict's. None when
+    it leaves out), with their shares of the GPU's span (``steady_idle_pct``, ``idle_boundary_pct``) — for the reporters to draw idle as those two parts, the same figures as the verdict's. None when
     no GPU has a one-off gap (idle is one part) or either analysis is missing; a GPU the bottlenecks table lacks
     keeps its idle whole (``steady_idle_ns`` = its idle, 0 one-off)."""
     if breakdown is None or getattr(breakdown, "skipped", True) or bottlenecks is None \
@@ -41,12 +41,13 @@ def one_off_split(breakdown: Any, bottlenecks: Any) -> list[dict[str, Any]] | No
     bn = bottlenecks.table
     if not len(bn) or "steady_idle_ns" not in bn or not (bn["idle_boundary_ns"].fillna(0) > 0).any():
         return None
-    by = {(int(r), int(d)): (a, b) for r, d, a, b in zip(bn["rank"], bn["device_id"], bn["steady_idle_ns"],
-                                                        bn["idle_boundary_ns"])}
+    keys = [k for k in ("steady_idle_ns", "idle_boundary_ns", "steady_idle_pct", "idle_boundary_pct") if k in bn]
+    by = {(int(r), int(d)): rec for r, d, rec in zip(bn["rank"], bn["device_id"], bn[keys].to_dict("records"))}
     out = []
     for rec in breakdown.table.to_dict("records"):
-        steady, one_off = by.get((int(rec["rank"]), int(rec["device_id"])), (rec.get("idle_ns"), 0))
-        out.append({**rec, "steady_idle_ns": steady, "idle_boundary_ns": one_off})
+        whole = {"steady_idle_ns": rec.get("idle_ns"), "idle_boundary_ns": 0,
+                 "steady_idle_pct": rec.get("idle_pct"), "idle_boundary_pct": 0.0}
+        out.append({**rec, **by.get((int(rec["rank"]), int(rec["device_id"])), whole)})
     return out
 
 

@@ -22,7 +22,7 @@ from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_tex
 from gpulens.reports._format import (IDLE_KEYS, busy_bound_word, SPLIT_PARTS, column_label, idle_at_most, idle_bound_note, kib_text,
                                      one_off_split)
 from gpulens.reports._names import label_scope, short_names
-from gpulens.units import fixed_half_up, fmt_share, is_missing, share_pct_text
+from gpulens.units import fixed_half_up, fmt_share, is_missing, plural, share_pct_text
 
 
 def answer_renderable(s: SourceReport) -> Group:
@@ -55,6 +55,11 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     clocks = clock_note(s)
     if clocks:  # read with the verdict: the time bases the figures below rest on
         parts.insert(1 if partial else 0, Text(f"CLOCKS: {clocks}\n", style="bold yellow"))
+    from gpulens.reports._warnings import WARNINGS_SHOWN, grouped_warnings, input_note
+
+    damaged = input_note(s)
+    if damaged:  # beside the headline: the figures below rest on an input with warnings (listed in full at the end)
+        parts.insert(bool(partial) + bool(clocks), Text(f"INPUT: {damaged}\n", style="bold yellow"))
     devs = run_device_text(tl, s.device)
     head = Table.grid(padding=(0, 2))
     head.add_column(style="bold")
@@ -115,8 +120,12 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
                                Col("next step", "left", figure=False, below=True)], rows))
         if left:
             parts.append(Text(more_text(left), style="dim"))
-    if tl.meta.warnings:
-        parts.append(Text("\n".join(f"warning: {w}" for w in tl.meta.warnings[:10]), style="yellow"))
+    warnings = grouped_warnings(tl.meta)  # the same warning of several files said once
+    if warnings:
+        left = len(warnings) - WARNINGS_SHOWN
+        parts.append(Text("\n".join(["Warnings"] + [f"warning: {w}" for w in warnings[:WARNINGS_SHOWN]]
+                                     + ([f"+{plural(left, 'more warning')} in the JSON/HTML report"] if left > 0 else [])),
+                          style="yellow"))
     # a number and its unit never break apart when a line wraps ("10 %" split as "10" / "% of the span")
     return Group(*(glued(p) if type(p) is Text else p for p in parts))
 
@@ -182,8 +191,10 @@ def breakdown_renderable(bd: Any, top: int = 10, bn: Any = None) -> FitTable | F
                       [[lb] + [(idle_at_most(r) if k in IDLE_KEYS else "")
                                + fmt_ns(None if is_missing(r.get(k)) else r.get(k) or 0) for r in recs] for k, lb in used]
                       + [["= GPU span"] + [fmt_ns(r["span_ns"]) for r in recs]])
-    pct = lambda r, k: share_pct_text(100 * float(r.get(k) or 0) / r["span_ns"]
-                                      if r["span_ns"] and not is_missing(r.get(k)) else None)
+    # each GPU's part shares are the analyzers' (breakdown *_pct, bottlenecks steady_idle_pct / idle_boundary_pct
+    # columns); the remainder column, if ever shown, has none
+    share_of = lambda r, k: r.get(k[:-3] + "_pct") if k.endswith("_ns") else None  # noqa: E731
+    pct = lambda r, k: share_pct_text(None if is_missing(share_of(r, k)) else float(share_of(r, k)))  # noqa: E731
     shares = FitTable(title + " (parts as % of each GPU's span)",
                       [Col("rank"), Col("GPU"), Col("span")] + [Col(short(lb)) for _, lb in used],
                       [ids(r) + [fmt_ns(r["span_ns"])] + [(idle_at_most(r) if k in IDLE_KEYS else "") + pct(r, k)

@@ -50,13 +50,45 @@ HEADERS = {"base_count": "base calls", "base_time_ns": "base time", "base_mean_n
            "cand_kernels": "candidate kernels", "op": "operator"}
 
 
-def header(c: str, table: str | None = None) -> str:
+#: A side's columns whose figure is per run: the mean over a report's repeats when the side has several
+#: (``base_runs`` / ``cand_runs`` of the summary).
+_PER_RUN = ("count", "time_ns")
+
+
+def _runs(s: dict[str, Any] | None, side: str) -> int:
+    """How many runs a side's figures are the mean of (``summary[f"{side}_runs"]``; 1 when not said)."""
+    v = (s or {}).get(f"{side}_runs")
+    return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 1 else 1
+
+
+def runs_note(s: dict[str, Any]) -> str:
+    """``" per run (base: mean of 2 runs; candidate: one run)"`` when either side's figures are means over a
+    report's repeats (its counts may then be fractional), ``""`` when both are one run each (sums)."""
+    b, c = _runs(s, "base"), _runs(s, "cand")
+    if b == 1 and c == 1:
+        return ""
+    each = "; ".join(f"{w}: {'mean of ' + plural(n, 'run') if n > 1 else 'one run'}"
+                     for w, n in (("base", b), ("candidate", c)))
+    return f" per run ({each})"
+
+
+def per_run_header(c: str, text: str, s: dict[str, Any] | None, short: bool = False) -> str:
+    """``text``, the header of column ``c``, marked as a mean per run when its side's figures are means over a
+    report's repeats: ``"base calls per run (mean of 2)"`` (``short``: ``"base n/run"`` for the console)."""
+    side, _, rest = c.partition("_")
+    if side not in ("base", "cand") or rest not in _PER_RUN or _runs(s, side) == 1:
+        return text
+    return f"{text}/run" if short else f"{text} per run (mean of {_runs(s, side)})"
+
+
+def header(c: str, table: str | None = None, summary: dict[str, Any] | None = None) -> str:
     """The human header of a diff column (Markdown and HTML); in table ``table`` the "of Δ" column names the rows
     whose Σ|Δ| it divides ("of Δ (operator rows)"): each table has its own
-    (:data:`gpulens.diff.compute.ROW_WORDS`)."""
+    (:data:`gpulens.diff.compute.ROW_WORDS`). With the result's ``summary``, a side's calls and time averaged over
+    repeats say so (:func:`per_run_header`)."""
     if c == "contribution" and table in ROW_WORDS:
         return f"of Δ ({ROW_WORDS[table]})"
-    return HEADERS.get(c) or c.replace("_ns", "").replace("_", " ")
+    return per_run_header(c, HEADERS.get(c) or c.replace("_ns", "").replace("_", " "), summary)
 
 
 def _missing(v: Any) -> bool:
@@ -147,7 +179,8 @@ def span_sentence(s: dict[str, Any]) -> str:
     if s.get("span_delta_ns") is None:
         return ""
     d, pct = s["span_delta_ns"], s.get("span_delta_pct")
-    out = (f" GPU span (first → last GPU event) {fmt_ns(s['base_span_ns'])} → {fmt_ns(s['cand_span_ns'])}: "
+    per_run = "; mean per run" if runs_note(s) else ""
+    out = (f" GPU span (first → last GPU event{per_run}) {fmt_ns(s['base_span_ns'])} → {fmt_ns(s['cand_span_ns'])}: "
            f"{_delta(d)}" + ("" if pct is None else f" ({pct:+.1f} %)"))
     if s.get("base_busy_pct") is not None and s.get("cand_busy_pct") is not None:
         out += f"; GPU busy {share_pct_text(s['base_busy_pct'])} → {share_pct_text(s['cand_busy_pct'])} of it"
@@ -170,11 +203,11 @@ def headline(r: DiffResult) -> str:
         k = r.tables["kernels"]
         calls = lambda c: fmt_cell(float(k[c].sum()) if len(k) else 0.0, "count")
         return (f"GPU time unknown: the {' and '.join('base' if p == 'base' else 'candidate' for p in s['times_unknown'])}"
-                f" records no kernel durations, so no time difference can be computed. Kernel launches "
+                f" records no kernel durations, so no time difference can be computed. Kernel launches{runs_note(s)} "
                 f"{calls('base_count')} → {calls('cand_count')}.{span_sentence(s)}")
     pct = "" if s.get("delta_pct") is None else f" ({s['delta_pct']:+.1f} %)"
     # the sum of GPU event times (kernels, copies, fills; overlapping events counted each), not analyze's busy union
-    head = (f"Summed GPU time {fmt_ns(s['base_time_ns'])} → {fmt_ns(s['cand_time_ns'])}: "
+    head = (f"Summed GPU time{runs_note(s)} {fmt_ns(s['base_time_ns'])} → {fmt_ns(s['cand_time_ns'])}: "
             f"{_delta(s['delta_ns'])}{pct}.{span_sentence(s)}")
     if s.get("base_ranks") and s.get("cand_ranks") and s.get("one_run_ranks_delta_ns"):
         head += (f" The runs hold different ranks (base {s['base_ranks']}, candidate {s['cand_ranks']}): "
@@ -251,7 +284,8 @@ def renderable(r: DiffResult, top: int = 10, width: int = 80) -> Group:
         fit = []
         for i, c in enumerate(cols):
             text = declared_unit(r.columns[name][c]) == "text" and c != "match"
-            fit.append(Col(_HEADS.get(c, c.replace("_ns", "").replace("_", " ")), "left" if text else "right",
+            fit.append(Col(per_run_header(c, _HEADS.get(c, c.replace("_ns", "").replace("_", " ")), r.summary, True),
+                           "left" if text else "right",
                            figure=not text, optional=(i >= 4 or c.endswith("_count")) and c not in ("kernels", "delta_ns"),
                            below=c == "kernels", min_text=NAME_MIN if i == 0 and text else TEXT_MIN,
                            drop_first=2 if c.endswith("_count") else 1 if c == "delta_pct" else 0))
@@ -294,7 +328,7 @@ def render_markdown(r: DiffResult, top: int = 15, limit: int = 65_000) -> str:
         if not len(df):
             continue
         cols = _cols(name, df)
-        block = ["", f"### {title}", "", "| " + " | ".join(md_escape(header(c, name)) for c in cols) + " |",
+        block = ["", f"### {title}", "", "| " + " | ".join(md_escape(header(c, name, r.summary)) for c in cols) + " |",
                  "|" + "---|" * len(cols)]
         rows = _cells(df.head(top), r.columns[name], cols, MD_CELL_CHARS)
         block += ["| " + " | ".join(md_escape(x) for x in cells) + " |" for cells in rows]
@@ -373,7 +407,7 @@ def render_html(r: DiffResult, max_rows: int = 200) -> str:
         # say it twice
         cols = [c for c in df.columns if not (c == "kernels" and all(k in df for k in _KEY_COLS))]
         units = ["signed share" if c == "contribution" else declared_unit(docs[c]) for c in cols]
-        body.append('<div class="tablewrap" tabindex="0"><table><thead><tr>' + "".join(f'<th title="{_esc(docs[c])}">{_esc(header(c, name))}</th>'
+        body.append('<div class="tablewrap" tabindex="0"><table><thead><tr>' + "".join(f'<th title="{_esc(docs[c])}">{_esc(header(c, name, r.summary))}</th>'
                     for c in cols)
                     + "</tr></thead><tbody>")
         head = df.head(max_rows)

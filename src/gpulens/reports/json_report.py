@@ -22,6 +22,7 @@ import pandas as pd
 from gpulens.analyzers.base import declared_unit, is_clock_position
 from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import clock_note, partial_reason
+from gpulens.reports._warnings import input_note
 from gpulens.reports._coverage import analysis_coverage
 from gpulens.reports._format import run_device_text, source_vendor
 
@@ -141,6 +142,7 @@ def source_dict(s: SourceReport, top: int = 20) -> dict[str, Any]:
         "truncated_at": tl.meta.truncated_at,
         "partial_reason": partial_reason(s) or None,
         "clock_note": clock_note(s) or None,
+        "input_note": input_note(s) or None,  # the headline's line on the input's warnings (every reporter's)
         "unread_files": [{"path": f, "reason": why} for f, why in (getattr(tl.meta, "unread", None) or {}).items()],
         "rank_files": getattr(tl.meta, "rank_files", 0) or None,
         "warnings": tl.meta.warnings,

@@ -27,6 +27,7 @@ from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_t
 from gpulens.reports._format import source_vendor, vendor_headers
 from gpulens.reports._html_parts import is_name_column
 from gpulens.reports._md_safe import neutralise
+from gpulens.reports._warnings import WARNINGS_SHOWN, grouped_warnings, input_note
 from gpulens.reports._coverage import analysis_coverage
 from gpulens.reports._names import label_scope, short_names
 
@@ -91,6 +92,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         *([">", f"> **{FIX_FIRST_LABEL}:** {md_text(a.fix_first)}"] if a.fix_first else []),
         *([">", f"> **Critical path:** {md_text(a.path_note)}"] if a.path_note else []),
         *([">", f"> **Clocks:** {md_text(clock_note(s))}"] if clock_note(s) else []),
+        *([">", f"> **Input:** {md_text(input_note(s))}"] if input_note(s) else []),
         *(["", *top] if top else ["", md_text(a.note)] if a.note else []), "",
         "| | |", "|---|---|",
         f"| status | {s.status}{f' ({md_text(partial_reason(s))})' if partial_reason(s) else ''} |",
@@ -179,8 +181,12 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
     skipped = analysis_coverage(s.results, source_vendor(s))["no_data"]  # the JSON's analysis_coverage.no_data
     if skipped:
         yield "### Not analysed\n\n" + "\n".join(f"- {md_text(x['title'])}: {md_text(x['reason'])}" for x in skipped)
-    if tl.meta.warnings:
-        yield "### Warnings\n\n" + "\n".join(f"- {md_text(w)}" for w in tl.meta.warnings[:10])
+    warnings = grouped_warnings(tl.meta)  # the same warning of several files said once
+    if warnings:
+        left = len(warnings) - WARNINGS_SHOWN
+        yield "### Warnings\n\n" + "\n".join([f"- {md_text(w)}" for w in warnings[:WARNINGS_SHOWN]]
+                                               + ([f"- +{plural(left, 'more warning')} in the JSON/HTML report"]
+                                                  if left > 0 else []))
 
 
 def _verdict_section(s: SourceReport, vd: AnalysisResult, rows: int) -> str:

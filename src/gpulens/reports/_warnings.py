@@ -1,0 +1,119 @@
+"""The warnings about a source's input as every reporter shows them: identical warnings of several files said once
+(:func:`grouped_warnings`), and the one-line note beside the headline that the figures rest on a damaged or partial
+input (:func:`input_note`). Nothing is computed here beyond grouping text: the warnings are the collectors' and
+analyzers' (``TimelineMeta.warnings``), the data-quality findings the analyzers'.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from gpulens.units import plural
+
+#: A figure inside a warning's text ("3", "3,151", "2.5"): what may differ between the same warning of two files.
+_FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?")
+#: At most this many figures of a group's varying figure are listed; more are shown as "first, second, …, last".
+_LISTED = 8
+#: How many (grouped) warnings the console and the Markdown list under Warnings; the others are counted and named
+#: as in the JSON/HTML report (every warning).
+WARNINGS_SHOWN = 10
+
+
+def _files_text(names: list[str]) -> str:
+    """``"rank0.json..rank7.json"`` for a run of numbered names (same text around consecutive integers), else the
+    names themselves — up to three whole, more as ``"a, b, …, z"``."""
+    m = [re.fullmatch(r"(.*?)(\d+)(\D*)", n) for n in names]
+    if len(names) > 2 and all(m) and len({(x.group(1), x.group(3)) for x in m}) == 1:
+        nums = [int(x.group(2)) for x in m]
+        if nums == list(range(nums[0], nums[0] + len(nums))):
+            return f"{names[0]}..{names[-1]}"
+    return ", ".join(names) if len(names) <= 3 else f"{names[0]}, {names[1]}, …, {names[-1]}"
+
+
+def _values_text(values: list[str]) -> str:
+    return ", ".join(values) if len(values) <= _LISTED else f"{values[0]}, {values[1]}, …, {values[-1]}"
+
+
+def grouped_warnings(meta: Any) -> list[str]:
+    """``meta.warnings`` (a :class:`~gpulens.timeline.timeline.TimelineMeta`) with the same warning of several input
+    files said once, in the order first recorded: a warning written ``"<input path>: <text>"`` for several of the
+    source's inputs (``meta.sources``) becomes ``"<text> (in 8 files: rank0.json..rank7.json)"``. Texts that differ
+    in one figure only are one warning with that figure listed per file, in the files' order
+    (``"no distributedInfo; rank 0, 1, …, 7 inferred from the file name (in 8 files: …, figures in that order)"``);
+    texts differing in more than one figure stay apart (each file's figures read together). A warning of one file,
+    or one not naming an input, is kept whole."""
+    warnings = [str(w) for w in getattr(meta, "warnings", None) or []]
+    paths = sorted({str(s.get("path")) for s in getattr(meta, "sources", None) or []
+                    if isinstance(s, dict) and s.get("path")}, key=len, reverse=True)
+    if len(paths) < 2:
+        return warnings
+    names = {p: Path(p).name for p in paths}
+    if len(set(names.values())) < len(paths):  # same name in two folders: the path tells them apart
+        names = {p: p for p in paths}
+    groups: dict[Any, list[tuple[str, str]]] = {}
+    order: list[Any] = []
+    for i, w in enumerate(warnings):
+        path = next((p for p in paths if w.startswith(p + ": ")), None)
+        key: Any = ("whole", i) if path is None else _FIGURE.sub("#", w[len(path) + 2:])
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        groups[key].append((path or "", w if path is None else w[len(path) + 2:]))
+    out = []
+    for key in order:
+        members = groups[key]
+        files = [names.get(p, p) for p, _ in members]
+        if len(members) == 1 or len(set(files)) < len(files):  # one file, or a file saying it twice: kept whole
+            out += [f"{p}: {t}" if p else t for p, t in members]
+            continue
+        texts = [t for _, t in members]
+        where = f"in {len(files)} files: {_files_text(files)}"
+        if len(set(texts)) == 1:
+            out.append(f"{texts[0]} ({where})")
+            continue
+        figures = [_FIGURE.findall(t) for t in texts]
+        differ = [j for j in range(len(figures[0])) if len({f[j] for f in figures}) > 1]
+        if len(differ) != 1:  # several figures differ: each file's warning whole
+            out += [f"{p}: {t}" for p, t in members]
+            continue
+        j, spans = differ[0], list(_FIGURE.finditer(texts[0]))
+        values = _values_text([f[j] for f in figures])
+        out.append(f"{texts[0][:spans[j].start()]}{values}{texts[0][spans[j].end():]} ({where}; "
+                   "the figures in that order)")
+    return out
+
+
+def input_warnings(s: Any) -> tuple[list[str], list[str]]:
+    """The warnings about one source's input: (its data-quality findings of severity warning or critical — recorded
+    durations clipped, runaways cut, launches without their kernel — by their titles, in ranking order; its
+    recorded warnings grouped by :func:`grouped_warnings`, less the clock ones the headline's clock note already
+    says). ``s`` is a :class:`~gpulens.report.SourceReport`."""
+    from gpulens.analyzers._span import CLOCK_GAP_TOPIC, CLOCK_HOST_TOPIC, CLOCK_SKEW_TOPIC
+    from gpulens.reports._answer import pinned, root_findings, shown_title
+
+    found = [shown_title(f) for f in root_findings(s.findings()) if pinned(f)]
+    clocks = (CLOCK_GAP_TOPIC, CLOCK_SKEW_TOPIC, CLOCK_HOST_TOPIC)
+    return found, [w for w in grouped_warnings(s.timeline.meta) if not w.startswith(clocks)]
+
+
+def input_note(s: Any, warnings_at: str = "Warnings") -> str:
+    """One line for the headline of every reporter (console and HTML beside the verdict, Markdown under it, JSON
+    ``input_note``) when the figures rest on an input with warnings: how many, the first of them (the data-quality
+    findings first — they say how far the figures can be trusted —, then the recorded warnings in the order the
+    collectors wrote them, the most important first), and where the others are listed; ``""`` when there are none.
+    The warnings themselves stay where they were (the Warnings list, the Findings); ``warnings_at`` names that list
+    where the reporter has it elsewhere (the HTML: its Environment page)."""
+    found, recorded = input_warnings(s)
+    items = found + recorded
+    if not items:
+        return ""
+    other_found = len(found) - 1 if found else 0  # the first item shown is a finding when there is one
+    other_recorded = len(recorded) - (0 if found else 1)
+    rest = [f"{n:,} under {where}" for n, where in ((other_found, "Findings"), (other_recorded, warnings_at)) if n]
+    more = f" (the other{'s' if len(items) > 2 else ''}: {' and '.join(rest)})" if rest else ""
+    return f"{plural(len(items), 'warning')} about the input the figures rest on — {items[0]}{more}"
+
+
+__all__ = ["WARNINGS_SHOWN", "grouped_warnings", "input_warnings", "input_note"]
