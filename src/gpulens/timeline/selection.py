@@ -172,12 +172,15 @@ class Selection:
         return self.ranks is None or rank in self.ranks
 
     def describe(self) -> str:
-        """Short text for warnings and metadata (``steps 3:5, window 0:1000000 ns``)."""
+        """Short text for warnings and metadata (``steps 3:5, window 0 ns to 1000000 ns``; an open window bound
+        reads "the start" / "the end", never a dangling ``:`` beside the unit)."""
         out = []
         if self.steps is not None:
             out.append("steps %s:%s" % tuple("" if v is None else v for v in self.steps))
         if self.window_ns is not None:
-            out.append("window %s:%s ns" % tuple("" if v is None else v for v in self.window_ns))
+            lo, hi = self.window_ns
+            out.append("window %s to %s" % ("the start" if lo is None else f"{lo} ns",
+                                             "the end" if hi is None else f"{hi} ns"))
         if self.ranks is not None:
             out.append("ranks " + ",".join(map(str, sorted(self.ranks))))
         return ", ".join(out)
