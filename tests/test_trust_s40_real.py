@@ -255,3 +255,112 @@ def test_rocprofv3_kernel_stats_totals(tmp_path):
     s = src["summary"]
     assert (s["kernel_count"], s["unique_kernels"], s["kernel_time_ns"]) == (calls, len(rows), total)
     assert s["span_ns"] is None and s["gpu_busy_ns"] is None  # a summary has no timeline: unknown, never 0
+
+
+# --- 4. nsys stats console output (--format column) -------------------------------------------------------------------
+
+# ayush-os/nsight-systems-deep-dive README (no licence shown: these lines only, not the file), nsys 2024 on an A100:
+# ``nsys profile -t cuda,nvtx,osrt --stats=true`` printed to the terminal — an NVTX, a CUDA API and the kernel table,
+# unchanged (trailing blanks included: nsys pads every column to its rule).
+NSYS_CONSOLE = """\
+Generating '/tmp/nsys-report-2ee6.qdstrm'
+[1/8] [========================100%] vector_add_profile_v3.nsys-rep
+[2/8] [========================100%] vector_add_profile_v3.sqlite
+[3/8] Executing 'nvtx_sum' stats report
+
+ Time (%)  Total Time (ns)  Instances   Avg (ns)     Med (ns)    Min (ns)   Max (ns)   StdDev (ns)   Style      Range    
+ --------  ---------------  ---------  -----------  -----------  ---------  ---------  -----------  -------  ------------
+     95.0        3,481,709          1  3,481,709.0  3,481,709.0  3,481,709  3,481,709          0.0  PushPop  Profile_Loop
+      5.0          182,472          1    182,472.0    182,472.0    182,472    182,472          0.0  PushPop  Warmup      
+
+[5/8] Executing 'cuda_api_sum' stats report
+
+ Time (%)  Total Time (ns)  Num Calls    Avg (ns)    Med (ns)  Min (ns)   Max (ns)    StdDev (ns)            Name         
+ --------  ---------------  ---------  ------------  --------  --------  -----------  ------------  ----------------------
+     96.9      106,912,410          3  35,637,470.0   6,584.0     4,697  106,901,129  61,716,139.1  cudaMalloc            
+      2.9        3,201,638      1,010       3,169.9   2,922.0         0      138,218       5,124.5  cudaLaunchKernel      
+
+[6/8] Executing 'cuda_gpu_kern_sum' stats report
+
+ Time (%)  Total Time (ns)  Instances  Avg (ns)  Med (ns)  Min (ns)  Max (ns)  StdDev (ns)                          Name                         
+ --------  ---------------  ---------  --------  --------  --------  --------  -----------  -----------------------------------------------------
+    100.0        1,831,281      1,010   1,813.1   1,823.0     1,791     4,705         93.3  vectorAdd(const float *, const float *, float *, int)
+
+[7/8] Executing 'cuda_gpu_mem_time_sum' stats report
+
+ Time (%)  Total Time (ns)  Count  Avg (ns)  Med (ns)  Min (ns)  Max (ns)  StdDev (ns)      Operation     
+ --------  ---------------  -----  --------  --------  --------  --------  -----------  ------------------
+     51.0            2,432      2   1,216.0   1,216.0     1,024     1,408        271.5  [CUDA memcpy HtoD]
+     49.0            2,336      1   2,336.0   2,336.0     2,336     2,336          0.0  [CUDA memcpy DtoH]
+
+"""
+
+
+def test_nsys_console_kernel_summary_is_read(tmp_path):
+    p = tmp_path / "nsys_stats.txt"
+    p.write_text(NSYS_CONSOLE)
+    src = _analyze(tmp_path, p)
+    s = src["summary"]
+    # the kernel table's one row, read by eye: 1,010 instances, 1,831,281 ns (not the API table's 1,010 launch calls)
+    assert (s["kernel_count"], s["unique_kernels"], s["kernel_time_ns"]) == (1010, 1, 1_831_281)
+    top = src["top_kernels"][0]
+    assert top["name"] == "vectorAdd(const float *, const float *, float *, int)"
+    assert abs(top["mean_ns"] - 1_831_281 / 1010) < 0.01  # 1,813.149… (the table prints 1,813.1)
+    assert s["span_ns"] is None and s["gpu_busy_ns"] is None  # a summary: no timeline
+
+
+# The nsys 2020–21 console layout (``CUDA Kernel Statistics:`` banner, ``Time(%)`` / ``Average`` / ``Minimum`` /
+# ``Maximum``, no unit on the bare times, numbers without separators), its API and memory tables beside it; written
+# here with invented values: 2 × 1.5 s + 4 × 0.5 s = 5 s.
+NSYS_CONSOLE_2021 = """\
+CUDA API Statistics:
+
+ Time(%)  Total Time (ns)  Num Calls    Average      Minimum     Maximum            Name         
+ -------  ---------------  ---------  ------------  ----------  ----------  ---------------------
+    88.5       2298324729          1  2298324729.0  2298324729  2298324729  cudaDeviceSynchronize
+    11.5        272427936          3    90809312.0       20844   272333765  cudaMallocManaged    
+
+
+
+CUDA Kernel Statistics:
+
+ Time(%)  Total Time (ns)  Instances    Average      Minimum     Maximum                       Name                    
+ -------  ---------------  ---------  ------------  ----------  ----------  -------------------------------------------
+    60.0       3000000000          2  1500000000.0  1000000000  2000000000  addVectorsInto(float*, float*, float*, int)
+    40.0       2000000000          4   500000000.0   400000000   600000000  initWith(float, float*, int)               
+
+
+
+CUDA Memory Operation Statistics (by time):
+
+ Time(%)  Total Time (ns)  Operations  Average  Minimum  Maximum              Operation            
+ -------  ---------------  ----------  -------  -------  -------  ---------------------------------
+   100.0         68477200        2304  29721.0     1855   182046  [CUDA Unified Memory memcpy HtoD]
+"""
+
+
+def test_nsys_2021_console_layout(tmp_path):
+    p = tmp_path / "profiling_output.log"
+    p.write_text(NSYS_CONSOLE_2021)
+    src = _analyze(tmp_path, p)
+    s = src["summary"]
+    assert (s["kernel_count"], s["unique_kernels"], s["kernel_time_ns"]) == (2 + 4, 2, 3_000_000_000 + 2_000_000_000)
+    by_name = {k["name"]: k for k in src["top_kernels"]}
+    assert by_name["initWith(float, float*, int)"]["calls"] == 4  # the padded name is read without its blanks
+    assert not any("unit" in w for w in src["warnings"])  # the old report's own form: ns by its documentation
+
+
+def test_nsys_console_cut_inside_the_kernel_row(tmp_path):
+    """A console capture cut inside its only kernel row (no line end): no kernel is invented from the cut row, and
+    the byte offset named is the row's start in the file as written."""
+    cut_at = NSYS_CONSOLE.index("    100.0        1,831,281")
+    p = tmp_path / "nsys_stats.txt"
+    p.write_text(NSYS_CONSOLE[:cut_at + 40])
+    out = tmp_path / "o.json"
+    assert main(["analyze", "-q", "--no-cache", str(p), "--json", str(out)]) != 0
+    assert not out.exists() or json.loads(out.read_text())["sources"][0]["summary"]["kernel_count"] == 0
+    from gpulens.collectors.nsys_stats import NsysStatsCollector
+
+    tl = NsysStatsCollector().collect(p)
+    assert len(tl.tables["kernel_summary"]) == 0
+    assert any(f"byte {len(NSYS_CONSOLE[:cut_at].encode()):,}" in w for w in tl.meta.warnings)
