@@ -25,6 +25,9 @@
    1,831,281 ns). Kind: a tool's default output form of a report gpulens reads in another form. Now each table's dash
    rule gives its columns and the table is read as the CSV report is, line for line (byte offsets of a cut capture
    stay those of the file); the 2020–21 layout (``CUDA Kernel Statistics:``, ``Time(%)``, ``Average``) too.
+5. ``rocpd summary`` console output (ROCm 7: amd/HPCTrainingExamples ``Rocprofv3/rocpd/README.md``, MIT, MI300A) was
+   refused as well; its ``KERNELS_SUMMARY:`` table holds the per-kernel calls and total ns that a rocprofv3
+   ``kernel_stats.csv`` holds. Same kind as 4. Now that table is read as a stats summary (no events).
 """
 
 from __future__ import annotations
@@ -342,3 +345,58 @@ def test_nsys_console_cut_inside_the_kernel_row(tmp_path):
     tl = NsysStatsCollector().collect(p)
     assert len(tl.tables["kernel_summary"]) == 0
     assert any(f"byte {len(NSYS_CONSOLE[:cut_at].encode()):,}" in w for w in tl.meta.warnings)
+
+
+# --- 5. rocpd summary console output ----------------------------------------------------------------------------------
+
+# amd/HPCTrainingExamples Rocprofv3/rocpd/README.md (MIT), ``rocpd summary -i …`` over three MPI Jacobi runs on an
+# MI300A (1, 2 and 4 GPUs): its KERNELS_SUMMARY table and the first row of KERNELS_SUMMARY_BY_RANK, unchanged.
+ROCPD_SUMMARY = """\
+KERNELS_SUMMARY:
+                                                                                      Name  Calls  DURATION (nsec)  AVERAGE (nsec)  PERCENT (INC)  MIN (nsec)  MAX (nsec)      STD_DEV
+                                  NormKernel1(int, double, double, double const*, double*)   3003       1163863212   387566.837163      53.158347      350681    44723133 1.053328e+06
+JacobiIterationKernel(int, double, double, double const*, double const*, double*, double*)   3000        558300618   186100.206000      25.499851      164360    49084273 8.931972e+05
+               LocalLaplacianKernel(int, int, int, double, double, double const*, double*)   3000        430398154   143466.051333      19.658027      138040      927873 1.451155e+04
+ HaloLaplacianKernel(int, int, int, double, double, double const*, double const*, double*)   3000         25618372     8539.457333       1.170095        7560       14160 5.868638e+02
+                                                  NormKernel2(int, double const*, double*)   3003          7978572     2656.867133       0.364414         920       69000 1.264590e+03
+                                                                   __amd_rocclr_copyBuffer   3003          3256244     1084.330336       0.148726         560        5680 4.841719e+02
+                                                            __amd_rocclr_fillBufferAligned      3            11840     3946.666667       0.000541        3320        4960 8.857389e+02
+
+KERNELS_SUMMARY_BY_RANK:
+ ProcessID        Hostname                                                                                       Name  Calls  DURATION (nsec)  AVERAGE (nsec)  PERCENT (INC)  MIN (nsec)  MAX (nsec)      STD_DEV
+    718729 ppac-pl1-s24-26                                   NormKernel1(int, double, double, double const*, double*)   1001        355961654   355606.047952      52.060841      350681      456680 4.282216e+03
+"""
+
+
+def test_rocpd_summary_console_kernels(tmp_path):
+    p = tmp_path / "rocpd_summary.txt"
+    p.write_text(ROCPD_SUMMARY)
+    section = ROCPD_SUMMARY.split("\n\n")[0].splitlines()[2:]
+    rows = [ln.rsplit(None, 7) for ln in section]
+    kernels = [r for r in rows if not r[0].strip().startswith("__amd_rocclr_")]  # HIP blit copy/fill kernels apart
+    calls = sum(int(r[1]) for r in kernels)
+    total = sum(int(r[2]) for r in kernels)
+    assert (len(rows), calls, total) == (7, 3003 + 3 * 3000 + 3003, 2_186_158_928)
+    src = _analyze(tmp_path, p)
+    s = src["summary"]
+    assert (s["kernel_count"], s["unique_kernels"], s["kernel_time_ns"]) == (calls, len(kernels), total)
+    top = src["top_kernels"][0]
+    assert (top["name"], top["calls"], top["total_ns"]) == (
+        "NormKernel1(int, double, double, double const*, double*)", 3003, 1_163_863_212)
+    assert s["span_ns"] is None
+    # the BY_RANK section is not read: its host name appears nowhere in the report
+    assert "ppac-pl1" not in (tmp_path / "o.json").read_text()
+
+
+def test_rocpd_summary_cut_short_says_so(tmp_path):
+    """The table without its last five rows: their PERCENT (INC) shares (about 21.3 %) are missing; the note names
+    the file's own last byte, not that of the CSV it is rewritten into."""
+    lines = ROCPD_SUMMARY.splitlines(keepends=True)
+    text = "".join(lines[:4])
+    p = tmp_path / "rocpd_summary.txt"
+    p.write_text(text)
+    from gpulens.collectors.rocpd_summary import RocpdSummary
+
+    tl = RocpdSummary().collect(p)
+    assert len(tl.tables["rocprof_stats"]) == 2
+    assert any("truncated" in w and f"after byte {len(text.encode()):,}" in w for w in tl.meta.warnings)
