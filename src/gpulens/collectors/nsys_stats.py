@@ -14,6 +14,9 @@ older reports' documented unit), with a warning unless it has their form (:func:
 Names with commas are quoted by nsys (an unquoted one in the last column is rejoined); lines before the header (nsys' "Processing ..." notes) are skipped. The stdout
 of ``nsys stats`` with several reports (banners, blank lines, one header per report) is read too: the kernel summary
 is found wherever it is (under its ``cuda_gpu_kern_sum`` banner) and read up to its end (blank line or next report).
+The same stdout in nsys' default ``--format column`` (what ``nsys profile --stats=true`` and ``nsys stats`` print to the
+console, often saved as a .txt/.log: each table a header line, a rule of dashes under every column, rows aligned to
+the rules, numbers with thousands separators) is read through :func:`column_tables_as_csv`.
 """
 
 from __future__ import annotations
@@ -110,7 +113,7 @@ def unit_note(path: Path, header: list[str]) -> str | None:
             "time here scales with it")
 
 
-_KERNEL_BANNER = re.compile(r"cuda_gpu_kern_sum|gpukernsum|GPU Kernel Summary", re.IGNORECASE)
+_KERNEL_BANNER = re.compile(r"cuda_gpu_kern_sum|gpukernsum|GPU Kernel Summary|CUDA Kernel Statistics", re.IGNORECASE)
 _STATS_BANNER = re.compile(r"^\s*(Processing \[.*\] with \[.*reports[/\\]\w+\.py\]|\*\* .*\((cuda|osrt|nvtx|um)_\w+\):)")
 _REPORT_START = re.compile(r"^\s*(\*\*\s|Processing \[|Generating SQLite|NOTICE:|SKIPPED:|ERROR:)")
 
@@ -128,6 +131,45 @@ def _find_header(lines: list[str]) -> tuple[int, dict[int, tuple[str, float]]] |
                     return i, m
                 first = first or (i, m)
     return first
+
+
+#: The rule nsys' ``--format column`` prints under a table's header: one run of dashes per column, two spaces apart.
+_RULE = re.compile(r"^\s*-{2,}(\s+-{2,})+\s*$")
+
+
+def column_tables_as_csv(lines: list[str]) -> list[str] | None:
+    """``lines`` with every ``--format column`` table rewritten as CSV, line for line (so byte offsets into the
+    original text keep their line numbers): the rule under a header becomes the header as CSV, each row below it
+    (up to a blank line) its fields as CSV; the original header line is left as it is (a single text field, no
+    header to :func:`_find_header`). A field is the text between the start of its column's dashes and the start of
+    the next column's (the last column: to the line end), stripped — nsys pads every column to its rule's width,
+    numbers right-aligned, names left-aligned. Returns None when the text holds no such table.
+
+    Source: nsys' own console output, e.g. ``[6/8] Executing 'cuda_gpu_kern_sum' stats report`` then
+    `` Time (%)  Total Time (ns)  Instances  Avg (ns) … Name`` over `` --------  ---------------  ---------  …``
+    (ayush-os/nsight-systems-deep-dive README, nsys 2024 on an A100)."""
+    out, found, i = list(lines), False, 1
+    while i < len(lines):
+        if not (_RULE.match(lines[i]) and lines[i - 1].strip() and not _RULE.match(lines[i - 1])):
+            i += 1
+            continue
+        starts = [m.start() for m in re.finditer(r"-+", lines[i])]
+
+        def fields(line: str) -> list[str]:
+            return [line[a:b].strip() for a, b in zip(starts, starts[1:] + [None])]
+
+        def as_csv(cells: list[str]) -> str:
+            buf = io.StringIO()
+            csv.writer(buf, lineterminator="").writerow(cells)
+            return buf.getvalue()
+
+        out[i] = as_csv(fields(lines[i - 1]))
+        found = True
+        i += 1
+        while i < len(lines) and lines[i].strip() and not _RULE.match(lines[i]):
+            out[i] = as_csv(fields(lines[i]))
+            i += 1
+    return out if found else None
 
 
 def _table_lines(lines: list[str], header: int) -> list[str]:
@@ -155,7 +197,7 @@ class NsysStatsCollector(Collector):
     def sniff(self, path: Path, head: bytes) -> bool:
         text = head.decode("utf-8", errors="replace")
         lines = text.splitlines()
-        if _find_header(lines) is not None:
+        if _find_header(lines) is not None or _find_header(column_tables_as_csv(lines) or []) is not None:
             return True
         # nsys stats stdout whose kernel table starts beyond the first 64 KiB: its report banners are enough
         return any(_STATS_BANNER.match(ln) for ln in lines[:200])
@@ -165,6 +207,10 @@ class NsysStatsCollector(Collector):
         raw = read_input(path)
         lines = raw.data.decode("utf-8", errors="replace").splitlines()
         found = _find_header(lines)
+        if found is None:  # nsys' console form (--format column): its tables as CSV, line for line
+            columns = column_tables_as_csv(lines)
+            if columns is not None and _find_header(columns) is not None:
+                lines, found = columns, _find_header(columns)
         if found is None:
             # nsys stats says itself why a report is missing ("SKIPPED: x.sqlite does not contain CUDA kernel
             # data."): name that instead of a bare "no header" (chukonu-team/MinerU-merge nsys_stats.csv: osrt_sum

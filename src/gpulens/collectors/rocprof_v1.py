@@ -245,6 +245,13 @@ class RocprofStats(Collector):
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
         text, size = read_text(path)
+        return self.from_text(path, text, size, strict)
+
+    def from_text(self, path: Path, text: str, size: int, strict: bool = True, file_bytes: int | None = None
+                  ) -> Timeline:
+        """The summary of ``text``, the stats CSV of ``path`` (``size`` bytes on disk). ``file_bytes``: the length of
+        the file as written when ``text`` is a CSV rewriting of another form (:mod:`.rocpd_summary`), so a truncation
+        note names the file's own last byte; None: ``text`` is the file."""
         header, rows, warnings = read_rows(path, text, strict, ("name",), leading_name=header_leads_with_name(text),
                                            verify=stats_row_agrees)
         df = pd.DataFrame(rows, columns=header)
@@ -252,7 +259,7 @@ class RocprofStats(Collector):
             if c != "Name":
                 df[c] = pd.to_numeric(df[c], errors="coerce")
         short = _rows_missing(path, text, df, [r[header.index("Percentage")] for r in rows]
-                              if "Percentage" in header else None, warnings)
+                              if "Percentage" in header else None, warnings, file_bytes)
         if short is not None:
             warnings.append(short)
         # a row whose call count or total time is not a finite, non-negative integer is dropped and counted
@@ -308,10 +315,11 @@ class RocprofStats(Collector):
 
 
 def _rows_missing(path: Path, text: str, df: pd.DataFrame, shares: list | None,
-                  warnings: list[str]) -> TruncationNote | None:
+                  warnings: list[str], file_bytes: int | None = None) -> TruncationNote | None:
     """The note for a stats table whose rows hold less time than their own ``Percentage`` shares account for
     (:func:`._shares.missing_share`: rows cut off its end); None when it is whole, has no share column, or is
-    already noted as cut mid-line."""
+    already noted as cut mid-line. The byte named is the end of the file: ``file_bytes`` when given, else of
+    ``text``."""
     if shares is None or "TotalDurationNs" not in df or any(isinstance(w, TruncationNote) for w in warnings):
         return None
     total = df["TotalDurationNs"].to_numpy(dtype="float64")
@@ -319,7 +327,7 @@ def _rows_missing(path: Path, text: str, df: pd.DataFrame, shares: list | None,
     lost = missing_share([str(x or "") for x, k in zip(shares, known) if k], total[known].tolist())
     if lost is None:
         return None
-    at = len(text.encode("utf-8", errors="replace"))
+    at = file_bytes if file_bytes is not None else len(text.encode("utf-8", errors="replace"))
     return TruncationNote(f"{path}: truncated: the table's rows hold {100 * (1 - lost):.1f} % at most of the time "
                           "their own Percentage shares account for: rows are missing after byte "
                           f"{at:,} (at least {100 * lost:.1f} % of the time)", path, at)

@@ -17,7 +17,9 @@ Files (one per domain, optionally prefixed ``<pid>_``; columns mapped by name, s
   kernel trace that records no process stay unattached (with a warning), never joined by id alone.
 * ``hip_api_trace.csv`` / ``hsa_api_trace.csv`` / ``marker_api_trace.csv`` — ``Domain, Function, …,
   Start_Timestamp, End_Timestamp``: ``runtime`` events (markers: ``annotation``).
-* ``agent_info.csv`` — agent properties → ``meta.devices``.
+* ``agent_info.csv`` — agent properties → ``meta.devices``. Another file of the set given alone is read with the
+  ``<prefix>agent_info.csv`` rocprofv3 wrote beside it (same prefix, same folder: :func:`agents_beside`), so the
+  GPU is known whichever of the run's files is given — as rocprof v1's ``results.sysinfo.txt`` is.
 * ``memory_allocation_trace.csv`` / ``scratch_memory_trace.csv`` — ``Kind, Operation, Agent_Id, …,
   Start_Timestamp, End_Timestamp[, Allocation_Size]``: allocator calls, kept as host events of kind ``other``
   named by ``Operation`` (no GPU work: alone, such a file is a valid output with nothing to analyse).
@@ -213,6 +215,8 @@ class RocprofV3Csv(Collector):
             meta.devices = d
             meta.warnings = warnings + [f"{path}: agent description only, no events"]
             return Timeline(meta=meta).validate()
+        if isinstance(d, Dispatches):
+            d.gpus = agents_beside(path, meta, warnings, strict)
         tl = build_timeline(d, self.name, path, meta=meta, warnings=warnings)
         if kind == "api":  # launch calls recorded, their kernels in a file not given: say so (as nsys does)
             from gpulens.collectors._nsys_more import incomplete_capture
@@ -233,6 +237,29 @@ class RocprofV3Csv(Collector):
             if note:
                 tl.meta.sources[0]["incomplete_capture"] = note
         return tl
+
+
+def agents_beside(path: Path, meta: TimelineMeta, warnings: list[str], strict: bool = True) -> list[int] | None:
+    """Devices of the ``<prefix>agent_info.csv`` rocprofv3 wrote beside ``path`` (one of the same file set: same
+    folder, same ``<pid>_`` / ``-o`` prefix) added to ``meta.devices``, with a note in ``warnings`` (one line naming
+    the file, or why it was not read). Returns the GPU ids it lists (the ``gpus`` a :class:`Dispatches` takes, as in
+    :class:`RocprofV3CsvDir`), or None when there is no such file or ``meta`` already has devices."""
+    m = _DOMAIN_FILE.match(path.name)
+    sib = path.parent / f"{m.group(1)}agent_info.csv" if m and m.group(2) != "agent_info" else None
+    if sib is None or not sib.is_file() or meta.devices:
+        return None
+    try:
+        kind, devices, _, _ = load_file(sib, strict)
+    except (TraceFormatError, OSError) as exc:
+        warnings.append(f"{sib}: not read beside {path.name} ({getattr(exc, 'reason', exc)})")
+        return None
+    if kind != "agent" or not devices:
+        warnings.append(f"{sib}: not read beside {path.name} (no agent row in it)")
+        return None
+    meta.devices += devices
+    meta.sources[0].setdefault("siblings", []).append(str(sib))
+    warnings.append(f"{path}: read with {sib.name} beside it (the devices of the same run)")
+    return [int(dv["device_id"]) for dv in devices if dv.get("device_id") is not None]
 
 
 def _pids(d: Dispatches, pid: int | None) -> pd.Series:
