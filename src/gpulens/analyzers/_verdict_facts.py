@@ -83,6 +83,8 @@ class Evidence:
     memory_measured_pct: float | None = None
     #: the memory side's units [% of peak] (ncu SpeedOfLight L1/TEX and DRAM throughput): which one is busy
     l1_pct: float | None = None
+    #: the window of l1_pct in words (_stake.l1_of_row: "over its elapsed cycles" or ncu's active-cycle window)
+    l1_window: str = ""
     l2_pct: float | None = None
     dram_pct: float | None = None
     mean_blocks: float | None = None  # blocks per launch, the launches weighted by their GPU time
