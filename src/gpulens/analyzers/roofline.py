@@ -23,6 +23,7 @@ import pandas as pd
 from gpulens.analyzers import _advice
 from gpulens.analyzers._groupstats import group_sums_many
 from gpulens.analyzers._hot import hot_kernels, no_hot_kernels_reason, short_name as _short
+from gpulens.analyzers._flop_coverage import lower_bound_words
 from gpulens.analyzers._untimed import untimed_kernels
 from gpulens.analyzers._work import cache_bytes, counter_work, shape_work
 from gpulens.analyzers._stake import assumed_premise, time_at_stake
@@ -32,7 +33,7 @@ from gpulens.analyzers.verdict_rules import BELOW_ROOFS, ROOF_BOUND_PCT
 from gpulens.devices import no_spec_reason
 from gpulens.devices.spec import apply_measured_peaks, measured_roofs
 from gpulens.timeline import Timeline
-from gpulens.units import pct_words, plural
+from gpulens.units import fmt_si, pct_words, plural
 
 COLUMNS = {
     "name": "kernel name as recorded",
@@ -68,6 +69,11 @@ COLUMNS = {
     "time_at_stake_ns": "time − max(time × roof_pct / 100, calls × 2 µs): what running at its (achievable) roof "
                         "would save, each launch keeping the 2 µs no kernel runs under (analyzers._stake) [ns]",
     "roof_note": "why roof_pct is unknown although the figures exist: they put the kernel above its roof [note]",
+    "flops_lower_bound": "the FLOP counters of the vendor's formula that were not collected for some of its launches "
+                         "(analyzers._flop_coverage): flops, FLOP/s and AI are then lower bounds over the collected "
+                         "ones, and the side of the ridge, roof_pct, bound and time at stake are unknown unless the "
+                         "lower bound already puts it at its compute roof (compute side, ≥ the bound threshold); "
+                         "None when every FLOP counter was collected or the FLOPs come from shapes [note]",
     "bound_basis": "what ``bound`` rests on: 'roofline' (the device spec's peaks), 'roofline on assumed peaks' (the "
                    "GPU was not identified: its peaks are a guess), or 'measured speed of light' (the kernel's SOL "
                    "counters, which decide its verdict: then bound and time_at_stake_ns are the verdict's, one per "
@@ -204,6 +210,9 @@ class Roofline(Analyzer):
             # numpy comparisons of the object column (pandas' own cost ~3× as much per million launches)
             "launches_from_counters": int((per["source"].to_numpy(dtype=object) == "counters").sum()),
             "launches_from_shapes": int((per["source"].to_numpy(dtype=object) == "shapes").sum()),
+            # of those from counters, the ones whose FLOP count lacks counters of the formula: lower bounds
+            "launches_flops_lower_bound": int(sum(isinstance(x, str) and x != "" for x in
+                                                  per["flops_missing"].to_numpy(dtype=object))),
             "launches_linked_to_ops": stats["linked"],
             "ops_without_model": stats["unmodelled"],
             "attention_assumed_causal": self.causal,
@@ -243,7 +252,9 @@ class Roofline(Analyzer):
         if result is None or result.skipped or verdict not in VERDICT_TO_BOUND or not len(result.table):
             return
         t = result.table
-        hit = np.flatnonzero((t["name"].astype(str) == name).to_numpy() & t["bound"].notna().to_numpy())
+        # a row whose placement a lower-bound FLOP count left unknown takes the measured bound too
+        placed = t["bound"].notna() | (t["flops_lower_bound"].notna() if "flops_lower_bound" in t else False)
+        hit = np.flatnonzero((t["name"].astype(str) == name).to_numpy() & placed.to_numpy())
         if not len(hit):
             return
         i = t.index[hit[0]]
@@ -258,7 +269,11 @@ class Roofline(Analyzer):
                 continue
             f.time_at_stake_ns = None if stake_ns is None else int(stake_ns)
             f.premise = ""  # the measured distance: no longer the (perhaps assumed) peaks'
-            if model != bound:
+            if model is None:  # its placement was unknown (a lower-bound FLOP count): the counters decide
+                f.title += f"; measured speed of light: {verdict} ({sol_text})"
+                f.detail += f" Its speed-of-light counters measure {sol_text}: {verdict}, and the counters decide."
+                f.category = verdict
+            elif model != bound:
                 # the placement's own explanation ("neither roof bounds it … fuse or batch") would contradict the
                 # measured bound it now details: the detail says what each measure sees
                 place = "below both roofs" if model == BELOW_ROOFS else f"{model}-bound"
@@ -355,6 +370,10 @@ class Roofline(Analyzer):
                 mbest = np.asarray(mu, dtype=object)[ukey[o] % len(mu)].tolist()
             prec[gi] = [None if x is None or x != x else x for x in pbest]
             matrix[gi] = [bool(x) if x == x and x is not None else True for x in mbest]
+        # the FLOP counters some launch of each name lacked (a lower-bound FLOP figure), first text per name
+        mv = per["flops_missing"].to_numpy(dtype=object)[keep] if "flops_missing" in per else np.full(len(g), None)
+        sel = has & np.array([isinstance(x, str) and x != "" for x in mv], dtype=bool)
+        lower = pd.Series(mv[sel]).groupby(g[sel]).first().to_dict() if sel.any() else {}
         peaks: dict = {}
         out = []
         for i in range(G):
@@ -395,12 +414,19 @@ class Roofline(Analyzer):
                 pct = min(pct, 100.0) if pct == pct else pct
                 sheet_pct = at_most_roof(sheet_pct)
             bound = bound_of(pct, side)
+            lb = lower_bound_words(lower[i]) if i in lower else None
+            if lb and not (side == "compute" and bound == "compute"):
+                # FLOPs a lower bound: the AI is at least this, so the memory side is not established, nor is a
+                # share of the roof below its threshold (the uncounted work may put it at its roof) — unknown
+                if side == "memory":
+                    side = None
+                bound, pct, sheet_pct = None, np.nan, np.nan
             row.update(flops=flops, bytes=nbytes, flops_per_s=fps, bytes_per_s=bps, arithmetic_intensity=ai,
                        precision=prec[i], peak_flops_per_s=pf, compute_roof=roof, peak_bytes_per_s=bw,
                        ridge_point=ridge, bound=bound,
                        ridge_side=side, roof_pct=pct, datasheet_roof_pct=sheet_pct,
                        time_at_stake_ns=time_at_stake(row["time_ns"], pct, row["calls"]),
-                       flops_source="counters" if from_ctr[i] else "shapes", roof_note=note)
+                       flops_source="counters" if from_ctr[i] else "shapes", roof_note=note, flops_lower_bound=lb)
             out.append(row)
         t = pd.DataFrame(out, columns=list(COLUMNS))
         t["precision"] = t["precision"].astype(object).where(t["precision"].notna(), None)
@@ -408,6 +434,7 @@ class Roofline(Analyzer):
         t["bound"] = t["bound"].astype(object).where(t["bound"].notna(), None)
         t["ridge_side"] = t["ridge_side"].astype(object).where(t["ridge_side"].notna(), None)
         t["roof_note"] = t["roof_note"].astype(object).where(t["roof_note"].notna(), None)
+        t["flops_lower_bound"] = t["flops_lower_bound"].astype(object).where(t["flops_lower_bound"].notna(), None)
         t["compute_roof"] = t["compute_roof"].astype(object).where(t["compute_roof"].notna(), None)
         t["time_at_stake_ns"] = t["time_at_stake_ns"].astype("Int64")
         return t.sort_values(["time_ns", "name"], ascending=[False, True], kind="stable").reset_index(drop=True)
@@ -432,6 +459,24 @@ class Roofline(Analyzer):
                                    "Check the identified GPU and pass --device-spec FILE with its peak figures."))
                 continue
             if r.roof_pct != r.roof_pct or r.roof_pct is None:
+                if r.flops_lower_bound:  # placement unknown: say why (a FLOP counter not collected)
+                    out.append(Finding(f"Roofline placement of {_short(r.name)} unknown: its FLOP count is "
+                                       f"{r.flops_lower_bound}",
+                                       f"{fmt_si(r.flops, 'FLOP')} over the collected counters, AI at least "
+                                       f"{r.arithmetic_intensity:.2f} FLOP/B: "
+                                       + ("compute side of the ridge (a larger AI stays there); its share of the "
+                                          "roof, at least the collected FLOPs' and under the bound threshold, is "
+                                          "unknown." if r.ridge_side == "compute" else
+                                          "the side of the ridge and the share of the roof are unknown."),
+                                       severity="info", category="data-quality",
+                                       kernel=r.name, key=f"roofline:{r.name}", parent=f"kernel:{r.name}",
+                                       action=_advice.for_vendor(
+                                           summary.get("vendor"), "Collect every precision's FP counters and the "
+                                           "tensor ones (ncu --section SpeedOfLight_RooflineChart --section "
+                                           "SpeedOfLight_HierarchicalHalfRooflineChart --section "
+                                           "SpeedOfLight_HierarchicalTensorRooflineChart, or --set full).",
+                                           "Collect every SQ_INSTS_VALU_* and SQ_INSTS_VALU_MFMA_MOPS_* counter "
+                                           "(a full rocprof-compute profile).")))
                 continue
             sev = "warning" if r.time_ns > 0.1 * total and r.roof_pct < 50 else "info"
             side = f"{r.ridge_side} side of the ridge" if r.ridge_side else "ridge side unknown (no byte figure)"
@@ -454,7 +499,8 @@ class Roofline(Analyzer):
                 title = f"{_short(r.name)} at {pct_words(r.roof_pct)} of the {roof}{on} ({side}{sheet})"
                 detail = (f"Arithmetic intensity {r.arithmetic_intensity:.1f} FLOP/B vs ridge point "
                           f"{r.ridge_point:.0f} FLOP/B; {r.flops_per_s / 1e12:.2f} TFLOP/s, "
-                          f"{r.bytes_per_s / 1e9:.0f} GB/s (FLOPs from {r.flops_source}).")
+                          f"{r.bytes_per_s / 1e9:.0f} GB/s (FLOPs from {r.flops_source}"
+                          + (f", {r.flops_lower_bound}: at least this" if r.flops_lower_bound else "") + ").")
                 cat = f"{r.bound}-bound"
             # the kernel's verdict (analyzer ``verdicts``) carries the same time at stake: this finding details it
             out.append(Finding(title, detail, severity=sev, category=cat, kernel=r.name,
@@ -469,7 +515,9 @@ class Roofline(Analyzer):
              f"({pct_words(100 * of_all)} of all kernel time)") if summary.get("coverage_basis") == "time" and
             of_all is not None else f"FLOPs known for {pct_words(100 * cov)} of the critical kernels' launches "
                                     "(their durations were not recorded)",
-            f"{plural(summary['launches_from_counters'], 'launch(es)')} from counters, "
+            f"{plural(summary['launches_from_counters'], 'launch(es)')} from counters"
+            + (f" ({summary['launches_flops_lower_bound']} of them a lower bound: FP counters not collected)"
+               if summary.get("launches_flops_lower_bound") else "") + ", "
             f"{summary['launches_from_shapes']} from "
             "op shapes; ops without a model: " + (", ".join(sorted(summary["ops_without_model"])) or "none") + ".",
             severity="info", category="coverage",
