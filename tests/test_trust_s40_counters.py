@@ -280,3 +280,32 @@ def test_every_builtin_figure_names_its_source():
     for g in nvidia.GPUS + amd.GPUS:
         for key, f in get_spec(g["name"]).figures.items():
             assert str(f.source or "").strip() and f.source != "user", (g["name"], key)
+
+
+def test_ncu_pc_sampling_stall_shares_by_hand():
+    # tests/data/stalls/ncu_details_stalls.csv: gather_rows launched twice (IDs 0 and 6); summed over both, the
+    # smsp__pcsamp_warps_issue_stalled_<reason> samples (the _not_issued variants are subsets of these, not added):
+    # long_scoreboard 1,000, selected 120, not_selected 60, lg_throttle 50, no_instructions 40, math_pipe_throttle
+    # 30, barrier 20. Stall samples exclude 'selected' (an issuing warp): 1,200. long_scoreboard = 1,000 / 1,200 =
+    # 83.33 % of stall time; the issue share = 120 / 1,320 samples = 9.09 %.
+    t = _results(DATA / "stalls" / "ncu_details_stalls.csv")["stalls"].table
+    r = _row(t, "gather_rows")
+    assert r["top_reason"] == "long_scoreboard"
+    assert float(r["top_reason_pct"]) == pytest.approx(100 * 1_000 / 1_200)
+    assert float(r["issue_pct"]) == pytest.approx(100 * 120 / 1_320)
+
+
+def test_ncu_dram_percent_derived_from_bytes_when_ncu_gives_none():
+    # olajide_rtx5070_metrics_saxpy.csv (ncu --metrics, no DRAM Throughput %): dram__bytes_op_read.sum 134,221,568
+    # + dram__bytes_op_write.sum 43,631,104 = 177,852,672 B over gpu__time_duration.sum 292,928 ns = 607.15 GB/s;
+    # of the RTX 5070's 672 GB/s (28 Gbps GDDR7 × 192-bit / 8) = 90.35 %
+    r = _row(_results(DATA / "nvidia" / "olajide_rtx5070_metrics_saxpy.csv")["speed_of_light"].table, "unnamed>::saxpy")
+    assert float(r["dram_bytes"]) == 134_221_568 + 43_631_104
+    assert float(r["dram_pct"]) == pytest.approx(100 * (134_221_568 + 43_631_104) / 292_928 / 672)
+
+
+def test_ncu_hit_rate_above_100_is_unknown():
+    # olajide gemm_naive: lts__t_sector_hit_rate.pct = 100.39 — no hit rate exceeds 100 %: unknown, never shown
+    r = _row(_results(DATA / "nvidia" / "olajide_rtx5070_metrics_gemm_naive.csv")["speed_of_light"].table,
+             "unnamed>::gemm_naive")
+    assert r["l2_hit_pct"] is None or math.isnan(float(r["l2_hit_pct"]))

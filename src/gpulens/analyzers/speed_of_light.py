@@ -45,7 +45,9 @@ LATENCY_BELOW_PCT = SOL_BOUND_PCT
 COLUMNS = {
     "name": "kernel name as recorded [text]",
     "vendor": "nvidia (Nsight Compute metrics) or amd (rocprof-compute counters) [text]",
-    "calls": "profiled launches [count]",
+    "calls": "profiled launches; each figure of a kernel below is the mean of its launches' figures weighted by "
+             "their durations (rocprof-compute's panels print the plain mean over dispatches, AVG: the two differ "
+             "when the dispatches' durations do) [count]",
     "time_ns": "summed duration of those launches [ns]",
     "compute_pct": "compute throughput: NVIDIA SM throughput; AMD max(VALU, MFMA) utilisation, % of peak [%]",
     "memory_pct": "memory throughput: NVIDIA ncu Memory Throughput; AMD max(HBM, vL1D, L2 bandwidth), % of peak [%]",
