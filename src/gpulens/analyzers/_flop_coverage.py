@@ -32,9 +32,10 @@ _AMD_MFMA = ("F16", "BF16", "F32", "F64")
 def _present(wide: pd.DataFrame, names: list[str]) -> np.ndarray:
     """Per row: any of ``names`` (columns of ``wide``) holds a value."""
     have = [n for n in names if n in wide.columns]
-    if not have:
-        return np.zeros(len(wide), dtype=bool)
-    return wide[have].notna().any(axis=1).to_numpy(dtype=bool)
+    out = np.zeros(len(wide), dtype=bool)
+    for n in have:  # column by column: no frame of the selected columns
+        out |= ~np.isnan(wide[n].to_numpy(dtype=float, na_value=np.nan))
+    return out
 
 
 def _groups(wide: pd.DataFrame) -> list[tuple[str, str, np.ndarray]]:
@@ -62,10 +63,10 @@ def missing_flop_counters(wide: pd.DataFrame) -> pd.Series:
     its vendor's formula (module doc) that were not collected, in words (``"fp16 hadd, fp16 hmul, fp16 hfma"``);
     ``""`` when all were; None when the row has no FLOP counter at all. A row with both vendors' counters (never
     seen) is judged by the vendor with more of them."""
-    groups = _groups(wide)
-    out = pd.Series([None] * len(wide), index=wide.index, dtype=object)
+    out = np.full(len(wide), None, dtype=object)
     if not len(wide):
-        return out
+        return pd.Series(out, index=wide.index, dtype=object)
+    groups = _groups(wide)
     by_vendor = {}
     for vendor in ("nvidia", "amd"):
         g = [(w, m) for v, w, m in groups if v == vendor]
@@ -77,10 +78,13 @@ def missing_flop_counters(wide: pd.DataFrame) -> pd.Series:
         if not rows.any():
             continue
         words, mat = by_vendor[vendor]
-        pats, inv = np.unique(mat[rows], axis=0, return_inverse=True)
-        texts = [_words(vendor, [w for w, ok in zip(words, pat) if not ok]) for pat in pats]
-        out.iloc[np.flatnonzero(rows)] = [texts[i] for i in np.asarray(inv).reshape(-1)]
-    return out
+        # each row's presence pattern as one integer (≤ 16 counters a vendor): one text per distinct pattern
+        code = mat[rows].astype(np.int64) @ (np.int64(1) << np.arange(mat.shape[1], dtype=np.int64))
+        pats, inv = np.unique(code, return_inverse=True)
+        texts = np.array([_words(vendor, [w for j, w in enumerate(words) if not (int(p) >> j) & 1]) for p in pats],
+                         dtype=object)
+        out[rows] = texts[np.asarray(inv).reshape(-1)]
+    return pd.Series(out, index=wide.index, dtype=object)
 
 
 def _words(vendor: str, missing: list[str]) -> str:
