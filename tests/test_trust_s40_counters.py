@@ -146,25 +146,26 @@ def test_complete_collections_on_real_workloads_are_no_lower_bound():
     assert r["flops"] == 0.0 and r["flops_lower_bound"] is None
 
 
-def test_h200_raw_without_fp16_counters_is_no_memory_bound_placement():
+def test_h200_raw_without_fp16_counters_says_its_placement_rests_on_a_lower_bound():
     # h200_kernels_raw.csv records smsp__sass_thread_inst_executed_op_{d,f}{add,mul,fma}_pred_on.sum.per_cycle_
     # elapsed but no h (fp16) rate: saxpy's 2²⁴ FFMA (33.55 MFLOP over 183.1 MB, AI 0.18 FLOP/B) sat on the memory
-    # side of the ridge only because its fp16 work was read as 0 — with fp16 unknown its AI is at least 0.18
+    # side of the ridge with its fp16 work read as 0, saying nothing — now its AI is "at least" that, everywhere
     res = _results(H200_RAW)
-    t = res["roofline"].table
-    r = _row(t, "saxpy")
+    r = _row(res["roofline"].table, "saxpy")
     assert "fp16 add/mul/fma instructions not collected" in r["flops_lower_bound"]
-    assert r["ridge_side"] is None or r["ridge_side"] != "memory"
-    assert r["roof_pct"] is None or math.isnan(float(r["roof_pct"]))
-    # its bound is the measured speed of light's (SOL counters decide), named as such
-    assert r["bound_basis"] == "measured speed of light"
+    assert float(r["arithmetic_intensity"]) == pytest.approx(r["flops"] / r["bytes"])
     f = [x for x in res["roofline"].findings if str(x.key or "").startswith("roofline:saxpy")]
-    assert f and "lower bound" in f[0].title
-    # the hierarchical roofline says the same of its points
+    assert f and f[0].title.endswith("on a lower-bound AI")
+    assert "holds only if the uncounted precisions did no work" in f[0].detail
+    ev = str(_row(res["verdicts"].table, "saxpy")["evidence"])
+    assert "AI at least 0.18 FLOP/B, its FLOP count a lower bound (fp16 add/mul/fma instructions not collected" in ev
+    # the hierarchical roofline's points say the same
     h = res["hierarchical_roofline"].table
     hs = h[h["name"].astype(str).str.startswith("saxpy")]
     assert len(hs) and all("fp16" in str(x) for x in hs["flops_lower_bound"])
-    assert all(s != "memory" for s in hs["side"])
+    # the coverage note counts them: 4 launches, all from counters without fp16
+    cov = [x for x in res["roofline"].findings if x.category == "coverage"][0]
+    assert "4 of them a lower bound" in cov.detail
 
 
 def test_missing_flop_counters_none_without_any_flop_counter():

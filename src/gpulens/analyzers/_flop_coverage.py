@@ -103,4 +103,4 @@ def _words(vendor: str, missing: list[str]) -> str:
 
 def lower_bound_words(missing: str) -> str:
     """The note a FLOP figure carries when counters were missing: what it is a lower bound over."""
-    return f"a lower bound: {missing} not collected (unknown, not 0)"
+    return f"a lower bound ({missing} not collected: unknown, not 0 FLOP)"

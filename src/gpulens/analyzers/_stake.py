@@ -117,8 +117,7 @@ def upper_clause(upper_ns: int | None, device: Any, at_least: bool = True) -> st
     if not at_least:
         return ""
     if upper_ns is None or upper_ns != upper_ns:
-        return ("at least; up to its distance to the roofline, unknown without a complete FLOP count (every "
-                "precision's and the tensor FP counters)")
+        return "at least; up to its distance to the roofline, unknown without its FLOP count"
     name = getattr(device, "name", None) or "identified GPU"
     return (f"at least; up to {fmt_ns(upper_ns)}, its distance to the roofline, {ASSUMED_GPU_HEAD}{name} "
             "(the input does not name it; that figure rests on its peaks)")

@@ -87,6 +87,8 @@ class Evidence:
     l1_window: str = ""
     l2_pct: float | None = None
     dram_pct: float | None = None
+    #: the roofline's FLOP count is a lower bound: the counters not collected, in words (roofline flops_lower_bound)
+    flops_lower_bound: str | None = None
     mean_blocks: float | None = None  # blocks per launch, the launches weighted by their GPU time
     blocks_vary: bool = False  # the launches' grids differ (mean_blocks is then a time-weighted mean)
     num_sms: int | None = None

@@ -59,6 +59,8 @@ def _evidence_text(e: Evidence) -> str:
         # the metric each figure came from is the speed_of_light table's evidence, said there once
     if (e.bound is not None or e.roof_pct is not None) and not (e.sol_bound and e.roof_source == "speed of light"):
         ai = "" if e.arithmetic_intensity is None else f", AI {e.arithmetic_intensity:.2f} FLOP/B"
+        if e.flops_lower_bound:  # a FP counter not collected: the AI (and a compute-side share) at least this
+            ai = (ai.replace(", AI ", ", AI at least ") + f", its FLOP count {e.flops_lower_bound}")
         side = f"{e.ridge_side} side of the ridge" if e.ridge_side else "ridge side unknown"
         of = "of attainable"
         if (e.compute_roof or "").startswith("achievable.") and e.datasheet_roof_pct is not None \

@@ -43,11 +43,11 @@ COLUMNS = {
     "roof_source": "measured (roofline.csv) or spec (datasheet), per roof [text]",
     "attainable_flops": "min(peak, AI × level bandwidth) [FLOP/s]",
     "pct_of_attainable": "achieved / attainable [%]",
-    "side": "memory (AI left of the level's ridge) or compute; unknown when the ridge or the AI is, or when a "
-            "lower-bound FLOP count puts it left of the ridge (its true AI may be right of it) [text]",
+    "side": "memory (AI left of the level's ridge) or compute [text]",
     "flops_lower_bound": "the FLOP counters of the vendor's formula not collected (analyzers._flop_coverage): "
-                         "flops, AI and achieved FLOP/s are lower bounds over the collected ones and % of attainable "
-                         "is unknown unless on the compute side (then at least that); None when all were [note]",
+                         "flops, AI, achieved FLOP/s and a compute-side % of attainable are lower bounds over the "
+                         "collected ones, and a memory side holds only if the uncounted precisions did no work; None "
+                         "when all were [note]",
 }
 _MEASURED_BW = {"dram": "HBMBw", "l2": "L2Bw", "l1": "L1Bw", "shared": "LDSBw"}
 _MEASURED_FLOPS = ("MFMABF16Flops", "MFMAF16Flops", "MFMAF32Flops", "MFMAF64Flops", "FP32Flops", "FP64Flops")
@@ -125,10 +125,8 @@ class HierarchicalRoofline(Analyzer):
                              "peak_flops": peak, "roof_source": f"bandwidth {bw_src}, compute {peak_src}",
                              "attainable_flops": att, "pct_of_attainable": _pct_of_attainable(ach, att),
                              "_above": bool(att and att == att and ach == ach and 100 * ach / att > ABOVE_ROOF_PCT),
-                             "side": "unknown" if np.isnan(ridge) or np.isnan(ai) or (lower and ai < ridge) else
+                             "side": "unknown" if np.isnan(ridge) or np.isnan(ai) else
                              ("memory" if ai < ridge else "compute"), "flops_lower_bound": lower})
-                if lower and rows[-1]["side"] != "compute":  # the true AI may lie right of the ridge: unknown
-                    rows[-1]["pct_of_attainable"] = np.nan
         if not rows:
             return skip("no kernel with both FLOPs and per-level bytes")
         t = pd.DataFrame(rows, columns=list(COLUMNS))

@@ -33,7 +33,7 @@ from gpulens.analyzers.verdict_rules import BELOW_ROOFS, ROOF_BOUND_PCT
 from gpulens.devices import no_spec_reason
 from gpulens.devices.spec import apply_measured_peaks, measured_roofs
 from gpulens.timeline import Timeline
-from gpulens.units import fmt_si, pct_words, plural
+from gpulens.units import pct_words, plural
 
 COLUMNS = {
     "name": "kernel name as recorded",
@@ -70,10 +70,10 @@ COLUMNS = {
                         "would save, each launch keeping the 2 µs no kernel runs under (analyzers._stake) [ns]",
     "roof_note": "why roof_pct is unknown although the figures exist: they put the kernel above its roof [note]",
     "flops_lower_bound": "the FLOP counters of the vendor's formula that were not collected for some of its launches "
-                         "(analyzers._flop_coverage): flops, FLOP/s and AI are then lower bounds over the collected "
-                         "ones, and the side of the ridge, roof_pct, bound and time at stake are unknown unless the "
-                         "lower bound already puts it at its compute roof (compute side, ≥ the bound threshold); "
-                         "None when every FLOP counter was collected or the FLOPs come from shapes [note]",
+                         "(analyzers._flop_coverage): flops, FLOP/s, AI and a compute-side roof_pct are then lower "
+                         "bounds over the collected ones (a missing counter is unknown, not 0 FLOP), and a memory-side "
+                         "or below-roofs placement holds only if the uncounted precisions did no work; None when every "
+                         "FLOP counter was collected or the FLOPs come from shapes [note]",
     "bound_basis": "what ``bound`` rests on: 'roofline' (the device spec's peaks), 'roofline on assumed peaks' (the "
                    "GPU was not identified: its peaks are a guess), or 'measured speed of light' (the kernel's SOL "
                    "counters, which decide its verdict: then bound and time_at_stake_ns are the verdict's, one per "
@@ -252,9 +252,7 @@ class Roofline(Analyzer):
         if result is None or result.skipped or verdict not in VERDICT_TO_BOUND or not len(result.table):
             return
         t = result.table
-        # a row whose placement a lower-bound FLOP count left unknown takes the measured bound too
-        placed = t["bound"].notna() | (t["flops_lower_bound"].notna() if "flops_lower_bound" in t else False)
-        hit = np.flatnonzero((t["name"].astype(str) == name).to_numpy() & placed.to_numpy())
+        hit = np.flatnonzero((t["name"].astype(str) == name).to_numpy() & t["bound"].notna().to_numpy())
         if not len(hit):
             return
         i = t.index[hit[0]]
@@ -269,11 +267,7 @@ class Roofline(Analyzer):
                 continue
             f.time_at_stake_ns = None if stake_ns is None else int(stake_ns)
             f.premise = ""  # the measured distance: no longer the (perhaps assumed) peaks'
-            if model is None:  # its placement was unknown (a lower-bound FLOP count): the counters decide
-                f.title += f"; measured speed of light: {verdict} ({sol_text})"
-                f.detail += f" Its speed-of-light counters measure {sol_text}: {verdict}, and the counters decide."
-                f.category = verdict
-            elif model != bound:
+            if model != bound:
                 # the placement's own explanation ("neither roof bounds it … fuse or batch") would contradict the
                 # measured bound it now details: the detail says what each measure sees
                 place = "below both roofs" if model == BELOW_ROOFS else f"{model}-bound"
@@ -414,13 +408,10 @@ class Roofline(Analyzer):
                 pct = min(pct, 100.0) if pct == pct else pct
                 sheet_pct = at_most_roof(sheet_pct)
             bound = bound_of(pct, side)
+            # FLOPs a lower bound (a FP counter of the formula not collected): the placement stands on the collected
+            # counters and says so — the AI, FLOP/s and a compute-side share are at least these; a memory-side or
+            # below-roofs placement holds only if the uncounted precisions did no work
             lb = lower_bound_words(lower[i]) if i in lower else None
-            if lb and not (side == "compute" and bound == "compute"):
-                # FLOPs a lower bound: the AI is at least this, so the memory side is not established, nor is a
-                # share of the roof below its threshold (the uncounted work may put it at its roof) — unknown
-                if side == "memory":
-                    side = None
-                bound, pct, sheet_pct = None, np.nan, np.nan
             row.update(flops=flops, bytes=nbytes, flops_per_s=fps, bytes_per_s=bps, arithmetic_intensity=ai,
                        precision=prec[i], peak_flops_per_s=pf, compute_roof=roof, peak_bytes_per_s=bw,
                        ridge_point=ridge, bound=bound,
@@ -459,29 +450,13 @@ class Roofline(Analyzer):
                                    "Check the identified GPU and pass --device-spec FILE with its peak figures."))
                 continue
             if r.roof_pct != r.roof_pct or r.roof_pct is None:
-                if r.flops_lower_bound:  # placement unknown: say why (a FLOP counter not collected)
-                    out.append(Finding(f"Roofline placement of {_short(r.name)} unknown: its FLOP count is "
-                                       f"{r.flops_lower_bound}",
-                                       f"{fmt_si(r.flops, 'FLOP')} over the collected counters, AI at least "
-                                       f"{r.arithmetic_intensity:.2f} FLOP/B: "
-                                       + ("compute side of the ridge (a larger AI stays there); its share of the "
-                                          "roof, at least the collected FLOPs' and under the bound threshold, is "
-                                          "unknown." if r.ridge_side == "compute" else
-                                          "the side of the ridge and the share of the roof are unknown."),
-                                       severity="info", category="data-quality",
-                                       kernel=r.name, key=f"roofline:{r.name}", parent=f"kernel:{r.name}",
-                                       action=_advice.for_vendor(
-                                           summary.get("vendor"), "Collect every precision's FP counters and the "
-                                           "tensor ones (ncu --section SpeedOfLight_RooflineChart --section "
-                                           "SpeedOfLight_HierarchicalHalfRooflineChart --section "
-                                           "SpeedOfLight_HierarchicalTensorRooflineChart, or --set full).",
-                                           "Collect every SQ_INSTS_VALU_* and SQ_INSTS_VALU_MFMA_MOPS_* counter "
-                                           "(a full rocprof-compute profile).")))
                 continue
             sev = "warning" if r.time_ns > 0.1 * total and r.roof_pct < 50 else "info"
             side = f"{r.ridge_side} side of the ridge" if r.ridge_side else "ridge side unknown (no byte figure)"
             if r.bound in (None, BELOW_ROOFS):
                 title = f"{_short(r.name)} runs below both roofs{on} ({pct_words(r.roof_pct)} of attainable, {side})"
+                if r.flops_lower_bound:
+                    title += " on a lower-bound FLOP count"
                 hint = _advice.alignment_hint(r.name)
                 # a library kernel picked for unaligned operands (…_align1) is held by its narrow loads, whatever
                 # its grid: the alignment hint, not "small grids, short kernels"
@@ -489,6 +464,9 @@ class Roofline(Analyzer):
                           "Neither compute nor memory bandwidth bounds it: latency, occupancy or launch overhead "
                           "does (small grids, short kernels, dependent loads). Fuse or batch the work.")
                 cat = "latency/occupancy-bound"
+                if r.flops_lower_bound:
+                    detail += (f" Its FLOP count is {r.flops_lower_bound}: with the uncounted work it may sit nearer "
+                               "its roofs.")
             else:
                 ach = str(r.compute_roof or "").startswith("achievable.")
                 roof = (f"{'achievable ' if ach else ''}{r.precision} compute roof" if r.bound == "compute"
@@ -497,10 +475,15 @@ class Roofline(Analyzer):
                          and r.datasheet_roof_pct == r.datasheet_roof_pct
                          and abs(r.datasheet_roof_pct - r.roof_pct) >= 0.5 else "")
                 title = f"{_short(r.name)} at {pct_words(r.roof_pct)} of the {roof}{on} ({side}{sheet})"
+                if r.flops_lower_bound and (r.bound == "memory" or r.ridge_side == "memory"):
+                    title += " on a lower-bound AI"  # the uncounted FLOPs may move it right of the ridge
                 detail = (f"Arithmetic intensity {r.arithmetic_intensity:.1f} FLOP/B vs ridge point "
                           f"{r.ridge_point:.0f} FLOP/B; {r.flops_per_s / 1e12:.2f} TFLOP/s, "
                           f"{r.bytes_per_s / 1e9:.0f} GB/s (FLOPs from {r.flops_source}"
-                          + (f", {r.flops_lower_bound}: at least this" if r.flops_lower_bound else "") + ").")
+                          + (f", {r.flops_lower_bound}: AI and FLOP/s at least these — the memory-side placement "
+                             "holds only if the uncounted precisions did no work" if r.flops_lower_bound and
+                             r.ridge_side == "memory" else f", {r.flops_lower_bound}: at least this"
+                             if r.flops_lower_bound else "") + ").")
                 cat = f"{r.bound}-bound"
             # the kernel's verdict (analyzer ``verdicts``) carries the same time at stake: this finding details it
             out.append(Finding(title, detail, severity=sev, category=cat, kernel=r.name,

@@ -282,6 +282,8 @@ class Verdicts(Analyzer):
                 e.precision = r.get("precision") if isinstance(r.get("precision"), str) else None
                 e.compute_roof = r.get("compute_roof") if isinstance(r.get("compute_roof"), str) else None
                 e.datasheet_roof_pct = _num(r.get("datasheet_roof_pct"))
+                lb = r.get("flops_lower_bound")
+                e.flops_lower_bound = lb if isinstance(lb, str) and lb else None
                 stake = _num(r.get("time_at_stake_ns"))
                 e.roof_stake_ns = int(stake) if stake is not None else None
                 e.roof_assumed = assumed
