@@ -30,7 +30,7 @@ from gpulens.analyzers._flop_coverage import missing_flop_counters
 from gpulens.analyzers._stake import L1_ACTIVE_WORDS, L1_ELAPSED_WORDS, l1_of_row
 from gpulens.analyzers._work import counter_work
 from gpulens.devices import get_spec
-from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, Timeline, make_table
+from tests.test_trust_s39_counters2 import _kernels  # one synthetic-kernel builder: 1 ms kernels with counters
 
 DATA = Path(__file__).parent / "data"
 H200_DETAILS = DATA / "nvidia" / "h200" / "h200_kernels_details.csv"
@@ -96,19 +96,6 @@ def test_l1_elapsed_unknown_without_cycle_counts_and_ncu_figure_named_as_active(
 
 
 # -- 2. a FLOP counter not collected is unknown, not 0 FLOP ------------------------------------------------------
-
-def _kernels(counters: dict[int, dict[str, float]]) -> Timeline:
-    ids = sorted(counters)
-    ev = make_table(EVENT_COLUMNS, {
-        "event_id": ids, "kind": ["kernel"] * len(ids), "name": [f"k{i}" for i in ids],
-        "start_ns": [i * 2_000_000 for i in ids], "dur_ns": [1_000_000] * len(ids), "rank": [0] * len(ids),
-        "device_id": [0] * len(ids), "stream_id": [7] * len(ids), "source": ["t"] * len(ids)})
-    rows = [(i, m, v) for i in ids for m, v in counters[i].items()]
-    co = make_table(COUNTER_COLUMNS, {"event_id": [r[0] for r in rows], "metric": [r[1] for r in rows],
-                                      "value": [r[2] for r in rows], "unit": [""] * len(rows),
-                                      "source": ["t"] * len(rows)})
-    return Timeline(ev, co).validate()
-
 
 _NV_ALL = {f"smsp__sass_thread_inst_executed_op_{p}{op}_pred_on.sum": 0.0 for p in "hfd" for op in ("add", "mul", "fma")}
 
