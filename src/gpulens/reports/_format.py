@@ -72,7 +72,7 @@ LABELS: dict[str, str] = {
     "arithmetic intensity", "peak_flops_per_s": "compute roof", "compute_roof": "roof judged against",
     "peak_bytes_per_s": "memory roof",
     "ridge_point": "ridge point", "roof_pct": "% of roofline (DRAM and compute roofs)", "bound_pct": "bound's % of peak", "datasheet_roof_pct": "% of datasheet roof",
-    "flops_source": "FLOPs from", "flops": "FLOP",
+    "flops_source": "FLOPs from", "flops": "FLOP", "flops_lower_bound": "FLOP count",
     "regs_per_thread": "registers / thread", "smem_bytes": "shared memory / block", "block_size": "block size",
     "active_blocks_per_sm": "blocks / SM", "theoretical_occupancy_pct": "theoretical occupancy",
     "achieved_occupancy_pct": "achieved occupancy", "busy_pct": "busy %", "idle_pct": "idle %",
