@@ -183,8 +183,8 @@ def test_l1_saturated_kernel_is_memory_bound_with_l1_advice(tmp_path, capsys):
     row = next(r for r in rows if str(r["name"]).startswith("sgemm"))
     assert row["verdict"] == "memory-bound"
     # the evidence names the unit that made it memory-bound, not "memory 49 % of peak → memory-bound" alone
-    assert "memory 49.2 % of peak (L1/TEX 96.6 % of peak over the run) → memory-bound" in row["evidence"]
-    assert ("Its busiest memory unit is L1 (96.6 % of peak; DRAM 0.5 %) and it uses no shared memory"
+    assert "memory 49.2 % of peak (L1/TEX 96.6 % of peak over its elapsed cycles) → memory-bound" in row["evidence"]
+    assert ("Its busiest memory unit is L1 (96.6 % of peak over its elapsed cycles; DRAM 0.5 %) and it uses no shared memory"
             in row["next_steps"][0])
     assert abs(row["time_at_stake_ns"] - 96_320_000 * (1 - 0.9845 * 55_313_213.62 / 56_344_784)) <= 1
 

@@ -134,7 +134,7 @@ def test_h100_bert_gemm_and_attention_get_flops_from_shapes_and_coverage_is_repo
                                      "arithmetic_intensity", "precision", "peak_flops_per_s", "compute_roof",
                                      "peak_bytes_per_s", "ridge_point", "bound", "ridge_side", "roof_pct",
                                      "datasheet_roof_pct", "flops_source", "time_at_stake_ns", "roof_note",
-                                     "bound_basis", "bound_pct", "bound_unit"]
+                                     "flops_lower_bound", "bound_basis", "bound_pct", "bound_unit"]
     t = r.table.set_index("name")
     gemms = t[t.index.str.contains("gemm")]
     assert len(gemms) == 4 and (gemms["flops_source"] == "shapes").all() and (gemms["precision"] == "bf16").all()
@@ -211,8 +211,12 @@ def test_copy_kernel_without_fp_work_is_placed_by_bandwidth():
     row = r.table.iloc[0]
     assert row["flops"] == 0 and row["precision"] is None and row["arithmetic_intensity"] == 0
     assert row["bound"] == "memory" and row["roof_pct"] == pytest.approx(60.0)
-    # issue 14.3: the ridge side is always stated
-    assert any(f.title == "k at 60 % of the memory roof (memory side of the ridge)" for f in r.findings)
+    # issue 14.3: the ridge side is always stated; s40: only ADD_F64 and FMA_F64 of rocprof-compute's "VALU FLOPs"
+    # formula (ADD/MUL/TRANS/FMA × F16/F32/F64) were collected, so the 0 FLOP is a lower bound and the placement
+    # says what it rests on
+    assert row["flops_lower_bound"] and "SQ_INSTS_VALU_MUL_F64" in row["flops_lower_bound"]
+    assert any(f.title == "k at 60 % of the memory roof (memory side of the ridge) on a lower-bound AI"
+               for f in r.findings)
 
 
 def test_shape_flops_with_measured_dram_bytes():

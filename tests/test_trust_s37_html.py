@@ -265,9 +265,9 @@ def test_kernel_page_speed_of_light_bars_name_their_unit_and_say_what_they_are(n
     bars = re.search(r'<h4>Speed of light</h4><div class="bars">(.*?)</div>', kpage, re.S).group(1)
     heads = re.findall(r'<span(?: title="([^"]*)")?>([^<]+)</span><span class="bar">', bars)
     labels = [h[1] for h in heads]
-    assert "L1 SOL" in labels and "L2 hit rate" in labels and not [x for x in labels if x[:2] in ("l1", "l2")]
+    assert "L1 SOL (as profiled)" in labels and "L2 hit rate" in labels and not [x for x in labels if x[:2] in ("l1", "l2")]
     assert all(h[0] for h in heads), "a bar without its meaning"
-    l1 = re.search(r'>L1 SOL</span><span class="bar">.*?<span class="num">([\d.]+) %</span>', bars, re.S).group(1)
+    l1 = re.search(r'>L1 SOL \(as profiled\)</span><span class="bar">.*?<span class="num">([\d.]+) %</span>', bars, re.S).group(1)
     assert l1 == "97.8"
     assert re.search(r'<span class="vlabel" title="limited by memory bandwidth[^"]*">memory-bound</span>', kpage)
 

@@ -23,6 +23,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._flop_coverage import missing_flop_counters
 from gpulens.analyzers._sol_amd import _col  # a column as floats, NaN when the counter was not collected
 from gpulens.analyzers._work import AMD_MFMA_FLOAT
 
@@ -87,6 +88,7 @@ def nvidia(counters: pd.DataFrame, ids: np.ndarray, dur_ns: pd.Series | None = N
     out["tensor_flops"] = _sum(w, tens)
     out["flops"] = np.where(np.isnan(out["flops"]), out["tensor_flops"],
                             out["flops"] + np.nan_to_num(out["tensor_flops"]))
+    out["flops_missing"] = missing_flop_counters(w).to_numpy(dtype=object)  # a lower bound when not ""
     for lvl, names in _NV_BYTES.items():
         out[f"bytes_{lvl}"] = _sum(w, [(names[0], 1.0)])
     # loads + stores, both collected (a direction not collected is unknown, not 0 sectors)
@@ -109,6 +111,7 @@ def amd(counters: pd.DataFrame, ids: np.ndarray, dev: Mapping[str, Any]) -> pd.D
     mfma = _sum(w, [(m, 512.0) for m in _AMD_MFMA])
     out["tensor_flops"] = mfma
     out["flops"] = np.where(np.isnan(valu) & np.isnan(mfma), np.nan, np.nan_to_num(valu) + np.nan_to_num(mfma))
+    out["flops_missing"] = missing_flop_counters(w).to_numpy(dtype=object)  # a lower bound when not ""
     out["bytes_dram"] = dispatch_figures(w, np.full(len(w), np.nan), dev)["dram_bytes"].to_numpy()
     gfx = str(dev.get("gfx_arch") or "").split(":")[0].lower()
     out["bytes_l2"] = _sum(w, [("TCC_REQ_sum", 128.0)])

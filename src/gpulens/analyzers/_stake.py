@@ -174,6 +174,28 @@ def occupancy_gain_bound_ns(time_ns: float, occupancy_pct: float | None, possibl
     return int(round(min(float(time_ns) * share, roof)))
 
 
+#: How the L1 figure that decides a bound (``l1_run_pct``) is windowed, in the words a person reads beside it —
+#: one definition for the verdict steps and evidence (ncu's own L1/TEX Cache Throughput is of the SMs' active cycles:
+#: 99.74 % for the H200 gemm_wmma whose L1 was 96.4 % of peak over its elapsed cycles).
+L1_ELAPSED_WORDS = "over its elapsed cycles"
+#: The window of ncu's own ``l1_pct`` when no elapsed figure can be derived from it.
+L1_ACTIVE_WORDS = "while its SMs were active"
+
+
+def l1_of_row(row: Any) -> tuple[float | None, str]:
+    """(the L1/TEX % of peak a ``speed_of_light`` row's bound rests on, its window in words): ``l1_run_pct`` over the
+    kernel's elapsed cycles (:data:`L1_ELAPSED_WORDS`) when known, else ncu's own ``l1_pct`` of the SMs' active
+    cycles (:data:`L1_ACTIVE_WORDS`); (None, "") when neither is counted. The one choice the bound, the time at
+    stake and the verdict's words make."""
+    for col, words in (("l1_run_pct", L1_ELAPSED_WORDS), ("l1_pct", L1_ACTIVE_WORDS)):
+        v = _pct(row.get(col)) if row is not None else None
+        if v is not None:
+            if col == "l1_pct" and row.get("vendor") == "amd":
+                words = L1_ELAPSED_WORDS  # rocprof-compute's vL1D % is over the kernel's duration
+            return v, words
+    return None, ""
+
+
 def sol_attained_pct(row: dict[str, Any] | None) -> float | None:
     """Attained share of the roof [%] from a ``speed_of_light`` row: max(compute %, tensor pipe %, memory %, DRAM %,
     DRAM % of the measured peak, L1 % over the run, L2 %) — the limiting unit, as the ``speed_of_light`` table's own time at stake
@@ -184,10 +206,9 @@ def sol_attained_pct(row: dict[str, Any] | None) -> float | None:
         return None
     cs = [v for v in (_pct(row.get(k)) for k in ("compute_pct", "tensor_pct")) if v is not None]
     comp = max(cs) if cs else None
-    # L1 over the whole run (l1_run_pct: NVIDIA's active-cycle figure scaled), as the table's bound reads it
-    l1 = "l1_run_pct" if _pct(row.get("l1_run_pct")) is not None else "l1_pct"
-    mem = [v for v in (_pct(row.get(k)) for k in ("memory_pct", "dram_pct", "dram_measured_pct", l1, "l2_pct"))
-           if v is not None]
+    # L1 over the kernel's elapsed cycles (l1_of_row), as the table's bound reads it
+    mem = [v for v in [*(_pct(row.get(k)) for k in ("memory_pct", "dram_pct", "dram_measured_pct")),
+                       l1_of_row(row)[0], _pct(row.get("l2_pct"))] if v is not None]
     vals = ([comp] if comp is not None else []) + mem
     if not vals or ((comp is None or not mem) and max(vals) < SOL_BOUND_PCT):
         return None

@@ -83,8 +83,12 @@ class Evidence:
     memory_measured_pct: float | None = None
     #: the memory side's units [% of peak] (ncu SpeedOfLight L1/TEX and DRAM throughput): which one is busy
     l1_pct: float | None = None
+    #: the window of l1_pct in words (_stake.l1_of_row: "over its elapsed cycles" or ncu's active-cycle window)
+    l1_window: str = ""
     l2_pct: float | None = None
     dram_pct: float | None = None
+    #: the roofline's FLOP count is a lower bound: the counters not collected, in words (roofline flops_lower_bound)
+    flops_lower_bound: str | None = None
     mean_blocks: float | None = None  # blocks per launch, the launches weighted by their GPU time
     blocks_vary: bool = False  # the launches' grids differ (mean_blocks is then a time-weighted mean)
     num_sms: int | None = None

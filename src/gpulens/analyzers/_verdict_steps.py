@@ -66,7 +66,7 @@ def steps_for(verdict: str, e: Evidence) -> list[str]:
         # that needs it (a naive GEMM) — bank conflicts and shared-memory load width do not apply
         lib = (f" — or call the library's kernel ({_advice.for_vendor(e.vendor, 'cuBLAS', 'hipBLAS/rocBLAS')}, "
                "torch.matmul)" if e.family == "gemm" else "")
-        return [f"Its busiest memory unit is L1 ({pct_words(e.l1_pct)} of peak; DRAM {pct_words(e.dram_pct)}) and "
+        return [f"Its busiest memory unit is L1 ({_l1_words(e)}; DRAM {pct_words(e.dram_pct)}) and "
                 "it uses no shared memory: the L1 traffic is its global loads, the same elements fetched again by "
                 "every thread that needs them — stage the tiles a block reuses in shared memory (shared-memory and "
                 f"register tiling), so each element is loaded from global memory once per block{lib}.",
@@ -77,7 +77,7 @@ def steps_for(verdict: str, e: Evidence) -> list[str]:
     if verdict == "memory-bound" and _l1_led(e):
         # the busy memory unit is L1/shared memory, not DRAM: fusion, larger batches and narrower DRAM bytes
         # do not relieve it
-        return [f"Its busiest memory unit is L1/shared memory ({pct_words(e.l1_pct)} of peak; "
+        return [f"Its busiest memory unit is L1/shared memory ({_l1_words(e)}; "
                 f"DRAM {pct_words(e.dram_pct)}): "
                 "cut L1 and shared-memory traffic — more outputs per thread kept in registers (register tiling), "
                 "wider 128-bit shared-memory loads, no bank conflicts.",
@@ -120,6 +120,11 @@ def steps_for(verdict: str, e: Evidence) -> list[str]:
                 "it only where its result is needed.",
                 "Shrink it: reduce in a narrower type (BF16) or compress, send fewer and larger messages."]
     return [_advice.vendor_text(x, e.vendor) for x in STEPS[verdict]]
+
+
+def _l1_words(e: Evidence) -> str:
+    """The L1 figure with its window: "96.4 % of peak over its elapsed cycles" (_stake.l1_of_row's words)."""
+    return f"{pct_words(e.l1_pct)} of peak" + (f" {e.l1_window}" if e.l1_window else "")
 
 
 def _below_roofs_steps(e: Evidence) -> list[str]:

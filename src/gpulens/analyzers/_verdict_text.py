@@ -48,8 +48,10 @@ def _evidence_text(e: Evidence) -> str:
         # a cache busier than the memory figure is what made the memory side (speed_of_light's max): name it
         cache = max(((x, w) for x, w in ((e.l1_pct, "L1/TEX"), (e.l2_pct, "L2")) if x is not None), default=None)
         if cache is not None and (e.memory_pct is None or cache[0] >= e.memory_pct + 0.5):
-            # L1 is the whole run's figure (speed_of_light l1_run_pct), below ncu's % of the cycles it was active
-            measured += f" ({cache[1]} {pct_words(cache[0])} of peak{' over the run' if cache[1] == 'L1/TEX' else ''})"
+            # L1 is over the kernel's elapsed cycles (_stake.l1_of_row), below ncu's % of the cycles it was active;
+            # its window is named (ncu's own L1/TEX Cache Throughput reads the larger figure)
+            win = f" {e.l1_window}" if cache[1] == "L1/TEX" and e.l1_window else ""
+            measured += f" ({cache[1]} {pct_words(cache[0])} of peak{win})"
         comp = f"compute ({e.compute_side})" if e.compute_side else "compute"
         parts.append(f"speed of light: {comp} {_of_peak(e.compute_pct)}, memory {_of_peak(e.memory_pct)}{measured} "
                      "→ "
@@ -57,6 +59,8 @@ def _evidence_text(e: Evidence) -> str:
         # the metric each figure came from is the speed_of_light table's evidence, said there once
     if (e.bound is not None or e.roof_pct is not None) and not (e.sol_bound and e.roof_source == "speed of light"):
         ai = "" if e.arithmetic_intensity is None else f", AI {e.arithmetic_intensity:.2f} FLOP/B"
+        if e.flops_lower_bound:  # a FP counter not collected: the AI (and a compute-side share) at least this
+            ai = (ai.replace(", AI ", ", AI at least ") + f", its FLOP count {e.flops_lower_bound}")
         side = f"{e.ridge_side} side of the ridge" if e.ridge_side else "ridge side unknown"
         of = "of attainable"
         if (e.compute_roof or "").startswith("achievable.") and e.datasheet_roof_pct is not None \

@@ -32,6 +32,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._flop_coverage import missing_flop_counters
 from gpulens.analyzers._flop_models import OpCost, op_cost
 from gpulens.analyzers._optree import gpu_op_links
 from gpulens.analyzers.context import category_mask, context_of, int_sums, reindex_sorted, unique_ints
@@ -65,7 +66,9 @@ _PREC = {"d": "fp64", "f": "fp32", "h": "fp16", "sp": "fp32", "dp": "fp64", "hp"
          "BF16": "bf16", "F32": "fp32", "F64": "fp64", "I8": "int8", "fp16": "fp16", "bf16": "bf16",
          "tf32": "tf32", "fp8": "fp8", "e4m3": "fp8", "e5m2": "fp8", "int8": "int8", "s8": "int8", "fp64": "fp64",
          "int1": "int1", "int4": "int4", "fp4": "fp4", "fp6": "fp6"}
-WORK_COLUMNS = ["flops", "bytes", "precision", "matrix", "source"]
+#: ``flops_missing``: the FLOP counters of the launch's vendor formula not collected (:mod:`._flop_coverage`), ""
+#: when all were, None for shapes or no FLOP counter — a figure over fewer counters is a lower bound
+WORK_COLUMNS = ["flops", "bytes", "precision", "matrix", "source", "flops_missing"]
 
 
 def _col(wide: pd.DataFrame, *names: str) -> pd.Series:
@@ -109,7 +112,7 @@ def counter_work(timeline: Timeline, event_ids: np.ndarray, counters: pd.DataFra
     # float columns and object (text) columns made separately: an all-object frame whose float columns are then
     # replaced keeps its first block whole (at 1M hot kernels, 33 MiB held for nothing through roofline)
     out = pd.DataFrame({"flops": np.full(len(idx), np.nan), "bytes": np.full(len(idx), np.nan)}, index=idx)
-    for c in ("precision", "matrix", "source"):
+    for c in ("precision", "matrix", "source", "flops_missing"):
         out[c] = pd.Series(np.full(len(idx), np.nan, dtype=object), index=idx, dtype=object, copy=False)
     if not len(sub):
         return out
@@ -156,6 +159,8 @@ def counter_work(timeline: Timeline, event_ids: np.ndarray, counters: pd.DataFra
         out.loc[flops.index[has], "flops"] = flops[has].to_numpy()
         out.loc[flops.index[has], "precision"] = [keys[i][0] for i in best[has.to_numpy()]]
         out.loc[flops.index[has], "matrix"] = [keys[i][1] for i in best[has.to_numpy()]]
+        miss = missing_flop_counters(wide)  # what the figure lacks: a counter not collected is not 0 FLOP
+        out.loc[flops.index[has], "flops_missing"] = miss[has].to_numpy(dtype=object)
 
     def both(a: str, b: str, scale_a: float = 1, scale_b: float = 1) -> pd.Series:
         # read + write, both collected: a direction not collected is unknown, never 0 bytes
@@ -295,7 +300,8 @@ def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) 
         idx = pd.Index(kernels["event_id"].to_numpy(), name="event_id")
         # text columns as object Series: a bare object array would be re-inferred as Arrow strings, row by row
         text = {c: pd.Series(v, index=idx, dtype=object, copy=False)
-                for c, v in (("precision", precision), ("matrix", matrix), ("source", source))}
+                for c, v in (("precision", precision), ("matrix", matrix), ("source", source),
+                             ("flops_missing", np.full(n, None, dtype=object)))}
         return pd.DataFrame({"flops": flops, "bytes": nbytes, **text}, index=idx)[WORK_COLUMNS]
 
     linked = ~np.isnan(op_k)

@@ -20,6 +20,7 @@ import pandas as pd
 
 from gpulens.analyzers import _advice
 from gpulens.analyzers import _hier_metrics as H
+from gpulens.analyzers._flop_coverage import lower_bound_words
 from gpulens.analyzers._hot import device_record, hot_kernels, no_hot_kernels_reason
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import context_of, text_series
@@ -30,10 +31,10 @@ from gpulens.units import plural
 COLUMNS = {
     "name": "kernel name as recorded [text]",
     "level": "memory level: dram (HBM), l2, l1 (vL1D), shared (LDS) [text]",
-    "calls": "launches with counters [count]",
+    "calls": "launches with both a FLOP count and this level's bytes [count]",
     "time_ns": "summed duration of those launches [ns]",
-    "flops": "floating-point operations, all launches [FLOP]",
-    "bytes": "bytes moved at this level, all launches [bytes]",
+    "flops": "floating-point operations of those launches [FLOP]",
+    "bytes": "bytes moved at this level by those launches [bytes]",
     "arithmetic_intensity": "FLOPs / bytes at this level [FLOP/B]",
     "achieved_flops": "FLOPs / time [FLOP/s]",
     "achieved_bandwidth": "bytes / time at this level [B/s]",
@@ -43,6 +44,10 @@ COLUMNS = {
     "attainable_flops": "min(peak, AI × level bandwidth) [FLOP/s]",
     "pct_of_attainable": "achieved / attainable [%]",
     "side": "memory (AI left of the level's ridge) or compute [text]",
+    "flops_lower_bound": "the FLOP counters of the vendor's formula not collected (analyzers._flop_coverage): "
+                         "flops, AI, achieved FLOP/s and a compute-side % of attainable are lower bounds over the "
+                         "collected ones, and a memory side holds only if the uncounted precisions did no work; None "
+                         "when all were [note]",
 }
 _MEASURED_BW = {"dram": "HBMBw", "l2": "L2Bw", "l1": "L1Bw", "shared": "LDSBw"}
 _MEASURED_FLOPS = ("MFMABF16Flops", "MFMAF16Flops", "MFMAF32Flops", "MFMAF64Flops", "FP32Flops", "FP64Flops")
@@ -97,15 +102,18 @@ class HierarchicalRoofline(Analyzer):
             return no_counters()
         roofs = self._roofs(timeline, device, rec)
         rows = []
-        for name, g in per.groupby("name", sort=False):
-            flops, t = float(np.nansum(g["flops"])), float(g["time_ns"].sum())
-            tensor = float(np.nansum(g["tensor_flops"]))
-            peak, peak_src = roofs["peak_tensor"] if tensor > 0.5 * flops else roofs["peak_vector"]
+        for name, g0 in per.groupby("name", sort=False):
+            g0 = g0[g0["flops"].notna()]  # a launch without a FLOP count is unknown work, not 0 FLOP
+            miss = [x for x in g0["flops_missing"] if isinstance(x, str) and x] if "flops_missing" in g0 else []
+            lower = lower_bound_words(miss[0]) if miss else None
             for lv in H.LEVELS:
-                b = g[f"bytes_{lv}"]
-                if b.isna().all() or flops <= 0:
+                g = g0[g0[f"bytes_{lv}"].notna()]  # the launches with both figures: one set for FLOPs, bytes, time
+                flops, t = float(g["flops"].sum()), float(g["time_ns"].sum())
+                if not len(g) or flops <= 0:
                     continue
-                by = float(np.nansum(b))
+                tensor = float(np.nansum(g["tensor_flops"]))
+                peak, peak_src = roofs["peak_tensor"] if tensor > 0.5 * flops else roofs["peak_vector"]
+                by = float(g[f"bytes_{lv}"].sum())
                 bw, bw_src = roofs.get(lv, (np.nan, "unknown"))
                 ai = flops / by if by > 0 else np.nan
                 att = min(peak, ai * bw) if not (np.isnan(peak) or np.isnan(bw) or np.isnan(ai)) else np.nan
@@ -118,7 +126,7 @@ class HierarchicalRoofline(Analyzer):
                              "attainable_flops": att, "pct_of_attainable": _pct_of_attainable(ach, att),
                              "_above": bool(att and att == att and ach == ach and 100 * ach / att > ABOVE_ROOF_PCT),
                              "side": "unknown" if np.isnan(ridge) or np.isnan(ai) else
-                             ("memory" if ai < ridge else "compute")})
+                             ("memory" if ai < ridge else "compute"), "flops_lower_bound": lower})
         if not rows:
             return skip("no kernel with both FLOPs and per-level bytes")
         t = pd.DataFrame(rows, columns=list(COLUMNS))

@@ -23,6 +23,7 @@ import pandas as pd
 from gpulens.analyzers import _advice
 from gpulens.analyzers._groupstats import group_sums_many
 from gpulens.analyzers._hot import hot_kernels, no_hot_kernels_reason, short_name as _short
+from gpulens.analyzers._flop_coverage import lower_bound_words
 from gpulens.analyzers._untimed import untimed_kernels
 from gpulens.analyzers._work import cache_bytes, counter_work, shape_work
 from gpulens.analyzers._stake import assumed_premise, time_at_stake
@@ -68,6 +69,11 @@ COLUMNS = {
     "time_at_stake_ns": "time − max(time × roof_pct / 100, calls × 2 µs): what running at its (achievable) roof "
                         "would save, each launch keeping the 2 µs no kernel runs under (analyzers._stake) [ns]",
     "roof_note": "why roof_pct is unknown although the figures exist: they put the kernel above its roof [note]",
+    "flops_lower_bound": "the FLOP counters of the vendor's formula that were not collected for some of its launches "
+                         "(analyzers._flop_coverage): flops, FLOP/s, AI and a compute-side roof_pct are then lower "
+                         "bounds over the collected ones (a missing counter is unknown, not 0 FLOP), and a memory-side "
+                         "or below-roofs placement holds only if the uncounted precisions did no work; None when every "
+                         "FLOP counter was collected or the FLOPs come from shapes [note]",
     "bound_basis": "what ``bound`` rests on: 'roofline' (the device spec's peaks), 'roofline on assumed peaks' (the "
                    "GPU was not identified: its peaks are a guess), or 'measured speed of light' (the kernel's SOL "
                    "counters, which decide its verdict: then bound and time_at_stake_ns are the verdict's, one per "
@@ -204,6 +210,9 @@ class Roofline(Analyzer):
             # numpy comparisons of the object column (pandas' own cost ~3× as much per million launches)
             "launches_from_counters": int((per["source"].to_numpy(dtype=object) == "counters").sum()),
             "launches_from_shapes": int((per["source"].to_numpy(dtype=object) == "shapes").sum()),
+            # of those from counters, the ones whose FLOP count lacks counters of the formula: lower bounds
+            "launches_flops_lower_bound": int(sum(isinstance(x, str) and x != "" for x in
+                                                  per["flops_missing"].to_numpy(dtype=object))),
             "launches_linked_to_ops": stats["linked"],
             "ops_without_model": stats["unmodelled"],
             "attention_assumed_causal": self.causal,
@@ -355,6 +364,10 @@ class Roofline(Analyzer):
                 mbest = np.asarray(mu, dtype=object)[ukey[o] % len(mu)].tolist()
             prec[gi] = [None if x is None or x != x else x for x in pbest]
             matrix[gi] = [bool(x) if x == x and x is not None else True for x in mbest]
+        # the FLOP counters some launch of each name lacked (a lower-bound FLOP figure), first text per name
+        mv = per["flops_missing"].to_numpy(dtype=object)[keep] if "flops_missing" in per else np.full(len(g), None)
+        sel = has & np.array([isinstance(x, str) and x != "" for x in mv], dtype=bool)
+        lower = pd.Series(mv[sel]).groupby(g[sel]).first().to_dict() if sel.any() else {}
         peaks: dict = {}
         out = []
         for i in range(G):
@@ -395,12 +408,16 @@ class Roofline(Analyzer):
                 pct = min(pct, 100.0) if pct == pct else pct
                 sheet_pct = at_most_roof(sheet_pct)
             bound = bound_of(pct, side)
+            # FLOPs a lower bound (a FP counter of the formula not collected): the placement stands on the collected
+            # counters and says so — the AI, FLOP/s and a compute-side share are at least these; a memory-side or
+            # below-roofs placement holds only if the uncounted precisions did no work
+            lb = lower_bound_words(lower[i]) if i in lower else None
             row.update(flops=flops, bytes=nbytes, flops_per_s=fps, bytes_per_s=bps, arithmetic_intensity=ai,
                        precision=prec[i], peak_flops_per_s=pf, compute_roof=roof, peak_bytes_per_s=bw,
                        ridge_point=ridge, bound=bound,
                        ridge_side=side, roof_pct=pct, datasheet_roof_pct=sheet_pct,
                        time_at_stake_ns=time_at_stake(row["time_ns"], pct, row["calls"]),
-                       flops_source="counters" if from_ctr[i] else "shapes", roof_note=note)
+                       flops_source="counters" if from_ctr[i] else "shapes", roof_note=note, flops_lower_bound=lb)
             out.append(row)
         t = pd.DataFrame(out, columns=list(COLUMNS))
         t["precision"] = t["precision"].astype(object).where(t["precision"].notna(), None)
@@ -408,6 +425,7 @@ class Roofline(Analyzer):
         t["bound"] = t["bound"].astype(object).where(t["bound"].notna(), None)
         t["ridge_side"] = t["ridge_side"].astype(object).where(t["ridge_side"].notna(), None)
         t["roof_note"] = t["roof_note"].astype(object).where(t["roof_note"].notna(), None)
+        t["flops_lower_bound"] = t["flops_lower_bound"].astype(object).where(t["flops_lower_bound"].notna(), None)
         t["compute_roof"] = t["compute_roof"].astype(object).where(t["compute_roof"].notna(), None)
         t["time_at_stake_ns"] = t["time_at_stake_ns"].astype("Int64")
         return t.sort_values(["time_ns", "name"], ascending=[False, True], kind="stable").reset_index(drop=True)
@@ -437,6 +455,8 @@ class Roofline(Analyzer):
             side = f"{r.ridge_side} side of the ridge" if r.ridge_side else "ridge side unknown (no byte figure)"
             if r.bound in (None, BELOW_ROOFS):
                 title = f"{_short(r.name)} runs below both roofs{on} ({pct_words(r.roof_pct)} of attainable, {side})"
+                if r.flops_lower_bound:
+                    title += " on a lower-bound FLOP count"
                 hint = _advice.alignment_hint(r.name)
                 # a library kernel picked for unaligned operands (…_align1) is held by its narrow loads, whatever
                 # its grid: the alignment hint, not "small grids, short kernels"
@@ -444,6 +464,9 @@ class Roofline(Analyzer):
                           "Neither compute nor memory bandwidth bounds it: latency, occupancy or launch overhead "
                           "does (small grids, short kernels, dependent loads). Fuse or batch the work.")
                 cat = "latency/occupancy-bound"
+                if r.flops_lower_bound:
+                    detail += (f" Its FLOP count is {r.flops_lower_bound}: with the uncounted work it may sit nearer "
+                               "its roofs.")
             else:
                 ach = str(r.compute_roof or "").startswith("achievable.")
                 roof = (f"{'achievable ' if ach else ''}{r.precision} compute roof" if r.bound == "compute"
@@ -452,9 +475,15 @@ class Roofline(Analyzer):
                          and r.datasheet_roof_pct == r.datasheet_roof_pct
                          and abs(r.datasheet_roof_pct - r.roof_pct) >= 0.5 else "")
                 title = f"{_short(r.name)} at {pct_words(r.roof_pct)} of the {roof}{on} ({side}{sheet})"
+                if r.flops_lower_bound and (r.bound == "memory" or r.ridge_side == "memory"):
+                    title += " on a lower-bound AI"  # the uncounted FLOPs may move it right of the ridge
                 detail = (f"Arithmetic intensity {r.arithmetic_intensity:.1f} FLOP/B vs ridge point "
                           f"{r.ridge_point:.0f} FLOP/B; {r.flops_per_s / 1e12:.2f} TFLOP/s, "
-                          f"{r.bytes_per_s / 1e9:.0f} GB/s (FLOPs from {r.flops_source}).")
+                          f"{r.bytes_per_s / 1e9:.0f} GB/s (FLOPs from {r.flops_source}"
+                          + (f", {r.flops_lower_bound}: AI and FLOP/s at least these — the memory-side placement "
+                             "holds only if the uncounted precisions did no work" if r.flops_lower_bound and
+                             r.ridge_side == "memory" else f", {r.flops_lower_bound}: at least this"
+                             if r.flops_lower_bound else "") + ").")
                 cat = f"{r.bound}-bound"
             # the kernel's verdict (analyzer ``verdicts``) carries the same time at stake: this finding details it
             out.append(Finding(title, detail, severity=sev, category=cat, kernel=r.name,
@@ -469,7 +498,9 @@ class Roofline(Analyzer):
              f"({pct_words(100 * of_all)} of all kernel time)") if summary.get("coverage_basis") == "time" and
             of_all is not None else f"FLOPs known for {pct_words(100 * cov)} of the critical kernels' launches "
                                     "(their durations were not recorded)",
-            f"{plural(summary['launches_from_counters'], 'launch(es)')} from counters, "
+            f"{plural(summary['launches_from_counters'], 'launch(es)')} from counters"
+            + (f" ({summary['launches_flops_lower_bound']} of them a lower bound: FP counters not collected)"
+               if summary.get("launches_flops_lower_bound") else "") + ", "
             f"{summary['launches_from_shapes']} from "
             "op shapes; ops without a model: " + (", ".join(sorted(summary["ops_without_model"])) or "none") + ".",
             severity="info", category="coverage",

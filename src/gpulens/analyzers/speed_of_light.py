@@ -34,7 +34,7 @@ from gpulens.analyzers._hot import HOT_COLUMNS, device_record, event_counters, n
 from gpulens.analyzers._untimed import MEAN_DURATION, untimed_kernels
 from gpulens.timeline.percent import IMPOSSIBLE_DOC, IMPOSSIBLE_KEY, unknown_above_100
 from gpulens.analyzers.base import AnalysisResult, Analyzer
-from gpulens.analyzers._stake import SOL_BOUND_PCT, time_at_stake
+from gpulens.analyzers._stake import SOL_BOUND_PCT, l1_of_row, time_at_stake
 from gpulens.analyzers.context import category_mask, context_of, reindex_sorted, text_series
 from gpulens.timeline import Timeline
 
@@ -45,15 +45,20 @@ LATENCY_BELOW_PCT = SOL_BOUND_PCT
 COLUMNS = {
     "name": "kernel name as recorded [text]",
     "vendor": "nvidia (Nsight Compute metrics) or amd (rocprof-compute counters) [text]",
-    "calls": "profiled launches [count]",
+    "calls": "profiled launches; each figure of a kernel below is the mean of its launches' figures weighted by "
+             "their durations (rocprof-compute's panels print the plain mean over dispatches, AVG: the two differ "
+             "when the dispatches' durations do) [count]",
     "time_ns": "summed duration of those launches [ns]",
     "compute_pct": "compute throughput: NVIDIA SM throughput; AMD max(VALU, MFMA) utilisation, % of peak [%]",
     "memory_pct": "memory throughput: NVIDIA ncu Memory Throughput; AMD max(HBM, vL1D, L2 bandwidth), % of peak [%]",
     "dram_pct": "DRAM/HBM bandwidth, % of peak [%]",
     "dram_measured_pct": "DRAM/HBM bandwidth, % of the measured peak (rocprof-compute roofline.csv HBMBw) [%]",
-    "l1_pct": "L1/TEX (vL1D) throughput, % of peak [%]",
-    "l1_run_pct": "L1/TEX throughput over the whole run: NVIDIA's l1_pct is of the cycles the unit was active, so "
-                  "× SM active / elapsed cycles when both are counted; AMD's and an uncounted ratio as l1_pct [%]",
+    "l1_pct": "L1/TEX (vL1D) throughput, % of peak as the profiler gives it — NVIDIA: of the cycles its SMs were "
+              "active (ncu L1/TEX Cache Throughput, l1tex__throughput.avg.pct_of_peak_sustained_active); AMD: over "
+              "the kernel's duration (rocprof-compute vL1D) [%]",
+    "l1_run_pct": "L1/TEX throughput, % of peak over the kernel's elapsed cycles (the window of ncu's Memory "
+                  "Throughput and DRAM %) — NVIDIA: l1_pct × SM Active Cycles / Elapsed Cycles, unknown when either "
+                  "is not counted; AMD: l1_pct, already over the duration [%]",
     "l2_pct": "L2 throughput, % of peak [%]",
     "l1_hit_pct": "L1/TEX (vL1D) hit rate [%]",
     "l2_hit_pct": "L2 hit rate [%]",
@@ -131,13 +136,17 @@ def missing_for_bound(compute: float | None, memory: float | None, compute_is_sm
 
 
 def _l1_of_run(r: dict) -> float:
-    """An aggregated row's L1/TEX % of peak over the whole run: NVIDIA's ``l1tex__throughput`` is a % of the cycles
-    the unit was active, so it is scaled by the SMs' active share of the elapsed cycles (``sm__cycles_active.avg`` /
-    ``gpc__cycles_elapsed.max``, Nsight Compute's SM Active Cycles and Elapsed Cycles) when both are counted; as
-    recorded otherwise (AMD's vL1D figure is already of the run)."""
+    """An aggregated row's L1/TEX % of peak over the kernel's elapsed cycles: NVIDIA's ``l1tex__throughput`` is a %
+    of the cycles the SMs were active, so it is scaled by the SMs' active share of the elapsed cycles
+    (``sm__cycles_active.avg`` / ``gpc__cycles_elapsed.max``, Nsight Compute's SM Active Cycles and Elapsed Cycles —
+    the H200 gemm_wmma: 99.74 % × 1,088,299.39 / 1,126,071 = 96.39 %, ncu's Memory Throughput 96.40 % being the
+    busiest unit's elapsed figure); NaN (unknown) when either is not counted. AMD's vL1D figure is already over the
+    kernel's duration: as recorded."""
     l1, act, el = r["l1_pct"], r.get("sm_active_cycles"), r["elapsed_cycles"]
-    if r["vendor"] != "nvidia" or not (act == act and el == el and act is not None and el and el > 0):
+    if r["vendor"] != "nvidia":
         return l1
+    if not (act is not None and act == act and el == el and el and el > 0):
+        return float("nan")
     return l1 * min(act / el, 1.0)
 
 
@@ -365,11 +374,13 @@ class SpeedOfLightAnalyzer(Analyzer):
             # the memory side is its busiest unit: ncu's Memory Throughput is the busiest of DRAM, L2 and L1 in
             # current releases, but older ones print it beside an L1/TEX Cache Throughput far above it (a T4
             # sgemm: memory 49 %, L1/TEX 98 %), so L1 and L2 count as themselves (AMD: _sol_amd's max already)
-            # — L1/TEX as a share of the whole run: ncu's figure is of the cycles its SM was active (…pct_of_peak_
-            # sustained_active), 83 % for a one-block kernel whose 132 SMs were active 0.25 % of the run on average
+            # — L1/TEX over the kernel's elapsed cycles: ncu's figure is of the cycles its SMs were active (…pct_of_
+            # peak_sustained_active), 83 % for a one-block kernel whose 132 SMs were active 0.25 % of the run on
+            # average; ncu's own figure when the cycle counts are not collected (l1_of_row, as the stake reads it)
             r["l1_run_pct"] = _l1_of_run(r)
+            l1 = l1_of_row(r)[0]
             mem = np.nanmax([r["memory_pct"], r["dram_pct"] if dram_ok else np.nan, r["dram_measured_pct"],
-                             r["l1_run_pct"], r["l2_pct"], -1.0])
+                             np.nan if l1 is None else l1, r["l2_pct"], -1.0])
             # NVIDIA's compute_pct is SM throughput (any SM unit); a tensor-pipe or AMD VALU/MFMA figure is arithmetic
             sm_only = r["vendor"] == "nvidia" and not r["tensor_pct"] >= LATENCY_BELOW_PCT
             r["bound"] = bound_of(comp if comp >= 0 else None, mem if mem >= 0 else None, sm_only)

@@ -47,7 +47,7 @@ from gpulens.analyzers._optree import gpu_op_links
 from gpulens.analyzers.launches import link_gpu_to_launch
 from gpulens.analyzers.stalls import kernel_percentages
 from gpulens.analyzers._span import busy_unknown_reason, unread_device_work
-from gpulens.analyzers._stake import assumed_premise, floor_stake, sol_attained_pct, upper_clause
+from gpulens.analyzers._stake import assumed_premise, floor_stake, l1_of_row, sol_attained_pct, upper_clause
 from gpulens.analyzers.roofline import Roofline
 from gpulens.analyzers.speed_of_light import missing_for_bound
 from gpulens.analyzers._tree import roots
@@ -282,6 +282,8 @@ class Verdicts(Analyzer):
                 e.precision = r.get("precision") if isinstance(r.get("precision"), str) else None
                 e.compute_roof = r.get("compute_roof") if isinstance(r.get("compute_roof"), str) else None
                 e.datasheet_roof_pct = _num(r.get("datasheet_roof_pct"))
+                lb = r.get("flops_lower_bound")
+                e.flops_lower_bound = lb if isinstance(lb, str) and lb else None
                 stake = _num(r.get("time_at_stake_ns"))
                 e.roof_stake_ns = int(stake) if stake is not None else None
                 e.roof_assumed = assumed
@@ -324,9 +326,9 @@ class Verdicts(Analyzer):
                 # the share of a measured HBM roof (rocprof-compute roofline.csv) decides the bound when larger:
                 # the evidence shows it beside the datasheet share, not "memory 53 % → memory-bound"
                 e.memory_measured_pct = _num(srow.get("dram_measured_pct"))
-                # L1 over the whole run (speed_of_light l1_run_pct): a one-block kernel's 83 % while active is 0.2 %
-                l1 = _num(srow.get("l1_run_pct"))
-                e.l1_pct, e.dram_pct = (l1 if l1 is not None else _num(srow.get("l1_pct"))), _num(srow.get("dram_pct"))
+                # L1 over the kernel's elapsed cycles (l1_of_row): a one-block kernel's 83 % while active is 0.2 %
+                e.l1_pct, e.l1_window = l1_of_row(srow)
+                e.dram_pct = _num(srow.get("dram_pct"))
                 e.l2_pct = _num(srow.get("l2_pct"))
                 e.sol_pct = sol_attained_pct(srow)
                 tensor = _num(srow.get("tensor_pct"))

@@ -72,15 +72,15 @@ LABELS: dict[str, str] = {
     "arithmetic intensity", "peak_flops_per_s": "compute roof", "compute_roof": "roof judged against",
     "peak_bytes_per_s": "memory roof",
     "ridge_point": "ridge point", "roof_pct": "% of roofline (DRAM and compute roofs)", "bound_pct": "bound's % of peak", "datasheet_roof_pct": "% of datasheet roof",
-    "flops_source": "FLOPs from", "flops": "FLOP",
+    "flops_source": "FLOPs from", "flops": "FLOP", "flops_lower_bound": "FLOP count",
     "regs_per_thread": "registers / thread", "smem_bytes": "shared memory / block", "block_size": "block size",
     "active_blocks_per_sm": "blocks / SM", "theoretical_occupancy_pct": "theoretical occupancy",
     "achieved_occupancy_pct": "achieved occupancy", "busy_pct": "busy %", "idle_pct": "idle %",
     "computation_pct": "computation %", "kernel_count": "kernels", "next_steps": "next step",
     "offset_ns": "start (from the timeline's first event)", "trace_offset_ns": "start (in profiled window)", "dur_ns": "duration", "start_ns": "start", "end_ns": "end", "dominant_pct": "dominant class share",
     "top_reason_pct": "top reason share", "issue_pct": "issue cycles", "memory_sol_pct": "memory SOL",
-    "compute_sol_pct": "compute SOL", "dram_pct": "DRAM SOL", "l1_pct": "L1 SOL", "l2_pct": "L2 SOL",
-    "l1_run_pct": "L1 SOL (whole run)", "l1_hit_pct": "L1 hit rate", "l2_hit_pct": "L2 hit rate",
+    "compute_sol_pct": "compute SOL", "dram_pct": "DRAM SOL", "l1_pct": "L1 SOL (as profiled)", "l2_pct": "L2 SOL",
+    "l1_run_pct": "L1 SOL (elapsed cycles)", "l1_hit_pct": "L1 hit rate", "l2_hit_pct": "L2 hit rate",
     "issue_slot_pct": "issue slots used", "tensor_pct": "tensor pipe", "compute_pct": "compute SOL", "memory_pct":
     "memory SOL", "mean_call_ns": "mean call time", "median_call_ns": "median call time",
     "vs_median": "vs median (same grid)", "launch_name": "launch API", "max_speedup_pct":

@@ -277,6 +277,8 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
     cols = ["name", "calls", "time_ns", "flops_per_s", "bytes_per_s", "arithmetic_intensity", "precision",
             "compute_roof", "peak_flops_per_s", "bound", "bound_basis", "bound_pct", "roof_pct", "ridge_point", "flops_source"]
     cols = [c for c in cols if c in t.columns or c not in ("bound_basis", "bound_pct")]  # a cached report from before
+    if "flops_lower_bound" in t and t["flops_lower_bound"].notna().any():
+        cols.append("flops_lower_bound")  # which FP counters were not collected: the FLOPs a lower bound
     differ = (pd.to_numeric(t["datasheet_roof_pct"], errors="coerce")
               - pd.to_numeric(t["roof_pct"], errors="coerce")).abs() >= 0.5 if len(t) and "datasheet_roof_pct" in t \
         else pd.Series(dtype=bool)

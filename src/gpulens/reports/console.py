@@ -224,7 +224,10 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
         rows = [[Text(short), _num(r.flops_per_s, 1e12, "{:.2f}"), _num(r.bytes_per_s, 1e9, "{:.0f}"),
                  _num(r.arithmetic_intensity), fmt_unit(r.precision, "text"),
                  fmt_unit(r.bound, "text"), fmt_unit(getattr(r, "bound_basis", None), "text"),
-                 _num(getattr(r, "bound_pct", None)), _num(r.roof_pct), fmt_unit(r.flops_source, "text")]
+                 _num(getattr(r, "bound_pct", None)), _num(r.roof_pct),
+                 # a FLOP count over fewer FP counters than its formula names is a lower bound (roofline's note)
+                 fmt_unit(r.flops_source, "text") + (" (lower bound)" if getattr(r, "flops_lower_bound", None)
+                                                     else "")]
                 for r, short in zip(rt.itertuples(), short_names(rt["name"].astype(str)))]
         cols = [name_col(), Col("TFLOP/s"), Col("GB/s"), Col("FLOP/B", optional=True),
                 Col("prec", optional=True), Col("bound"), Col("bound from", optional=True), Col("bound's % of peak", optional=True), Col("% of roofline"),
