@@ -69,6 +69,23 @@ def find_spec(name: str) -> tuple[DeviceSpec | None, list[str]]:
     return get_spec(name), []
 
 
+def builtin_spec(name: str) -> DeviceSpec:
+    """The one built-in spec ``name`` means, by :func:`find_spec`'s rule — the one rule for every place a person
+    names a built-in GPU: ``--device-spec NAME``, ``gpulens devices NAME`` and a spec file's ``base`` key.
+
+    Raises:
+        ValueError: no built-in GPU fits (``"no built-in GPU has that name (`gpulens devices` lists them)"``), or
+            several do (``"the name fits 2 built-in GPUs (NVIDIA H100 SXM, NVIDIA H100 PCIe): give one of them"``);
+            one line, without the name (the caller says where it was given).
+    """
+    spec, several = find_spec(name)
+    if spec is not None:
+        return spec
+    if several:
+        raise ValueError(f"the name fits {len(several)} built-in GPUs ({', '.join(several)}): give one of them")
+    raise ValueError("no built-in GPU has that name (`gpulens devices` lists them)")
+
+
 #: What a skip reason tells a user whose trace does not say which GPU ran it.
 SPEC_HINT = "pass --device-spec NAME, a built-in GPU that `gpulens devices` lists, or --device-spec FILE"
 
@@ -385,6 +402,7 @@ def identify(timeline: Any) -> DeviceSpec | None:
     return cands[0].with_note(note)
 
 
-__all__ = ["PRECISIONS", "SPECS", "SPEC_HINT", "ArchLimits", "DeviceSpec", "Figure", "ambiguous_parts", "find_spec",
+__all__ = ["PRECISIONS", "SPECS", "SPEC_HINT", "ArchLimits", "DeviceSpec", "Figure", "ambiguous_parts", "builtin_spec",
+           "find_spec",
            "get_spec", "identify", "identify_device", "inferred_num_sms", "limits_for", "limits_of_record", "load_spec",
            "main_device", "no_spec_reason", "spec_from_dict", "split_by_work"]
