@@ -117,7 +117,7 @@ COLUMNS = {
                       "one-off / warm-up gaps left out (the reports draw idle as these two parts) [ns]",
     "idle_other_clock_ns": "part of idle_ns that may be this GPU's work written on another clock (breakdown): the "
                            "idle and its causes are then at most, and no verdict rests on them [ns]",
-    "idle_untimed_ns": "part of idle_ns that GPU work recorded without a start or end may fill (breakdown): the idle "
+    "idle_untimed_ns": "part of idle_ns that GPU work recorded without a usable start or end may fill (breakdown): the idle "
                        "and its causes are then at most, and no verdict rests on them [ns]",
     "launch_calls": "kernel launch calls linked to GPU work (a graph launch counts once)",
     "short_launches": "launch calls whose GPU work (sum over a graph) is shorter than the call itself",
