@@ -155,3 +155,19 @@ def test_spec_base_key_resolves_as_device_spec_name(tmp_path):
     assert "NVIDIA H100 SXM" in msg and "NVIDIA H100 PCIe" in msg and "\n" not in msg and str(p) in msg
     with pytest.raises(TraceFormatError, match="NVIDIA H100 SXM, NVIDIA H100 PCIe"):
         load_spec("H100")
+
+
+@pytest.mark.parametrize("recorded, part, gbps", [
+    # names as torch.cuda.get_device_name / nvidia-smi write them; bandwidths from the NVIDIA A100 datasheet
+    ("NVIDIA A100-SXM4-80GB", "NVIDIA A100 80GB SXM", 2039),
+    ("NVIDIA A100-SXM4-40GB", "NVIDIA A100 40GB SXM", 1555),
+    ("NVIDIA A100-PCIE-80GB", "NVIDIA A100 80GB PCIe", 1935),
+    ("A100-PCIE-40GB", "NVIDIA A100 40GB PCIe", 1555),
+])
+def test_memory_variant_named_in_the_device_name(recorded, part, gbps):
+    # a record with the name alone (no memory size) and --device-spec NAME: the size the name states decides
+    from gpulens.devices import find_spec, identify_device
+
+    spec = identify_device({"name": recorded})
+    assert spec.name == part and spec.memory_bandwidth == pytest.approx(gbps * 1e9)
+    assert find_spec(recorded)[0].name == part

@@ -66,7 +66,8 @@ def find_spec(name: str) -> tuple[DeviceSpec | None, list[str]]:
     by_pattern = [s for s in SPECS if any(re.search(p, name, re.IGNORECASE) for p in s.match)]
     if _peaks_differ(by_pattern):  # a chip name ("Vega 20") that fits parts with other peaks: the person must choose
         return None, [s.name for s in by_pattern]
-    return get_spec(name), []
+    by_pattern = _narrow(by_pattern, {"name": name})  # memory variants: the size the name states (A100-SXM4-80GB)
+    return (by_pattern[0] if by_pattern else None), []
 
 
 def builtin_spec(name: str) -> DeviceSpec:
@@ -130,6 +131,19 @@ def _peaks_differ(cands: list[DeviceSpec]) -> bool:
 MEMORY_CLOCK_TOLERANCE = 0.05
 
 
+#: A memory size written in a device name, as NVIDIA names its memory variants ("NVIDIA A100-SXM4-80GB",
+#: "A100-PCIE-40GB", "NVIDIA H100 80GB HBM3")
+_NAME_MEMORY = re.compile(r"(?<![0-9A-Za-z])([1-9][0-9]{1,2})\s*GB(?![A-Za-z])", re.IGNORECASE)
+
+
+def memory_in_name(name: Any) -> int | None:
+    """The memory size [bytes, GiB units as the built-in specs' ``memory_gb``] a device name states
+    (``"NVIDIA A100-SXM4-80GB"``: 80 GiB), None when it states none: it tells the memory variants of one part apart
+    (A100 40 / 80 GB: 1,555 / 2,039 GB/s) where the record has no memory size."""
+    m = _NAME_MEMORY.search(str(name or ""))
+    return int(m.group(1)) * 2**30 if m else None
+
+
 def _narrow(cands: list[DeviceSpec], rec: Mapping[str, Any]) -> list[DeviceSpec]:
     sms = rec.get("num_sms")
     if sms:
@@ -156,7 +170,7 @@ def _narrow(cands: list[DeviceSpec], rec: Mapping[str, Any]) -> list[DeviceSpec]
         match = [s for s in cands if s.figure_value("memory_clock_mhz") and not off(s)]
         if match:
             cands = match + [s for s in cands if not s.figure_value("memory_clock_mhz")]
-    mem = rec.get("total_memory_bytes")
+    mem = rec.get("total_memory_bytes") or memory_in_name(rec.get("name"))
     if mem and len(cands) > 1 and all(s.memory_bytes for s in cands):
         best = min(abs(s.memory_bytes - float(mem)) for s in cands)
         cands = [s for s in cands if abs(s.memory_bytes - float(mem)) == best]
