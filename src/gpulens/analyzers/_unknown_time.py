@@ -57,8 +57,9 @@ _ROW_KEYS = (("key", "key"), ("name", "name"), ("kernel", "name"), ("category", 
 
 def untimed_mask(timeline: Any) -> np.ndarray:
     """One bool per row of ``timeline.events``: True for a GPU event whose duration is unknown (its ``dur_ns`` 0 is
-    a placeholder; or a runaway recorded duration with nothing to cut it at: :func:`runaways_without_time`). Read from each source's ``durations_unknown_events`` (event ids, e.g. ncu); a source that counts
-    ``durations_unknown`` without ids (rocprof-compute: start == end after the digits were lost) marks its GPU events
+    a placeholder; or a runaway recorded duration with nothing to cut it at: :func:`runaways_without_time`). Read
+    from each source's ``durations_unknown_events`` (event ids, e.g. ncu); a source that counts ``durations_unknown``
+    without ids (rocprof-compute: start == end after the digits were lost) marks its GPU events
     of 0 ns."""
     ev = timeline.events
     out = runaways_without_time(timeline)

@@ -171,9 +171,9 @@ def _untimed(timeline: Timeline, t: pd.DataFrame) -> tuple[int, str | None]:
     """``idle_untimed_ns`` of each row of ``t`` (in place): the whole idle of the GPUs of a rank that has GPU work
     recorded without a time (:func:`gpulens.analyzers._unknown_time.untimed_gpu_rows`; the refused rows record no
     device, so each GPU of the rank may hold it; and runaway durations with nothing to cut them at,
-    :func:`gpulens.analyzers._unknown_time.runaways_without_time`), else 0. Returns (how many such events, the busy bound: None, "at
-    least" when each has a recorded start inside its rank's GPU span — it then only adds busy time, and lengthens
-    the span by no more than it adds — else "unknown")."""
+    :func:`gpulens.analyzers._unknown_time.runaways_without_time`), else 0. Returns (how many such events, the busy
+    bound: None, "at least" when each has a recorded start inside its rank's GPU span — it then only adds busy time,
+    and lengthens the span by no more than it adds — else "unknown")."""
     from gpulens.analyzers._unknown_time import runaways_without_time, untimed_gpu_rows
 
     side = untimed_gpu_rows(timeline)[["rank", "start_ns"]]
@@ -295,8 +295,8 @@ def _split_all(gpu: pd.DataFrame) -> pd.DataFrame:
 
 
 def _every_event(ctx: Any, ev: pd.DataFrame, gpu: pd.DataFrame) -> dict[str, np.ndarray]:
-    """``rank``, ``start_ns``, ``dur_ns`` of the host rows (:attr:`~gpulens.analyzers.context.AnalysisContext.host_rows`:
-    every kind but ``other`` and the GPU kinds, less GPU-side ranges) and then the
+    """``rank``, ``start_ns``, ``dur_ns`` of the host rows (``AnalysisContext.host_rows``: every kind but ``other``
+    and the GPU kinds, less GPU-side ranges) and then the
     GPU rows (``gpu``: their effective durations) — numpy columns, no copy of the events table. The rank hulls read
     from them do not depend on the rows' order: with integer ranks the events are taken in row order, each GPU row's
     duration replaced by its effective one (one copy of the durations instead of gathering and joining three
@@ -381,7 +381,8 @@ class Breakdown(Analyzer):
                 f"GPU{'' if len(t) == 1 else 's'} idle at most {share_pct_text(summary['idle_pct'])} of "
                 f"{'its span' if len(t) == 1 else 'their summed spans'} ({fmt_ns(tot['idle_ns'])}; "
                 + (f"up to {fmt_ns(tot['idle_other_clock_ns'])} of it may be GPU work on another clock)"
-                   if tot["idle_other_clock_ns"] else f"{plural(n_untimed, 'GPU launch(es)')} recorded without a usable start or end "
+                   if tot["idle_other_clock_ns"] else f"{plural(n_untimed, 'GPU launch(es)')} recorded without a "
+                   "usable start or end "
                    "may fill any of it)"),
                 ("This GPU's events lie on several clocks (time bases). Its idle time is measured inside each clock "
                  "domain, but the work written on the other clock ran somewhere in these gaps — where is not "
