@@ -257,7 +257,8 @@ def _thin_evidence(row: dict[str, Any], min_share: float) -> tuple[str, str]:
     if k in GAP_EVIDENCE and other:  # the GPU's work on another clock may fill the gaps
         if not row.get("idle_other_clock_ns") or pd.isna(row.get("idle_other_clock_ns")):
             return "undetermined", (f"the idle ({fmt_ns(int(row['idle_ns']))}) is at most: GPU work recorded without "
-                                    "a start or end ran somewhere in it — not a measured idle, no verdict rests on it")
+                                    "a usable start or end ran somewhere in it — not a measured idle, no verdict "
+                                    "rests on it")
         return "undetermined", (f"the idle ({fmt_ns(int(row['idle_ns']))}) is measured inside one clock domain while "
                                 f"up to {fmt_ns(int(other))} of it may be the GPU's work written on another clock: "
                                 "not a measured idle, no verdict rests on it")
