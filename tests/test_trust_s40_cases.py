@@ -171,3 +171,12 @@ def test_memory_variant_named_in_the_device_name(recorded, part, gbps):
     spec = identify_device({"name": recorded})
     assert spec.name == part and spec.memory_bandwidth == pytest.approx(gbps * 1e9)
     assert find_spec(recorded)[0].name == part
+
+
+def test_size_in_name_that_is_no_variants_size_decides_nothing():
+    # "NVIDIA GH200 480GB": 480 GB is the superchip's CPU memory and HBM together, neither GPU variant's size (96 GB
+    # HBM3, 144 GB HBM3e): the name's size picks no variant, and the assumption is said as before
+    from gpulens.devices import identify_device
+
+    spec = identify_device({"name": "NVIDIA GH200 480GB", "num_sms": 132})
+    assert "memory size is not recorded" in spec.note

@@ -139,7 +139,8 @@ _NAME_MEMORY = re.compile(r"(?<![0-9A-Za-z])([1-9][0-9]{1,2})\s*GB(?![A-Za-z])",
 def memory_in_name(name: Any) -> int | None:
     """The memory size [bytes, GiB units as the built-in specs' ``memory_gb``] a device name states
     (``"NVIDIA A100-SXM4-80GB"``: 80 GiB), None when it states none: it tells the memory variants of one part apart
-    (A100 40 / 80 GB: 1,555 / 2,039 GB/s) where the record has no memory size."""
+    (A100 40 / 80 GB: 1,555 / 2,039 GB/s) where the record has no memory size — only when it is one variant's size
+    (``"NVIDIA GH200 480GB"`` counts the Grace CPU's memory too: no GPU variant has 480 GB)."""
     m = _NAME_MEMORY.search(str(name or ""))
     return int(m.group(1)) * 2**30 if m else None
 
@@ -170,7 +171,10 @@ def _narrow(cands: list[DeviceSpec], rec: Mapping[str, Any]) -> list[DeviceSpec]
         match = [s for s in cands if s.figure_value("memory_clock_mhz") and not off(s)]
         if match:
             cands = match + [s for s in cands if not s.figure_value("memory_clock_mhz")]
-    mem = rec.get("total_memory_bytes") or memory_in_name(rec.get("name"))
+    mem = rec.get("total_memory_bytes")
+    named = None if mem else memory_in_name(rec.get("name"))
+    if named and any(s.memory_bytes == named for s in cands):  # a size naming a variant, not "GH200 480GB" (Grace
+        mem = named  # memory and HBM together: no GPU variant's size, so it decides nothing)
     if mem and len(cands) > 1 and all(s.memory_bytes for s in cands):
         best = min(abs(s.memory_bytes - float(mem)) for s in cands)
         cands = [s for s in cands if abs(s.memory_bytes - float(mem)) == best]
