@@ -180,3 +180,26 @@ def test_size_in_name_that_is_no_variants_size_decides_nothing():
 
     spec = identify_device({"name": "NVIDIA GH200 480GB", "num_sms": 132})
     assert "memory size is not recorded" in spec.note
+
+
+# --- B04b inside gzip: the warning's one byte offset ----------------------------------------------------------------
+
+def test_cut_gzip_trace_warning_names_where_the_kept_text_ends(tmp_path):
+    # B04b's fault (an object-format Kineto trace cut inside the 3rd event) in a .json.gz: 2 kernels kept. The
+    # warning's byte is where the kept text ends — the 3rd event's opening brace, found here in the text itself —
+    # not where the text ends (it had read "line 1, column 373: the text ends there (byte 294)")
+    import gzip
+
+    from gpulens.report import analyze
+
+    ev = [_k("k1", 0, 5), _k("k2", 10, 5), _k("k3", 20, 5)]
+    text = json.dumps({"schemaVersion": 1, "traceEvents": ev})
+    cut = text[: text.index('"ts": 20') + 6]
+    third = cut.index('{"ph"', cut.index('"k2"'))
+    p = tmp_path / "t.pt.trace.json.gz"
+    p.write_bytes(gzip.compress(cut.encode()))
+    src = analyze(p, only=["breakdown"]).sources[0]
+    assert src.results["breakdown"].summary["busy_ns"] == 10 * US
+    w = [x for x in src.timeline.meta.warnings if "complete events" in x]
+    assert len(w) == 1 and f"kept 2 complete events, the text before byte {third:,}" in w[0]
+    assert f"column {len(cut) + 1}: the text ends there;" in w[0]
