@@ -514,7 +514,7 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
             out.append(Finding(f"{title}: {'at most ' if other else ''}{fmt_ns(tot[key])} "
                                f"({share_pct_text(100 * tot[key] / span)} {of_span}"
                                + (f"; up to {fmt_ns(clock)} of the idle may be GPU work on another clock)" if clock
-                                  else "; GPU work recorded without a start or end may fill any of it)" if other
+                                  else "; GPU work recorded without a usable start or end may fill any of it)" if other
                                   else ")") + (f" over {plural(n, 'gap')}{one}" if one else ""),
                                detail, severity="info" if other or tot[key] < 0.1 * span else "warning",
                                category=cat, time_at_stake_ns=None if other else int(tot[key]),

@@ -210,8 +210,8 @@ IDLE_BOUND_CLOCKS = ("at most {idle}: up to {other} of it may be GPU work writte
 
 
 #: ``idle_bound`` when GPU work was recorded without a time (:func:`gpulens.analyzers._unknown_time.untimed_gpu_rows`)
-IDLE_BOUND_UNTIMED = ("at most {idle}: {launches} ran without a recorded start or end, and may fill any of it, "
-                      "so it is not a measured idle")
+IDLE_BOUND_UNTIMED = ("at most {idle}: {launches} ran without a usable recorded start or end, and may fill any of "
+                      "it, so it is not a measured idle")
 
 
 def idle_unmeasured_ns(row: Any) -> int:

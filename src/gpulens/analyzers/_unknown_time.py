@@ -57,11 +57,12 @@ _ROW_KEYS = (("key", "key"), ("name", "name"), ("kernel", "name"), ("category", 
 
 def untimed_mask(timeline: Any) -> np.ndarray:
     """One bool per row of ``timeline.events``: True for a GPU event whose duration is unknown (its ``dur_ns`` 0 is
-    a placeholder). Read from each source's ``durations_unknown_events`` (event ids, e.g. ncu); a source that counts
-    ``durations_unknown`` without ids (rocprof-compute: start == end after the digits were lost) marks its GPU events
+    a placeholder; or a runaway recorded duration with nothing to cut it at: :func:`runaways_without_time`). Read
+    from each source's ``durations_unknown_events`` (event ids, e.g. ncu); a source that counts ``durations_unknown``
+    without ids (rocprof-compute: start == end after the digits were lost) marks its GPU events
     of 0 ns."""
     ev = timeline.events
-    out = np.zeros(len(ev), dtype=bool)
+    out = runaways_without_time(timeline)
     srcs = [s for s in timeline.meta.sources if s.get("durations_unknown")]
     if not srcs or not len(ev):
         return out
@@ -81,6 +82,26 @@ def untimed_mask(timeline: Any) -> np.ndarray:
             out |= mine & ev["event_id"].isin([int(i) for i in ids]).to_numpy()
         else:
             out |= mine & (ev["dur_ns"].to_numpy() == 0)
+    return out
+
+
+def runaways_without_time(timeline: Any) -> np.ndarray:
+    """One bool per row of ``timeline.events``: True for a GPU event the runaway rule
+    (:func:`gpulens.analyzers.intervals.repair_stream_overruns`) found ending far past the rest of its run, that
+    starts when the rest of the run has already ended: its recorded duration cannot be the kernel's and nothing in
+    the trace bounds it, so its duration is unknown (not the 0 ns the cut leaves it)."""
+    from gpulens.analyzers.context import context_of
+
+    ev = timeline.events
+    out = np.zeros(len(ev), dtype=bool)
+    if not len(ev):
+        return out
+    ctx = context_of(timeline)
+    gpu = np.flatnonzero(ctx.mask_of(*GPU_KINDS))
+    if not len(gpu):
+        return out
+    over = ctx.overruns
+    out[gpu] = over["runaway"].to_numpy(dtype=bool) & (over["effective_ns"].to_numpy("int64") == 0)
     return out
 
 

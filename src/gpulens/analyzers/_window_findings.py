@@ -86,14 +86,13 @@ def host_only_window(timeline: Timeline) -> tuple[dict[str, int], tuple]:
 
 def _host_only_window(timeline: Timeline) -> tuple[dict[str, int], tuple]:
     from gpulens.analyzers._span import hulls_of, rank_hulls
-    from gpulens.timeline import GPU_KINDS
 
     ctx = context_of(timeline)
     gpu = ctx.gpu
     if not len(gpu):
         return {}, ()
     ev = timeline.events
-    host = ~ctx.mask_of("other", *GPU_KINDS)
+    host = ctx.host_rows
     win = _one_rank_window(ev, host, gpu, ctx.effective_ns)
     far: dict[int, tuple[int, int, np.ndarray, np.ndarray]] = {}
     if win is None:  # several ranks, or a window long enough to hold a clock-domain gap: every event's interval

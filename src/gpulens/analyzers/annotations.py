@@ -147,7 +147,7 @@ class Annotations(Analyzer):
         if not len(ann) or not len(att):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   skipped_reason="no annotation ranges" if not len(ann) else "no GPU events")
-        gpu_side = (ann["stream_id"].notna() | (ann["device_id"] >= 0)).to_numpy()
+        gpu_side = ctx.gpu_side_ranges[ctx.mask_of("annotation")]  # ann's rows, in order
         ev = timeline.events
         launch = ctx.links["launch_event_id"]
         has = launch.notna().to_numpy()

@@ -119,7 +119,7 @@ COLUMNS = {
     "idle_boundary_pct": "idle_boundary_ns / span_ns [%]",
     "idle_other_clock_ns": "part of idle_ns that may be this GPU's work written on another clock (breakdown): the "
                            "idle and its causes are then at most, and no verdict rests on them [ns]",
-    "idle_untimed_ns": "part of idle_ns that GPU work recorded without a start or end may fill (breakdown): the idle "
+    "idle_untimed_ns": "part of idle_ns that GPU work recorded without a usable start or end may fill (breakdown): the idle "
                        "and its causes are then at most, and no verdict rests on them [ns]",
     "launch_calls": "kernel launch calls linked to GPU work (a graph launch counts once)",
     "short_launches": "launch calls whose GPU work (sum over a graph) is shorter than the call itself",
@@ -259,7 +259,8 @@ def _thin_evidence(row: dict[str, Any], min_share: float) -> tuple[str, str]:
     if k in GAP_EVIDENCE and other:  # the GPU's work on another clock may fill the gaps
         if not row.get("idle_other_clock_ns") or pd.isna(row.get("idle_other_clock_ns")):
             return "undetermined", (f"the idle ({fmt_ns(int(row['idle_ns']))}) is at most: GPU work recorded without "
-                                    "a start or end ran somewhere in it — not a measured idle, no verdict rests on it")
+                                    "a usable start or end ran somewhere in it — not a measured idle, no verdict "
+                                    "rests on it")
         return "undetermined", (f"the idle ({fmt_ns(int(row['idle_ns']))}) is measured inside one clock domain while "
                                 f"up to {fmt_ns(int(other))} of it may be the GPU's work written on another clock: "
                                 "not a measured idle, no verdict rests on it")

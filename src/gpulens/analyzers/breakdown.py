@@ -72,7 +72,7 @@ COLUMNS = {
                            "[ns]",
     "idle_other_clock_ns": "part of idle_ns that may be this GPU's work written on another clock (its events on "
                            "several time bases; 0 on one clock): idle_ns is then at most, not measured [ns]",
-    "idle_untimed_ns": "part of idle_ns that GPU work of this rank recorded without a start or end may fill (all "
+    "idle_untimed_ns": "part of idle_ns that GPU work of this rank recorded without a usable start or end may fill (all "
                        "of it: where that work ran is not known; 0 when none): idle_ns is then at most, busy_ns at "
                        "least [ns]",
     "window_ns": "profiled window of the rank: first → last valid event, host included [ns]",
@@ -96,7 +96,7 @@ SUMMARY_COLUMNS = {
     "idle_other_clock_ns": "part of idle_ns that may be GPU work written on another clock of the same GPU [ns]",
     "idle_bound": "idle_ns is an upper bound: how much of it may be work on another clock or work recorded without "
                   "a time, or None when measured [text]",
-    "idle_untimed_ns": "part of idle_ns that GPU work recorded without a start or end may fill [ns]",
+    "idle_untimed_ns": "part of idle_ns that GPU work recorded without a usable start or end may fill [ns]",
     "untimed_gpu_work": "GPU events (kernels, collectives, copies, fills) recorded without a usable time: busy_ns "
                         "and busy_pct are then at least, idle_ns at most [count]",
     "part_pct": "each part of the span (computation_ns, exposed_comm_ns, exposed_memcpy_ns, exposed_memset_ns, "
@@ -179,12 +179,19 @@ def _other_clock(gpu: pd.DataFrame, t: pd.DataFrame) -> None:
 def _untimed(timeline: Timeline, t: pd.DataFrame) -> tuple[int, str | None]:
     """``idle_untimed_ns`` of each row of ``t`` (in place): the whole idle of the GPUs of a rank that has GPU work
     recorded without a time (:func:`gpulens.analyzers._unknown_time.untimed_gpu_rows`; the refused rows record no
-    device, so each GPU of the rank may hold it), else 0. Returns (how many such events, the busy bound: None, "at
-    least" when each has a recorded start inside its rank's GPU span — it then only adds busy time, and lengthens
-    the span by no more than it adds — else "unknown")."""
-    from gpulens.analyzers._unknown_time import untimed_gpu_rows
+    device, so each GPU of the rank may hold it; and runaway durations with nothing to cut them at,
+    :func:`gpulens.analyzers._unknown_time.runaways_without_time`), else 0. Returns (how many such events, the busy
+    bound: None, "at least" when each has a recorded start inside its rank's GPU span — it then only adds busy time,
+    and lengthens the span by no more than it adds — else "unknown")."""
+    from gpulens.analyzers._unknown_time import runaways_without_time, untimed_gpu_rows
 
-    side = untimed_gpu_rows(timeline)
+    side = untimed_gpu_rows(timeline)[["rank", "start_ns"]]
+    away = runaways_without_time(timeline)  # events whose recorded duration is a fault with nothing to cut it at
+    if away.any():
+        ev = timeline.events
+        side = pd.concat([side, pd.DataFrame({"rank": ev["rank"].to_numpy()[away].astype("int64"),
+                                              "start_ns": pd.array(ev["start_ns"].to_numpy()[away], dtype="Int64")})],
+                         ignore_index=True)
     t["idle_untimed_ns"] = np.zeros(len(t), dtype="int64")
     if not len(side):
         return 0, None
@@ -297,19 +304,20 @@ def _split_all(gpu: pd.DataFrame) -> pd.DataFrame:
 
 
 def _every_event(ctx: Any, ev: pd.DataFrame, gpu: pd.DataFrame) -> dict[str, np.ndarray]:
-    """``rank``, ``start_ns``, ``dur_ns`` of the host rows (every kind but ``other`` and the GPU kinds) and then the
+    """``rank``, ``start_ns``, ``dur_ns`` of the host rows (``AnalysisContext.host_rows``: every kind but ``other``
+    and the GPU kinds, less GPU-side ranges) and then the
     GPU rows (``gpu``: their effective durations) — numpy columns, no copy of the events table. The rank hulls read
     from them do not depend on the rows' order: with integer ranks the events are taken in row order, each GPU row's
     duration replaced by its effective one (one copy of the durations instead of gathering and joining three
     columns)."""
     gpos = np.flatnonzero(ctx.mask_of(*GPU_KINDS))
     if ev["rank"].dtype.kind in "iu" and ev["dur_ns"].dtype.kind in "iu" and len(gpos) == len(gpu):
-        keep = ~ctx.mask_of("other")
+        keep = ~ctx.mask_of("other") & ~ctx.gpu_side_ranges
         dur = ev["dur_ns"].to_numpy().copy()
         dur[gpos] = gpu["dur_ns"].to_numpy()
         cols = {"rank": ev["rank"].to_numpy(), "start_ns": ev["start_ns"].to_numpy(), "dur_ns": dur}
         return cols if keep.all() else {c: v[keep] for c, v in cols.items()}
-    host = ~ctx.mask_of("other", *GPU_KINDS)
+    host = ctx.host_rows
     return {c: np.concatenate([ev[c].to_numpy()[host], gpu[c].to_numpy()]) for c in ("rank", "start_ns", "dur_ns")}
 
 
@@ -385,13 +393,15 @@ class Breakdown(Analyzer):
                 f"GPU{'' if len(t) == 1 else 's'} idle at most {share_pct_text(summary['idle_pct'])} of "
                 f"{'its span' if len(t) == 1 else 'their summed spans'} ({fmt_ns(tot['idle_ns'])}; "
                 + (f"up to {fmt_ns(tot['idle_other_clock_ns'])} of it may be GPU work on another clock)"
-                   if tot["idle_other_clock_ns"] else f"{plural(n_untimed, 'GPU launch(es)')} recorded without a start or end "
+                   if tot["idle_other_clock_ns"] else f"{plural(n_untimed, 'GPU launch(es)')} recorded without a "
+                   "usable start or end "
                    "may fill any of it)"),
                 ("This GPU's events lie on several clocks (time bases). Its idle time is measured inside each clock "
                  "domain, but the work written on the other clock ran somewhere in these gaps — where is not "
                  "recorded — so the idle is an upper bound, not a measurement, and no verdict rests on it. Record "
                  "the run again with one profiler session (one time base) to measure it." if tot["idle_other_clock_ns"]
-                 else "Some GPU work was recorded without a start or end (the profiler lost its timestamps): it ran "
+                 else "Some GPU work was recorded without a usable start or end (the profiler lost its timestamps, or "
+                 "recorded a duration far past the rest of the run with no later event to cut it at): it ran "
                  "somewhere in this span, for an unknown time, so the idle is an upper bound, not a measurement, "
                  "and no verdict rests on it."),
                 severity="info", category="gpu-idle", time_at_stake_ns=None, key="idle",

@@ -388,6 +388,26 @@ class AnalysisContext:
         """Kernel rows (kind ``kernel``). Do not mutate."""
         return self.of_kind("kernel")
 
+    @cached_property
+    def gpu_side_ranges(self) -> np.ndarray:
+        """Boolean numpy mask of the annotation rows recorded on a GPU track (a stream or a device: Kineto's
+        ``gpu_user_annotation``), the ranges :mod:`gpulens.analyzers.annotations` calls GPU-side. Their extent is
+        the profiler's hull of the GPU events they hold, as recorded — a recorded kernel duration far past the work
+        (shared case B07) stretches them too — so they are no measurement of their own."""
+        ev = self.timeline.events
+        ann = self.mask_of("annotation")
+        if not ann.any():
+            return ann
+        return ann & (ev["stream_id"].notna().to_numpy() | (ev["device_id"] >= 0).to_numpy(dtype=bool, na_value=False))
+
+    @cached_property
+    def host_rows(self) -> np.ndarray:
+        """Boolean numpy mask of the rows that time the host side of the run — every kind but ``other`` and the GPU
+        kinds, less the GPU-side ranges (:attr:`gpu_side_ranges`): with the GPU events (effective durations) they
+        make a rank's profiled window, and they bound a runaway GPU event
+        (:func:`gpulens.analyzers.intervals.repair_stream_overruns`)."""
+        return ~self.mask_of("other", *GPU_KINDS) & ~self.gpu_side_ranges
+
     # -- shared derived tables --------------------------------------------------------------------------------
     @cached_property
     def overruns(self) -> pd.DataFrame:
@@ -398,7 +418,7 @@ class AnalysisContext:
         from gpulens.analyzers.intervals import repair_stream_overruns
 
         ev = self.timeline.events
-        host = ~self.mask_of("other", *GPU_KINDS)  # the rank's other events bound a runaway last GPU event
+        host = self.host_rows  # the rank's other events bound a runaway last GPU event
         return repair_stream_overruns(self.gpu, {c: ev[c].to_numpy()[host] for c in ("rank", "start_ns", "dur_ns")})
 
     @cached_property

@@ -91,6 +91,11 @@ def _runaway_finding(timeline: Timeline, runaway: pd.DataFrame) -> Finding:
     for (i, r), eff in zip(rows.iterrows(), runaway["effective_ns"].to_numpy("int64")):
         t0 = int(first.get(r["rank"], r["start_ns"]))
         end = int(r["start_ns"]) + int(eff)
+        if not eff:  # it starts after the rest of the run ended: nothing bounds it (analyzers._unknown_time)
+            listed.append(f"{_clip(str(r['name']))} (rank {r['rank']}, stream {r['stream_id']}): recorded "
+                          f"{fmt_ns(int(r['dur_ns']))}, starting {fmt_ns(int(r['start_ns']) - t0)} after the rank's "
+                          "first event, when the rest of the run had ended: its duration is unknown")
+            continue
         listed.append(f"{_clip(str(r['name']))} (rank {r['rank']}, stream {r['stream_id']}): recorded "
                       f"{fmt_ns(int(r['dur_ns']))}, kept {fmt_ns(int(eff))} — up to the end of the rest of the run, "
                       f"{fmt_ns(end - t0)} after the rank's first event; the {fmt_ns(int(r['dur_ns']) - int(eff))} "
@@ -102,8 +107,8 @@ def _runaway_finding(timeline: Timeline, runaway: pd.DataFrame) -> Finding:
         f"GPU, by more than the rest of the run lasts: a recorded duration that cannot be the kernel's (shared case "
         f"B07's fault, on a stream's last event). {'; '.join(listed[:MAX_LISTED])}"
         f"{f'; and {n - MAX_LISTED} more (all in the JSON report)' if n > MAX_LISTED else ''}. GPU span, busy time, "
-        "the profiled window and the per-kernel tables use the kept durations; the recorded sum is kept as the "
-        "recorded time.",
+        "the profiled window and the per-kernel tables use the kept durations (unknown for one that starts after "
+        "the rest of the run ended); the recorded sum is kept as the recorded time.",
         severity="warning", category="data-quality", key="runaways",
         action="Treat the recorded duration as a recording fault; if the kernel really ran that long, keep the "
                "host recording until it ends (a torch.cuda.synchronize() before the profiler stops), and the "

@@ -162,12 +162,16 @@ def _runaway_cut(rank: np.ndarray, start: np.ndarray, end: np.ndarray, last: np.
     Per rank, every event (GPU: ``start``/``end`` after the stream clip; host: ``host``) ordered by end, latest
     first: ``e_0 >= e_1 >= …``, ``first`` the rank's earliest start. The top ``j`` events are runaways, cut at
     ``e_j`` (the end of the rest of the run), for the largest ``j`` where each of them is the last GPU event of its
-    stream (``last``: no next start to clip it at), starts within the run (before ``e_j`` plus the rest's length:
-    an event on another time base, a day later, is the clock check's, not this one's) and ends past ``e_j`` by more
-    than :data:`RUNAWAY_FACTOR` times the rest of the run (``e_{j-1} − e_j > F·(e_j − first)``), and where the rest
-    still holds a kernel or collective (a trace of one long kernel and its launch is a measurement, not a fault).
-    Shared case B07's fault (a recorded ``dur`` far past the work) on the one event B07's stream clip cannot
-    reach.
+    stream (``last``: no next start to clip it at) and ends past the run's known reach by more than
+    :data:`RUNAWAY_FACTOR` times the run so far (``e_{j-1} − r_j > F·(r_j − first)``, with ``r_j`` = the later of
+    ``e_j`` and the top events' latest start: the profiler was recording until each of them started, so an event
+    that starts late lengthens the run it is measured against — one a day later, on another time base, is never
+    a runaway, it is the clock check's), and where the rest still holds a kernel or collective (a trace of one long
+    kernel and its launch is a measurement, not a fault). Shared case B07's fault (a recorded ``dur`` far past the
+    work) on the one event B07's stream clip cannot reach. Several runaways are found together (two streams' last
+    kernels both seconds long: each is judged against the run without the other). One that starts at or after
+    ``e_j`` is left no time by the cut: its duration is unknown
+    (:func:`gpulens.analyzers._unknown_time.runaways_without_time`).
 
     Cost: one pass over the events for each rank's first start and latest end of the events that cannot be
     runaways; only the last events of streams (one per stream) are then looked at one by one."""
@@ -200,7 +204,8 @@ def _runaway_cut(rank: np.ndarray, start: np.ndarray, end: np.ndarray, last: np.
     # runaways
     f_end, f_first = fixed_end[g_code[cand]], first[g_code[cand]]
     f_end = np.where(f_end == np.iinfo("int64").min, f_first, f_end)  # only streams' last events: e_j >= first
-    suspect = cand[(end[cand] - f_end) > RUNAWAY_FACTOR * (f_end - f_first)]
+    reach = np.maximum(f_end, start[cand])  # the run lasted at least until the candidate started
+    suspect = cand[(end[cand] - reach) > RUNAWAY_FACTOR * (reach - f_first)]
     for c in np.unique(g_code[suspect]):
         mine = cand[g_code[cand] == c]
         mine = mine[np.argsort(-end[mine], kind="stable")]
@@ -211,11 +216,11 @@ def _runaway_cut(rank: np.ndarray, start: np.ndarray, end: np.ndarray, last: np.
         best = 0
         for j in range(1, len(ends)):
             top, e_j = order[:j], int(ends[order[j]])
-            length = e_j - int(first[c])
-            if (top >= len(mine)).any() or not (start[mine[top]] < e_j + length).all():
+            if (top >= len(mine)).any():
                 break
+            reach = max(e_j, int(start[mine[top]].max()))  # the run lasted until every event of it had started
             rest_work = fixed_work[c] or bool(work[mine[order[j:][order[j:] < len(mine)]]].any())
-            if int(ends[order[j - 1]]) - e_j > RUNAWAY_FACTOR * length and rest_work:
+            if int(ends[order[j - 1]]) - reach > RUNAWAY_FACTOR * (reach - int(first[c])) and rest_work:
                 best = j
         if best:
             cut[mine[order[:best]]] = int(ends[order[best]])

@@ -22,7 +22,7 @@ def register(app: typer.Typer) -> None:
         Exit codes: 0 ok, 2 unknown GPU name.
         """
         from gpulens.analyzers import _advice
-        from gpulens.devices import SPECS, find_spec
+        from gpulens.devices import SPECS, builtin_spec
         from gpulens.devices.spec import source_legend
 
         console = make_console()
@@ -39,11 +39,10 @@ def register(app: typer.Typer) -> None:
                           f"{fp32[0] / 1e12:.1f}" if fp32 else "—")
             console.print(t)
             raise typer.Exit(0)
-        spec, several = find_spec(name)
-        if several:
-            raise GpulensError(f"{name!r} fits {len(several)} built-in GPUs ({', '.join(several)}): give one of them")
-        if spec is None:
-            raise GpulensError(f"unknown GPU {name!r}; `gpulens devices` lists the known ones")
+        try:  # the rule of --device-spec NAME and of a spec file's base key
+            spec = builtin_spec(name)
+        except ValueError as exc:
+            raise GpulensError(f"unknown GPU {name!r}: {exc}") from None
         sms = _advice.vendor_word(getattr(spec, "vendor", None), "sms")  # SMs or CUs
         t = Table(title=f"{spec.name} ({spec.arch}, {spec.num_sms} {sms})", title_justify="left")
         for c in ("figure", "value", "source", "uncertain"):

@@ -154,7 +154,9 @@ def read_damaged(path: Path, tail: Tail, exc: BaseException, strict: bool, deep:
                                       if strict and "invalid character" in str(exc) else ""))
         at = _file_byte(tail, rec.cut)
         truncated_at[str(path)] = at
-        warnings.append(f"{path}: {rec.problem} ({about} {at:,}); kept {acc.count} complete events")
+        # the byte is where the kept text ends, not where the damage was found: said as such (a "line 1, column
+        # 373: the text ends there (byte 294)" read as two places for one end)
+        warnings.append(f"{path}: {rec.problem}; kept {acc.count} complete events, the text before {about} {at:,}")
     elif rec.outside_cut is not None:
         at = _file_byte(tail, rec.outside_cut)
         truncated_at[str(path)] = at

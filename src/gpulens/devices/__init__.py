@@ -66,7 +66,25 @@ def find_spec(name: str) -> tuple[DeviceSpec | None, list[str]]:
     by_pattern = [s for s in SPECS if any(re.search(p, name, re.IGNORECASE) for p in s.match)]
     if _peaks_differ(by_pattern):  # a chip name ("Vega 20") that fits parts with other peaks: the person must choose
         return None, [s.name for s in by_pattern]
-    return get_spec(name), []
+    by_pattern = _narrow(by_pattern, {"name": name})  # memory variants: the size the name states (A100-SXM4-80GB)
+    return (by_pattern[0] if by_pattern else None), []
+
+
+def builtin_spec(name: str) -> DeviceSpec:
+    """The one built-in spec ``name`` means, by :func:`find_spec`'s rule — the one rule for every place a person
+    names a built-in GPU: ``--device-spec NAME``, ``gpulens devices NAME`` and a spec file's ``base`` key.
+
+    Raises:
+        ValueError: no built-in GPU fits (``"no built-in GPU has that name (`gpulens devices` lists them)"``), or
+            several do (``"the name fits 2 built-in GPUs (NVIDIA H100 SXM, NVIDIA H100 PCIe): give one of them"``);
+            one line, without the name (the caller says where it was given).
+    """
+    spec, several = find_spec(name)
+    if spec is not None:
+        return spec
+    if several:
+        raise ValueError(f"the name fits {len(several)} built-in GPUs ({', '.join(several)}): give one of them")
+    raise ValueError("no built-in GPU has that name (`gpulens devices` lists them)")
 
 
 #: What a skip reason tells a user whose trace does not say which GPU ran it.
@@ -113,6 +131,20 @@ def _peaks_differ(cands: list[DeviceSpec]) -> bool:
 MEMORY_CLOCK_TOLERANCE = 0.05
 
 
+#: A memory size written in a device name, as NVIDIA names its memory variants ("NVIDIA A100-SXM4-80GB",
+#: "A100-PCIE-40GB", "NVIDIA H100 80GB HBM3")
+_NAME_MEMORY = re.compile(r"(?<![0-9A-Za-z])([1-9][0-9]{1,2})\s*GB(?![A-Za-z])", re.IGNORECASE)
+
+
+def memory_in_name(name: Any) -> int | None:
+    """The memory size [bytes, GiB units as the built-in specs' ``memory_gb``] a device name states
+    (``"NVIDIA A100-SXM4-80GB"``: 80 GiB), None when it states none: it tells the memory variants of one part apart
+    (A100 40 / 80 GB: 1,555 / 2,039 GB/s) where the record has no memory size — only when it is one variant's size
+    (``"NVIDIA GH200 480GB"`` counts the Grace CPU's memory too: no GPU variant has 480 GB)."""
+    m = _NAME_MEMORY.search(str(name or ""))
+    return int(m.group(1)) * 2**30 if m else None
+
+
 def _narrow(cands: list[DeviceSpec], rec: Mapping[str, Any]) -> list[DeviceSpec]:
     sms = rec.get("num_sms")
     if sms:
@@ -140,6 +172,9 @@ def _narrow(cands: list[DeviceSpec], rec: Mapping[str, Any]) -> list[DeviceSpec]
         if match:
             cands = match + [s for s in cands if not s.figure_value("memory_clock_mhz")]
     mem = rec.get("total_memory_bytes")
+    named = None if mem else memory_in_name(rec.get("name"))
+    if named and any(s.memory_bytes == named for s in cands):  # a size naming a variant, not "GH200 480GB" (Grace
+        mem = named  # memory and HBM together: no GPU variant's size, so it decides nothing)
     if mem and len(cands) > 1 and all(s.memory_bytes for s in cands):
         best = min(abs(s.memory_bytes - float(mem)) for s in cands)
         cands = [s for s in cands if abs(s.memory_bytes - float(mem)) == best]
@@ -385,6 +420,7 @@ def identify(timeline: Any) -> DeviceSpec | None:
     return cands[0].with_note(note)
 
 
-__all__ = ["PRECISIONS", "SPECS", "SPEC_HINT", "ArchLimits", "DeviceSpec", "Figure", "ambiguous_parts", "find_spec",
+__all__ = ["PRECISIONS", "SPECS", "SPEC_HINT", "ArchLimits", "DeviceSpec", "Figure", "ambiguous_parts", "builtin_spec",
+           "find_spec",
            "get_spec", "identify", "identify_device", "inferred_num_sms", "limits_for", "limits_of_record", "load_spec",
            "main_device", "no_spec_reason", "spec_from_dict", "split_by_work"]

@@ -284,22 +284,20 @@ _MAX_SPEC_BYTES = 16 << 20  # a spec is a few hundred bytes; anything this large
 
 def _builtin(p: Path) -> DeviceSpec:
     """The built-in spec named by ``p`` (not a file), or the one-line error saying why none is."""
-    from gpulens.devices import find_spec
+    from gpulens.devices import builtin_spec
 
-    spec, several = find_spec(str(p))
-    if spec is not None:
-        return spec
-    if several:
-        raise TraceFormatError(p, f"no such file, and the name fits {len(several)} built-in GPUs ("
-                                  + ", ".join(several) + "): give one of them")
-    raise TraceFormatError(p, "no such file, and no built-in GPU has that name (`gpulens devices` lists them)")
+    try:
+        return builtin_spec(str(p))
+    except ValueError as exc:
+        raise TraceFormatError(p, f"no such file, and {exc}") from None
 
 
 def load_spec(path: str | Path) -> DeviceSpec:
     """Read a user's device spec file (JSON, or TOML on Python ≥ 3.11) with the keys of :func:`spec_from_dict`; a
     ``path`` that is no file names a built-in GPU (:func:`gpulens.devices.find_spec`: ``H200``, ``MI300X``).
 
-    A ``base`` key names a built-in spec to start from (e.g. ``"NVIDIA H100 SXM"``); the file's figures then
+    A ``base`` key names a built-in spec to start from (e.g. ``"NVIDIA H100 SXM"``, or ``"H200"``: the rule of
+    ``--device-spec NAME``, :func:`gpulens.devices.builtin_spec`); the file's figures then
     override or add to the built-in ones (e.g. measured peaks).
 
     Raises:
@@ -335,11 +333,12 @@ def load_spec(path: str | Path) -> DeviceSpec:
         raise TraceFormatError(p, "a device spec must be a JSON/TOML object")
     try:
         if "base" in d:
-            from gpulens.devices import get_spec
+            from gpulens.devices import builtin_spec
 
-            base = get_spec(str(d["base"]))
-            if base is None:
-                raise ValueError(f"unknown base device {d['base']!r}")
+            try:  # named as --device-spec NAME names a built-in GPU: one resolution rule
+                base = builtin_spec(str(d["base"]))
+            except ValueError as exc:
+                raise ValueError(f"unknown base device {d['base']!r}: {exc}") from None
             merged = base.to_dict()
             figs = {k: {"value": v["value"] / _unit_scale(k), "source": v["source"], "uncertain": v["uncertain"]}
                     for k, v in merged["figures"].items()}

@@ -308,7 +308,8 @@ def busy_pct_text(sm: dict[str, Any]) -> str:
     pct = share_pct_text(sm["gpu_busy_pct"]) + (" (Σ busy / Σ per-GPU span)" if _several_gpus(sm) else "")
     n = int(sm.get("untimed_gpu_work") or 0)
     if n and sm.get("busy_bound") == "unknown":  # work of unknown place and length: it may lengthen the span
-        return (f"unknown ({plural(n, 'GPU event(s)')} recorded without a start or end; the timed work alone: {pct} of "
+        return (f"unknown ({plural(n, 'GPU event(s)')} recorded without a usable start or end; the timed work "
+                f"alone: {pct} of "
                 "its span)")
     return ("at least " if n else "") + pct
 
