@@ -13,7 +13,7 @@ from typing import Any
 from gpulens.units import plural
 
 #: A figure inside a warning's text ("3", "3,151", "2.5"): what may differ between the same warning of two files.
-_FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?", re.ASCII)
 #: At most this many figures of a group's varying figure are listed; more are shown as "first, second, …, last".
 _LISTED = 8
 #: How many (grouped) warnings the console and the Markdown list under Warnings; the others are counted and named
@@ -24,7 +24,7 @@ WARNINGS_SHOWN = 10
 def _files_text(names: list[str]) -> str:
     """``"rank0.json..rank7.json"`` for a run of numbered names (same text around consecutive integers), else the
     names themselves — up to three whole, more as ``"a, b, …, z"``."""
-    m = [re.fullmatch(r"(.*?)(\d+)(\D*)", n) for n in names]
+    m = [re.fullmatch(r"(.*?)(\d+)(\D*)", n, re.ASCII) for n in names]
     if len(names) > 2 and all(m) and len({(x.group(1), x.group(3)) for x in m}) == 1:
         nums = [int(x.group(2)) for x in m]
         if nums == list(range(nums[0], nums[0] + len(nums))):
