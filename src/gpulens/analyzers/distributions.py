@@ -16,7 +16,7 @@ from gpulens.analyzers._span import TRACE_OFFSET_DOC, counter_only_reason, durat
 from gpulens.analyzers._steps import hot_rows
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.intervals import group_order
-from gpulens.timeline import Timeline
+from gpulens.timeline import GPU_KINDS, Timeline
 
 COLUMNS = {
     "name": "kernel name [text]",
@@ -136,8 +136,9 @@ def _unlistable(timeline: Timeline, df: pd.DataFrame) -> tuple[np.ndarray, np.nd
     if not len(df) or "pos" not in df:  # rows not from hot_rows (no Timeline position): nothing to tell apart
         none = np.zeros(len(df), dtype=bool)
         return none, none.copy()
-    ev = timeline.events
-    rows = ev.index.get_indexer(context_of(timeline).gpu.index)[df["pos"].to_numpy()]
+    # the GPU events' rows are those of the GPU kinds, in Timeline order (context.gpu): their positions from the
+    # kind mask, not a hash look-up of every GPU event's label among all the Timeline's
+    rows = np.flatnonzero(context_of(timeline).mask_of(*GPU_KINDS))[df["pos"].to_numpy()]
     untimed = untimed_mask(timeline)[rows]
     return untimed, untimed | synthetic_start_mask(timeline)[rows]
 

@@ -28,8 +28,9 @@ import pandas as pd
 from gpulens.analyzers import _flop_models as fm
 from gpulens.analyzers._span import warn_once
 from gpulens.analyzers._attribution import attribution_codes
-from gpulens.analyzers.context import context_of
-from gpulens.analyzers._optree import op_tree
+from gpulens.analyzers._groupstats import first_max_rows
+from gpulens.analyzers.context import context_of, unique_ints
+from gpulens.analyzers._optree import _positions_of, op_tree
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.op_rollup import per_call
 from gpulens.analyzers.roofline import ABOVE_ROOF_PCT, at_most_roof
@@ -112,10 +113,13 @@ def attention_dims(op: str, dims: Any, types: Any, concrete: Any = None) -> tupl
 
 def _calls(timeline: Timeline, op_match: Any = None) -> pd.DataFrame:
     """Calls that launched GPU work themselves, with the name of their longest GPU event (the first of the longest
-    on a tie); only those whose op matches ``op_match`` (a compiled regex, ``match`` semantics) when given."""
+    on a tie); only those whose op matches ``op_match`` (a compiled regex, ``match`` semantics) when given, and then
+    only the columns :func:`_table` reads (:data:`_TABLE_COLUMNS`)."""
     calls = context_of(timeline).memo("op_shape_calls", lambda: _all_calls(timeline))
     if op_match is None or not len(calls):
         return calls
+    # the rows taken of the columns _table reads only (the per-call table has twice as many)
+    calls = calls[[c for c in _TABLE_COLUMNS if c in calls]]
     code = calls["_op"].to_numpy()  # one code per op text (per_call)
     if code.min() >= 0 and code.max() < 4 * len(code) + 1024:
         # a row of each code (any: the rows of one code share their op text), by a scatter, not a sort of every row
@@ -132,6 +136,11 @@ def _calls(timeline: Timeline, op_match: Any = None) -> pd.DataFrame:
     return calls[ok[inv.reshape(-1)]]
 
 
+#: Columns of the per-call table that :func:`_table` reads: the codes it groups by, the texts of each group's first
+#: row and the GPU time it sums.
+_TABLE_COLUMNS = ("_op", "_dims", "_types", "_kernel", "_conc", "op", "dims", "types", "conc", "kernel", "gpu_time_ns")
+
+
 def _all_calls(timeline: Timeline) -> pd.DataFrame:
     calls = per_call(timeline)
     calls = calls[calls["self_gpu_time_ns"] > 0]
@@ -142,14 +151,22 @@ def _all_calls(timeline: Timeline) -> pd.DataFrame:
     has = gop.notna().to_numpy()
     owner = gop[has].astype("int64").to_numpy()
     # per op: the row of its longest event (idxmax: first of the maxima in row order)
-    best = pd.Series(att["time_ns"].to_numpy()[has]).groupby(owner).idxmax()
-    op_ids = best.index.to_numpy(dtype=np.int64)
-    name_code = codes["name"][0][has][best.to_numpy()]
+    t_own = att["time_ns"].to_numpy()[has]
+    if t_own.dtype.kind in "iu" and len(t_own):  # integer ns: on the ops' sorted id codes, no groupby
+        op_ids, inv = unique_ints(owner, return_inverse=True)
+        best = first_max_rows(inv, t_own, len(op_ids))
+        del inv
+    else:
+        s = pd.Series(t_own).groupby(owner).idxmax()
+        op_ids, best = s.index.to_numpy(dtype=np.int64), s.to_numpy()
+    op_ids = np.asarray(op_ids, dtype=np.int64)
+    name_code = codes["name"][0][has][best]
     ev = calls["event_id"].to_numpy(dtype=np.int64)
-    k = np.minimum(np.searchsorted(op_ids, ev), max(len(op_ids) - 1, 0))
-    found = (op_ids[k] == ev) if len(op_ids) else np.zeros(len(ev), dtype=bool)
+    # each call's op among them by position lookup (ids in order), not a binary search per call
+    k = _positions_of(op_ids, ev) if len(op_ids) else np.full(len(ev), -1, dtype=np.intp)
+    found = k >= 0
     names = codes["name"][1]
-    kcode = np.where(found, name_code[k] if len(op_ids) else -1, -1)
+    kcode = np.where(found, name_code[np.maximum(k, 0)] if len(op_ids) else -1, -1)
     text, kcode = _kernel_texts(kcode, names)
     return calls.assign(kernel=pd.Series(text, index=calls.index, dtype=object), _kernel=kcode)
 
