@@ -136,3 +136,38 @@ def test_b03c_strict_refusal_is_one_short_line():
     assert "line 2, column 219" in lines[0] and "--lenient" in lines[0]
     path = str(SHARED_CASES / "B03c.json")
     assert len(lines[0]) - len(path) <= 300, lines[0]  # was 363 characters beside the path
+
+
+def test_wave_occupancy_above_100_from_inconsistent_counters_is_unknown_and_counted(tmp_path):
+    """rocprof-compute wave occupancy = 100 · SQ_ACCUM_PREV_HIRES / GRBM_GUI_ACTIVE / (32 wave slots · 104 CUs) on
+    the MI210 (gfx90a, 1 XCD) of tests/data/omniperf/vcopy_MI200. Dispatch 1's GRBM_GUI_ACTIVE cut to a tenth
+    (40,878 → 4,087, a lost digit) makes its figure 569 %: it was shown (320 % time-weighted); now unknown and
+    counted, the kernel's achieved occupancy that of dispatches 0 and 2 alone."""
+    import csv
+    import json
+    import shutil
+
+    from gpulens.cli import main
+
+    src = Path(__file__).resolve().parent / "data" / "omniperf" / "vcopy_MI200"
+    d = tmp_path / "vcopy_MI200"
+    shutil.copytree(src, d)
+    f = d / "SQ_LEVEL_WAVES.csv"
+    rows = list(csv.reader(f.open()))
+    h = rows[0]
+    g, acc = h.index("GRBM_GUI_ACTIVE"), h.index("SQ_ACCUM_PREV_HIRES")
+    assert rows[2][g] == "40878"
+    rows[2][g] = "4087"
+    with f.open("w", newline="") as fh:
+        csv.writer(fh, lineterminator="\n").writerows(rows)
+    occ = {int(r[0]): 100 * int(r[acc]) / int(r[g]) / (32 * 104) for r in rows[1:]}
+    assert occ[1] > 500  # the impossible one
+    ts = list(csv.DictReader((d / "timestamps.csv").open()))
+    dur = {int(r["Dispatch_ID"]): int(r["End_Timestamp"]) - int(r["Start_Timestamp"]) for r in ts}
+    want = (occ[0] * dur[0] + occ[2] * dur[2]) / (dur[0] + dur[2])
+    out = tmp_path / "r.json"
+    assert main(["analyze", str(d), "-q", "--no-cache", "--json", str(out)]) == 0
+    o = json.loads(out.read_text())["sources"][0]["analyses"]["occupancy"]
+    assert o["summary"]["impossible_pct_values"] == 1
+    (row,) = o["table"]
+    assert abs(row["achieved_occupancy_pct"] - want) < 0.01, (row["achieved_occupancy_pct"], want)
