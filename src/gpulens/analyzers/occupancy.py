@@ -40,6 +40,7 @@ from gpulens.analyzers.context import first_seen_codes, int_sums, recode_first_s
 from gpulens.devices import limits_of_record, main_device, no_spec_reason
 from gpulens.devices.occupancy import Occupancy, cdna_occupancy, cuda_occupancy, kineto_estimate_pct
 from gpulens.timeline import Timeline
+from gpulens.timeline.percent import IMPOSSIBLE_DOC, IMPOSSIBLE_KEY, above_max
 from gpulens.units import agree, plural
 
 COLUMNS = {
@@ -81,6 +82,7 @@ SUMMARY_COLUMNS = {
     "vendor": "amd | nvidia | None (unknown): the words the occupancy table uses (blocks per CU or per SM) [text]",
     "time_weighted_theoretical_pct": "theoretical occupancy over the hot kernels, time-weighted [%]",
     "time_weighted_achieved_pct": "achieved occupancy over the hot kernels, time-weighted [%]",
+    IMPOSSIBLE_KEY: IMPOSSIBLE_DOC,
     "calculator_disagreements": "launches where gpulens's calculator and ncu's theoretical occupancy differ by more "
                                 "than 0.5 percentage points [count]",
 }
@@ -201,7 +203,7 @@ class OccupancyAnalyzer(Analyzer):
         regs = hot["regs_per_thread"].astype("Float64").to_numpy(dtype=float, na_value=np.nan)
         calc_ok = (bs > 0) & ~np.isnan(regs) & (lim is not None)
         # a launch with measured achieved occupancy is shown even when its theoretical figure cannot be computed
-        measured = ~np.isnan(self._achieved(timeline, ctr, hot["rank"].to_numpy(), hot["device_id"].to_numpy()))
+        measured = ~np.isnan(self._achieved(timeline, ctr, hot["rank"].to_numpy(), hot["device_id"].to_numpy())[0])
         keep = calc_ok | has_ncu | measured
         if not keep.any():
             return skip("no launch data: " + self._missing(timeline, hot, bs, regs, device))
@@ -221,7 +223,7 @@ class OccupancyAnalyzer(Analyzer):
             cols[m] = ctr[m].to_numpy(dtype=float) if m in ctr else None
         # every calculator figure once per distinct launch configuration, a row number per launch (_occ_launches)
         key, cfg = self._calculate(timeline, lim, cols, spec_sms)
-        ach = self._achieved(timeline, ctr, cols["rank"], cols["device_id"])
+        ach, impossible = self._achieved(timeline, ctr, cols["rank"], cols["device_id"])
         del cols
         # a configuration the rules let no block of onto one SM (CU) did not run there as recorded: the record or
         # the (assumed) device is wrong, so its theoretical occupancy is unknown, not 0 % (_calculate)
@@ -277,6 +279,7 @@ class OccupancyAnalyzer(Analyzer):
             "kineto_estimates_compared": kin_cmp, "kineto_estimates_reproduced": kin_ok,
             "kineto_zero_due_to_optin_smem": kin_optin,
             "theoretical_missing": theo_missing, "durations_from_summary": counters is not None,
+            IMPOSSIBLE_KEY: impossible,
         }
         roof = results.get("roofline") if results else None
         roof_rows = {} if roof is None or roof.skipped or not len(roof.table) else {
@@ -437,10 +440,13 @@ class OccupancyAnalyzer(Analyzer):
                               carveout="max" if kineto else "driver", opt_in=not kineto)
 
     @staticmethod
-    def _achieved(timeline: Timeline, ctr: pd.DataFrame, rank: np.ndarray, device_id: np.ndarray) -> np.ndarray:
+    def _achieved(timeline: Timeline, ctr: pd.DataFrame, rank: np.ndarray,
+                  device_id: np.ndarray) -> tuple[np.ndarray, int]:
         """Achieved occupancy per launch [%] from counters: ncu's where recorded, else rocprof-compute's wave
         occupancy of the launch's device, else rocprofv3's derived ``OccupancyPercent`` (:data:`AMD_OCCUPANCY_PCT`);
-        NaN without."""
+        NaN without; and how many launches' figures were above 100 % (inconsistent counters, e.g. a
+        ``GRBM_GUI_ACTIVE`` a tenth of the accumulator's cycles gave 320 %): unknown (NaN) as every profiler
+        percentage above 100 is (:func:`gpulens.timeline.percent.above_max`)."""
         out = N.first_of(ctr, ACHIEVED_PCT, len(ctr))
         if AMD_WAVES[0] in ctr:
             amd = np.full(len(ctr), np.nan)
@@ -453,7 +459,8 @@ class OccupancyAnalyzer(Analyzer):
         if AMD_OCCUPANCY_PCT in ctr:
             derived = pd.to_numeric(ctr[AMD_OCCUPANCY_PCT], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
             out = np.where(np.isnan(out), derived, out)
-        return out
+        over = above_max(np.asarray(out, dtype=float))
+        return (np.where(over, np.nan, out), int(over.sum())) if over.any() else (out, 0)
 
     @staticmethod
     def _aggregate(per: Launches, kernel_names: np.ndarray) -> pd.DataFrame:

@@ -75,11 +75,20 @@ def sniff(path: str | Path) -> Collector | None:
     for c in _ordered():
         if c.sniff(p, head):
             return type(c)()
-    if len(head) >= 65536 and b"\0" not in head:  # a full head of text: a record may lie further in
+    if _longer_than_head(p, head) and b"\0" not in head:  # text beyond the head: a record may lie further in
         for c in _ordered():
             if c.sniff_further(p):
                 return type(c)()
     return None
+
+
+def _longer_than_head(p: Path, head: bytes, n: int = 65536) -> bool:
+    """Whether the file holds more than its ``n``-byte head: the head is full (decompressed), or the file itself is
+    longer (text transcoded from UTF-16/32 to UTF-8 makes a head shorter than the bytes it came from)."""
+    try:
+        return len(head) >= n or p.stat().st_size > n
+    except OSError:
+        return False
 
 
 def collect_file(c: Collector, path: Path, strict: bool = True, select: Selection | None = None,

@@ -51,10 +51,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gpulens.collectors._numbers import DIGITS
+
 #: ``/device:GPU:3``, ``/job:localhost/replica:0/task:0/device:GPU:3``, ``/device:XLA_GPU:3``
-_XLA_DEVICE = re.compile(r"^(?:/job:[^/]+/replica:[0-9]+/task:[0-9]+)?/device:(XLA_)?(GPU|TPU|CPU):([0-9]+)\b")
+_XLA_DEVICE = re.compile(rf"^(?:/job:[^/]+/replica:[0-9]+/task:[0-9]+)?/device:(XLA_)?(GPU|TPU|CPU):({DIGITS})\b")
 _XLA_HOST = re.compile(r"^/host:")
-_XLA_STREAM = re.compile(r"^Stream\s*#?\s*([0-9]+)", re.IGNORECASE)
+_XLA_STREAM = re.compile(rf"^Stream\s*#?\s*({DIGITS})", re.IGNORECASE)
 _RPD_GPU = re.compile(r"^GPU([0-9]+)$")
 _BROWSER_CATS = re.compile(r"^(devtools\.timeline|blink|v8|toplevel|cc|gpu|viz|disabled-by-default-)")
 RPD_JSON = "rpd2tracing"  #: the producer label of rocmProfileData's Chrome trace (see the module docstring)
@@ -160,7 +162,7 @@ def refusal(dialect: Dialect) -> str:
             "gpulens does not analyse it as Kineto")
 
 
-_DETAIL = re.compile(r"(regs|static_shared|dynamic_shared|grid|block):\s*([0-9,]+)")
+_DETAIL = re.compile(rf"(regs|static_shared|dynamic_shared|grid|block):\s*({DIGITS}(?:,{DIGITS})*)(?!,)")
 
 
 def xla_kernel_details(text: str) -> dict[str, int]:

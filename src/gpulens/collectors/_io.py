@@ -415,6 +415,52 @@ def read_head(path: str | Path, n: int = 65536) -> bytes:
     return blob
 
 
+def text_lines_blocks(path: str | Path, block: int = 8 << 20, carry_max: int = 1 << 20) -> Iterator[bytes]:
+    """The whole content of ``path`` (decompressed when gzip, as UTF-8 when :func:`text_codec` finds another
+    encoding) in blocks of about ``block`` bytes, each cut after its last newline so that no line is split across
+    two blocks (a line longer than ``carry_max`` is cut). For scanning a file of any size for a line without holding
+    it in memory (:meth:`~gpulens.collectors.base.Collector.sniff_further`). Yields nothing for what is no regular
+    file or cannot be read; gzip data stops at its decompression limit (:func:`decompress_limit`) or its damage.
+    """
+    p = Path(path)
+    try:
+        if not stat.S_ISREG(p.stat().st_mode):
+            return
+        fh = p.open("rb")
+    except OSError:
+        return
+    with fh:
+        try:
+            first = fh.read(block)
+            if first[:2] == GZIP_MAGIC:
+                raw = gunzip_blocks(fh, first, decompress_limit(p.stat().st_size), p, block)
+            else:
+                raw = _chain(first, iter(lambda: fh.read(block), b""))
+            carry = b""
+            for b in as_utf8(raw):
+                data = carry + b
+                cut = data.rfind(b"\n") + 1
+                if cut:
+                    yield data[:cut]
+                    carry = data[cut:]
+                else:
+                    carry = data
+                if len(carry) > carry_max:
+                    yield carry
+                    carry = b""
+            if carry:
+                yield carry
+        except (OSError, zlib.error, TraceFormatError):
+            return
+
+
+def _chain(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
+    """``first`` then the blocks of ``rest``."""
+    if first:
+        yield first
+    yield from rest
+
+
 def _read_head(p: Path, n: int) -> tuple[bytes, bool]:
     """:func:`read_head` without the memo, with whether the bytes were transcoded to UTF-8."""
     try:

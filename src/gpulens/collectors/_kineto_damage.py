@@ -116,9 +116,8 @@ def _refuse(path: Path, rec: Recovery, at: int) -> None:
     """Raise strict reading's one-line refusal of damage at file byte ``at`` that intact text follows."""
     d = rec.damage[-1]
     raise TraceFormatError(path, f"malformed JSON inside traceEvents: damaged text from {_about(rec)} {at:,} "
-                                 f"({d.why} at {d.where}); intact events follow it, so this is damage inside the file, not "
-                                 "where it ends (the file was not read further: whether its end is whole is unknown): "
-                                 "--lenient skips the damaged text and reads the rest")
+                                 f"({d.why} at {d.where}); intact events follow it, not where it ends (whether its "
+                                 "end is whole is unknown): --lenient skips it and reads the rest")
 
 
 def read_damaged(path: Path, tail: Tail, exc: BaseException, strict: bool, deep: Any, tolerant: Any, acc: Any,

@@ -26,10 +26,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from gpulens.collectors._numbers import DIGITS
+
 PID_RANK_BASE = 100_000_000
-_RANK_IN_PROCESS = re.compile(r"\brank\s*[-_:#]?\s*([0-9]+)", re.IGNORECASE)
-_GPU_IN_PROCESS = re.compile(r"\bGPU\s*[-_:#]?\s*([0-9]+)", re.IGNORECASE)
-RANK_IN_FILE_NAME = re.compile(r"rank[-_]?([0-9]+)", re.IGNORECASE)
+_RANK_IN_PROCESS = re.compile(rf"\brank\s*[-_:#]?\s*({DIGITS})", re.IGNORECASE)
+_GPU_IN_PROCESS = re.compile(rf"\bGPU\s*[-_:#]?\s*({DIGITS})", re.IGNORECASE)
+RANK_IN_FILE_NAME = re.compile(rf"rank[-_]?({DIGITS})", re.IGNORECASE)
 
 
 @dataclass

@@ -65,8 +65,15 @@ def exact_int(value: Any, scale: int = 0) -> int | None:
     return n if INT64_MIN <= n <= INT64_MAX else None
 
 
-#: a label's trailing integer ("stream 7", "Agent 1")
-TRAILING_INT = re.compile(r"(-?[0-9]+)\s*$")
+#: A run of ASCII digits that no digit of any script touches, for patterns that read a number out of text: ``[0-9]``
+#: reads no other script's digits (``int()`` would: ``"٣"`` is 3), and the guards (``\d`` in a str pattern matches
+#: every script's decimal digits, U+0660–U+0669, U+FF10–U+FF19…) keep the ASCII part of a mixed run (``"1٣"``,
+#: ``"٣7"``) from being read as a number. The pattern must not take ``re.ASCII`` (the guards would then see ASCII
+#: digits only).
+DIGITS = r"(?<!\d)[0-9]+(?!\d)"
+
+#: a label's trailing integer ("stream 7", "Agent 1"; "stream ٣7" has none)
+TRAILING_INT = re.compile(rf"(-?{DIGITS})\s*$")
 
 
 def id_of_text(text: str) -> int | None:

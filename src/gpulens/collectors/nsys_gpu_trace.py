@@ -37,7 +37,7 @@ import pandas as pd
 from gpulens.collectors._dispatch import Dispatches, build_timeline
 from gpulens.collectors._io import read_input
 from gpulens.collectors._kineto_kinds import copy_kind_of
-from gpulens.collectors._numbers import exact_int, not_recorded
+from gpulens.collectors._numbers import DIGITS, exact_int, not_recorded
 from gpulens.collectors._time_units import ns_factor
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
@@ -48,7 +48,7 @@ _UNIT = re.compile(r"^(.*?)\s*\(([^()]*)\)\s*$")
 #: header key (lower case, unit removed) → Dispatches column
 _COLUMNS = {"corrid": "correlation_id", "grdx": "grid_items_x", "grdy": "grid_items_y", "grdz": "grid_items_z",
             "blkx": "block_x", "blky": "block_y", "blkz": "block_z", "strm": "stream_id", "name": "name"}
-_DEVICE_INDEX = re.compile(r"\(([0-9]+)\)\s*$|([0-9]+)\s*$")
+_DEVICE_INDEX = re.compile(rf"\(({DIGITS})\)\s*$|({DIGITS})\s*$")
 #: bytes in one of the report's MB (SI, as ``4.194`` for 4 MiB shows)
 _MB = 1_000_000
 

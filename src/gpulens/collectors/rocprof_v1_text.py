@@ -47,8 +47,9 @@ _OPS = re.compile(rb"^(\d+):(\d+) (\d+):(\d+) (.+?):(\d+)(?::(\d+))?[ \t\r]*$", 
 #: An API record: begin:end pid:tid call :correlation.
 _API = re.compile(rb"^(\d+):(\d+) (\d+):(\d+) (.*) :(\d+)[ \t\r]*$", re.M)
 _DIM = {k: re.compile(rb"%s=\{([^}]*)\}" % k) for k in (b"numBlocks", b"dimBlocks", b"gridDim", b"blockDim")}
-_XYZ = re.compile(rb"([xyz])=(\d+)")
-_SIZE = re.compile(rb"\bsizeBytes=(\d+)")
+#: (digits followed by a byte of a non-ASCII character — another script's digit, ``=12٣`` — are no number)
+_XYZ = re.compile(rb"([xyz])=(\d+)(?![0-9\x80-\xff])")
+_SIZE = re.compile(rb"\bsizeBytes=(\d+)(?![0-9\x80-\xff])")
 
 
 def _kind(name: str) -> str | None:

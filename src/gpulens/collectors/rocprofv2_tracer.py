@@ -190,12 +190,6 @@ def _plain_int(text: str | bytes) -> int | None:
     return int(t) if len(t) <= 20 else _BEYOND_INT64
 
 
-#: How far into a file :meth:`RocprofV2Tracer.sniff_further` looks for a first record (the program's own stdout
-#: before it: start-up logs, a framework's banner); a capture with more output than this before its first record
-#: is not recognised.
-_FURTHER_BYTES = 16 << 20
-
-
 class RocprofV2Tracer(Collector):
     """rocprofv2 tracer records, cli text or file-plugin CSV (module docstring)."""
 
@@ -215,12 +209,15 @@ class RocprofV2Tracer(Collector):
         return bool(_CLI_ANY.search(head[:65536])) and bool(_CLI.search(head[:65536]))
 
     def sniff_further(self, path: Path) -> bool:
-        """A cli-plugin stdout capture whose first record follows more than 64 KiB of the program's own output:
-        found by a record within the first :data:`_FURTHER_BYTES` (decompressed) of the file."""
-        from gpulens.collectors._io import read_head
+        """A cli-plugin stdout capture whose first record follows more than 64 KiB of the program's own output
+        (start-up logs, a framework's banner: any amount of it): found by a record anywhere in the file, scanned
+        in blocks of whole lines (:func:`~gpulens.collectors._io.text_lines_blocks`) up to the first."""
+        from gpulens.collectors._io import text_lines_blocks
 
-        data = read_head(path, _FURTHER_BYTES)
-        return bool(_CLI_ANY.search(data)) and bool(_CLI.search(data))
+        for block in text_lines_blocks(path):
+            if b"Domain(" in block and _CLI_ANY.search(block) and _CLI.search(block):
+                return True
+        return False
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)

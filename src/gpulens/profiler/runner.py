@@ -14,6 +14,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import runpy
 import shutil
@@ -22,7 +24,8 @@ import sys
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 from gpulens.errors import EXIT_WORKLOAD_FAILED, GpulensError
 from gpulens.profiler.session import profile
@@ -56,6 +59,43 @@ def _script_traceback(exc: BaseException, path: Path) -> str:
     return "".join(traceback.format_exception(type(exc), exc, tb))
 
 
+@contextmanager
+def std_streams_kept() -> Iterator[None]:
+    """Give gpulens its standard output and error back after the workload: a script that closed file descriptors
+    1/2 (``os.close(1)``), pointed them elsewhere (``os.dup2``), or closed or replaced ``sys.stdout`` /
+    ``sys.stderr`` left gpulens unable to print its report (exit 1, no word). The descriptors are duplicated before
+    and put back after (``os.dup2``), the Python streams put back (a closed one reopened on its descriptor)."""
+    saved_fds: dict[int, int] = {}
+    for fd in (1, 2):
+        with contextlib.suppress(OSError):
+            saved_fds[fd] = os.dup(fd)
+    streams = {"stdout": sys.stdout, "stderr": sys.stderr}
+    try:
+        yield
+    finally:
+        for fd, copy in saved_fds.items():
+            with contextlib.suppress(OSError):
+                if not _same_file(fd, copy):
+                    os.dup2(copy, fd)
+            os.close(copy)
+        for name, fd in (("stdout", 1), ("stderr", 2)):
+            was = streams[name]
+            if was is not None and getattr(was, "closed", False):
+                with contextlib.suppress(OSError, ValueError):
+                    was = io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding=was.encoding,
+                                           errors=was.errors, line_buffering=True)
+            setattr(sys, name, was)
+
+
+def _same_file(fd: int, copy: int) -> bool:
+    """Whether descriptor ``fd`` is open on the file ``copy`` is open on."""
+    try:
+        a, b = os.fstat(fd), os.fstat(copy)
+    except OSError:
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
 def run_script(script: str | Path, args: list[str], prof: profile) -> int:
     """Run ``script`` with ``args`` as ``__main__`` under ``prof``; return its exit status (see module doc).
 
@@ -78,7 +118,7 @@ def run_script(script: str | Path, args: list[str], prof: profile) -> int:
 
     os._exit = hard_exit
     try:
-        with prof:
+        with prof, std_streams_kept():
             runpy.run_path(str(path), run_name="__main__")
     except _ScriptHardExit as exc:
         code = exc.code
