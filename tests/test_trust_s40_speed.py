@@ -166,3 +166,44 @@ def test_wrong_array_shapes_are_refused_before_the_call():
     seen, tseen = np.zeros(len(S._ARG_KEYS), dtype=np.bool_), np.zeros(len(S._TOP_KEYS), dtype=np.bool_)
     with pytest.raises(ValueError):
         run(np.frombuffer(bytearray(b"[]"), dtype=np.uint8), bad, stack, seen, tseen, S.HASH_MASK)
+
+
+# --- the report writers' shared look-ups (their cost, not their content) -----------------------------------------
+
+def test_a_column_unknown_on_every_row_is_told_per_table_and_forgotten_with_it():
+    """``unknown_everywhere`` (HTML panels and kernel pages): NaN / None / NA on every row, per table — a second
+    table with the same column names gets its own answer, never the first one's; the entry goes with its table."""
+    import gc
+
+    import pandas as pd
+
+    from gpulens.reports import _html_parts as HP
+
+    a = pd.DataFrame({"x": [np.nan, np.nan], "y": [None, "k"], "z": pd.array([pd.NA, pd.NA], dtype="Int64")})
+    assert HP.unknown_everywhere(a, "x") is True
+    assert HP.unknown_everywhere(a, "y") is False
+    assert HP.unknown_everywhere(a, "z") is True
+    b = pd.DataFrame({"x": [1.0, np.nan], "y": [None, None], "z": pd.array([pd.NA, 3], dtype="Int64")})
+    assert (HP.unknown_everywhere(b, "x"), HP.unknown_everywhere(b, "y"), HP.unknown_everywhere(b, "z")) == (
+        False, True, False)
+    assert HP.unknown_everywhere(a, "x") is True  # a's answers unchanged
+    key = id(a)
+    del a
+    gc.collect()
+    assert key not in HP._UNKNOWN
+
+
+def test_a_compact_table_leaves_out_blank_columns_only():
+    """``_blank`` (console and Markdown compact tables): every value unknown, or (text columns of Python objects)
+    an empty or whitespace string; one value that says something keeps the column, wherever it is."""
+    import pandas as pd
+
+    from gpulens.reports.console_other import _blank
+
+    assert _blank(pd.Series([np.nan, None], dtype=object))
+    assert _blank(pd.Series([" ", None, ""], dtype=object))
+    assert not _blank(pd.Series([" ", None, "", "aten::mm"], dtype=object))  # the last row says something
+    assert not _blank(pd.Series([" ", 0], dtype=object))  # a number is a value
+    assert _blank(pd.Series([np.nan, np.nan]))
+    assert not _blank(pd.Series([np.nan, 0.0]))
+    assert _blank(pd.Series([], dtype="float64"))
