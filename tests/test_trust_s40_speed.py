@@ -207,3 +207,23 @@ def test_a_compact_table_leaves_out_blank_columns_only():
     assert _blank(pd.Series([np.nan, np.nan]))
     assert not _blank(pd.Series([np.nan, 0.0]))
     assert _blank(pd.Series([], dtype="float64"))
+
+
+def test_after_a_failed_build_numbas_entry_point_is_used_without_compiling_again(tmp_path, monkeypatch):
+    from gpulens.collectors import _kineto_aot
+
+    monkeypatch.setattr(N, "cache_dirs", lambda: [tmp_path])
+    monkeypatch.delenv(N.ENV, raising=False)
+    calls = []
+
+    def fails():
+        calls.append(1)
+        N.failed_marker(tmp_path).write_text("x")  # as build() leaves it
+        raise RuntimeError("link error")
+
+    monkeypatch.setattr(_kineto_aot, "build", fails)
+    if not N.enabled():
+        pytest.skip("the compiled library is not used on this platform")
+    assert S._native_entry() is None and calls == [1]
+    assert N.build_failed()
+    assert S._native_entry() is None and calls == [1]  # not tried again

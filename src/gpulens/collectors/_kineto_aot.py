@@ -112,26 +112,44 @@ def _object(ir: str, keep: str) -> bytes:
     return tm.emit_object(mod)
 
 
-def build() -> Path:
-    """Compile and link the library into the first writable folder of :func:`._kineto_native.cache_dirs`; returns
-    its path. Raises whatever fails (no compiler, numba or llvmlite; compile or link error; no writable folder)."""
-    cc = compiler()
-    if cc is None:
-        raise RuntimeError("no C compiler to link the scanner's library")
-    ir, _ = _ir()
-    obj = _object(ir, N.SYMBOL)
-    name = N.library_name()
-    last: Exception | None = None
+def _writable_dir() -> Path | None:
+    """The first folder of :func:`._kineto_native.cache_dirs` that exists (made if need be) and can be written."""
     for d in N.cache_dirs():
         try:
             d.mkdir(parents=True, exist_ok=True)
-            with tempfile.TemporaryDirectory(dir=d, prefix=".kineto-build-") as tmp:
-                o, so = Path(tmp) / "scan.o", Path(tmp) / name
-                o.write_bytes(obj)
-                flags = ["-dynamiclib"] if platform.system() == "Darwin" else ["-shared"]
-                subprocess.run([cc, *flags, "-o", str(so), str(o)], check=True, capture_output=True, timeout=120)
-                os.replace(so, d / name)
-            return d / name
-        except (OSError, subprocess.SubprocessError) as exc:
-            last = exc
-    raise RuntimeError(f"the scanner's library could not be written: {last}")
+        except OSError:
+            continue
+        if os.access(d, os.W_OK | os.X_OK):
+            return d
+    return None
+
+
+def build() -> Path:
+    """Compile and link the library into the first writable folder of :func:`._kineto_native.cache_dirs`; returns
+    its path. Raises whatever fails (no compiler, numba or llvmlite; compile or link error; no writable folder) —
+    checked before compiling where it can be (no compiler, no folder). A failed build leaves a marker
+    (:func:`._kineto_native.failed_marker`) so that later processes use numba's entry point at once instead of
+    compiling again for nothing."""
+    cc = compiler()
+    if cc is None:
+        raise RuntimeError("no C compiler to link the scanner's library")
+    d = _writable_dir()
+    if d is None:
+        raise RuntimeError("no writable folder for the scanner's library")
+    name = N.library_name()
+    try:
+        ir, _ = _ir()
+        obj = _object(ir, N.SYMBOL)
+        with tempfile.TemporaryDirectory(dir=d, prefix=".kineto-build-") as tmp:
+            o, so = Path(tmp) / "scan.o", Path(tmp) / name
+            o.write_bytes(obj)
+            flags = ["-dynamiclib"] if platform.system() == "Darwin" else ["-shared"]
+            subprocess.run([cc, *flags, "-o", str(so), str(o)], check=True, capture_output=True, timeout=120)
+            os.replace(so, d / name)
+    except Exception:
+        try:
+            N.failed_marker(d).write_text("the scanner's library could not be built here: numba's entry point is used\n")
+        except OSError:
+            pass
+        raise
+    return d / name

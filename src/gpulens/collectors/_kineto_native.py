@@ -93,6 +93,17 @@ def find() -> Path | None:
     return None
 
 
+def failed_marker(folder: Path) -> Path:
+    """The file a failed build of this library leaves in ``folder`` (:func:`._kineto_aot.build`)."""
+    return folder / (library_name() + ".failed")
+
+
+def build_failed() -> bool:
+    """Whether a build of this library failed before, in any of :func:`cache_dirs`: not tried again (numba's entry
+    point is used) until the sources change (another name) or the marker is removed."""
+    return any(failed_marker(d).is_file() for d in cache_dirs())
+
+
 def open_library(path: Path) -> Callable[..., int]:
     """The entry point of the library at ``path`` (raises OSError / AttributeError when it cannot be loaded)."""
     fn = ctypes.CDLL(str(path))[SYMBOL]

@@ -160,11 +160,12 @@ def _numba_entry():
 def _native_entry():
     """The compiled library's entry point as a ``_SCAN`` function (:mod:`._kineto_native`): loaded when built for
     these sources, else built first (:func:`._kineto_aot.build`: numba compiles it, once per version of the
-    sources); None when the library is turned off or cannot be built or loaded here."""
+    sources; not again after a failed build); None when the library is turned off or cannot be built or loaded
+    here."""
     from gpulens.collectors import _kineto_native as N
 
     fn = N.load()
-    if fn is None and N.enabled():
+    if fn is None and N.enabled() and not N.build_failed():
         try:
             from gpulens.collectors._kineto_aot import build
 
