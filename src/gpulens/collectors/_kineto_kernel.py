@@ -28,7 +28,6 @@ it (:func:`sources_digest`).
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from types import ModuleType
 
@@ -40,6 +39,7 @@ from gpulens.collectors._kineto_layout import (  # noqa: F401  (the layout, impo
     F_FLOAT_S, F_INT_V, F_RAW_S, FALLBACK, FULL, H_CAT, H_CONC, H_DIMS, H_DIMSL, H_NAME, H_TYPES, NF, NH, NOUT, NT,
     OK, RING, SKIPPED, T_ABSENT, T_CATS, T_CONC, T_DIMS, T_ESCAPED, T_GOOD, T_NAMES, T_NULL, T_OTHER, T_SLOW,
     T_TYPES, TOP_TABLE)
+from gpulens.collectors._kineto_native import files_digest
 from gpulens.collectors._kineto_lex import _float, _huge, _key, _number, _skip, _skip_str, _ws
 from gpulens.collectors._kineto_words import _jit, _same, _span_hash
 
@@ -416,14 +416,7 @@ def sources_digest(modules: tuple[ModuleType, ...]) -> str:
     ``_index_key``): it sees no change in another module whose functions or constants are compiled in.
     :data:`scan_entry` holds this digest in a closure cell, so that a change to any of those modules compiles the
     scanner anew instead of loading the old code."""
-    h = hashlib.sha256()
-    for m in modules:
-        try:
-            with open(m.__file__, "rb") as f:  # type: ignore[arg-type]
-                h.update(f.read())
-        except (OSError, TypeError, AttributeError):
-            h.update(m.__name__.encode())
-    return h.hexdigest()
+    return files_digest((getattr(m, "__file__", None), m.__name__.encode()) for m in modules)
 
 
 #: the modules whose numba functions and constants :data:`scan_entry` compiles in (all of them: every other

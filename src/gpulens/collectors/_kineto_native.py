@@ -24,7 +24,7 @@ import os
 import platform
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -46,19 +46,26 @@ def enabled() -> bool:
     return os.environ.get(ENV, "").strip() != "0" and sys.platform.startswith(("linux", "darwin"))
 
 
-def digest(files: tuple[str, ...] = SOURCES, where: Path = _HERE) -> str:
-    """SHA-256 (hex) of the bytes of ``files`` (in ``where``), in order; a file that cannot be read contributes its
-    name (a frozen application: the library is then keyed by the version of gpulens alone — never wrong, as a
-    frozen application's sources do not change)."""
+def files_digest(files: Iterable[tuple[Any, bytes]]) -> str:
+    """SHA-256 (hex) of the bytes of each ``(path, fallback)`` file, in order; a file that cannot be read (no path,
+    a frozen application) contributes its ``fallback`` bytes instead. The key of both compiled forms of the scanner:
+    this library's name (:func:`digest`) and numba's cache (:func:`._kineto_kernel.sources_digest`)."""
     h = hashlib.sha256()
-    for name in files:
+    for path, fallback in files:
         try:
-            h.update((where / name).read_bytes())
-        except OSError:
-            from gpulens import __version__
-
-            h.update(f"{name} {__version__}".encode())
+            with open(path, "rb") as f:
+                h.update(f.read())
+        except (OSError, TypeError):
+            h.update(fallback)
     return h.hexdigest()
+
+
+def digest(files: tuple[str, ...] = SOURCES, where: Path = _HERE) -> str:
+    """:func:`files_digest` of ``files`` (in ``where``); a file that cannot be read contributes its name and the
+    version of gpulens (a frozen application, whose sources do not change)."""
+    from gpulens import __version__
+
+    return files_digest((where / name, f"{name} {__version__}".encode()) for name in files)
 
 
 def library_name() -> str:
