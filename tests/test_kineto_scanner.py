@@ -253,10 +253,17 @@ def test_a_number_beyond_float64_drops_the_event_on_both_paths(tmp_path):
 
 
 def test_without_numba_the_decoder_reads_everything(tmp_path, monkeypatch):
-    """``import numba`` failing (ImportError) silently leaves every piece to msgspec."""
+    """``import numba`` failing (ImportError) silently leaves every piece to msgspec — when no compiled library
+    (``_kineto_native``, loaded without numba) is used either."""
     p = tmp_path / "t.pt.trace.json"
     p.write_text('{"traceEvents": [' + ",".join([K] * 50) + "]}")
+    monkeypatch.setenv("GPULENS_KINETO_NATIVE", "0")
     monkeypatch.setitem(sys.modules, "numba", None)  # import numba → ImportError
+    import gpulens.collectors as C
+    from gpulens.collectors import _kineto_scan
+
+    # imported anew below (it imports without numba): the package's attribute is put back afterwards as well
+    monkeypatch.setattr(C, "_kineto_scan", _kineto_scan)
     monkeypatch.delitem(sys.modules, "gpulens.collectors._kineto_scan", raising=False)
     tl, reader = _read(p, True, chunk=256)
     assert reader.scanned == 0 and reader.decoded > 0
@@ -282,7 +289,7 @@ def test_a_scanner_numba_cannot_compile_leaves_every_piece_to_the_decoder(tmp_pa
 def test_the_scanner_is_compiled_without_the_nrt_only_where_numba_knows_the_option(monkeypatch):
     from numba.core.cpu import CPUTargetOptions
 
-    from gpulens.collectors import _kineto_scan as S
+    from gpulens.collectors import _kineto_words as S
 
     assert S._no_nrt() == {"_nrt": False}
     monkeypatch.setattr(CPUTargetOptions, "_nrt", None)  # a numba without the private option: compiled as by default

@@ -52,8 +52,9 @@ def test_the_cache_key_covers_every_module_compiled_into_the_scanner():
     from gpulens.collectors import _kineto_kernel as K
 
     entry = K.scan_entry
-    # the digest in the entry point's closure: SHA-256 of the three source files, computed here from their bytes
-    files = [Path(m.__file__) for m in (K._kineto_words, K._kineto_lex, K)]
+    # the digest in the entry point's closure: SHA-256 of the four source files (layout constants, word primitives,
+    # grammar, kernel), computed here from their bytes
+    files = [Path(m.__file__) for m in (K._kineto_layout, K._kineto_words, K._kineto_lex, K)]
     want = hashlib.sha256(b"".join(p.read_bytes() for p in files)).hexdigest()
     cells = [c.cell_contents for c in entry.py_func.__closure__]
     assert want in cells

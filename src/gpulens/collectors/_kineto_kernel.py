@@ -28,58 +28,22 @@ it (:func:`sources_digest`).
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from types import ModuleType
 
 import numpy as np
 
-from gpulens.collectors import _kineto_lex, _kineto_words
-from gpulens.collectors._kineto_lex import _float, _huge, _key, _number, _skip, _skip_str, _table, _ws
+from gpulens.collectors import _kineto_layout, _kineto_lex, _kineto_words
+from gpulens.collectors._kineto_layout import (  # noqa: F401  (the layout, importable from here as before)
+    _ARG_KEYS, _FIELDS, _FLOAT_ARG_FIELDS, _INT_ARG_FIELDS, _RAW_ARG_FIELDS, _SKIPPED_SET, _TOP_KEYS, ARG_TABLE, F,
+    F_FLOAT_S, F_INT_V, F_RAW_S, FALLBACK, FULL, H_CAT, H_CONC, H_DIMS, H_DIMSL, H_NAME, H_TYPES, NF, NH, NOUT, NT,
+    OK, RING, SKIPPED, T_ABSENT, T_CATS, T_CONC, T_DIMS, T_ESCAPED, T_GOOD, T_NAMES, T_NULL, T_OTHER, T_SLOW,
+    T_TYPES, TOP_TABLE)
+from gpulens.collectors._kineto_native import files_digest
+from gpulens.collectors._kineto_lex import _float, _huge, _key, _number, _skip, _skip_str, _ws
 from gpulens.collectors._kineto_words import _jit, _same, _span_hash
 
-OK, FALLBACK, FULL = 0, 1, 2
-T_ABSENT, T_NULL, T_GOOD, T_OTHER, T_ESCAPED, T_SLOW = 0, 1, 2, 3, 4, 5
-
-_FIELDS = ("PID_V", "PID_T", "TID_V", "TID_T",
-           "TS_V", "TS_T", "TS_S", "TS_E", "DUR_V", "DUR_T", "DUR_S", "DUR_E",
-           "CORR_V", "CORR_T", "EXT_V", "EXT_T", "EXTL_V", "EXTL_T", "DEV_V", "DEV_T", "STREAM_V", "STREAM_T",
-           "REGS_V", "REGS_T", "SMEM_V", "SMEM_T", "BYTES_V", "BYTES_T", "RANK_V", "RANK_T", "RANKC_V", "RANKC_T",
-           "GRID_X", "GRID_Y", "GRID_Z", "GRID_T", "BLOCK_X", "BLOCK_Y", "BLOCK_Z", "BLOCK_T",
-           "FLOPS_S", "FLOPS_E", "FLOPS_T", "BPS_S", "BPS_E", "BPS_T", "WPS_S", "WPS_E", "WPS_T",
-           "OCC_S", "OCC_E", "OCC_T", "KIND_S", "KIND_E", "KIND_T", "COLL_T", "KD_T",
-           "NAME_G", "CAT_G", "TEXT_DIMS_G", "TYPES_G", "CONC_G",
-           # read in the scan only (spans and types of the interned texts): not copied out (:data:`NOUT`)
-           "NAME_S", "NAME_E", "NAME_T", "CAT_S", "CAT_E", "CAT_T", "ARGS_T",
-           "DIMS_S", "DIMS_E", "DIMS_T", "DIMSL_S", "DIMSL_E", "DIMSL_T", "TYPES_S", "TYPES_E", "TYPES_T",
-           "CONC_S", "CONC_E", "CONC_T")
-F = {f: i for i, f in enumerate(_FIELDS)}
 globals().update({"F_" + f: i for f, i in F.items()})  # F_NAME_S... : compile-time constants of the kernel
-NF = len(_FIELDS)
-#: fields :func:`scan` hands out (``F[f] < NOUT``): the others are read in the scan only
-NOUT = F["NAME_S"]
-H_NAME, H_CAT, H_DIMS, H_DIMSL, H_TYPES, H_CONC = range(6)
-NH = 6
-#: interning tables (see :func:`_intern`): names, categories, ``Input Dims`` texts (else the legacy ``Input dims``),
-#: ``Input type`` texts, ``Concrete Inputs`` texts (the scalar arguments)
-T_NAMES, T_CATS, T_DIMS, T_TYPES, T_CONC = range(5)
-NT = 5
-
-# key ids: top-level keys, then args keys read from X events
-_TOP_KEYS = (b"ph", b"cat", b"name", b"pid", b"tid", b"ts", b"dur", b"args")
-_ARG_KEYS = (b"correlation", b"External id", b"external id", b"device", b"stream", b"registers per thread",
-             b"shared memory", b"bytes", b"rank", b"Rank", b"grid", b"block", b"flops", b"blocks per SM",
-             b"warps per SM", b"est. achieved occupancy %", b"Input Dims", b"Input dims", b"Input type",
-             b"Concrete Inputs", b"kind", b"Collective name", b"kernel_details")
-# the int-valued args keys in _ARG_KEYS order → their (value, type) fields
-_INT_ARG_FIELDS = ("CORR", "EXT", "EXTL", "DEV", "STREAM", "REGS", "SMEM", "BYTES", "RANK", "RANKC")
-_FLOAT_ARG_FIELDS = ("FLOPS", "BPS", "WPS", "OCC")
-_RAW_ARG_FIELDS = ("DIMS", "DIMSL", "TYPES", "CONC")
-#: Trace Event Format phases whose events are skipped (see ``_kineto_columns.SKIPPED_PHASES``; kept in step there)
-SKIPPED = b"CbnestfPONDRSTpFc()Vv"
-
-TOP_TABLE = _table(_TOP_KEYS)
-ARG_TABLE = _table(_ARG_KEYS)
 
 
 @_jit(forceinline=True)
@@ -277,14 +241,8 @@ def _intern_row(buf, I, H, r, slots, gs, ge, gh, gslot, ngroups, mask):
         I[r, F_CONC_G] = -1
 
 
-F_INT_V = np.array([F[f + "_V"] for f in _INT_ARG_FIELDS], dtype=np.int64)
-F_FLOAT_S = np.array([F[f + "_S"] for f in _FLOAT_ARG_FIELDS], dtype=np.int64)
-F_RAW_S = np.array([F[f + "_S"] for f in _RAW_ARG_FIELDS], dtype=np.int64)
-_SKIPPED_SET = np.zeros(256, dtype=np.bool_)
-_SKIPPED_SET[np.frombuffer(SKIPPED, dtype=np.uint8)] = True
 
 
-RING = 64  # rows of the row-major rings :func:`_scan` writes (64 × 77 cells: 39 KiB, in the L1/L2 cache)
 
 
 @_jit()
@@ -458,19 +416,12 @@ def sources_digest(modules: tuple[ModuleType, ...]) -> str:
     ``_index_key``): it sees no change in another module whose functions or constants are compiled in.
     :data:`scan_entry` holds this digest in a closure cell, so that a change to any of those modules compiles the
     scanner anew instead of loading the old code."""
-    h = hashlib.sha256()
-    for m in modules:
-        try:
-            with open(m.__file__, "rb") as f:  # type: ignore[arg-type]
-                h.update(f.read())
-        except (OSError, TypeError, AttributeError):
-            h.update(m.__name__.encode())
-    return h.hexdigest()
+    return files_digest((getattr(m, "__file__", None), m.__name__.encode()) for m in modules)
 
 
 #: the modules whose numba functions and constants :data:`scan_entry` compiles in (all of them: every other
 #: function of the scanner is compiled uncached, see :mod:`._kineto_words`)
-KERNEL_MODULES = (_kineto_words, _kineto_lex, sys.modules[__name__])
+KERNEL_MODULES = (_kineto_layout, _kineto_words, _kineto_lex, sys.modules[__name__])
 
 
 def _keyed_entry(digest: str):

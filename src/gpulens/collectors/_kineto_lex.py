@@ -11,36 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpulens.collectors._kineto_layout import _KEY_SHIFT, MAX_DEPTH, _key_slot, _table  # noqa: F401
 from gpulens.collectors._kineto_words import (_MIX, _MIX_INT, _jit, _ctz, _load8, _part, _same_as,  # noqa: F401
                                               _stops)
-
-#: containers nested deeper than this in a value make :func:`_skip` answer 1 (the piece is left to msgspec)
-MAX_DEPTH = 60
-_KEY_SHIFT = 54  # a key table's slot: the top 10 bits of a product (they depend on all of its input's bits)
-
-
-def _key_slot(first: int, n: int) -> int:
-    """:func:`_key`'s slot of a key of ``n`` bytes whose first (up to) 8 bytes are the little-endian word ``first``."""
-    return (((first ^ n) * _MIX_INT) & ((1 << 64) - 1)) >> _KEY_SHIFT
-
-
-def _table(keys: tuple[bytes, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Key table for :func:`_key`: (slot → key id or -1 over 1024 slots (:func:`_key_slot`), each key's first
-    word (its first 8 bytes, zero-padded), the concatenated key bytes and 8 zero bytes (a word may be read at any
-    key's start), the keys' offsets in them)."""
-    slots = np.full(1024, -1, dtype=np.int64)
-    firsts = np.array([int.from_bytes(k[:8], "little") for k in keys], dtype=np.uint64)
-    for i, k in enumerate(keys):
-        s = _key_slot(int(firsts[i]), len(k))
-        while slots[s] >= 0:
-            s = (s + 1) & 1023
-        slots[s] = i
-    data = np.frombuffer(b"".join(keys) + bytes(8), dtype=np.uint8).copy()
-    offs = np.zeros(len(keys) + 1, dtype=np.int64)
-    offs[1:] = np.cumsum([len(k) for k in keys])
-    return slots, firsts, data, offs
-
-
 
 @_jit(forceinline=True)
 def _ws(buf, p, n):

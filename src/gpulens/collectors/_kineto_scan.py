@@ -1,14 +1,17 @@
 """The Kineto byte scanner's Python side: one piece of a ``traceEvents`` array scanned into reused work matrices.
 
 :func:`scan` (or :func:`scan_only` then :func:`scan_result`, when a worker thread scans ahead) runs the compiled
-event kernel (:data:`._kineto_kernel.scan_entry`, see :mod:`._kineto_kernel` for what it reads and the layout of
-its outputs) over a piece's bytes and hands out its field × row matrices; :func:`release` gives them back for later
-pieces once the piece's columns are made. :func:`check` compiles (or loads from numba's cache) and self-checks the
-scanner once per process; :func:`gather` copies byte spans into a matrix.
+event kernel (:func:`._kineto_kernel._scan`, see :mod:`._kineto_kernel` for what it reads; the layout of its outputs
+is :mod:`._kineto_layout`) over a piece's bytes and hands out its field × row matrices; :func:`release` gives them
+back for later pieces once the piece's columns are made. :func:`check` loads and self-checks the scanner once per
+process: the compiled library (:mod:`._kineto_native`, loaded without importing numba; built by numba the first
+time, :mod:`._kineto_aot`), else numba's cached entry point (:data:`._kineto_kernel.scan_entry`).
+:func:`gather` copies byte spans into a matrix.
 
-The scanner is split by layer, each layer used through this module (:mod:`._kineto_fast`): :mod:`._kineto_words`
-(numba setup, 8-byte word primitives), :mod:`._kineto_lex` (the JSON grammar), :mod:`._kineto_kernel` (the event
-pass and its output layout). The layout's names are importable from here.
+The scanner is split by layer, each layer used through this module (:mod:`._kineto_fast`): :mod:`._kineto_layout`
+(output layout and key tables, no numba), :mod:`._kineto_words` (numba setup, 8-byte word primitives),
+:mod:`._kineto_lex` (the JSON grammar), :mod:`._kineto_kernel` (the event pass). The layout's names are importable
+from here; this module imports numba only when the compiled library is not used.
 """
 
 from __future__ import annotations
@@ -17,14 +20,11 @@ import threading
 from typing import Any
 
 import numpy as np
-from numba import njit
 
-from gpulens.collectors._kineto_kernel import (  # noqa: F401  (the layout, importable from here)
+from gpulens.collectors._kineto_layout import (  # noqa: F401  (the layout, importable from here)
     _ARG_KEYS, _SKIPPED_SET, _TOP_KEYS, ARG_TABLE, F, FALLBACK, FULL, H_CAT, H_CONC, H_DIMS, H_DIMSL, H_NAME,
-    H_TYPES, NF, NH, NOUT, NT, OK, RING, SKIPPED, T_ABSENT, T_CATS, T_CONC, T_DIMS, T_ESCAPED, T_GOOD, T_NAMES,
-    T_NULL, T_OTHER, T_SLOW, T_TYPES, TOP_TABLE, scan_entry)
-from gpulens.collectors._kineto_lex import MAX_DEPTH
-from gpulens.collectors._kineto_words import _no_nrt  # noqa: F401  (tests: how the scanner is compiled)
+    H_TYPES, MAX_DEPTH, NF, NH, NOUT, NT, OK, RING, SKIPPED, T_ABSENT, T_CATS, T_CONC, T_DIMS, T_ESCAPED, T_GOOD,
+    T_NAMES, T_NULL, T_OTHER, T_SLOW, T_TYPES, TOP_TABLE)
 
 
 class _Work(threading.local):
@@ -131,6 +131,11 @@ def release(I: np.ndarray, D: np.ndarray) -> None:
 _WORK = _Work()
 
 
+#: the scan itself, ``(arr, work, stack, seen, tseen, mask) -> (status, rows)``: the compiled library's entry point
+#: (:mod:`._kineto_native`) or numba's (:func:`_numba_entry`); set by :func:`check`
+_SCAN: Any = None
+
+
 def _run(arr: np.ndarray, work: tuple) -> tuple[int, int]:
     """:func:`._kineto_kernel._scan` of the bytes ``arr`` into the work matrices ``work`` (:meth:`_Work.get`):
     (status, rows). Its scratch arrays are made here (the scan, compiled without the NRT, allocates nothing): the
@@ -138,8 +143,36 @@ def _run(arr: np.ndarray, work: tuple) -> tuple[int, int]:
     event."""
     stack = np.zeros(MAX_DEPTH + 1, dtype=np.uint8)
     seen, tseen = np.zeros(len(_ARG_KEYS), dtype=np.bool_), np.zeros(len(_TOP_KEYS), dtype=np.bool_)
-    return scan_entry(arr, *work[:5], *TOP_TABLE, *ARG_TABLE, _SKIPPED_SET, stack, seen, tseen, *work[5:],
-                      HASH_MASK)
+    return (_SCAN or _numba_entry())(arr, work, stack, seen, tseen, HASH_MASK)
+
+
+def _numba_entry():
+    """numba's cached entry point (:data:`._kineto_kernel.scan_entry`) as a ``_SCAN`` function: numba imported,
+    the kernel compiled or loaded from numba's cache."""
+    from gpulens.collectors._kineto_kernel import scan_entry
+
+    def run(arr, work, stack, seen, tseen, mask):
+        return scan_entry(arr, *work[:5], *TOP_TABLE, *ARG_TABLE, _SKIPPED_SET, stack, seen, tseen, *work[5:], mask)
+
+    return run
+
+
+def _native_entry():
+    """The compiled library's entry point as a ``_SCAN`` function (:mod:`._kineto_native`): loaded when built for
+    these sources, else built first (:func:`._kineto_aot.build`: numba compiles it, once per version of the
+    sources; not again after a failed build); None when the library is turned off or cannot be built or loaded
+    here."""
+    from gpulens.collectors import _kineto_native as N
+
+    fn = N.load()
+    if fn is None and N.enabled() and not N.build_failed():
+        try:
+            from gpulens.collectors._kineto_aot import build
+
+            fn = N.open_library(build())
+        except Exception:  # noqa: BLE001  (no compiler, numba or llvmlite; a read-only install: numba's entry point)
+            fn = None
+    return N.wrap(fn) if fn is not None else None
 
 
 _PROBE = (b'[{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 1, "ts": 1.5, "dur": 2, "args": {'
@@ -148,22 +181,33 @@ _checked = False
 
 
 def check() -> None:
-    """Compile the scanner (or load it from numba's cache) and scan one known event, once per process; raises
-    whatever numba raises when it cannot (:func:`gpulens.collectors._kineto_fast._available` then leaves every piece
-    to msgspec), RuntimeError when the event is read wrong. Uses work matrices of its own: the per-thread ones
-    size themselves by the last piece."""
-    global _checked
+    """Load the scanner — the compiled library (:func:`_native_entry`), else numba's entry point, compiled or
+    loaded from numba's cache — and scan one known event, once per process; raises whatever numba raises when it
+    cannot (:func:`gpulens.collectors._kineto_fast._available` then leaves every piece to msgspec), RuntimeError
+    when the event is read wrong. A library that misreads it is dropped for numba's entry point (checked in turn).
+    Uses work matrices of its own: the per-thread ones size themselves by the last piece."""
+    global _checked, _SCAN
     if _checked:
         return
-    arr = np.frombuffer(bytearray(_PROBE), dtype=np.uint8)  # writable, as the stream's pieces: one compiled version
-    work = _Work().get(16)
-    status, rows = _run(arr, work)
-    I, D = work[3][:, :rows], work[4][:, :rows]
-    g = gather(arr, I[F["KIND_S"]], I[F["KIND_E"]], 1)
-    if (status, rows, I[F["TS_V"], 0], I[F["CORR_V"], 0], I[F["GRID_Z"], 0], D[0, 0], g[0, 0]) != (
-            OK, 1, 1500, 7, 3, 1.5, ord("a")):
-        raise RuntimeError("the Kineto scanner misread its self-check event")
-    _checked = True
+    native = _native_entry()
+    for scan in ((native,) if native is not None else ()) + (None,):
+        _SCAN = scan if scan is not None else _numba_entry()
+        arr = np.frombuffer(bytearray(_PROBE), dtype=np.uint8)  # writable, as the stream's pieces: one version
+        work = _Work().get(16)
+        try:
+            status, rows = _run(arr, work)
+        except (RuntimeError, ValueError):
+            if scan is None:
+                raise
+            continue
+        I, D = work[3][:, :rows], work[4][:, :rows]
+        g = gather(arr, I[F["KIND_S"]], I[F["KIND_E"]], 1)
+        if (status, rows, I[F["TS_V"], 0], I[F["CORR_V"], 0], I[F["GRID_Z"], 0], D[0, 0], g[0, 0]) == (
+                OK, 1, 1500, 7, 3, 1.5, ord("a")):
+            _checked = True
+            return
+    _SCAN = None
+    raise RuntimeError("the Kineto scanner misread its self-check event")
 
 
 #: the hash bits the interning tables use: all but in tests (0 makes every text collide, see
@@ -227,11 +271,12 @@ def scan_result(scanned: tuple) -> tuple[int, np.ndarray, np.ndarray, list]:
     return (OK,) + out
 
 
-@njit(cache=True)
-def gather(buf, s, e, width):
-    """The spans ``buf[s[i]:e[i]]`` as rows of a zero-padded (len(s), width) byte matrix."""
+def gather(buf: np.ndarray, s: np.ndarray, e: np.ndarray, width: int) -> np.ndarray:
+    """The spans ``buf[s[i]:e[i]]`` (uint8 array, int64 bounds) as rows of a zero-padded (len(s), width) byte
+    matrix."""
+    s, e = np.asarray(s, dtype=np.int64), np.asarray(e, dtype=np.int64)
+    at = s[:, None] + np.arange(width, dtype=np.int64)
+    inside = at < e[:, None]
     out = np.zeros((len(s), width), dtype=np.uint8)
-    for i in range(len(s)):
-        for j in range(e[i] - s[i]):
-            out[i, j] = buf[s[i] + j]
+    out[inside] = buf[at[inside]]
     return out

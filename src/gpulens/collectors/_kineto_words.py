@@ -50,7 +50,8 @@ def _jit(**options: Any) -> Any:
 
 
 _SEED = np.uint64(14695981039346656037)  # FNV-1a's offset basis: any constant would do
-_MIX_INT = 0x9E3779B97F4A7C15  # 2^64 / golden ratio, odd: a multiply that spreads a word's bits upwards
+from gpulens.collectors._kineto_layout import _MIX_INT  # noqa: E402  (one constant: the key tables use it too)
+
 _MIX = np.uint64(_MIX_INT)
 
 _ONES = np.uint64(0x0101010101010101)

@@ -28,6 +28,7 @@ from gpulens.reports._html_parts import (
     plot_text,
     table_html,
     tick_labels,
+    unknown_everywhere,
     wrap_name,
 )
 from gpulens.reports._names import short_names
@@ -252,7 +253,7 @@ def generic_panels(name: str, r: AnalysisResult, max_rows: int, vendor: str | No
         return [empty_html(title, str(r.skipped_reason))]
     t = r.table if r.table is not None else pd.DataFrame()
     # columns with no value at all are left out (isna: is_missing, vectorised); the table is not copied
-    keep = [c for c in shown_columns(t.columns) if not t[c].isna().all()] if len(t) else shown_columns(t.columns)
+    keep = [c for c in shown_columns(t.columns) if not unknown_everywhere(t, c)] if len(t) else shown_columns(t.columns)
     top = t.head(25)[keep]  # the rows the chart draws (dtypes as the whole table's)
     fig = None
     if len(t) > 1:

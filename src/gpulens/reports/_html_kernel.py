@@ -20,7 +20,7 @@ from gpulens.analyzers._advice import vendor_word
 from gpulens.reports._format import (column_label, fmt_ns, fmt_unit, is_missing, limiter_text, result_title,
                                      shown_columns, source_vendor, unit_of, vendor_label)
 from gpulens.reports._html_answer import bound_meanings
-from gpulens.reports._html_parts import esc, kv_html
+from gpulens.reports._html_parts import esc, kv_html, unknown_everywhere
 from gpulens.reports._html_roofline import roof_label
 from gpulens.reports._names import short_names
 from gpulens.units import plural
@@ -134,7 +134,7 @@ def _kv_row(r: AnalysisResult, row: pd.Series, skip: tuple[str, ...] = ("name", 
                                                                        or str(row[c]).strip() == ""))
             # a figure no row of this input has (an AMD-only measured-peak % on an NVIDIA capture) is no line
             # "not measured" beside the figure that is: it is left out
-            and not (c in t and len(t) > 1 and t[c].isna().all())]
+            and not (c in t and len(t) > 1 and unknown_everywhere(t, c))]
     if "limiters" in cols and "limiter" in cols:  # the binding limit is the first of the tied ones: said once, as the
         cols.remove("limiter")                    # page's 'Limiter:' line says it ('registers + shared memory')
     return kv_html([(vendor_label(c, vendor, column_label(c, r.columns.get(c, "")), r.columns.get(c, "")),

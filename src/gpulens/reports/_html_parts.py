@@ -10,6 +10,7 @@ from __future__ import annotations
 import html as _html
 import json
 import math
+import weakref
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
@@ -35,6 +36,25 @@ def hot_ranks(s: Any) -> dict[str, int]:
     if hs is None or hs.skipped or hs.table is None or "name" not in hs.table:
         return {}
     return {str(n): i + 1 for i, n in enumerate(hs.table["name"])}
+
+#: result table (by id) → (a weak reference to it, column → unknown on every row): :func:`unknown_everywhere`
+_UNKNOWN: dict[int, tuple[Any, dict[str, bool]]] = {}
+
+
+def unknown_everywhere(t: pd.DataFrame, c: str) -> bool:
+    """Whether column ``c`` of the result table ``t`` is unknown (NaN, None, NA: ``isna``) on every row — the
+    columns an HTML table and a kernel page's facts leave out. Asked for every panel and for every kernel's page,
+    it is computed once per table and column (result tables are not changed once analysed); the entry goes when the
+    table does."""
+    key = id(t)
+    memo = _UNKNOWN.get(key)
+    if memo is None or memo[0]() is not t:
+        memo = _UNKNOWN[key] = (weakref.ref(t, lambda _, k=key: _UNKNOWN.pop(k, None)), {})
+    got = memo[1].get(c)
+    if got is None:
+        got = memo[1][c] = bool(t[c].isna().all())
+    return got
+
 
 #: Okabe & Ito (2008) colour-blind-safe palette ("Color Universal Design"), in plotting order.
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
