@@ -16,7 +16,6 @@ Expected values come from the inputs (sqlite3, csv, json) or from the intervals 
 
 from __future__ import annotations
 
-import csv
 import gzip
 import json
 import sqlite3
@@ -27,19 +26,12 @@ import pytest
 import gpulens
 from gpulens.reports._answer import answer
 from tests.conftest import DATA, SHARED
+from tests.test_trust_s36_verdict import _ncu_metric  # one reader of the ncu H200 CSV's metric rows
 
 H200 = DATA / "nvidia" / "h200"
 NCU_REP = H200 / "h200_kernels.ncu-rep"
-NCU_CSV = H200 / "h200_kernels_details.csv"
 RESNET = H200 / "h200_resnet18_train.pt.trace.json.gz"
 STREAMS = SHARED / "nsys" / "lashi_rtx4090_streamSimple.sqlite"
-
-
-def _ncu(kernel: str, metric: str) -> float:
-    for r in csv.DictReader(NCU_CSV.open(newline="")):
-        if r["Kernel Name"].startswith(kernel) and r["Metric Name"] == metric:
-            return float(r["Metric Value"].replace(",", ""))
-    raise KeyError((kernel, metric))
 
 
 # ---- 1. one name per judgement ---------------------------------------------------------------------------------
@@ -56,7 +48,7 @@ def resnet():
 
 def test_tiny_kernel_reads_latency_occupancy_in_the_roofline_and_its_verdict(ncu_rep):
     # tiny: compute and memory both far under ncu's 60 % SOLBottleneck line → latency-bound by its counters
-    assert _ncu("tiny", "Compute (SM) Throughput") < 60 and _ncu("tiny", "Memory Throughput") < 60
+    assert _ncu_metric("tiny", "Compute (SM) Throughput") < 60 and _ncu_metric("tiny", "Memory Throughput") < 60
     rf, vd = ncu_rep.results["roofline"].table, ncu_rep.results["verdicts"].table
     verdict = next(v for n, v in zip(vd["name"].astype(str), vd["verdict"]) if n.startswith("tiny"))
     bound = next(b for n, b in zip(rf["name"].astype(str), rf["bound"]) if n.startswith("tiny"))

@@ -54,6 +54,7 @@ from gpulens.analyzers._tree import roots
 from gpulens.analyzers._run_shares import (
     _computing_dominates,
     _host_only_edges,
+    _mostly_host_only,
     _other_causes,
     _overlapped_comm,
     _pct_of,
@@ -510,6 +511,11 @@ class Verdicts(Analyzer):
                 basis += (f", communication counted by its exposed time ({fmt_ns(exposed)} of "
                           f"{fmt_ns(int(by_class['communication-bound']))} of communication kernels: the rest ran "
                           "under computation)")
+        elif kernel_class is None and _mostly_host_only(bn):
+            # no kernel at all in a GPU span that is a sliver of the profiled window (one fill in a 131 ms window):
+            # "GPU-bound" would rest on a copy or fill alone; the host-only time around it is stated on its own
+            run, basis = "undetermined", ("no kernel ran in the GPU span (copies or fills only) and no idle cause "
+                                          "decides it: nothing there to judge")
         else:
             run, basis = "gpu-bound", _undetermined_basis(by_class)
         setup = None if busy_unknown else host_setup(bn, run)
