@@ -53,7 +53,6 @@ from gpulens.analyzers.speed_of_light import missing_for_bound
 from gpulens.analyzers._tree import roots
 from gpulens.analyzers._run_shares import (
     _computing_dominates,
-    _host_only_edges,
     _mostly_host_only,
     _other_causes,
     _overlapped_comm,
