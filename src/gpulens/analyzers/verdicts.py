@@ -446,7 +446,7 @@ class Verdicts(Analyzer):
         lead: float | None = None  # the run verdict's own share of the span [%] when a timeline share decided it
         hidden: tuple[str, int] | None = None  # communication kernels mostly under computation (_overlapped_comm)
         held: tuple[float, float] | None = None  # (host, GPU) shares of the critical path when the host paces steps
-        where: str | None = None  # where a host-bound run verdict holds when not over the GPU span (sliver rule)
+        where: str | None = None  # None since s40: the verdict judges the GPU span (outside_span says the rest)
         if unweighed:  # no kernel time recorded (every kernel 0 ns): no verdict "holds the most kernel time" — the
             kernel_class = "undetermined"  # first of several classes would be an arbitrary pick, not a majority
         if busy_unknown and unweighed:
