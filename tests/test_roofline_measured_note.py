@@ -15,7 +15,7 @@ def test_measured_bound_is_said_beside_the_count():
     rep = gpulens.analyze([shared_trace("ncu/codegandee_rtx5090_ncu-v2_kernel_0005_details.csv")])
     t = rep.sources[0].results["roofline"].table
     measured = int((t["bound_basis"] == "measured speed of light").sum())
-    assert measured == 1 and t["roof_pct"].iloc[0] > 50 and t["bound"].iloc[0] == "below-roofs"
+    assert measured == 1 and t["roof_pct"].iloc[0] > 50 and t["bound"].iloc[0] == "latency/occupancy"  # s40: the verdict's name
     page = _html.unescape(html.render(rep))
     assert ("(1 below both roofs; the bound of 1 from its measured speed of light (SM and memory throughput), "
             "not from its place against the roofs)") in page

@@ -29,7 +29,7 @@ def test_ncu_tensor_counters_give_a_compute_bound_gemm():
     # under ncu's 60 % SOLBottleneck line) decides its bound, one per kernel: below both roofs (latency-bound)
     assert row["arithmetic_intensity"] == pytest.approx(12_532_580_352 / 17.5e6)
     assert row["ridge_side"] == "compute" and row["roof_pct"] == pytest.approx(100 * 112.09 / 209.5, rel=1e-3)
-    assert row["bound"] == "below-roofs" and row["bound_basis"] == "measured speed of light"
+    assert row["bound"] == "latency/occupancy" and row["bound_basis"] == "measured speed of light"
 
 
 def test_ncu_flash_decode_is_memory_side():
@@ -37,7 +37,7 @@ def test_ncu_flash_decode_is_memory_side():
     row = _roofline(NV / "codegandee_rtx5090_ncu-v2_kernel_0013_details.csv", get_spec("RTX 5090")).table.iloc[0]
     assert row["bytes_per_s"] == pytest.approx(458.30e9, rel=1e-3)
     # AI 70.8 < ridge 117: memory side; 458.3 GB/s is 25.6 % of 1792 GB/s, under the 50 % bound threshold
-    assert row["ridge_side"] == "memory" and row["bound"] == "below-roofs"
+    assert row["ridge_side"] == "memory" and row["bound"] == "latency/occupancy"
     assert row["roof_pct"] == pytest.approx(100 * (335_544_320 / 10.34e-6) / (70.79 * 1792e9), rel=1e-3)
 
 

@@ -158,7 +158,8 @@ def test_lashi_streams_sample_is_not_called_launch_bound():
     src = gpulens.analyze([shared_trace("nsys/lashi_rtx4090_streamSimple.sqlite")]).sources[0]
     assert src.summary["span_ns"] == 76_929
     vd = src.results["verdicts"].summary
-    assert vd["run_verdict"] == "host-bound" and vd["basis"].startswith("the profiled window: host-only time")
+    # s40: the verdict judges the GPU span (2 launch gaps: too little evidence); the start-up is its own figure
+    assert vd["run_verdict"] == "undetermined" and vd["outside_span"]["before_ns"] > 50_000_000
     assert src.results["bottlenecks"].summary["verdict"] == "undetermined"  # the 2 launch gaps prove nothing
 
 
@@ -182,4 +183,4 @@ def test_host_only_window_of_a_truncated_input_says_the_cut_may_hide_gpu_work(tm
     s = rep.sources[0]
     assert s.timeline.meta.truncated
     head = answer(s).sentence
-    assert "outside the GPU span, host-only time holds" in head and "GPU work after the cut may be missing" in head
+    assert "outside the GPU span, not judged by the verdict" in head and "GPU work after the cut may be missing" in head

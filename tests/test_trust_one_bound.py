@@ -17,7 +17,7 @@ from gpulens.reports import console, json_report, markdown
 from tests.test_ncu_sol_verdict import FILES, NV, expected, sol_of
 
 #: the roofline's word for each speed-of-light verdict (neither roof: below both)
-ROOF_WORD = {"latency/occupancy-bound": "below-roofs", "memory-bound": "memory", "compute-bound": "compute"}
+ROOF_WORD = {"latency/occupancy-bound": "latency/occupancy", "memory-bound": "memory", "compute-bound": "compute"}
 
 
 @pytest.mark.parametrize("fname", FILES)
@@ -48,10 +48,10 @@ def test_cutlass_gemm_roofline_agrees_in_every_report(tmp_path):
     assert f.category == verdict
     doc = json.loads(json_report.render(rep))
     rows = doc["sources"][0]["analyses"]["roofline"]["table"]
-    assert [r["bound"] for r in rows] == ["below-roofs"] and rows[0]["time_at_stake_ns"] == stake
+    assert [r["bound"] for r in rows] == ["latency/occupancy"] and rows[0]["time_at_stake_ns"] == stake
     md = markdown.render(rep)
     roof_md = md[md.index("### Roofline"):].split("\n\n")[1]
-    assert "below-roofs" in roof_md and "measured speed of light" in roof_md and "| compute |" not in roof_md
+    assert "latency/occupancy" in roof_md and "measured speed of light" in roof_md and "| compute |" not in roof_md
     text = console.render(rep, width=200)
     line = next(ln for ln in text.splitlines() if "cutlass" in ln and "counters" in ln)
-    assert "below-roofs" in line and "compute " not in line.replace("measured", "")
+    assert "latency/occupancy" in line and "compute " not in line.replace("measured", "")

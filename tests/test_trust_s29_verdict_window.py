@@ -1,4 +1,5 @@
-"""A host-bound run verdict that holds only outside the GPU span (the GPU's work a sliver of the profiled window)
+"""(Superseded in s40: the run verdict judges the GPU span; host-only time outside it is its own figure.) A host-bound
+run verdict that holds only outside the GPU span (the GPU's work a sliver of the profiled window)
 says where first: "Host-bound: the GPU was busy 99.4 % of its 6.46 ms span; but 98.8 % of the 533.93 ms profiled
 window is host-only time outside that span" (nsys memfusion RTX 3090) read as a contradiction — a GPU busy over 90 %
 of its span is not waiting on the host there. The sentence now names the window outside the span, with the
@@ -27,17 +28,18 @@ def _timeline() -> Timeline:
                                                "event_id": list(range(n)), "source": ["t"] * n})).validate()
 
 
-def test_host_bound_by_the_window_says_where_before_the_busy_share():
+def test_host_only_time_outside_the_span_is_its_own_figure_not_the_verdict():
+    # s40: the run verdict judges the GPU span (busy 100 % of its 5 ms: gpu-bound); the 10 ms before the first GPU
+    # work and 85 ms after the last (95.0 % of the 100 ms window) are stated beside it, never its cause
     rep = gpulens.analyze_timeline(_timeline())
     vd = rep.results["verdicts"].summary
-    assert vd["run_verdict"] == "host-bound"
-    assert vd["verdict_where"] == ("outside the GPU span, host-only time holds 95.0 % of the 100.00 ms profiled "
-                                   "window (10.00 ms before the first GPU work, 85.00 ms after the last)")
+    assert vd["run_verdict"] == "gpu-bound" and vd["verdict_where"] is None
+    assert vd["outside_span"] == {"before_ns": 10_000_000, "after_ns": 85_000_000, "window_ns": 100_000_000}
     sentence = answer(rep).sentence
-    assert sentence.startswith("Host-bound: outside the GPU span, host-only time holds 95.0 % of the 100.00 ms "
-                               "profiled window (10.00 ms before the first GPU work, 85.00 ms after the last); the "
-                               "GPU was busy 100.0 % of its 5.00 ms span"), sentence
-    assert "but" not in sentence.split(";")[0]
+    assert sentence.startswith("GPU-bound: the GPU was busy 100.0 % of its 5.00 ms span; outside the GPU span, not "
+                               "judged by the verdict: 10.00 ms of host-only time before the first GPU work "
+                               "(start-up) and 85.00 ms after the last (95.0 % of the 100.00 ms profiled window)"), \
+        sentence
 
 
 def test_a_verdict_about_the_span_has_no_where():

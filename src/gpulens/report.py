@@ -292,7 +292,19 @@ def analyze_timeline(timeline: Timeline, label: str = "timeline", only: list[str
         TraceFormatError: the spec file cannot be read.
     """
     device = _device_for(timeline) if device_spec is None else _load_device_spec(device_spec)
+    if device_spec is not None:
+        _warn_spec_conflict(timeline, label, device)
     return SourceReport(label, timeline, run_all(timeline, device, only, workers), device)
+
+
+def _warn_spec_conflict(timeline: Timeline, label: str, spec: Any) -> None:
+    """Warn once (``timeline.meta.warnings``, in place) when the given ``--device-spec`` is not the GPU the trace
+    records (:func:`gpulens.devices.spec_conflict`): both named, and which spec the figures use."""
+    from gpulens.devices import spec_conflict
+
+    text = spec_conflict(timeline, spec)
+    if text and not any(text in w for w in timeline.meta.warnings):
+        timeline.meta.warnings.append(f"{label}: {text}")
 
 
 def _load_device_spec(spec: Any) -> Any:

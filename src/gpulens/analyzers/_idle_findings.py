@@ -87,6 +87,12 @@ def _is_setup(call: dict[str, Any]) -> bool:
     return bool(LAUNCH_RE.match(str(call["name"]))) and int(call["overlap_ns"]) / calls >= LOADING_LAUNCH_NS
 
 
+def setup_ns(host_calls: list[dict[str, Any]] | None) -> int:
+    """The time [ns] that set-up calls (:func:`_is_setup`) fill in the idle gaps waiting for the host, from the call
+    rows of :func:`host_calls_in_gaps` (their ``overlap_ns``)."""
+    return sum(int(c["overlap_ns"]) for c in host_calls or [] if _is_setup(c))
+
+
 def _calls_text(rows: list[dict[str, Any]]) -> str:
     """``"cudaLaunchKernel 2.41 s in 12 calls, cudaFree 3.00 ms in 1 call"``, and the one call that holds most of a
     row's time when one does (:func:`gpulens.analyzers._idle_blocking.longest_text`: "cudaStreamCreateWithFlags 734.88 ms
@@ -420,7 +426,7 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
     elif top == "host":
         calls = (f" (runtime calls in them: {_calls_text(host_calls)})" if host_calls else
                  " (no runtime call recorded in them: host code the profiler does not break down)")
-        setup = sum(int(c["overlap_ns"]) for c in host_calls or [] if _is_setup(c))
+        setup = setup_ns(host_calls)
         # allocating or creating streams, not preparing data (AlexNet: cudaMalloc 1.94 s of 2.82 s): set-up advice
         step = ("set-up calls fill most of it (allocation, stream or module creation, or first launches loading "
                 "their kernels' code, inside the run): "

@@ -91,19 +91,58 @@ def _host_only_edges(bn: Any) -> tuple[int, int]:
     return edges, int(bn.summary.get("window_ns") or 0)
 
 
-def sliver_of_window(bn: Any) -> tuple[int, int, int] | None:
-    """(host-only time outside the GPU span, profiled window, GPU busy time) [ns] when the GPU's work is a negligible
-    share of the profiled window — busy under the bottlenecks ``min_share`` (10 %) of it, the share any cause needs
-    to be a verdict — and host-only time outside the GPU span holds at least half the window: the run is then that
-    host-side time, whatever bounds the kernels (docs/bottlenecks.md "Run verdict"). None otherwise or when a figure
-    is not measured."""
+#: At or above this share of the profiled window, host-only time outside the GPU span (start-up before the first GPU
+#: work, teardown after the last) is stated beside the run verdict (the window's own finding uses the same share).
+OUTSIDE_SPAN_SHARE = 0.25
+
+
+def outside_span(bn: Any) -> dict[str, int] | None:
+    """Host-only time outside the GPU span when it holds at least :data:`OUTSIDE_SPAN_SHARE` of the profiled window:
+    ``{"before_ns", "after_ns", "window_ns"}`` [ns] from the bottlenecks summary; None otherwise or when not measured.
+
+    The run verdict judges the GPU span, from the first to the last GPU work: the time before it is start-up (CUDA/HIP
+    context creation, cudaMalloc, model load, JIT compilation) and the time after it teardown — no steady-state host
+    bottleneck, whatever share of the window they hold — so they are this figure of their own, beside the verdict.
+    """
     edges, window = _host_only_edges(bn)
-    busy = bn.summary.get("busy_ns") if bn is not None and not bn.skipped else None
-    if not window or busy is None or pd.isna(busy):
+    if not window or edges < OUTSIDE_SPAN_SHARE * window:
         return None
-    if edges >= 0.5 * window and int(busy) < float(bn.summary.get("min_share") or 0.1) * window:
-        return edges, window, int(busy)
-    return None
+    return {"before_ns": int(bn.summary.get("host_only_before_ns") or 0),
+            "after_ns": int(bn.summary.get("host_only_after_ns") or 0), "window_ns": int(window)}
+
+
+def outside_text(out: dict[str, int]) -> str:
+    """:func:`outside_span`'s figure in words, the one wording of the verdict's basis and the headline: "outside the
+    GPU span, not judged by the verdict: 54.58 ms of host-only time before the first GPU work (start-up) and
+    21.36 ms after the last (99.9 % of the 76.02 ms profiled window)"."""
+    before, after, window = out["before_ns"], out["after_ns"], out["window_ns"]
+    parts = ([f"{fmt_ns(before)} of host-only time before the first GPU work (start-up)"] if before else []) + \
+        ([f"{fmt_ns(after)} {'' if before else 'of host-only time '}after the last"] if after else [])
+    return (f"outside the GPU span, not judged by the verdict: {' and '.join(parts)} "
+            f"({_pct_of(before + after, window)} of the {fmt_ns(window)} profiled window)")
+
+
+def host_setup(bn: Any, run: str) -> dict[str, int] | None:
+    """For a ``host-bound`` run verdict whose host-caused idle is mostly set-up — set-up calls (allocation, stream or
+    module creation, first launches loading kernel code: bottlenecks ``idle_host_setup_ns``) fill at least
+    :data:`~gpulens.analyzers._idle_findings.SETUP_GAP_SHARE` of the idle waiting for the host — ``{"setup_ns",
+    "host_ns"}`` [ns]: start-up inside the span (HTA AlexNet: cudaMalloc 1.94 s and cudaStreamCreateWithFlags
+    735 ms of 2.82 s), which the verdict names as its cause; None otherwise."""
+    from gpulens.analyzers._idle_findings import SETUP_GAP_SHARE
+
+    if run != "host-bound" or bn is None or bn.skipped:
+        return None
+    setup, host = int(bn.summary.get("idle_host_setup_ns") or 0), _shares(bn, run)[0]
+    if not host or setup < SETUP_GAP_SHARE * host:
+        return None
+    return {"setup_ns": setup, "host_ns": int(host)}
+
+
+def setup_text(su: dict[str, int]) -> str:
+    """:func:`host_setup`'s figure in words, one wording for the verdict's basis and the headline."""
+    return (f"the host wait is start-up, not a steady-state host bottleneck: set-up calls (allocation, stream or "
+            f"module creation, first kernel loads) fill {fmt_ns(su['setup_ns'])} of the {fmt_ns(su['host_ns'])} the "
+            "GPU waited for the host")
 
 
 def _mostly_host_only(bn: Any) -> bool:

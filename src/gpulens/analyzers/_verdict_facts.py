@@ -28,6 +28,10 @@ BELOW_ROOFS_VERDICT = "below-roofs"
 #: Roofline bounds, the one vocabulary of every report: a roof, or below both (latency-, occupancy- or
 #: launch-limited). The side of the ridge point is stated beside it (``ridge_side``: compute | memory).
 BELOW_ROOFS = "below-roofs"
+#: The roofline's bound for a kernel below both roofs whose verdict is ``latency/occupancy-bound`` (its grid, stalls,
+#: occupancy or speed-of-light counters say why): the verdict's own name, so one kernel never reads "below-roofs" in
+#: the roofline table beside "latency/occupancy-bound" in its verdict.
+LATENCY_BOUND = "latency/occupancy"
 
 
 #: At or above this % of its attainable roof a kernel is bound by that roof (``compute`` / ``memory``); below it the
@@ -46,7 +50,7 @@ BOUNDS = ("compute", "memory", BELOW_ROOFS)
 
 #: bound (roofline or speed of light) → kernel verdict
 BOUND_TO_VERDICT = {"compute": "compute-bound", "memory": "memory-bound", BELOW_ROOFS: "latency/occupancy-bound",
-                    "latency": "latency/occupancy-bound"}
+                    "latency": "latency/occupancy-bound", LATENCY_BOUND: "latency/occupancy-bound"}
 
 
 @dataclass

@@ -74,6 +74,7 @@ from gpulens.analyzers._idle_findings import (  # noqa: F401 (CLASS_WORDS, CLASS
     _boundary_rows,
     _findings,
     explain_idle,
+    setup_ns,
     host_calls_in_gaps,
     steady_idle_pct,
     steady_state,
@@ -352,10 +353,13 @@ class Bottlenecks(Analyzer):
             findings.append(wf)
         if summary["boundary_gaps"]:
             findings.insert(0, _boundary_finding(summary["boundary_gaps"], tot, timeline, "idle" if idle_root else None))
+        host_calls = host_calls_in_gaps(timeline, gaps) if tot.get("idle_host_ns") else []
+        # the part of the idle spent waiting for the host that set-up calls fill (allocation, stream or module
+        # creation): start-up inside the span, which the run verdict names as such [ns]
+        summary["idle_host_setup_ns"] = setup_ns(host_calls)
         for f in bd.findings:
             if f.key == "idle":
-                explain_idle(f, tot, summary["boundary_gaps"], pytorch, blocking, tool,
-                             host_calls_in_gaps(timeline, gaps) if tot.get("idle_host_ns") else [],
+                explain_idle(f, tot, summary["boundary_gaps"], pytorch, blocking, tool, host_calls,
                              summary["launch_calls"], vendor, summary["launch_calls_recorded"], queued_text,
                              summary["largest_gap"], timeline)
                 if idle_unmeasured_ns(tot):  # the idle is at most (clock domains, untimed work): nothing at stake

@@ -29,6 +29,7 @@ from gpulens.analyzers._work import cache_bytes, counter_work, shape_work
 from gpulens.analyzers._stake import assumed_premise, time_at_stake
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.context import first_seen_codes, recode_first_seen, text_series, unique_ints
+from gpulens.analyzers._verdict_facts import LATENCY_BOUND
 from gpulens.analyzers.verdict_rules import BELOW_ROOFS, ROOF_BOUND_PCT
 from gpulens.devices import no_spec_reason
 from gpulens.devices.spec import apply_measured_peaks, measured_roofs
@@ -54,7 +55,9 @@ COLUMNS = {
     "peak_bytes_per_s": "memory roof: peak DRAM/HBM bandwidth [B/s]",
     "ridge_point": "peak_flops_per_s / peak_bytes_per_s [FLOP/B]",
     "bound": f"compute | memory (at ≥ {ROOF_BOUND_PCT:g} % of the roof on that side of the ridge) | below-roofs "
-             f"(under {ROOF_BOUND_PCT:g} %: latency-, occupancy- or launch-limited); missing without a FLOP figure",
+             f"(under {ROOF_BOUND_PCT:g} %: latency-, occupancy- or launch-limited) | {LATENCY_BOUND} (below both "
+             "roofs, and the kernel's verdict is latency/occupancy-bound: its grid, stalls, occupancy or "
+             "speed-of-light counters say why — the verdict's name); missing without a FLOP figure",
     "ridge_side": "compute | memory: the side of the ridge point the kernel's arithmetic intensity lies on",
     "roof_pct": "attained FLOP/s / min(peak FLOP/s, AI × peak bandwidth) × 100 [%] (= bandwidth use on the memory "
                 "side, also for kernels without FP work; the DRAM and compute roofs only — a cache level's or a pipe's peak "
@@ -89,8 +92,14 @@ COLUMNS = {
 }
 #: The roofline's ``bound`` for each kernel verdict that a measured speed of light can give (inverse of
 #: :data:`gpulens.analyzers.verdict_rules.BOUND_TO_VERDICT` on the roofline's vocabulary).
-VERDICT_TO_BOUND = {"compute-bound": "compute", "memory-bound": "memory", "latency/occupancy-bound": BELOW_ROOFS,
+VERDICT_TO_BOUND = {"compute-bound": "compute", "memory-bound": "memory", "latency/occupancy-bound": LATENCY_BOUND,
                     "below-roofs": BELOW_ROOFS}
+
+
+def placement(bound: str | None) -> str | None:
+    """Where a roofline bound places the kernel on the roofline: ``latency/occupancy`` is below both roofs (the
+    verdict names why), every other bound itself."""
+    return BELOW_ROOFS if bound == LATENCY_BOUND else bound
 MEASURED = "measured speed of light"
 #: Below this % of the attainable roof a kernel is bound by neither roof (the verdicts' threshold, one definition).
 NEITHER_PCT = ROOF_BOUND_PCT
@@ -267,19 +276,33 @@ class Roofline(Analyzer):
                 continue
             f.time_at_stake_ns = None if stake_ns is None else int(stake_ns)
             f.premise = ""  # the measured distance: no longer the (perhaps assumed) peaks'
-            if model != bound:
+            if placement(model) != placement(bound):
                 # the placement's own explanation ("neither roof bounds it … fuse or batch") would contradict the
                 # measured bound it now details: the detail says what each measure sees
                 place = "below both roofs" if model == BELOW_ROOFS else f"{model}-bound"
                 f.title += f"; measured speed of light: {verdict} ({sol_text})"
                 # latency-bound: no unit near its peak — never "a unit the roofline does not draw bounds it"
                 # (RTX 5090 CUTLASS GEMM at SM 32 % / memory 28 %)
-                why = ("no unit is near its peak: latency or occupancy bounds it" if bound in ("latency", BELOW_ROOFS)
+                why = ("no unit is near its peak: latency or occupancy bounds it" if placement(bound) == BELOW_ROOFS
                        else "a unit the roofline does not draw (a cache level or a pipe) bounds it")
                 f.detail = (f"On the spec's DRAM and compute peaks the roofline places it {place}; its speed-of-light "
                             f"counters measure {sol_text}: {why}, {verdict}, and the counters decide — its "
                             "verdict's next step applies.")
                 f.category = verdict
+
+    @staticmethod
+    def name_latency(result: AnalysisResult | None, name: str) -> None:
+        """Once kernel ``name``'s verdict is ``latency/occupancy-bound`` while its roofline row says ``below-roofs``
+        (the roofline's placement; the grid, stalls or occupancy beside it say why), the row's ``bound`` takes the
+        verdict's name, :data:`~gpulens.analyzers._verdict_facts.LATENCY_BOUND` — in place; one name per kernel in
+        every report. Its basis, shares and time at stake stay the roofline's."""
+        if result is None or result.skipped or not len(result.table):
+            return
+        t = result.table
+        hit = np.flatnonzero((t["name"].astype(str) == name).to_numpy()
+                             & (t["bound"].astype(object) == BELOW_ROOFS).to_numpy())
+        if len(hit):
+            t.at[t.index[hit[0]], "bound"] = LATENCY_BOUND
 
     @staticmethod
     def _cache_levels(timeline: Timeline, hot: pd.DataFrame, work: pd.DataFrame, spec, measured) -> list[dict]:

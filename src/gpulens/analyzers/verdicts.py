@@ -53,7 +53,6 @@ from gpulens.analyzers.speed_of_light import missing_for_bound
 from gpulens.analyzers._tree import roots
 from gpulens.analyzers._run_shares import (
     _computing_dominates,
-    _host_only_edges,
     _mostly_host_only,
     _other_causes,
     _overlapped_comm,
@@ -62,7 +61,10 @@ from gpulens.analyzers._run_shares import (
     host_holds_path,
     path_disagreement,
     run_path,
-    sliver_of_window,
+    host_setup,
+    outside_span,
+    outside_text,
+    setup_text,
     verdict_scope,
 )
 from gpulens.analyzers.stall_classes import OCCUPANCY_METRICS, SOL_METRICS
@@ -357,6 +359,8 @@ class Verdicts(Analyzer):
                 Roofline.settle((results or {}).get("roofline"), name, v.verdict,
                                 None if eff != eff else v.time_at_stake_ns, _sol_text(e), e.sol_pct,
                                 {"L1": "L1/TEX", "L2": "L2"}.get(cache or ""))
+            if v.verdict == "latency/occupancy-bound":  # the roofline row names it as the verdict does
+                Roofline.name_latency((results or {}).get("roofline"), name)
             # a time at stake computed from an assumed GPU's peaks or SM count holds only if the GPU is that one
             premise = assumed_premise(device, v.stake_from) if v.time_at_stake_ns is not None and (
                 (v.stake_from == "peaks" and e.roof_assumed) or (v.stake_from == "sms" and e.sms_assumed)) else ""
@@ -444,7 +448,7 @@ class Verdicts(Analyzer):
         lead: float | None = None  # the run verdict's own share of the span [%] when a timeline share decided it
         hidden: tuple[str, int] | None = None  # communication kernels mostly under computation (_overlapped_comm)
         held: tuple[float, float] | None = None  # (host, GPU) shares of the critical path when the host paces steps
-        where: str | None = None  # where a host-bound run verdict holds when not over the GPU span (sliver rule)
+        where: str | None = None  # None since s40: the verdict judges the GPU span (outside_span says the rest)
         if unweighed:  # no kernel time recorded (every kernel 0 ns): no verdict "holds the most kernel time" — the
             kernel_class = "undetermined"  # first of several classes would be an arbitrary pick, not a majority
         if busy_unknown and unweighed:
@@ -460,29 +464,6 @@ class Verdicts(Analyzer):
                 if kernel_class and kernel_class != "undetermined" else \
                 ("undetermined", "counters only: the kernels' counters do not classify them" if has_counters else
                  "per-kernel totals only: no counters or FLOP/byte figures to classify the kernels")
-        elif (sliver := sliver_of_window(bn)) is not None:
-            # the GPU's work is a sliver of the profiled window (one 1.76 µs kernel in a 13.34 s window): the run is
-            # the host-side time around it, as an idle-dominated span is its idle cause — the kernels' verdicts (kept
-            # per kernel) describe the sliver, not the run
-            edges, window, busy = sliver
-            before, after = (int(bn.summary.get(k) or 0) for k in ("host_only_before_ns", "host_only_after_ns"))
-            # where the host bounds the run: outside the GPU span only — inside it the GPU may be busy throughout
-            # (nsys memfusion RTX 3090: busy 99.4 % of its 6.46 ms span, 98.8 % of a 533.93 ms window host-only)
-            where = (f"outside the GPU span, host-only time holds {_pct_of(edges, window)} of the {fmt_ns(window)} "
-                     f"profiled window ({fmt_ns(before)} before the first GPU work, {fmt_ns(after)} after the last)")
-            run, basis = "host-bound", (
-                f"the profiled window: host-only time outside the GPU span holds {_pct_of(edges, window)} of the "
-                f"{fmt_ns(window)} profiled window, the GPU busy {_pct_of(busy, window)} of it (under "
-                f"{_pct_of(int(float(bn.summary.get('min_share') or 0.1) * window), window)}: negligible) — "
-                + ("the kernels' verdicts describe that sliver, not the run" if kernel_class in (None, "undetermined")
-                   else f"the kernels' verdict ({kernel_class}) describes that sliver, not the run"))
-            if overhead and overhead not in ("gpu-bound", "undetermined", run):
-                # a proven cause inside the GPU span (its share of that span, as every secondary cause's)
-                oh, _, span = _shares(bn, overhead)
-                if oh is not None:
-                    secondary = (overhead, 100.0 * oh / span)
-                    basis += (f"; secondary cause, inside the GPU span: {class_label(overhead)} ({_pct_of(oh, span)} "
-                              f"of the {'steady ' if bn.summary.get('steady_span_ns') else ''}span)")
         elif overhead == "undetermined" and not (kernel_class and kernel_class != "undetermined"):
             run, basis = "undetermined", ("too little evidence for a verdict: "
                                           + str(bn.summary.get("verdict_evidence") or "too few gaps")
@@ -531,16 +512,22 @@ class Verdicts(Analyzer):
                 basis += (f", communication counted by its exposed time ({fmt_ns(exposed)} of "
                           f"{fmt_ns(int(by_class['communication-bound']))} of communication kernels: the rest ran "
                           "under computation)")
-        elif _mostly_host_only(bn):
-            # busy within a GPU span that is a sliver of the profiled window (one fill in a 131 ms window): "GPU-bound"
-            # would describe the sliver, not the run, and no kernel verdict says more
-            edges, window = _host_only_edges(bn)
-            edges += int(bn.summary.get("gpu_pending_before_ns") or 0)  # not host-only, not in the GPU span either
-            run, basis = "undetermined", (f"the GPU worked only inside a {fmt_ns(window - edges)} span of the "
-                                          f"{fmt_ns(window)} profiled window and no kernel verdict decides the run: "
-                                          "busy within that span says nothing about the rest")
+        elif kernel_class is None and _mostly_host_only(bn):
+            # no kernel at all in a GPU span that is a sliver of the profiled window (one fill in a 131 ms window):
+            # "GPU-bound" would rest on a copy or fill alone; the host-only time around it is stated on its own
+            run, basis = "undetermined", ("no kernel ran in the GPU span (copies or fills only) and no idle cause "
+                                          "decides it: nothing there to judge")
         else:
             run, basis = "gpu-bound", _undetermined_basis(by_class)
+        setup = None if busy_unknown else host_setup(bn, run)
+        if setup is not None:  # the verdict names start-up as the cause of the host wait
+            basis += "; " + setup_text(setup)
+        outside = None if busy_unknown else outside_span(bn)
+        if outside is not None:
+            # the run verdict judges the GPU span (first to last GPU work); host-only time before it (start-up:
+            # context creation, allocation, model load) and after it (teardown) is its own figure, never the
+            # verdict (nsys streamSimple: 54.58 ms before 76.93 µs of GPU work made the run "host-bound")
+            basis += "; " + outside_text(outside)
         if run != overhead and overhead and overhead not in ("gpu-bound", "undetermined") and secondary is None:
             # a proven overhead cause smaller than the computing share: named as the secondary cause
             oh, comp, span = _shares(bn, overhead)
@@ -560,9 +547,16 @@ class Verdicts(Analyzer):
                 # largest single finding to start with, one sentence (_verdict_order.fix_first); None otherwise
                 "fix_first": fix_first(t, ranked, run, secondary, sec_ns, str(sec_key).startswith("idle_"))
                 if not busy_unknown else None,
-                # where the run verdict holds when that is not the GPU span: host-only time before/after it (the
-                # GPU's work a sliver of the profiled window); None when the verdict is about the GPU span
+                # where the run verdict holds when that is not the GPU span; always None now: the verdict judges the
+                # GPU span, and host-only time outside it is ``outside_span`` (kept for readers of older reports)
                 "verdict_where": where,
+                # host-only time outside the GPU span when it holds ≥ OUTSIDE_SPAN_SHARE of the profiled window:
+                # {"before_ns", "after_ns", "window_ns"} (start-up before the first GPU work, teardown after the
+                # last), stated beside the verdict and never its basis; None otherwise
+                "outside_span": outside,
+                # a host-bound verdict whose host wait is mostly set-up calls (_run_shares.host_setup):
+                # {"setup_ns", "host_ns"}, named as start-up beside the verdict; None otherwise
+                "host_setup": setup,
                 # the part of the GPU span the verdict is about when one-off/warm-up gaps holding ≥ min_share of it
                 # are left out ("steady state: 12.9 % of the span"; _run_shares.verdict_scope), shown in the
                 # verdict's label; None when it is about the whole span, the window (verdict_where) or no timeline

@@ -59,12 +59,23 @@ KERNEL_NAME_RULES: tuple[Rule, ...] = (
          "copyImage…); AMD-AGI/TraceLens PR#613"),
     Rule("memset", r"^__amd_rocclr_fill(Buffer|Image)", "HIP runtime blit fill kernels",
          "ROCm/clr rocclr/device/blitcl.cpp (__amd_rocclr_fillBuffer, fillBufferAligned, fillImage)"),
-    Rule("sync", r"^__amd_rocclr_streamOps(Wait|Write)", "HIP runtime stream-operation kernels: a GPU-queue wait on "
-         "or write of a memory value (hipStreamWaitValue32/64, hipStreamWriteValue32/64), synchronisation, not "
+    Rule("memset", r"^__amd_rocclr_(initHeap|gwsInit|scheduler|graphScheduler)\b|^gwsInit(\.kd)?$",
+         "HIP runtime set-up kernels: the device-side heap's initialisation (initHeap, launched once before the first "
+         "kernel that may call malloc), the global wave sync counter's (gwsInit) and the runtime's device-side "
+         "schedulers (scheduler, graphScheduler) — runtime work on the GPU, counted with the runtime's fills, "
+         "not computation",
+         "ROCm/clr rocclr/device/rocm/rocblit.cpp (BlitName: __amd_rocclr_scheduler, __amd_rocclr_gwsInit, "
+         "__amd_rocclr_initHeap) and rocblitcl.cpp (__kernel __amd_rocclr_initHeap: __ockl_dm_init_v1; "
+         "__amd_rocclr_gwsInit: ds_gws_init; __amd_rocclr_graphScheduler); rocclr/device/rocm/rocschedcl.cpp "
+         "(the older bare gwsInit); rocprofv3 kernel traces list __amd_rocclr_initHeap as dispatch 1"),
+    Rule("sync", r"^__amd_rocclr_(streamOps(Wait|Write|Increment|Decrement)|batchMemOp)",
+         "HIP runtime stream-operation kernels: a GPU-queue wait on, write, increment or decrement of a memory value "
+         "(hipStreamWaitValue32/64, hipStreamWriteValue32/64, hipStreamBatchMemOp), synchronisation, not "
          "computation",
          "ROCm/clr rocclr/device/rocm/rocblitcl.cpp (__kernel __amd_rocclr_streamOpsWait / streamOpsWrite, "
          "wrappers of __amd_streamOpsWait/Write) and rocclr/device/rocm/rocblit.cpp (KernelBlitManager::"
-         "streamOpsWait: 'waits for a value at memory'); symbols listed in AMD-AGI/TraceLens "
+         "streamOpsWait: 'waits for a value at memory'; BlitName: __amd_rocclr_batchMemOp; rocblitcl.cpp "
+         "__amd_rocclr_streamOpsIncrement / streamOpsDecrement); symbols listed in AMD-AGI/TraceLens "
          "tests/rocprof/908_results.json.gz"),
     Rule("comm", r"nccl", "NCCL (ncclKernel_*, ncclDevKernel_*)", "NVIDIA/nccl src/device/common.h kernel names"),
     Rule("comm", r"rccl", "RCCL", "ROCm/rccl src/device kernel names"),

@@ -396,6 +396,42 @@ def inferred_num_sms(timeline: Any) -> int | None:
     return None
 
 
+def spec_conflict(timeline: Any, given: DeviceSpec | None) -> str | None:
+    """Why ``given`` (the user's ``--device-spec``) is not the GPU the trace records, or None when it may be.
+
+    The recorded device (:func:`main_device`) conflicts with ``given`` when it is identified as another built-in
+    GPU and ``given`` is a built-in one (a trace of an H200 analysed as an H100 SXM: other bandwidth, other roofs),
+    or — for a spec file, which may hold the same GPU's own measured peaks under any name, and for a record no
+    built-in spec matches — when a recorded hardware fact differs: vendor, architecture (compute capability / gfx
+    arch) or SM/CU count. Returns one sentence naming both GPUs and which spec the figures use; None when the trace
+    records nothing to compare, or nothing contradicts ``given``.
+    """
+    rec = _main_device(timeline)
+    if rec is None or given is None:
+        return None
+    ident = identify_device(rec)
+    ident = None if ident is not None and ident.assumed else ident  # an assumed GPU is no record to contradict
+    recorded = str(rec.get("name") or "") or (ident.name if ident else "")
+    why = ""
+    if ident is not None and ident.name != given.name and given.origin == "builtin":
+        why = f"identified as the built-in {ident.name}"
+    else:
+        amd = _is_amd(rec)
+        arch = _gfx_of(rec) if amd else (f"sm_{str(rec['compute_capability']).replace('.', '')}"
+                                         if rec.get("compute_capability") else None)
+        sms = rec.get("num_sms")
+        if (recorded or arch) and amd != (given.vendor == "amd"):
+            why = f"an {'AMD' if amd else 'NVIDIA'} GPU"
+        elif arch and given.arch != "sm_?" and arch != given.arch:
+            why = f"architecture {arch}, the spec's {given.arch}"
+        elif isinstance(sms, int) and sms > 0 and given.num_sms and sms != given.num_sms:
+            why = f"{sms} {'CUs' if amd else 'SMs'}, the spec's {given.num_sms}"
+    if not why:
+        return None
+    return (f"--device-spec {given.name} is not the GPU this trace records: {recorded or 'the recorded device'} "
+            f"({why}); the roofline, occupancy and times at stake use the {given.name}'s figures, as asked")
+
+
 def identify(timeline: Any) -> DeviceSpec | None:
     """The spec of the GPU a Timeline ran on (the device with the most kernel time), or None when unknown.
 
@@ -421,6 +457,6 @@ def identify(timeline: Any) -> DeviceSpec | None:
 
 
 __all__ = ["PRECISIONS", "SPECS", "SPEC_HINT", "ArchLimits", "DeviceSpec", "Figure", "ambiguous_parts", "builtin_spec",
-           "find_spec",
-           "get_spec", "identify", "identify_device", "inferred_num_sms", "limits_for", "limits_of_record", "load_spec",
+           "find_spec", "get_spec", "identify", "identify_device", "inferred_num_sms", "limits_for", "limits_of_record",
+           "load_spec", "spec_conflict",
            "main_device", "no_spec_reason", "spec_from_dict", "split_by_work"]

@@ -243,10 +243,13 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
     ov = kernel_overlap(*({n: _median(m) or 0.0 for n, m in ms.items() if n.startswith(KERNEL_PREFIX)}
                           for ms in (base_metrics, cand_metrics)))
     res.workload = ov
-    if ov is not None and not ov["same_workload"]:  # said first: it explains every row below
+    env_differs = bool(mism)  # another GPU, vendor, driver...: decisive whatever the kernels run
+    if ov is not None and not ov["same_workload"]:
         if allow_other_workload:
             res.notes.insert(0, f"allowed: {workload_text(ov)}")
-        else:
+        elif env_differs:  # the decisive cause leads; other kernel names follow from another GPU or vendor
+            mism.append(workload_text(ov))
+        else:  # said first: it explains every row below
             mism.insert(0, workload_text(ov))
     res.mismatches = mism
     same_measure(baseline, base_metrics, cand_metrics)
@@ -302,7 +305,7 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
                 r.verdict, r.reason = AMBIGUOUS, f"{r.reason}; but {note}"
     if mism:
         for r in rows:
-            r.reason = f"{'runs' if res.workload and not res.workload['same_workload'] and not allow_other_workload else 'environments'} differ (if compared: {r.verdict}, {r.reason})"
+            r.reason = f"{'environments' if env_differs else 'runs'} differ (if compared: {r.verdict}, {r.reason})"
             r.verdict = INCOMPARABLE
         res.verdict, res.reason = INCOMPARABLE, "not comparable: " + "; ".join(mism)
     res.metrics = _order(rows)

@@ -135,8 +135,9 @@ class GateResult:
         metrics: rows, already ordered for display: gating rows by severity, then the rest.
         baseline: name, path, created, machine_key, environment, git, runs (None when there is none).
         candidate: reports, runs, excluded runs, machine_key, environment.
-        mismatches: differences that make the runs incomparable: the environments', and first, when the runs are
-            not the same workload, that (:func:`gpulens.gate.workload.workload_text`).
+        mismatches: differences that make the runs incomparable, the decisive cause first: the environments'
+            (GPU, vendor, driver...), then, when the runs are not the same workload, that
+            (:func:`gpulens.gate.workload.workload_text`) — first when the environments match.
         workload: the runs' kernel-name overlap (:func:`gpulens.gate.workload.kernel_overlap`), None when either
             side has no kernel time.
         notes: differences that are reported but allowed (runtime, torch, tool version, unknown fields).

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from gpulens.analyzers import Finding
+from gpulens.analyzers._run_shares import outside_text, setup_text
 from gpulens.reports._format import busy_pct_text, fmt_ns, fmt_unit, is_missing, share_pct_text, untimed_text
 
 #: The label every reporter puts before :attr:`Answer.fix_first`.
@@ -353,25 +354,18 @@ def answer(s: Any) -> Answer:
         else:
             busy += f" ({steady_text})"
     where = vd.summary.get("verdict_where") if vd is not None and not vd.skipped else None
-    if where and span:
-        # the verdict holds outside the GPU span: where first, then the busy share inside the span ("Host-bound: the
-        # GPU was busy 99.4 % of its span; but 98.8 % of the window is host-only time" read as a contradiction)
+    su = vd.summary.get("host_setup") if vd is not None and not vd.skipped else None
+    if su and verdict == "host-bound":  # the verdict names start-up as the cause of the host wait
+        busy += "; " + setup_text(su)
+    if where and span:  # a report analysed before the verdict judged the GPU span only: where it held, first
         busy = (f"{where}" + (" (the input is truncated, so GPU work after the cut may be missing from the span)"
                               if s.timeline.meta.truncated else "") + f"; {busy}")
-    elif bn is not None and not bn.skipped and span:  # host-only time outside the GPU span: the verdict leaves it out
-        edges = int(bn.summary.get("host_only_before_ns") or 0) + int(bn.summary.get("host_only_after_ns") or 0)
-        window = int(bn.summary.get("window_ns") or 0)
-        if window and edges >= 0.25 * window and verdict == "host-bound":
-            # the figure the verdict rests on leads: "host-bound — the GPU was busy 99.4 %" read as a contradiction
-            busy = (f"{share_pct_text(100.0 * edges / window)} of the {fmt_ns(window)} profiled window is host-only "
-                    "time outside the GPU span"
-                    + (" (the input is truncated, so GPU work after the cut may be missing from it)"
-                       if s.timeline.meta.truncated else "") + f"; inside that span, {busy}")
-        elif window and edges >= 0.25 * window:
-            busy += (f"; but {share_pct_text(100.0 * edges / window)} of the {fmt_ns(window)} profiled window is "
-                     "host-only time outside that span"
-                     + (" (the input is truncated, so GPU work after the cut may be missing from it)"
-                        if s.timeline.meta.truncated else ""))
+    elif (out := vd.summary.get("outside_span") if vd is not None and not vd.skipped else None) and span:
+        # host-only time outside the GPU span (start-up, teardown): its own figure beside the verdict, which judges
+        # the span (analyzers._run_shares.outside_span) — the verdict's figure first, then this one
+        busy += ("; " + outside_text(out)
+                 + (" (the input is truncated, so GPU work after the cut may be missing from the span)"
+                    if s.timeline.meta.truncated else ""))
     path = vd.summary.get("host_path_share") if vd is not None and not vd.skipped else None
     if path is not None and verdict == "host-bound":  # analyzers.verdicts: the host paces the steps
         busy += (f", but the host holds {share_pct_text(100.0 * path)} of the steps' critical path: faster kernels "
@@ -387,6 +381,8 @@ def answer(s: Any) -> Answer:
                  "lost or cut off their work): the figures cover only the GPU work recorded")
     if verdict == "undetermined":  # why there is no verdict, in the sentence that would have given it
         why = vd.summary.get("basis") if vd is not None and not vd.skipped else None
+        if why and vd.summary.get("outside_span"):  # said once, above
+            why = why.replace("; " + outside_text(vd.summary["outside_span"]), "")
         if not why and bn is not None and not bn.skipped and bn.summary.get("verdict_evidence"):
             why = f"too little evidence for a verdict: {bn.summary['verdict_evidence']}"
         busy += f" — {why}" if why else ""

@@ -122,6 +122,12 @@ def _absent(r: AnalysisResult | None) -> str:
     return f'<p class="nm">{NOT_MEASURED}: {esc(why)}</p>'
 
 
+def _same_share(a: Any, b: Any, tol: float) -> bool:
+    """Whether two shares [%] of a roofline row agree within ``tol`` points (both known)."""
+    x, y = pd.to_numeric(pd.Series([a, b]), errors="coerce")
+    return bool(x == x and y == y and abs(x - y) < tol)
+
+
 def _kv_row(r: AnalysisResult, row: pd.Series, skip: tuple[str, ...] = ("name", "kernel"),
             vendor: str | None = None) -> str:
     """One result row as label/value pairs; a note column without a note is left out (a table shows "none" in
@@ -226,7 +232,10 @@ def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
         if "compute_roof" in rf.index:  # "matrix bf16 (tensor cores)", not the figure key "matrix.bf16"
             rf = rf.copy()
             rf["compute_roof"] = roof_label(rf["compute_roof"], str(getattr(s.device, "vendor", "") or ""))
-        parts.append(_part("Roofline position", _kv_row(r, rf, ("name", "calls", "time_ns"))))
+        # a share equal to % of roofline is that figure again, not another: said once (as the roofline table does)
+        same = tuple(c for c, tol in (("bound_pct", 0.05), ("datasheet_roof_pct", 0.5))
+                     if c in rf.index and _same_share(rf[c], rf.get("roof_pct"), tol))
+        parts.append(_part("Roofline position", _kv_row(r, rf, ("name", "calls", "time_ns") + same)))
     else:
         parts.append(_part("Roofline position", _absent(res.get("roofline"))))
     launch = [n for n in res if "launch" in n and _row(res[n], name) is not None]

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.report import SourceReport
-from gpulens.reports._format import bound_pct_legend, fmt_ns, fmt_si, fmt_unit, is_missing, roofline_heading
+from gpulens.reports._format import bound_pct_differs, bound_pct_legend, fmt_ns, fmt_si, fmt_unit, is_missing, roofline_heading
 from gpulens.reports._html_parts import (CHAR_PX, GREY, KERNEL_LINKS, OKABE_ITO, Panel, empty_html, hot_ranks,
                                          plot_text, table_html)
 from gpulens.reports._names import short_names
@@ -279,6 +279,8 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
     cols = [c for c in cols if c in t.columns or c not in ("bound_basis", "bound_pct")]  # a cached report from before
     if "flops_lower_bound" in t and t["flops_lower_bound"].notna().any():
         cols.append("flops_lower_bound")  # which FP counters were not collected: the FLOPs a lower bound
+    if not bound_pct_differs(t):  # on a roofline basis bound_pct is roof_pct: one figure, one column
+        cols = [c for c in cols if c != "bound_pct"]
     differ = (pd.to_numeric(t["datasheet_roof_pct"], errors="coerce")
               - pd.to_numeric(t["roof_pct"], errors="coerce")).abs() >= 0.5 if len(t) and "datasheet_roof_pct" in t \
         else pd.Series(dtype=bool)

@@ -276,17 +276,24 @@ def roofline_heading(summary: Mapping[str, Any]) -> str:
     return f"Roofline on {dev} (FLOPs known for {known} of the critical kernels' {basis}{at})"
 
 
+def bound_pct_differs(table: Any) -> bool:
+    """Whether the roofline table's bound's % of peak (``bound_pct``) differs from its % of roofline (``roof_pct``) on
+    some row (by 0.05 points or more, the shown rounding): only then are they two figures. On a roofline basis every
+    row's ``bound_pct`` is its ``roof_pct``, and reports show one column (H200 resnet18 Kineto: two equal columns)."""
+    import pandas as pd
+
+    if table is None or not len(table) or "bound_pct" not in table or "roof_pct" not in table:
+        return False
+    diff = (pd.to_numeric(table["bound_pct"], errors="coerce") - pd.to_numeric(table["roof_pct"], errors="coerce"))
+    return bool((diff.abs() >= 0.05).any())
+
+
 def bound_pct_legend(table: Any) -> str:
     """What the roofline table's two percentages are, said under the table where they differ on some row ("" where
     every row's two figures agree): the bound's share of peak and the share of the DRAM/compute roofline are two
     quantities (ncu H200 CSV: gemm_wmma "bound at 96.4 %" beside "3.5 % roof" with no legend read as one figure
     contradicting itself). ``table``: the roofline table (``bound_pct``, ``roof_pct``, ``bound_basis``)."""
-    import pandas as pd
-
-    if table is None or not len(table) or "bound_pct" not in table or "roof_pct" not in table:
-        return ""
-    diff = (pd.to_numeric(table["bound_pct"], errors="coerce") - pd.to_numeric(table["roof_pct"], errors="coerce"))
-    if not (diff.abs() >= 0.05).any():
+    if not bound_pct_differs(table):
         return ""
     return ("Two shares: the bound's % of peak is the share its bound rests on — on a roofline basis its % of the "
             "roofline; on the measured speed of light its limiting unit's (compute, DRAM, L1 or L2) % of that unit's "

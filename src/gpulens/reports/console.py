@@ -18,7 +18,8 @@ from gpulens.reports._format import critical_set_text
 from gpulens.analyzers.breakdown import REST_KEY
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text, run_device_text,  # noqa: F401 (fmt_ns: re-export)
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, limiter_text, rank_ranges,
-                                     roofline_heading, vendor_short_label, bound_pct_legend)
+                                     roofline_heading, vendor_short_label, bound_pct_legend,
+                                     bound_pct_differs)
 from gpulens.reports._format import (IDLE_KEYS, busy_bound_word, SPLIT_PARTS, column_label, idle_at_most, idle_bound_note, kib_text,
                                      one_off_split)
 from gpulens.reports._names import label_scope, short_names
@@ -232,6 +233,9 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
         cols = [name_col(), Col("TFLOP/s"), Col("GB/s"), Col("FLOP/B", optional=True),
                 Col("prec", optional=True), Col("bound"), Col("bound from", optional=True), Col("bound's % of peak", optional=True), Col("% of roofline"),
                 Col("from", optional=True)]
+        if not bound_pct_differs(rt):  # one figure on a roofline basis: one column (% of roofline)
+            k = next(i for i, c in enumerate(cols) if c.header == "bound's % of peak")
+            cols, rows = cols[:k] + cols[k + 1:], [r[:k] + r[k + 1:] for r in rows]
         parts.append(FitTable(roofline_heading(sm), cols, rows))
         legend = bound_pct_legend(rt)
         if legend:

@@ -66,7 +66,7 @@ def reason_text(result: GateResult) -> str:
 
 def listed_mismatches(result: GateResult) -> list[str]:
     """The mismatches listed under the headline: those its reason does not already state (an INCOMPARABLE
-    reason names them all — each is said once, "the runs are not the same workload" at the top)."""
+    reason names them all — each is said once, the decisive cause first)."""
     return [m for m in result.mismatches if m not in (result.reason or "")]
 
 
