@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from gpulens.analyzers import Finding
+from gpulens.analyzers._window_findings import WINDOW_IDLE_SHARE
 from gpulens.reports._format import busy_pct_text, fmt_ns, fmt_unit, is_missing, share_pct_text, untimed_text
 
 #: The label every reporter puts before :attr:`Answer.fix_first`.
@@ -359,16 +360,19 @@ def answer(s: Any) -> Answer:
         busy = (f"{where}" + (" (the input is truncated, so GPU work after the cut may be missing from the span)"
                               if s.timeline.meta.truncated else "") + f"; {busy}")
     elif bn is not None and not bn.skipped and span:  # host-only time outside the GPU span: the verdict leaves it out
-        edges = int(bn.summary.get("host_only_before_ns") or 0) + int(bn.summary.get("host_only_after_ns") or 0)
+        # the share as the bottlenecks summary defines it (analyzers._window_findings.window_finding), one figure
+        # with its finding's
+        outside = bn.summary.get("host_only_outside_pct")
         window = int(bn.summary.get("window_ns") or 0)
-        if window and edges >= 0.25 * window and verdict == "host-bound":
+        big = outside is not None and outside >= 100.0 * WINDOW_IDLE_SHARE
+        if big and verdict == "host-bound":
             # the figure the verdict rests on leads: "host-bound — the GPU was busy 99.4 %" read as a contradiction
-            busy = (f"{share_pct_text(100.0 * edges / window)} of the {fmt_ns(window)} profiled window is host-only "
+            busy = (f"{share_pct_text(outside)} of the {fmt_ns(window)} profiled window is host-only "
                     "time outside the GPU span"
                     + (" (the input is truncated, so GPU work after the cut may be missing from it)"
                        if s.timeline.meta.truncated else "") + f"; inside that span, {busy}")
-        elif window and edges >= 0.25 * window:
-            busy += (f"; but {share_pct_text(100.0 * edges / window)} of the {fmt_ns(window)} profiled window is "
+        elif big:
+            busy += (f"; but {share_pct_text(outside)} of the {fmt_ns(window)} profiled window is "
                      "host-only time outside that span"
                      + (" (the input is truncated, so GPU work after the cut may be missing from it)"
                         if s.timeline.meta.truncated else ""))
