@@ -60,3 +60,52 @@ def test_verdict_and_finding_quote_the_same_share(host_then_gpu):
     page = html.render(host_then_gpu)
     assert "37.3 % of the 400.00 µs profiled window" in page and "37.2 %" not in page
 
+
+
+# -- 3. a stats summary says where the rows that are not kernels went --------------------------------------------
+
+_STATS = ('"Name","Calls","TotalDurationNs","AverageNs","Percentage","MinNs","MaxNs","StdDev"\n'
+          '"kA",1001,87995483,87907.575425,43.77,80200,108480,3547.283930\n'
+          '"kB",1000,52197887,52197.887000,25.96,48320,69880,3052.411702\n'
+          '"kC",1000,51095558,51095.558000,25.41,43720,60640,3253.741764\n'
+          '"kD",1000,9759423,9759.423000,4.85,7640,13080,673.670901\n'
+          '"kE",1001,1001000,1000.000000,0.01,1000,1000,0.0\n'
+          '"__amd_rocclr_fillBufferAligned",1,5920,5920.000000,4.671e-04,5920,5920,0.0\n')
+
+
+def test_stats_note_says_the_fill_row_is_not_a_kernel(tmp_path):
+    # 6 rows: kA..kE are kernels (1001 + 1000 + 1000 + 1000 + 1001 = 5,002 launches of 5 kernels); the ROCclr fill
+    # (ROCm/clr blitcl.cpp's fillBufferAligned: a memset) is the 6th row, 1 call
+    p = tmp_path / "77_kernel_stats.csv"
+    p.write_text(_STATS)
+    src = gpulens.analyze([p]).sources[0]
+    assert (src.summary["kernel_count"], src.summary["unique_kernels"]) == (5002, 5)
+    note = next(w for w in src.timeline.meta.warnings if "per-name summary" in str(w))
+    assert ("6 rows, kernel domain: 5 kernel rows; 1 row of HIP runtime copy/fill (blit) kernels (1 call: "
+            "__amd_rocclr_fillBufferAligned), counted as copies and fills, not kernels") in str(note)
+    text = " ".join(console.render(gpulens.analyze([p]), width=400).split())
+    assert "5,002 launches of 5 kernels" in text and "1 row of HIP runtime copy/fill (blit) kernels" in text
+
+
+def test_stats_note_counts_every_kind_of_row_left_out(tmp_path):
+    # 2 kernels, 2 blits (copyBuffer 3 calls + fillBufferAligned 1 call = 4 calls), 1 stream wait (2 calls),
+    # 1 barrier packet row: 6 rows, 2 of them kernels
+    p = tmp_path / "9_kernel_stats.csv"
+    p.write_text('"Name","Calls","TotalDurationNs","AverageNs","Percentage"\n'
+                 '"gemm",2,2000,1000.0,40.0\n"relu",1,500,500.0,10.0\n'
+                 '"__amd_rocclr_copyBuffer",3,900,300.0,18.0\n"__amd_rocclr_fillBufferAligned",1,100,100.0,2.0\n'
+                 '"__amd_rocclr_streamOpsWait",2,1000,500.0,20.0\n"<barrier packet>",1,500,500.0,10.0\n')
+    src = gpulens.analyze([p]).sources[0]
+    assert (src.summary["kernel_count"], src.summary["unique_kernels"]) == (3, 2)
+    note = str(next(w for w in src.timeline.meta.warnings if "per-name summary" in str(w)))
+    assert "(6 rows, kernel domain: 2 kernel rows; 2 rows of HIP runtime copy/fill (blit) kernels (4 calls: " in note
+    assert "1 row of stream wait/write operations (2 calls: __amd_rocclr_streamOpsWait)" in note
+    assert "1 row of barrier or marker packets (1 call: <barrier packet>)" in note
+
+
+def test_stats_of_kernels_only_says_nothing_more(tmp_path):
+    p = tmp_path / "5_kernel_stats.csv"
+    p.write_text(_STATS.rsplit('"__amd', 1)[0])  # the 5 kernel rows alone
+    src = gpulens.analyze([p]).sources[0]
+    note = str(next(w for w in src.timeline.meta.warnings if "per-name summary" in str(w)))
+    assert "(5 rows, kernel domain), not a trace" in note
