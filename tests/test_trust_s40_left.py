@@ -62,6 +62,60 @@ def test_verdict_and_finding_quote_the_same_share(host_then_gpu):
 
 
 
+
+# -- 2. no GPU work: no GPU span, for every input --------------------------------------------------------------
+
+def _cpu_only_kineto(path):
+    """Two CPU ops (0 → 10 µs, 20 → 30 µs), no GPU event: a 30 µs profiled window and no GPU span."""
+    ev = [{"ph": "X", "cat": "cpu_op", "name": n, "pid": 1, "tid": 1, "ts": ts, "dur": 10}
+          for n, ts in (("aten::add", 0), ("aten::mul", 20))]
+    path.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+    return path
+
+
+def _cpu_only_nsys(path):
+    """An nsys export with two CUDA runtime calls (1000 → 1400 ns, 5000 → 5300 ns) and no kernel table."""
+    from tests.case_variants import _nsys_db
+
+    return _nsys_db(path, ["cudaMalloc_v3020", "cudaFree_v3020"], [(1000, 1400, 1, 1), (5000, 5300, 2, 2)], None, [])
+
+
+def _mtia(path):
+    """An MTIA rank (HolisticTraceAnalysis' mtia_inference_trace layout): device work only as mtia_ccp_events, which
+    gpulens does not read — its span is not measured."""
+    ev = [{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 865, "tid": 1837, "ts": 0, "dur": 50,
+           "args": {"External id": 1}},
+          {"ph": "X", "cat": "mtia_runtime", "name": "enqueueCommand memcpyHtoDAsync", "pid": 865, "tid": 1837,
+           "ts": 10, "dur": 5, "args": {"correlation": 7, "device": 17, "stream_id": "108"}}]
+    ev += [{"ph": "X", "cat": "mtia_ccp_events", "name": "dma_request", "pid": 17, "tid": 3706, "ts": 20 + 10 * i,
+            "dur": 7.4, "args": {"correlation": 7, "stream": 106}} for i in range(3)]
+    path.write_text(json.dumps({"schemaVersion": 1, "deviceProperties": [{"id": 17, "name": "ARTEMIS"}],
+                                "traceEvents": ev}))
+    return path
+
+
+@pytest.mark.parametrize("make,name,window_ns,span_words", [
+    (_cpu_only_kineto, "cpu.json", 30_000, "none (no GPU work recorded)"),   # 0 → 30 µs
+    (_cpu_only_nsys, "cpu.sqlite", 4_300, "none (no GPU work recorded)"),   # 1000 → 5300 ns
+    (_mtia, "mtia_rank_0.json", 50_000, "unknown"),                         # 0 → 50 µs
+])
+def test_no_gpu_work_has_no_span(tmp_path, make, name, window_ns, span_words):
+    rep = gpulens.analyze([make(tmp_path / name)])
+    src = rep.sources[0]
+    assert src.summary["kernel_count"] == 0
+    assert src.summary["span_ns"] is None and src.summary["device_span_ns"] is None
+    bd = src.results["breakdown"].summary  # the analysis' own figure and the headline's are one
+    assert bd["span_ns"] is None and bd["window_ns"] == window_ns
+    js = json.loads(json_report.render(rep))["sources"][0]
+    assert js["summary"]["span_ns"] is None and js["analyses"]["breakdown"]["summary"]["span_ns"] is None
+    md = markdown.render(rep)
+    assert f"| GPU span | {span_words} |" in md
+    text = " ".join(console.render(rep, width=300).split())
+    assert f"GPU span {span_words}" in text
+    for out in (md, text, html.render(rep)):  # a span that does not exist is never shown as measured
+        assert "GPU span 0 ns" not in out and "| GPU span | 0 ns |" not in out and "0 ns span" not in out
+
+
 # -- 3. a stats summary says where the rows that are not kernels went --------------------------------------------
 
 _STATS = ('"Name","Calls","TotalDurationNs","AverageNs","Percentage","MinNs","MaxNs","StdDev"\n'
