@@ -81,17 +81,11 @@ def _cpu_only_nsys(path):
 
 
 def _mtia(path):
-    """An MTIA rank (HolisticTraceAnalysis' mtia_inference_trace layout): device work only as mtia_ccp_events, which
-    gpulens does not read — its span is not measured."""
-    ev = [{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 865, "tid": 1837, "ts": 0, "dur": 50,
-           "args": {"External id": 1}},
-          {"ph": "X", "cat": "mtia_runtime", "name": "enqueueCommand memcpyHtoDAsync", "pid": 865, "tid": 1837,
-           "ts": 10, "dur": 5, "args": {"correlation": 7, "device": 17, "stream_id": "108"}}]
-    ev += [{"ph": "X", "cat": "mtia_ccp_events", "name": "dma_request", "pid": 17, "tid": 3706, "ts": 20 + 10 * i,
-            "dur": 7.4, "args": {"correlation": 7, "stream": 106}} for i in range(3)]
-    path.write_text(json.dumps({"schemaVersion": 1, "deviceProperties": [{"id": 17, "name": "ARTEMIS"}],
-                                "traceEvents": ev}))
-    return path
+    """An MTIA rank (HolisticTraceAnalysis' mtia_inference_trace layout, 0 → 50 µs): its device work only as 3
+    mtia_ccp_events, which gpulens does not read — its span is not measured."""
+    from tests.test_public_inputs4 import _mtia_trace
+
+    return _mtia_trace(path, 3)
 
 
 @pytest.mark.parametrize("make,name,window_ns,span_words", [
