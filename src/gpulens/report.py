@@ -190,10 +190,11 @@ class SourceReport:
             "timed_kernel_time_ns": h.get("timed_kernel_time_ns"),
             "kernel_busy_ns": b.get("kernel_busy_ns", 0),
             "gpu_busy_ns": b.get("busy_ns", 0),
-            "span_ns": b.get("span_ns", 0),
+            # no GPU work (or no breakdown): no GPU span — unknown (None) for every input, never 0
+            "span_ns": b.get("span_ns"),
             # no GPU work: a share of a span that does not exist is no figure (None), as the Markdown's "none"
             "gpu_busy_pct": b.get("busy_pct"),
-            "device_span_ns": b.get("device_span_ns", 0),
+            "device_span_ns": b.get("device_span_ns"),
             "rank_span_ns": b.get("rank_span_ns", {}),
             "window_ns": b.get("window_ns", 0),
             "gpu_utilization_pct": b.get("gpu_utilization_pct"),

@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from gpulens.analyzers.bottlenecks import RANK_CLASSES
+from gpulens.analyzers._window_findings import WINDOW_IDLE_SHARE
 from gpulens.units import fmt_ns, share_pct_text
 
 
@@ -93,12 +94,14 @@ def _host_only_edges(bn: Any) -> tuple[int, int]:
 
 #: At or above this share of the profiled window, host-only time outside the GPU span (start-up before the first GPU
 #: work, teardown after the last) is stated beside the run verdict (the window's own finding uses the same share).
-OUTSIDE_SPAN_SHARE = 0.25
+OUTSIDE_SPAN_SHARE = WINDOW_IDLE_SHARE
 
 
 def outside_span(bn: Any) -> dict[str, int] | None:
     """Host-only time outside the GPU span when it holds at least :data:`OUTSIDE_SPAN_SHARE` of the profiled window:
-    ``{"before_ns", "after_ns", "window_ns"}`` [ns] from the bottlenecks summary; None otherwise or when not measured.
+    ``{"before_ns", "after_ns", "window_ns"}`` [ns] and ``"pct"`` (the bottlenecks summary's
+    ``host_only_outside_pct``, the one share of it every report quotes) from the bottlenecks summary; None otherwise
+    or when not measured.
 
     The run verdict judges the GPU span, from the first to the last GPU work: the time before it is start-up (CUDA/HIP
     context creation, cudaMalloc, model load, JIT compilation) and the time after it teardown — no steady-state host
@@ -108,7 +111,8 @@ def outside_span(bn: Any) -> dict[str, int] | None:
     if not window or edges < OUTSIDE_SPAN_SHARE * window:
         return None
     return {"before_ns": int(bn.summary.get("host_only_before_ns") or 0),
-            "after_ns": int(bn.summary.get("host_only_after_ns") or 0), "window_ns": int(window)}
+            "after_ns": int(bn.summary.get("host_only_after_ns") or 0), "window_ns": int(window),
+            "pct": bn.summary.get("host_only_outside_pct")}
 
 
 def outside_text(out: dict[str, int]) -> str:
@@ -119,7 +123,7 @@ def outside_text(out: dict[str, int]) -> str:
     parts = ([f"{fmt_ns(before)} of host-only time before the first GPU work (start-up)"] if before else []) + \
         ([f"{fmt_ns(after)} {'' if before else 'of host-only time '}after the last"] if after else [])
     return (f"outside the GPU span, not judged by the verdict: {' and '.join(parts)} "
-            f"({_pct_of(before + after, window)} of the {fmt_ns(window)} profiled window)")
+            f"({share_pct_text(out.get('pct'))} of the {fmt_ns(window)} profiled window)")
 
 
 def host_setup(bn: Any, run: str) -> dict[str, int] | None:

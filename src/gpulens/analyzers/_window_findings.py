@@ -190,8 +190,10 @@ def _far_gaps(rank: np.ndarray, s: np.ndarray, e: np.ndarray) -> dict[int, tuple
 
 def window_finding(timeline: Timeline) -> tuple[dict[str, Any], Finding | None]:
     """Host-only time of the profiled window outside the GPU span (before the first / after the last GPU event of
-    each rank): the figures (``host_only_before_ns``, ``host_only_after_ns``, ``window_ns`` summed over ranks, and
-    ``host_only_activity``: what the host ran in the larger part of the rank with the most) and a finding when it is
+    each rank): the figures (``host_only_before_ns``, ``host_only_after_ns``, ``window_ns`` summed over ranks,
+    ``host_only_outside_pct`` = 100 × (before + after) / window [%] — the one share every report and verdict quotes;
+    None for an empty window — and ``host_only_activity``: what the host ran in the larger part of the rank with the
+    most) and a finding when it is
     at least :data:`WINDOW_IDLE_SHARE` of the window. Busy %, the idle split and the verdict are about the GPU span,
     so without this a window that is 99 % host-only reads "gpu-bound" and nothing else."""
     out, worst = host_only_window(timeline)
@@ -200,6 +202,7 @@ def window_finding(timeline: Timeline) -> tuple[dict[str, Any], Finding | None]:
     out = dict(out)  # the memo's figures stay as computed
     before, after, window = out["host_only_before_ns"], out["host_only_after_ns"], out["window_ns"]
     outside = before + after
+    out["host_only_outside_pct"] = 100.0 * outside / window if window > 0 else None
     pending = int(out.get("gpu_pending_before_ns") or 0)
     if window > 0 and pending >= WINDOW_IDLE_SHARE * window and pending >= outside:
         return out, _pending_finding(timeline, pending, window)
@@ -208,8 +211,7 @@ def window_finding(timeline: Timeline) -> tuple[dict[str, Any], Finding | None]:
     part, r, lo, hi, side = worst
     acts, covered = _host_activity(timeline, int(r), int(lo), int(hi))
     out["host_only_activity"] = acts
-    share = 100.0 * outside / window
-    share_text = f"{share:.1f} %" if share < 99.95 or outside >= window else "over 99.9 %"  # never "100 %" of some work
+    share_text = share_pct_text(out["host_only_outside_pct"])  # never "100 %" of some work: "over 99.9 %"
     what = ", ".join(f"{a['name']} {fmt_ns(a['overlap_ns'])} in {a['calls']:,} call{'s' if a['calls'] != 1 else ''}"
                      for a in acts)
     names = [a["name"] for a in acts]

@@ -81,8 +81,8 @@ COLUMNS = {
 #: The idle finding (root of the idle-cause findings) is reported from this % of the device span.
 IDLE_FINDING_PCT = 5.0
 SUMMARY_COLUMNS = {
-    "span_ns": "wall GPU span: first → last GPU event on any GPU [ns]",
-    "device_span_ns": "sum of the per-GPU spans (device-time) [ns]",
+    "span_ns": "wall GPU span: first → last GPU event on any GPU [ns]; null without GPU work (no span)",
+    "device_span_ns": "sum of the per-GPU spans (device-time) [ns]; null without GPU work",
     "busy_ns": "union of GPU events, summed over GPUs [ns]",
     "busy_pct": "Σ busy / Σ per-GPU span [%]",
     "idle_ns": "device_span_ns − busy_ns [ns]",
@@ -340,7 +340,10 @@ class Breakdown(Analyzer):
                                  st + ev["dur_ns"].to_numpy()[host].astype("int64", copy=False))
                 window = wall_span(hulls)[0]
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
-                                  {"span_ns": 0, "busy_ns": 0, "gpu_count": 0, "window_ns": int(window)},
+                                  # no GPU work has no GPU span: unknown (None), never a measured "0 ns" — as
+                                  # for an input whose device work is not read (report.SourceReport.summary)
+                                  {"span_ns": None, "device_span_ns": None, "busy_ns": 0, "gpu_count": 0,
+                                   "window_ns": int(window)},
                                   skipped_reason=counter_only_reason(timeline) or "no GPU events in the trace")
         unknown = no_timeline_reason(timeline)  # busy time unknown (not measured): the shared reason
         if unknown:

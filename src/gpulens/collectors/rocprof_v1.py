@@ -301,7 +301,8 @@ class RocprofStats(Collector):
             df.loc[kinds == "sync", "domain"] = "sync"  # stream wait/write operations: synchronisation, not kernels
             barrier = is_non_work(names)
             df.loc[barrier, "domain"] = "barrier"
-        warnings.append(f"{path}: a per-name summary ({len(df)} rows, {domain} domain), not a trace: no events; "
+        split = _row_split(df) if domain == "kernel" else ""
+        warnings.append(f"{path}: a per-name summary ({len(df)} rows, {domain} domain{split}), not a trace: no events; "
                         + ("its calls and total times are kept as the per-kernel summary" if domain == "kernel" else
                            f"its calls and total times are kept as a {domain} summary: no kernel is recorded here"))
         if barrier.any():
@@ -312,6 +313,32 @@ class RocprofStats(Collector):
         meta = TimelineMeta(sources=[source_meta(path, self.name, size, rows=len(df), domain=domain)],
                             warnings=warnings)
         return Timeline(meta=meta, tables={"rocprof_stats": df}).validate()
+
+
+#: Rows of a kernel-domain summary that are not kernels: the domain :class:`RocprofStats` files them in, and what
+#: they are, in the order the note lists them.
+_NOT_KERNEL_ROWS = (("copy", "HIP runtime copy/fill (blit) kernel", "counted as copies and fills, not kernels"),
+                    ("sync", "stream wait/write operation", "counted as synchronisation, not kernels"),
+                    ("barrier", "barrier or marker packet", "no work, named below"))
+
+
+def _row_split(df: pd.DataFrame) -> str:
+    """Where the rows of a kernel-domain summary went when some are not kernels (``df``: the summary with its
+    ``domain`` column filed): ``": 5 kernel rows; 1 row of HIP runtime copy/fill (blit) kernels (1 call:
+    __amd_rocclr_fillBufferAligned), counted as copies and fills, not kernels"``; ``""`` when every row is a kernel. Without
+    it "6 rows" beside the run's "5,002 launches of 5 kernels" left one row unaccounted for."""
+    parts = []
+    for domain, what, fate in _NOT_KERNEL_ROWS:
+        rows = df[df["domain"] == domain]
+        if not len(rows):
+            continue
+        calls = f"{plural(int(rows['Calls'].sum()), 'call')}: " if "Calls" in rows else ""
+        names = sorted(set(rows["Name"].astype(str)))
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3:,} more" if len(names) > 3 else "")
+        parts.append(f"{plural(len(rows), 'row')} of {what}s ({calls}{shown}), {fate}")
+    if not parts:
+        return ""
+    return f": {plural(int((df['domain'] == 'kernel').sum()), 'kernel row')}; " + "; ".join(parts)
 
 
 def _rows_missing(path: Path, text: str, df: pd.DataFrame, shares: list | None,
