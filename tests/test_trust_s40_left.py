@@ -52,7 +52,8 @@ def test_host_only_share_is_one_summary_figure(host_then_gpu):
 def test_verdict_and_finding_quote_the_same_share(host_then_gpu):
     # 37.25 % rounds half up to 37.3 % (units.share_pct_text, the rule of every share); the finding read 37.2 %
     text = " ".join(console.render(host_then_gpu, width=240).split())
-    assert "but 37.3 % of the 400.00 µs profiled window is host-only time outside that span" in text
+    assert ("149.00 µs of host-only time before the first GPU work (start-up) (37.3 % of the 400.00 µs profiled "
+            "window)") in text
     assert "149.00 µs (37.3 % of the profiled window)" in text
     assert "37.2 %" not in text
     md = " ".join(markdown.render(host_then_gpu).split())

@@ -103,7 +103,8 @@ def test_stream_simple_start_up_is_not_host_bound():
     s = gpulens.analyze([STREAMS], workers=1).sources[0]
     vd = s.results["verdicts"].summary
     assert vd["run_verdict"] != "host-bound"
-    assert vd["outside_span"] == {"before_ns": k0 - r0, "after_ns": r1 - k1, "window_ns": r1 - r0}  # 54.58, 21.36 ms
+    assert vd["outside_span"] == {"before_ns": k0 - r0, "after_ns": r1 - k1, "window_ns": r1 - r0,  # 54.58, 21.36 ms
+                                  "pct": pytest.approx(100 * ((k0 - r0) + (r1 - k1)) / (r1 - r0))}
     head = answer(s).sentence
     assert "not judged by the verdict: 54.58 ms of host-only time before the first GPU work (start-up) and 21.36 ms " \
            "after the last (99.9 % of the 76.02 ms profiled window)" in head
@@ -139,7 +140,8 @@ def test_host_wait_filled_by_set_up_calls_is_named_start_up(tmp_path):
     assert "the host wait is start-up, not a steady-state host bottleneck: set-up calls (allocation, stream or " \
            "module creation, first kernel loads) fill 19.60 ms of the 19.92 ms the GPU waited for the host" in head
     # last kernel ends at 20,010 + 6 + 20 = 20,036 µs; the window at 30,000 µs: 9.96 ms after, 16 µs before
-    assert vd["outside_span"] == {"before_ns": 16_000, "after_ns": 9_964_000, "window_ns": 30_000_000}
+    assert vd["outside_span"] == {"before_ns": 16_000, "after_ns": 9_964_000, "window_ns": 30_000_000,
+                                  "pct": pytest.approx(100 * (16_000 + 9_964_000) / 30_000_000)}  # 33.27 %
 
 
 # ---- 3. the gate's decisive cause first ------------------------------------------------------------------------
