@@ -149,6 +149,22 @@ def test_two_processes_building_at_once_both_load_a_whole_library(tmp_path):
     assert sorted(f.name for f in tmp_path.iterdir()) == [C.LIB.name()]
 
 
+def test_a_built_library_is_used_from_the_warm_threshold_without_numba(monkeypatch):
+    """Once built, the library serves from :data:`JIT_WARM_MIN_EVENTS` GPU events whether numba is loaded or not
+    (loading it costs no numba import); below that the plain loop; turned off, numba's policy as before."""
+    _library()
+    monkeypatch.setattr(C, "_library", None)
+    monkeypatch.setattr(C, "_library_tried", False)
+    monkeypatch.delitem(sys.modules, "numba.np.linalg", raising=False)
+    assert C.follower(C.JIT_WARM_MIN_EVENTS - 1) is C.follow
+    lib = C.follower(C.JIT_WARM_MIN_EVENTS)
+    assert lib is not C.follow and lib is not C._compiled
+    assert C.follower(C.JIT_MIN_EVENTS) is lib
+    monkeypatch.setattr(C, "_library", None)
+    monkeypatch.setenv(C.LIB.env, "0")
+    assert C.follower(C.JIT_WARM_MIN_EVENTS) is C.follow  # numba not set up: 10k events stay in Python
+
+
 def test_the_library_name_follows_its_sources_and_the_generic_builder():
     from gpulens import _native
 
