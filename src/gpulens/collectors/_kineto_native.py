@@ -10,9 +10,10 @@ imported at all. ctypes releases the GIL during the call, as the numba entry poi
 thread still scans beside the main thread.
 
 The library's file name holds :func:`digest`: SHA-256 of every source compiled into it (layout, word primitives,
-grammar, kernel, the builder and this loader), so an edit to any of them builds a new library instead of loading the
-old code — as the numba cache key does (:func:`._kineto_kernel.sources_digest`). It is looked for in, and written to,
-the first usable of :func:`cache_dirs`. Anything missing (no C compiler, numba, llvmlite; a read-only install; not
+grammar, kernel, the builder and this loader, then the generic loader and builder :mod:`gpulens._native` and
+:mod:`gpulens._native_build`, which the critical path's chain walk shares), so an edit to any of them builds a new
+library instead of loading the old code — as the numba cache key does (:func:`._kineto_kernel.sources_digest`). It is
+looked for in, and written to, the first usable of :func:`cache_dirs`. Anything missing (no C compiler, numba, llvmlite; a read-only install; not
 Linux or macOS) leaves the numba entry point in use, as before (:func:`gpulens.collectors._kineto_scan.check`).
 """
 
