@@ -265,6 +265,9 @@ def test_without_numba_the_decoder_reads_everything(tmp_path, monkeypatch):
     # imported anew below (it imports without numba): the package's attribute is put back afterwards as well
     monkeypatch.setattr(C, "_kineto_scan", _kineto_scan)
     monkeypatch.delitem(sys.modules, "gpulens.collectors._kineto_scan", raising=False)
+    # and the kernel's module, which an earlier test in this process may have imported with numba
+    monkeypatch.setattr(C, "_kineto_kernel", sys.modules.get("gpulens.collectors._kineto_kernel"), raising=False)
+    monkeypatch.delitem(sys.modules, "gpulens.collectors._kineto_kernel", raising=False)
     tl, reader = _read(p, True, chunk=256)
     assert reader.scanned == 0 and reader.decoded > 0
     assert len(tl.events) == 50

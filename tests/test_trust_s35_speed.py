@@ -17,6 +17,10 @@ def test_chain_loop_compiled_from_fewer_events_once_numba_is_loaded(monkeypatch)
 
     assert cc.JIT_WARM_MIN_EVENTS < cc.JIT_MIN_EVENTS
     monkeypatch.setattr(cc, "_compiled", None)
+    # numba's entry point: the chain walk's library (session 40, tests/test_trust_s40_speed2.py) turned off
+    monkeypatch.setenv(cc.LIB.env, "0")
+    monkeypatch.setattr(cc, "_library", None)
+    monkeypatch.setattr(cc, "_library_tried", False)
     monkeypatch.delitem(sys.modules, "numba.np.linalg", raising=False)
     assert not cc.numba_loaded()
     assert cc.follower(cc.JIT_WARM_MIN_EVENTS) is cc.follow  # numba not set up: 10k events stay in Python

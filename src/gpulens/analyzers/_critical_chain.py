@@ -1,17 +1,24 @@
 """The inner loop of the critical-path walk (:meth:`gpulens.analyzers._critical_walk.Walker._gpu_chain`): follow a
 chain of GPU events each of which waited for another GPU event, back in time.
 
-One function, :func:`follow`, run as plain Python or, for large inputs, compiled by numba (:func:`follower`): on a
-deep launch queue the chain is every queued kernel of a step (a million at 1M kernels), where plain Python reads
-cost ≈ 1 µs per event. Without numba, or when it fails to compile, the plain function runs, with the same result.
+One function, :func:`follow`, run as plain Python or, for large inputs, compiled (:func:`follower`): on a deep
+launch queue the chain is every queued kernel of a step (a million at 1M kernels), where plain Python reads cost
+≈ 1 µs per event. Compiled means a shared library built once by numba (:data:`LIB`, :mod:`gpulens._native`: loaded
+with ctypes, numba not imported — its import and first cached function cost ≈ 0.2–0.5 s CPU per process), else
+numba's own cached entry point; without numba, or when it fails to compile, the plain function runs, with the same
+result.
 """
 
 from __future__ import annotations
 
+import ctypes
 import sys
-from typing import Callable
+from pathlib import Path
+from typing import Any, Callable
 
 import numpy as np
+
+from gpulens._native import Library
 
 #: GPU events from which the compiled loop is used: below that the plain loop costs less than loading numba
 #: (≈ 0.5 s to import it when the Kineto scanner has not; each event ≈ 1 µs in plain Python).
@@ -61,15 +68,79 @@ def follow(g: int, t: int, lo: int, kind: np.ndarray, target: np.ndarray, resume
             return n, g, t, False
 
 
+#: the chain walk's library: :func:`follow` behind the C entry point of :func:`_ir`; ``GPULENS_CHAIN_NATIVE=0``
+#: turns it off (numba's entry point, else the plain loop)
+LIB = Library("critical_chain", "gpulens_critical_follow", "GPULENS_CHAIN_NATIVE", (Path(__file__).resolve(),))
+
+
+def _ir() -> tuple[Any, Callable]:
+    """(numba signature, C-callable Python function) of :func:`follow` for :data:`LIB`. C arguments, in order: g,
+    t, lo; the addresses of ``kind`` (int8), ``target``, ``resume``, ``start`` (int64), ``stamp`` (int32); walk_id;
+    the addresses of ``chain``, ``ends`` (int64); the number of GPU events (every array's length); the address of
+    a 4-cell int64 array receiving :func:`follow`'s result. Returns 0."""
+    from numba import carray, njit, types
+
+    P, i64 = types.CPointer, types.int64
+    sig = i64(i64, i64, i64, P(types.int8), P(i64), P(i64), P(i64), P(types.int32), i64, P(i64), P(i64), i64, P(i64))
+    walk = njit(nogil=True)(follow)
+
+    def entry(g, t, lo, kind, target, resume, start, stamp, walk_id, chain, ends, n, out):
+        r = walk(g, t, lo, carray(kind, (n,)), carray(target, (n,)), carray(resume, (n,)), carray(start, (n,)),
+                 carray(stamp, (n,)), walk_id, carray(chain, (n,)), carray(ends, (n,)))
+        out[0], out[1], out[2], out[3] = r[0], r[1], r[2], 1 if r[3] else 0
+        return 0
+
+    return sig, entry
+
+
+#: dtype of each array argument of :func:`follow`, by position
+_DTYPES = {3: np.int8, 4: np.int64, 5: np.int64, 6: np.int64, 7: np.int32, 9: np.int64, 10: np.int64}
+
+
+def _wrap(fn: Callable[..., int]) -> Callable[..., tuple[int, int, int, bool]]:
+    """:func:`follow`'s signature over the library's entry point ``fn``. Raises ValueError, before the call, for an
+    array of another dtype, not C-contiguous, or shorter than ``start`` (the caller then runs :func:`follow`)."""
+    i64, ptr = ctypes.c_int64, ctypes.c_void_p
+
+    def run(g, t, lo, kind, target, resume, start, stamp, walk_id, chain, ends):
+        args = (g, t, lo, kind, target, resume, start, stamp, walk_id, chain, ends)
+        n = len(start)
+        for pos, dt in _DTYPES.items():
+            a = args[pos]
+            if a.dtype != dt or not a.flags.c_contiguous or len(a) < n:
+                raise ValueError("the chain walk's arrays do not fit its library")
+        out = np.zeros(4, dtype=np.int64)
+        status = fn(i64(g), i64(t), i64(lo), *(ptr(a.ctypes.data) for a in (kind, target, resume, start, stamp)),
+                    i64(walk_id), ptr(chain.ctypes.data), ptr(ends.ctypes.data), i64(n), ptr(out.ctypes.data))
+        if status != 0:
+            raise RuntimeError("the compiled chain walk raised")
+        return int(out[0]), int(out[1]), int(out[2]), bool(out[3])
+
+    return run
+
+
 _compiled: Callable | None = None
+_library: Callable | None = None
+_library_tried = False
 
 
 def follower(events: int) -> Callable:
-    """:func:`follow`, compiled by numba (cached on disk; compiled at its first call) for ``events`` ≥
-    :data:`JIT_MIN_EVENTS` (≥ :data:`JIT_WARM_MIN_EVENTS` when numba is already loaded, :func:`numba_loaded`) when
-    numba imports, else the plain function. A caller falls back to :func:`follow` when the compiled one raises (numba
-    compiles before running: nothing was changed)."""
-    global _compiled
+    """:func:`follow`, compiled, for ``events`` ≥ :data:`JIT_WARM_MIN_EVENTS` when :data:`LIB` is already built
+    (loading it costs ≈ 1 ms); else, for ``events`` ≥ :data:`JIT_MIN_EVENTS` (≥ :data:`JIT_WARM_MIN_EVENTS` when
+    numba is already loaded, :func:`numba_loaded`), the library built now (once per version of its sources), else
+    numba's entry point (cached on disk; compiled at its first call) when numba imports; else the plain function. A
+    caller falls back to :func:`follow` when the compiled one raises (both check before changing anything)."""
+    global _compiled, _library, _library_tried
+    if events < JIT_WARM_MIN_EVENTS:
+        return follow
+    if _library is None and not _library_tried:
+        fn = LIB.load()
+        if fn is None and events >= (JIT_WARM_MIN_EVENTS if numba_loaded() else JIT_MIN_EVENTS):
+            _library_tried = True
+            fn = LIB.load_or_build(_ir)
+        _library = _wrap(fn) if fn is not None else None
+    if _library is not None:
+        return _library
     if events < (JIT_WARM_MIN_EVENTS if numba_loaded() else JIT_MIN_EVENTS):
         return follow
     if _compiled is None:

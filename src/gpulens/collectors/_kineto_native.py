@@ -10,24 +10,22 @@ imported at all. ctypes releases the GIL during the call, as the numba entry poi
 thread still scans beside the main thread.
 
 The library's file name holds :func:`digest`: SHA-256 of every source compiled into it (layout, word primitives,
-grammar, kernel, the builder and this loader), so an edit to any of them builds a new library instead of loading the
-old code — as the numba cache key does (:func:`._kineto_kernel.sources_digest`). It is looked for in, and written to,
-the first usable of :func:`cache_dirs`. Anything missing (no C compiler, numba, llvmlite; a read-only install; not
+grammar, kernel, the builder and this loader, then the generic loader and builder :mod:`gpulens._native` and
+:mod:`gpulens._native_build`, which the critical path's chain walk shares), so an edit to any of them builds a new
+library instead of loading the old code — as the numba cache key does (:func:`._kineto_kernel.sources_digest`). It is
+looked for in, and written to, the first usable of :func:`cache_dirs`. Anything missing (no C compiler, numba, llvmlite; a read-only install; not
 Linux or macOS) leaves the numba entry point in use, as before (:func:`gpulens.collectors._kineto_scan.check`).
 """
 
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import os
-import platform
-import sys
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 import numpy as np
 
+from gpulens._native import Library, files_digest, sources_digest  # noqa: F401  (files_digest: numba's cache key)
 from gpulens.collectors import _kineto_layout as L
 
 #: the C symbol of the library's entry point (see :func:`call`)
@@ -35,102 +33,61 @@ SYMBOL = "gpulens_kineto_scan"
 #: the environment variable that turns the library off (``0``): the numba entry point is used, as before
 ENV = "GPULENS_KINETO_NATIVE"
 _HERE = Path(__file__).resolve().parent
-#: the source files compiled into the library, in the order they are hashed (:func:`digest`)
+#: the source files compiled into the library, in the order they are hashed (:func:`digest`, then the generic
+#: loader and builder, :data:`gpulens._native.GENERIC_SOURCES`)
 SOURCES = ("_kineto_layout.py", "_kineto_words.py", "_kineto_lex.py", "_kineto_kernel.py", "_kineto_aot.py",
            "_kineto_native.py")
+#: the scanner's library (:class:`gpulens._native.Library`)
+LIB = Library("kineto_scan", SYMBOL, ENV, tuple(_HERE / f for f in SOURCES))
 
 
 def enabled() -> bool:
-    """Whether the library may be used: not turned off by :data:`ENV`, on a platform whose shared libraries are
-    built and loaded here (Linux, macOS)."""
-    return os.environ.get(ENV, "").strip() != "0" and sys.platform.startswith(("linux", "darwin"))
+    """Whether the library may be used (:meth:`gpulens._native.Library.enabled`)."""
+    return LIB.enabled()
 
 
-def files_digest(files: Iterable[tuple[Any, bytes]]) -> str:
-    """SHA-256 (hex) of the bytes of each ``(path, fallback)`` file, in order; a file that cannot be read (no path,
-    a frozen application) contributes its ``fallback`` bytes instead. The key of both compiled forms of the scanner:
-    this library's name (:func:`digest`) and numba's cache (:func:`._kineto_kernel.sources_digest`)."""
-    h = hashlib.sha256()
-    for path, fallback in files:
-        try:
-            with open(path, "rb") as f:
-                h.update(f.read())
-        except (OSError, TypeError):
-            h.update(fallback)
-    return h.hexdigest()
-
-
-def digest(files: tuple[str, ...] = SOURCES, where: Path = _HERE) -> str:
-    """:func:`files_digest` of ``files`` (in ``where``); a file that cannot be read contributes its name and the
-    version of gpulens (a frozen application, whose sources do not change)."""
-    from gpulens import __version__
-
-    return files_digest((where / name, f"{name} {__version__}".encode()) for name in files)
+def digest(files: tuple[str, ...] | None = None, where: Path = _HERE) -> str:
+    """:func:`gpulens._native.sources_digest` of ``files`` (in ``where``); by default the library's own digest
+    (its sources, then the generic loader and builder)."""
+    return LIB.digest() if files is None else sources_digest(where / name for name in files)
 
 
 def library_name() -> str:
-    """The library's file name: the sources' digest (first 24 hex digits), the machine architecture, the
-    platform's suffix."""
-    return f"kineto_scan-{digest()[:24]}-{platform.machine() or 'unknown'}" + (
-        ".dylib" if sys.platform == "darwin" else ".so")
+    """The library's file name (:meth:`gpulens._native.Library.name`)."""
+    return LIB.name()
 
 
 def cache_dirs() -> list[Path]:
-    """Where the library is looked for, in order, and written to (the first writable one): ``$NUMBA_CACHE_DIR/gpulens``
-    when that is set (numba's cache lives there), the ``__pycache__`` folder beside this module (where numba keeps
-    the scanner's cache of an install it can write to), then ``$XDG_CACHE_HOME/gpulens`` (default
-    ``~/.cache/gpulens``)."""
-    out = []
-    numba_dir = os.environ.get("NUMBA_CACHE_DIR", "").strip()
-    if numba_dir:
-        out.append(Path(numba_dir) / "gpulens")
-    out.append(_HERE / "__pycache__")
-    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
-    out.append((Path(xdg) if xdg else Path.home() / ".cache") / "gpulens")
-    return out
+    """Where the library is looked for and written to (:func:`gpulens._native.cache_dirs`: ``$NUMBA_CACHE_DIR``,
+    this package's ``__pycache__``, the user's cache folder)."""
+    return LIB.cache_dirs()
 
 
 def find() -> Path | None:
     """The library built for these sources, when one exists in :func:`cache_dirs`."""
-    name = library_name()
-    for d in cache_dirs():
-        p = d / name
-        if p.is_file():
-            return p
-    return None
+    return LIB.find(cache_dirs())
 
 
 def failed_marker(folder: Path) -> Path:
     """The file a failed build of this library leaves in ``folder`` (:func:`._kineto_aot.build`)."""
-    return folder / (library_name() + ".failed")
+    return LIB.failed_marker(folder)
 
 
 def build_failed() -> bool:
     """Whether a build of this library failed before, in any of :func:`cache_dirs`: not tried again (numba's entry
     point is used) until the sources change (another name) or the marker is removed."""
-    return any(failed_marker(d).is_file() for d in cache_dirs())
+    return LIB.build_failed(cache_dirs())
 
 
 def open_library(path: Path) -> Callable[..., int]:
     """The entry point of the library at ``path`` (raises OSError / AttributeError when it cannot be loaded)."""
-    fn = ctypes.CDLL(str(path))[SYMBOL]
-    fn.restype = ctypes.c_int64
-    fn.argtypes = None  # every argument is passed as a ctypes value (see :func:`call`)
-    return fn
+    return LIB.open(path)
 
 
 def load() -> Callable[..., int] | None:
     """The entry point of the library built for these sources, or None when there is none (or it cannot be
     loaded: a damaged file is built again by the caller)."""
-    if not enabled():
-        return None
-    path = find()
-    if path is None:
-        return None
-    try:
-        return open_library(path)
-    except (OSError, AttributeError):
-        return None
+    return LIB.load(cache_dirs())
 
 
 def _ptr(a: np.ndarray) -> ctypes.c_void_p:
