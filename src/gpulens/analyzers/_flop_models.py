@@ -23,6 +23,9 @@ SDPA backward (grad_out, q, k, v, …)   2 × the forward: dV, dP, dQ, dK       
 elementwise (unary, binary)            numel(out)                              Σ inputs + output
 fill_ / zero_ ; copy_(dst, src)        0                                       output only ; src + dst
 reduction / softmax / layer norm       c·numel(in) (c = 1, 5, 5)               Σ inputs + output
+softmax / log-softmax backward         4·numel(dy): the dy·y product (or        dy + y + dx
+  (dy, y, dim, dtype)                  exp(y)), the row sum, the subtraction
+                                       and the product with y
 activation backward (grad, x → dx)     numel(out)                              Σ inputs + output
 batch-norm backward (dy, x, …)         9·numel(x): the reduction pass (x − μ,  2·(dy + x) + dx + the per-channel
                                        dy·(x − μ), two sums) and the dx pass   vectors: each pass reads dy and x
@@ -352,6 +355,9 @@ _REDUCE = {"sum": 1, "mean": 1, "amax": 1, "amin": 1, "max": 1, "min": 1, "all":
 #: activation backward ops (grad_output, self or result, …) → grad_input: elementwise, binary
 _BINARY |= {"threshold_backward", "gelu_backward", "silu_backward", "sigmoid_backward", "tanh_backward",
             "hardtanh_backward", "leaky_relu_backward", "elu_backward", "hardswish_backward", "mish_backward"}
+#: softmax backward dx = y·(dy − Σ dy·y), log-softmax backward dx = dy − exp(y)·Σ dy (PyTorch's
+#: ``_softmax_backward_data`` / ``_log_softmax_backward_data``): 4 FLOP per element, reads dy and y, writes dx
+_REDUCE.update({"_softmax_backward_data": 4, "_log_softmax_backward_data": 4})
 _REDUCE.update({"cudnn_batch_norm": 5, "miopen_batch_norm": 5, "_native_batch_norm_legit": 5,
                 "_native_batch_norm_legit_no_training": 5})
 #: batch-norm backward ops: (grad_out, input, …) for ATen's, (input, grad_out, …) for cuDNN's and MIOpen's — the
