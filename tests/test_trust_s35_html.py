@@ -140,7 +140,9 @@ def test_gpt2_roofline_labels_clear_of_each_other_and_of_the_roof_labels(gpt2_pa
             r = max(smin, math.sqrt(s / ref)) / 2  # plotly: area mode, diameter sqrt(size / sizeref)
             pts.append((math.log10(x), math.log10(y), r, _html.unescape(text), pos))
     tags = [p for p in pts if p[3]]
-    assert {"#13 #21", "#1 #2", "#6 #11 #19 #20", "#16"} <= {p[3] for p in tags}
+    # the crowded groups of this trace (labels merged where points overlap; numbers are the verdict table's ranks,
+    # which moved when session 40 modelled the softmax backward kernel)
+    assert {"#1 #2", "#6 #11 #19 #20", "#7 #8", "#10 #16"} <= {p[3] for p in tags}
     for W, H in ((600.0, 400.0), (1000.0, 400.0)):
         def px(p):
             return (p[0] - xr[0]) / (xr[1] - xr[0]) * W, (p[1] - yr[0]) / (yr[1] - yr[0]) * H

@@ -165,11 +165,11 @@ def test_console_lists_undetermined_critical_kernels(gpt2):
 
     vd = gpt2.results["verdicts"].table
     und = vd[vd["verdict"] == "undetermined"]
-    assert len(und)  # cunn_SoftMaxBackward among them (no counters, no FLOP model)
-    text = render(_report(gpt2), width=400)
-    block = text[text.index("Kernel verdicts (performance-critical set)"):]
-    block = block[:block.index("Steps")]
-    assert "cunn_SoftMaxBackward" in block and "undetermined" in block
+    # multi_tensor_apply and CatArrayBatchedCopy (no counters, no FLOP model; cunn_SoftMaxBackward was one of them
+    # until session 40 modelled softmax backward) — outside the console's top 10 rows, so the count line says them
+    assert len(und)
+    text = " ".join(render(_report(gpt2), width=400).split())
+    assert f"{len(und)} of {len(vd)} critical kernels undetermined" in text
 
 
 def _outlier_trace(tmp_path: Path) -> Path:
