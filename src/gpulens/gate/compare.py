@@ -23,7 +23,7 @@ from gpulens.gate.config import GateConfig
 from gpulens.gate.result import (AMBIGUOUS, ERROR, IMPROVED, INCOMPARABLE, NO_BASELINE, PASS, REGRESSED, VERDICTS,
                                  GateResult, MetricResult)
 from gpulens.gate.replaced import kernel_like, replaced
-from gpulens.gate.runs import KERNEL_PREFIX, Metric, RunSet, rekey_kernels
+from gpulens.gate.runs import KERNEL_PREFIX, RUN_METRICS, Metric, RunSet, rekey_kernels
 from gpulens.gate.workload import kernel_overlap, workload_text
 from gpulens.gate.stats import (Comparison, TimingTest, compare_count, decide, family_weights, holm_adjust,
                                 relative_spread, timing_tests)
@@ -188,9 +188,29 @@ def decide_family(pending: list[tuple[MetricResult, TimingTest]], alpha: float, 
             _apply(r, decide(t, t.p_worse, t.p_better, alpha))
 
 
+#: Display order of the whole-run timings, which lead their verdict group (docs/gate.md, "Outputs").
+_RUN_TIMINGS = {name: i for i, (name, kind, _unit, _path) in enumerate(RUN_METRICS) if kind == "timing"}
+
+
 def _order(rows: list[MetricResult]) -> list[MetricResult]:
+    """Rows in the one order every output uses (console, Markdown, HTML, JSON, JUnit, and the headline's first
+    row): gating rows before the rest, by verdict severity; inside a verdict, the whole-run timings first (step
+    time, span, busy times, in :data:`RUN_METRICS` order: they say what the run lost), then the per-kernel rows by
+    the absolute change of their time [ns, |candidate − baseline| of the compared centre] — a 2 ms kernel 10 %
+    slower does not lead a 300 ms one 6 % slower — then the counts by relative change; name breaks ties."""
     rank = {v: i for i, v in enumerate(VERDICTS)}
-    return sorted(rows, key=lambda r: (not r.gating, rank[r.verdict], -abs((r.ratio or 1) - 1), r.metric))
+
+    def key(r: MetricResult) -> tuple:
+        if r.metric in _RUN_TIMINGS:
+            tier, size = 0, float(_RUN_TIMINGS[r.metric])
+        elif r.kind == "timing":
+            b, c = r.base_center, r.cand_center
+            tier, size = 1, (-abs(c - b) if b is not None and c is not None else 0.0)
+        else:
+            tier, size = 2, -abs((r.ratio or 1) - 1)
+        return (not r.gating, rank[r.verdict], tier, size, r.metric)
+
+    return sorted(rows, key=key)
 
 
 def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | None = None, *,
