@@ -106,8 +106,51 @@ def test_whole_run_metrics_lead_then_the_largest_absolute_change(slower):
     assert len(kern) == 3 and "sgemm" in kern[0] and "gelu" in kern[1] and "layer_norm" in kern[2]
     assert reg.index(kern[0]) == len(whole)
     # the headline names the first row; Markdown and HTML list the rows in the same order
-    assert ": step_ns (+" in gate["reason"] or "median step time (+" in gate["reason"]
-    assert md.index("layer\\_norm") > md.index("sgemm") > md.index("| median step time")
+    assert gate["reason"].startswith("8 of 12 gating metrics regressed: step_ns (+")  # 5 run timings + 3 kernels
+    assert ", kernel:ampere_sgemm_128x64_tn (+" in gate["reason"] and gate["reason"].endswith(" and 6 more")
+    table = md[md.index("| metric |"):]
+    assert table.index("layer\\_norm") > table.index("sgemm") > table.index("| median step time")
     chart = html[html.index('id="chart-gate"'):]
     chart = chart[:chart.index("</figure>")]
     assert "step time" in chart and chart.index("step time") < chart.index("sgemm") < chart.index("layer_norm")
+
+
+@pytest.mark.parametrize("op, cat", [
+    ("aten::all", "reduction"), ("aten::any", "reduction"), ("aten::sum", "reduction"), ("aten::mean", "reduction"),
+    ("aten::amax", "reduction"), ("aten::max", "reduction"), ("aten::argmax", "reduction"),
+    ("aten::cumsum", "reduction"), ("aten::norm", "reduction"), ("aten::var", "reduction"),
+    # softmax and the norms stay normalisation; pointwise ops stay elementwise; a collective stays communication
+    ("aten::_softmax", "normalisation"), ("aten::layer_norm", "normalisation"), ("aten::add", "elementwise"),
+    ("aten::add_", "elementwise"), ("aten::maximum", "elementwise"), ("aten::eq", "elementwise"),
+    ("c10d::allreduce_", "communication")])
+def test_reductions_are_their_own_op_category(op, cat):
+    from gpulens.analyzers._categories import op_category
+
+    assert op_category(op) == cat
+
+
+@pytest.mark.parametrize("kernel, cat", [
+    ("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<bool, at::native::func_wrapper_t<bool>>>", "reduction"),
+    ("triton_red_fused_sum_1", "reduction"), ("triton_per_fused_mean_2", "reduction"),
+    ("void cub::DeviceReduceSingleTileKernel<float>", "reduction"),
+    ("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>", "elementwise"),
+    ("triton_poi_fused_add_0", "elementwise"), ("ncclDevKernel_AllReduce_Sum_f32_RING_LL", "communication"),
+    ("void softmax_warp_forward<float>", "normalisation")])
+def test_reduction_kernels_are_their_own_category(kernel, cat):
+    from gpulens.analyzers._categories import kernel_category
+
+    assert kernel_category(kernel) == cat
+
+
+def test_diff_files_aten_all_under_reduction_not_elementwise():
+    """tracelens BERT-small H100 vs MI300X: the H100's one reduce_kernel (aten::all, 3.648 µs in the trace) is
+    the reduction row; elementwise keeps the adds, gelu and eq (27.807 µs: the 16 pointwise kernels)."""
+    from tests.conftest import shared_trace
+
+    from gpulens.diff import diff
+
+    base = shared_trace("kineto/tracelens_h100_bert-small.json.gz")
+    cand = shared_trace("kineto/tracelens_mi300x_bert-small.json.gz")
+    cats = diff(base, cand).tables["categories"].set_index("category")
+    assert cats.loc["reduction", "base_time_ns"] == 3_648 and cats.loc["reduction", "base_count"] == 1
+    assert cats.loc["elementwise", "base_count"] == 16

@@ -397,8 +397,12 @@ def _overall(rows: list[MetricResult], cand: RunSet, excluded_note: str) -> tupl
         if excluded_note:
             tail += f"; {excluded_note}"
         return v, f"{len(hit)} of {len(gating)} gating metrics {text}: {names}{tail}"
-    top = hit[0]
-    change = f" ({top.change_pct:+.1f} %)" if top.change_pct is not None else ""
-    more = f" and {len(hit) - 1} more" if len(hit) > 1 else ""
+    # the first row (rows are in display order: a whole-run timing first when one is hit) and, when that is a
+    # whole-run timing, the first per-kernel row too: what the run lost, and where
+    top = hit[:1] + [next((r for r in hit[1:] if kernel_like(r.metric)), None)] if hit[0].metric in _RUN_TIMINGS \
+        else hit[:1]
+    top = [r for r in top if r is not None]
+    named = ", ".join(r.metric + (f" ({r.change_pct:+.1f} %)" if r.change_pct is not None else "") for r in top)
+    more = f" and {len(hit) - len(top)} more" if len(hit) > len(top) else ""
     also = f"; inconclusive: {', '.join(r.metric for r in amb[:3])}" if amb else ""
-    return v, f"{len(hit)} of {len(gating)} gating metrics {text}: {top.metric}{change}{more}{also}"
+    return v, f"{len(hit)} of {len(gating)} gating metrics {text}: {named}{more}{also}"
