@@ -91,7 +91,8 @@ def test_op_categories_add_up(tmp_path):
     c = analyze([path], only=["op_categories"]).sources[0].results["op_categories"].table.set_index("category")
     assert c["gpu_time_ns"].sum() == sum(d for _, d in kernels) * 1000
     assert c.loc["GEMM", "gpu_time_ns"] == 81_000 and c.loc["attention", "gpu_time_ns"] == 25_000
-    assert c.loc["elementwise", "gpu_time_ns"] == 10_000 + 7_000 + 9_000 + 11_000  # adds + triton poi/red
+    assert c.loc["elementwise", "gpu_time_ns"] == 10_000 + 7_000 + 11_000  # adds + the two triton_poi kernels
+    assert c.loc["reduction", "gpu_time_ns"] == 9_000  # triton_red_fused_1: a reduction is its own category
     assert c["share"].sum() == pytest.approx(1.0)
 
 

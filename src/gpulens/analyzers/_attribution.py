@@ -35,7 +35,7 @@ ATTRIBUTION_COLUMNS = {
     "op": "name of the launching framework op, '' when unlinked [text]",
     "shapes": "the op's input shapes, compact JSON text, '' when not recorded [shapes]",
     "dtypes": "the op's input dtypes, compact JSON text, '' when not recorded [dtypes]",
-    "category": "work category (GEMM, attention, elementwise, normalisation, communication, copy, other) [text]",
+    "category": "work category (GEMM, attention, elementwise, reduction, normalisation, communication, copy, other) [text]",
 }
 
 

@@ -1,4 +1,4 @@
-"""Work categories of GPU events and framework operators: GEMM, attention, elementwise, normalisation,
+"""Work categories of GPU events and framework operators: GEMM, attention, elementwise, reduction, normalisation,
 communication, copy, other — one vocabulary for the operator roll-up, ``kernel_groups`` and ``gpulens diff``.
 
 Rules (first match wins; the op's name decides when the GPU event is linked to a framework op and the op's name
@@ -22,8 +22,13 @@ GEMM            mm, addmm, bmm, baddbmm, matmul, linear, _scaled_mm,       ``gem
 normalisation   *layer_norm*, *batch_norm*, *group_norm*, *rms_norm*,       ``layer_norm``, ``layernorm``, ``batch_norm``,
                 *softmax*, instance_norm                                     ``bn_``, ``rms_norm``, ``group_norm``,
                                                                             ``softmax``
-elementwise     unary/binary pointwise ops and reductions (the op models'   ``elementwise``, ``reduce_kernel``,
-                lists in ``_flop_models``), activations, dropout            ``triton_poi``, ``triton_red``, ``unrolled``
+reduction       sum, mean, amax, amin, max, min, all, any, prod, norm,     ``reduce_kernel``, ``triton_red``,
+                argmax, argmin, var, std, logsumexp, cumsum, cumprod, nansum ``DeviceReduce``, ``DeviceSegmentedReduce``
+                (a reduction reads N values and writes fewer: its own        (CUB), ``reduce_`` (``reduce_1Block``…)
+                category, memory-bound like elementwise but not fusable
+                as a pointwise op; softmax and the norms are normalisation)
+elementwise     unary/binary pointwise ops (the op models' lists in         ``elementwise``, ``triton_poi``,
+                ``_flop_models``), activations, dropout                      ``unrolled``, ``pointwise``, ``vectorized``
 other           anything else
 ==============  =========================================================  ===========================================
 
@@ -52,8 +57,8 @@ from gpulens.analyzers import _flop_models as fm
 from gpulens.collectors._work_rules import is_comm_launcher
 
 #: The category vocabulary, in the order reports list it.
-CATEGORIES: tuple[str, ...] = ("GEMM", "attention", "elementwise", "normalisation", "communication", "copy",
-                               "other")
+CATEGORIES: tuple[str, ...] = ("GEMM", "attention", "elementwise", "reduction", "normalisation", "communication",
+                               "copy", "other")
 
 _OP_RULES: tuple[tuple[str, re.Pattern], ...] = (
     ("communication", re.compile(r"c10d|nccl|rccl|all_?reduce|all_?gather|reduce_?scatter|broadcast|all_to_all|"
@@ -66,6 +71,9 @@ _OP_RULES: tuple[tuple[str, re.Pattern], ...] = (
                         r"conv\w*|_convolution\w*|convolution\w*|cudnn_convolution\w*|miopen_convolution\w*|"
                         r"mkldnn_convolution|_addmm_activation|addbmm)$")),
     ("normalisation", re.compile(r"layer_norm|batch_norm|group_norm|rms_norm|instance_norm|softmax", re.I)),
+    ("reduction", re.compile(r"^(?:aten::)?(sum|nansum|mean|nanmean|amax|amin|aminmax|max|min|all|any|prod|norm|"
+                             r"linalg_vector_norm|argmax|argmin|var|std|var_mean|std_mean|logsumexp|cumsum|cumprod|"
+                             r"count_nonzero|median|nanmedian|mode)(?:_|\.\w+)?$")),
 )
 _ELEMENTWISE_OPS = (fm._UNARY | fm._BINARY | set(fm._REDUCE)) - fm._COPY_NO_FLOPS
 _EW_OP = re.compile(r"^(?:aten::)?(%s)_?$" % "|".join(sorted(map(re.escape, _ELEMENTWISE_OPS), key=len, reverse=True)))
@@ -77,7 +85,9 @@ _KERNEL_RULES: tuple[tuple[str, re.Pattern], ...] = (
     ("normalisation", re.compile(r"layer_?norm|batch_?norm|\bbn_|rms_?norm|group_?norm|softmax", re.I)),
     ("GEMM", re.compile(r"(?<!fb)gemm|gemv|cutlass|cublas|Cijk_|xmma|wgmma|nvjet|conv|fprop|dgrad|wgrad|implicit_gemm|"
                         r"matmul|^bmm_", re.I)),
-    ("elementwise", re.compile(r"elementwise|reduce_kernel|triton_poi|triton_red|unrolled|pointwise|"
+    ("reduction", re.compile(r"reduce_kernel|triton_red|triton_per|DeviceReduce|DeviceSegmentedReduce|reduce_\d*Block|"
+                             r"(?<!all_)(?<!all)(?<!_scatter_)\breduce_", re.I)),
+    ("elementwise", re.compile(r"elementwise|triton_poi|unrolled|pointwise|"
                                r"vectorized|Functor", re.I)),
 )
 

@@ -28,7 +28,7 @@ COLUMNS = {
     "op": "launching framework op, '' when unlinked [text]",
     "shapes": "the op's input shapes (compact JSON), '' when not recorded [shapes]",
     "dtypes": "the op's input dtypes (compact JSON), '' when not recorded [dtypes]",
-    "category": "GEMM, attention, elementwise, normalisation, communication, copy or other [text]",
+    "category": "GEMM, attention, elementwise, reduction, normalisation, communication, copy or other [text]",
     "count": "GPU events in the group [count]",
     "time_ns": "sum of effective (overrun-clipped) durations [ns]",
     "total_ns": "sum of recorded durations [ns]",

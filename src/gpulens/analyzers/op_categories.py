@@ -1,5 +1,5 @@
-"""Op-category summary: GPU time per work category (GEMM, attention, elementwise, normalisation, communication,
-copy, other — rules in :mod:`gpulens.analyzers._categories`): each GPU event counted once, so the rows add up to the
+"""Op-category summary: GPU time per work category (GEMM, attention, elementwise, reduction, normalisation,
+communication, copy, other — rules in :mod:`gpulens.analyzers._categories`): each GPU event counted once, so the rows add up to the
 trace's GPU event time."""
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ COLUMNS = {
     "op": "framework op name [text]",
     "shapes": "input shapes, compact JSON ('' when not recorded) [shapes]",
     "dtypes": "input dtypes, compact JSON ('' when not recorded) [dtypes]",
-    "category": "GEMM, attention, elementwise, normalisation, communication, copy or other [text]",
+    "category": "GEMM, attention, elementwise, reduction, normalisation, communication, copy or other [text]",
     "calls": "op calls with GPU work [count]",
     "host_time_ns": "summed host duration of those calls; a call nested in a call of the same op on its thread is "
                     "inside that call's time and counted once (as the CPU operators table counts it) [ns]",

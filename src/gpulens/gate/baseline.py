@@ -166,8 +166,10 @@ def _git(cwd: str | Path, *args: str) -> str | None:
     return (out.stdout.strip() or None) if out.returncode == 0 else None
 
 
-def baseline_from_runs(name: str, runs: RunSet, git: dict[str, Any] | None = None) -> Baseline:
-    """Make a Baseline (not yet saved) from collected runs.
+def baseline_from_runs(name: str, runs: RunSet, git: dict[str, Any] | None = None,
+                       created: str | None = None) -> Baseline:
+    """Make a Baseline (not yet saved) from collected runs; ``created`` (UTC ISO 8601) is when it was recorded:
+    now (a save) unless given (a report or trace used as the baseline: when that was recorded).
 
     Raises:
         BaselineError: no usable run (every input empty or truncated).
@@ -175,7 +177,7 @@ def baseline_from_runs(name: str, runs: RunSet, git: dict[str, Any] | None = Non
     if not runs.runs:
         why = "; ".join(f"{e['label']}: {e['reason']}" for e in runs.excluded) or "no runs given"
         raise BaselineError(f"refusing to save baseline '{name}': no usable run ({why})")
-    created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    created = created or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     return Baseline(name, created, __version__, runs.report_schema_version, runs.machine_key, runs.environment,
                     runs.runs, runs.metrics, runs.excluded, git or {})
 
@@ -317,12 +319,27 @@ def baseline_of_trace(p: Path, name: str, strict: bool = True, report: dict[str,
         TraceFormatError: the trace cannot be read.
     """
     try:
-        base = baseline_from_runs(name, collect_runs([p], None if report is None else [report], strict))
+        base = baseline_from_runs(name, collect_runs([p], None if report is None else [report], strict),
+                                  created=recorded_at(p, report))
     except BaselineError as exc:
         raise BaselineError(f"baseline {'report' if report is not None else 'trace'} {p}: no usable run to compare with"
                             + (f" ({str(exc).split('(', 1)[1]}" if "(" in str(exc) else "")) from None
     base.path = p
     return base
+
+
+def recorded_at(p: Path, report: dict[str, Any] | None = None) -> str:
+    """When the baseline in ``p`` was recorded (UTC ISO 8601, seconds): a report's own ``created``, else the trace
+    file's modification time (a folder of rank files: its newest file) — never the time of the gate call, which
+    changes on every call. ``"unknown"`` when neither can be read."""
+    if report is not None and isinstance(report.get("created"), str) and report["created"].strip():
+        return report["created"]
+    try:
+        files = [f for f in p.rglob("*") if f.is_file()] if p.is_dir() else [p]
+        mtime = max(f.stat().st_mtime for f in files)
+    except (OSError, ValueError):
+        return "unknown"
+    return _dt.datetime.fromtimestamp(mtime, _dt.timezone.utc).isoformat(timespec="seconds")
 
 
 def find_baseline(ref: str, machine_key: str, store: Path | None = None, strict: bool = True) -> Baseline | None:

@@ -23,7 +23,7 @@ from gpulens.gate.config import GateConfig
 from gpulens.gate.result import (AMBIGUOUS, ERROR, IMPROVED, INCOMPARABLE, NO_BASELINE, PASS, REGRESSED, VERDICTS,
                                  GateResult, MetricResult)
 from gpulens.gate.replaced import kernel_like, replaced
-from gpulens.gate.runs import KERNEL_PREFIX, Metric, RunSet, rekey_kernels
+from gpulens.gate.runs import KERNEL_PREFIX, RUN_METRICS, Metric, RunSet, rekey_kernels
 from gpulens.gate.workload import kernel_overlap, workload_text
 from gpulens.gate.stats import (Comparison, TimingTest, compare_count, decide, family_weights, holm_adjust,
                                 relative_spread, timing_tests)
@@ -188,9 +188,29 @@ def decide_family(pending: list[tuple[MetricResult, TimingTest]], alpha: float, 
             _apply(r, decide(t, t.p_worse, t.p_better, alpha))
 
 
+#: Display order of the whole-run timings, which lead their verdict group (docs/gate.md, "Outputs").
+_RUN_TIMINGS = {name: i for i, (name, kind, _unit, _path) in enumerate(RUN_METRICS) if kind == "timing"}
+
+
 def _order(rows: list[MetricResult]) -> list[MetricResult]:
+    """Rows in the one order every output uses (console, Markdown, HTML, JSON, JUnit, and the headline's first
+    row): gating rows before the rest, by verdict severity; inside a verdict, the whole-run timings first (step
+    time, span, busy times, in :data:`RUN_METRICS` order: they say what the run lost), then the per-kernel rows by
+    the absolute change of their time [ns, |candidate − baseline| of the compared centre] — a 2 ms kernel 10 %
+    slower does not lead a 300 ms one 6 % slower — then the counts by relative change; name breaks ties."""
     rank = {v: i for i, v in enumerate(VERDICTS)}
-    return sorted(rows, key=lambda r: (not r.gating, rank[r.verdict], -abs((r.ratio or 1) - 1), r.metric))
+
+    def key(r: MetricResult) -> tuple:
+        if r.metric in _RUN_TIMINGS:
+            tier, size = 0, float(_RUN_TIMINGS[r.metric])
+        elif r.kind == "timing":
+            b, c = r.base_center, r.cand_center
+            tier, size = 1, (-abs(c - b) if b is not None and c is not None else 0.0)
+        else:
+            tier, size = 2, -abs((r.ratio or 1) - 1)
+        return (not r.gating, rank[r.verdict], tier, size, r.metric)
+
+    return sorted(rows, key=key)
 
 
 def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | None = None, *,
@@ -377,8 +397,12 @@ def _overall(rows: list[MetricResult], cand: RunSet, excluded_note: str) -> tupl
         if excluded_note:
             tail += f"; {excluded_note}"
         return v, f"{len(hit)} of {len(gating)} gating metrics {text}: {names}{tail}"
-    top = hit[0]
-    change = f" ({top.change_pct:+.1f} %)" if top.change_pct is not None else ""
-    more = f" and {len(hit) - 1} more" if len(hit) > 1 else ""
+    # the first row (rows are in display order: a whole-run timing first when one is hit) and, when that is a
+    # whole-run timing, the first per-kernel row too: what the run lost, and where
+    top = hit[:1] + [next((r for r in hit[1:] if kernel_like(r.metric)), None)] if hit[0].metric in _RUN_TIMINGS \
+        else hit[:1]
+    top = [r for r in top if r is not None]
+    named = ", ".join(r.metric + (f" ({r.change_pct:+.1f} %)" if r.change_pct is not None else "") for r in top)
+    more = f" and {len(hit) - len(top)} more" if len(hit) > len(top) else ""
     also = f"; inconclusive: {', '.join(r.metric for r in amb[:3])}" if amb else ""
-    return v, f"{len(hit)} of {len(gating)} gating metrics {text}: {top.metric}{change}{more}{also}"
+    return v, f"{len(hit)} of {len(gating)} gating metrics {text}: {named}{more}{also}"

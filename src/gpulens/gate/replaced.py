@@ -3,8 +3,8 @@
 A renamed, re-tiled or re-fused kernel leaves the baseline's kernel with zero time ("−100 %, IMPROVED") and puts its
 time on a new kernel that has no baseline (NO_BASELINE, never gating): the gate read a pure rename as a speed-up,
 and a 30 % slower replacement passed. Per work category (:func:`gpulens.analyzers._categories.kernel_category`:
-GEMM, attention, elementwise, normalisation, communication, copy; never ``other``), the vanished kernels' time and
-the new kernels' time form one metric ``kernels:<category> replaced`` compared like a kernel (run-level samples:
+GEMM, attention, elementwise, reduction, normalisation, communication, copy; never ``other``), the vanished
+kernels' time and the new kernels' time form one metric ``kernels:<category> replaced`` compared like a kernel (run-level samples:
 the sums per run); the member rows stay, informational.
 """
 
