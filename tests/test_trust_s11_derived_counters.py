@@ -48,5 +48,5 @@ def test_raw_counters_win_over_the_derived_one():
 
     ctr = pd.DataFrame({"sm__warps_active.avg.pct_of_peak_sustained_active": [50.0, np.nan],
                         AMD_OCCUPANCY_PCT: [20.0, 30.0]})
-    out = OccupancyAnalyzer._achieved(None, ctr, np.array([0, 0]), np.array([0, 0]))
-    assert out.tolist() == [50.0, 30.0]
+    out, impossible = OccupancyAnalyzer._achieved(None, ctr, np.array([0, 0]), np.array([0, 0]))
+    assert out.tolist() == [50.0, 30.0] and impossible == 0

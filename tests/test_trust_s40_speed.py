@@ -22,6 +22,9 @@ from gpulens.collectors import _kineto_native as N
 from gpulens.collectors import _kineto_scan as S
 
 ROOT = Path(__file__).resolve().parents[1]
+#: where the gpulens this test imports lives (site-packages after ``pip install .``, as in CI; src/ when editable):
+#: a child process must load the same package, whose library the test built — src/'s would be built anew there
+_PKG_ROOT = str(Path(__import__("gpulens").__file__).resolve().parents[1])
 
 
 def _native():
@@ -123,7 +126,7 @@ def test_a_new_process_loads_the_library_without_importing_numba():
     code = ("import sys; from gpulens.collectors import _kineto_scan as S; S.check(); "
             "print('numba' in sys.modules, 'scipy' in sys.modules, S._SCAN.__qualname__)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                         env={**__import__("os").environ, "PYTHONPATH": str(ROOT / "src")})
+                         env={**__import__("os").environ, "PYTHONPATH": _PKG_ROOT})
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["False", "False", "wrap.<locals>.run"]
 

@@ -20,6 +20,9 @@ import pytest
 from gpulens.analyzers import _critical_chain as C
 
 ROOT = Path(__file__).resolve().parents[1]
+#: where the gpulens this test imports lives (site-packages after ``pip install .``, as in CI; src/ when editable):
+#: a child process must load the same package, whose library the test built — src/'s would be built anew there
+_PKG_ROOT = str(Path(__import__("gpulens").__file__).resolve().parents[1])
 
 
 def _library():
@@ -124,7 +127,7 @@ def test_a_new_process_walks_with_the_library_without_importing_numba():
     code = ("import sys; from gpulens.analyzers import _critical_chain as C; f = C.follower(1_000_000); "
             "print('numba' in sys.modules, f is C.follow, f is C._compiled)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+                         env={**os.environ, "PYTHONPATH": _PKG_ROOT})
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["False", "False", "False"]
 
@@ -139,7 +142,7 @@ def test_two_processes_building_at_once_both_load_a_whole_library(tmp_path):
             "k = np.zeros(5, np.int8); s = np.zeros(5, np.int32); c = np.zeros(5, np.int64); e = c.copy(); "
             "print(run(4, 50, 3, k, np.array([-1, 0, 1, 1, 3]), np.array([0, 5, 15, 25, 35]), "
             "np.array([0, 10, 20, 30, 40]), s, 1, c, e), c.tolist())")
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    env = {**os.environ, "PYTHONPATH": _PKG_ROOT}
     procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True, env=env) for _ in range(2)]
     for p in procs:

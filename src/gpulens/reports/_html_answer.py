@@ -236,7 +236,11 @@ def answer_html(s: SourceReport) -> str:
     from gpulens.reports._warnings import input_note
 
     damaged = input_note(s, "Warnings on the Environment page")  # the figures rest on an input with warnings
-    clocks_html += f'<p class="first"><strong>Input:</strong> {esc(damaged)}</p>' if damaged else ""
+    if damaged:  # one line (the count), unfolded on demand: whole, a long first warning pushed the banner of a
+        # two-rank run past the first screen
+        head, _, _ = damaged.partition(" — ")
+        clocks_html += (f'<details class="first"><summary><strong>Input:</strong> {esc(head)}</summary>'
+                        f'{esc(damaged)}</details>')
     if a.path_note:  # why the critical path runs through host work beside a verdict on the GPU side: one line,
         # unfolded on demand (whole, the banner of a two-rank run no longer fit the first screen)
         clocks_html = (f'<details class="first"><summary><strong>Critical path:</strong> '

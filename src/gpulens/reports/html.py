@@ -237,7 +237,8 @@ th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{co
 table.kv th{position:static;width:14em;white-space:normal}.note{color:#555;font-size:.85em}
 .empty{background:#fff8e1;border-left:4px solid #E69F00;padding:8px 12px}ul.warnings{font-size:.85em}
 section.answer{background:#eef5fb;border-left:6px solid #0072B2;padding:8px 14px;margin:6px 0 12px;max-width:1400px}
-section.answer .first{margin:4px 0}
+section.answer .first{margin:4px 0}section.answer details.first{display:inline-block;margin-right:1.6em}
+section.answer details.first[open]{display:block}
 .verdict{font-size:1.1em;margin:2px 0 6px}.vlabel{display:inline-block;background:#0072B2;color:#fff;
 border-radius:3px;padding:1px 8px;margin-right:6px;font-weight:600}
 h3.kh{font-size:1em;margin:8px 0 4px}table.akernels{width:100%;table-layout:fixed;background:#fff;font-size:.9em}
