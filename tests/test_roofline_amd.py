@@ -45,7 +45,8 @@ def test_vcopy_mi200_occupancy_from_pmc_resources():
     # Workgroup_Size 256 = 4 waves, Arch_VGPR 8: 8 waves/SIMD fit, 32 slots → 8 work-groups, 100 %, slot-bound
     assert (row["block_size"], row["regs_per_thread"], row["smem_bytes"]) == (256, 8, 0)
     assert row["active_blocks_per_sm"] == 8 and row["theoretical_occupancy_pct"] == 100.0
-    assert row["limiter"] == "warps"
+    # slot-bound at 100 %: every wavefront slot is filled, so no limit limits it
+    assert row["limiter"] == "none"
 
 
 def test_gunrock_mi300x_occupancy_lds_bound_and_grid_capped():

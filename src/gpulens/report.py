@@ -177,6 +177,8 @@ class SourceReport:
         out = {
             "kernel_count": h.get("kernel_count", 0),
             "unique_kernels": h.get("unique_kernels", 0),
+            # of those, whole CUDA graph replays traced at graph level (only when there are some)
+            **{k: h[k] for k in ("graph_replays", "graphs") if k in h},
             "kernel_time_ns": h.get("kernel_time_ns", 0),
             # the same launches' time after the stream-overrun repair (a duration running past the next event on its
             # stream is clipped there): what the per-kernel tables sum; below kernel_time_ns only when some overran

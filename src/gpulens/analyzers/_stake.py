@@ -97,6 +97,10 @@ def assumed_premise(device: Any, what: str = "peaks") -> str:
     if what == "sms":
         n = getattr(device, "num_sms", None)
         unit = "CUs" if getattr(device, "vendor", "") == "amd" else "SMs"
+        if getattr(device, "sms_inferred", False):  # the count was inferred from the trace, the name from the count
+            from gpulens.devices.spec import SMS_INFERRED_FROM
+
+            return f"{ASSUMED_GPU_HEAD}{device.name} ({n}{SMS_INFERRED_FROM}; the input records no GPU name)"
         return (f"{ASSUMED_GPU_HEAD}{device.name} ({n} {unit}; the input records no GPU name or "
                 f"{unit[:-1]} count)")
     return f"{ASSUMED_GPU_HEAD}{device.name} (the input does not name it; the figure rests on its peaks)"

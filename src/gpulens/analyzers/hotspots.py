@@ -59,6 +59,16 @@ def critical_set(shares: np.ndarray, fraction: float) -> np.ndarray:
 MAX_LISTED = 20
 
 
+def graph_replays(t: pd.DataFrame) -> dict[str, int]:
+    """``{"graph_replays": launches, "graphs": distinct graphs}`` of the per-kernel table ``t`` (``name``, ``calls``)
+    whose rows are whole CUDA graph replays traced at graph level (:func:`gpulens.timeline.names.is_graph_replay`),
+    counted among ``kernel_count`` / ``unique_kernels``; ``{}`` when there are none."""
+    from gpulens.timeline.names import is_graph_replay
+
+    g = t[[is_graph_replay(n) for n in t["name"].astype(str)]] if len(t) else t
+    return {"graph_replays": int(g["calls"].sum()), "graphs": int(len(g))} if len(g) else {}
+
+
 def _clip(name: str, n: int = 80) -> str:
     return name if len(name) <= n else name[: n - 1] + "…"
 
@@ -351,7 +361,7 @@ class Hotspots(Analyzer):
                 "kernel_count": int(len(k)), "unique_kernels": int(len(t)), "kernel_time_ns": None,
                 "kernel_effective_ns": None, "critical_fraction": self.critical_fraction,
                 "critical_count": int(len(t)), "critical_share": None, "overruns": [], "overrun_events": 0,
-                "overrun_ns": 0, "durations_unknown": True}, [])
+                "overrun_ns": 0, "durations_unknown": True, **graph_replays(t)}, [])
         crit = t[t["critical"]]
         summary = {
             "kernel_count": int(len(k)),
@@ -366,6 +376,7 @@ class Hotspots(Analyzer):
             "overrun_events": len(clipped),  # every clipped event: stream overruns and runaways
             "overrun_ns": int(sum(c["overrun_ns"] for c in clipped)),
             "every_profiled_kernel": profiled,
+            **graph_replays(t),
         }
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
 

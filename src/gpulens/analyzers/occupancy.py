@@ -22,7 +22,7 @@ Aggregated per kernel name over the performance-critical set, weighted by time.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -55,8 +55,9 @@ COLUMNS = {
     "theoretical_occupancy_pct": "resident warps / warp slots allowed by registers, shared memory, warps and block "
                                  "limits (vendor definition, not grid-capped), time-weighted [%]",
     "achieved_occupancy_pct": "measured active warps / warp slots from counters, time-weighted [%]",
-    "limiter": "registers | shared_memory | warps | blocks | barriers: the binding block limit [text]",
-    "limiters": "every block limit tied at the binding value [text]",
+    "limiter": "registers | shared_memory | warps | blocks | barriers: the binding block limit; none when theoretical "
+               "occupancy is full (nothing limits it) [text]",
+    "limiters": "every block limit tied at the binding value; none when theoretical occupancy is full [text]",
     "waves_per_sm": "grid waves: grid blocks / (blocks resident per SM at once × SMs) — per CU × CUs on AMD, "
                     "workgroups for blocks — of that configuration (its grid with the most time): how many times the "
                     "grid fills every SM (CU) with resident blocks, a count for the whole GPU, not per SM (ncu's "
@@ -162,6 +163,24 @@ def _config_time(g: np.ndarray, b: np.ndarray, r: np.ndarray, m: np.ndarray, t: 
         out[name] = np.asarray(u)[rest % n]
         rest = rest // n
     return pd.DataFrame({"g": out["g"], "b": out["b"], "r": out["r"], "m": out["m"], "t": sums})
+
+
+#: Theoretical occupancy [%] at which no block limit limits anything: every warp slot can be filled (the
+#: calculator's 100 %, within rounding of a time-weighted mean).
+FULL_THEORETICAL_PCT = 99.5
+#: The limiter cell of a kernel whose theoretical occupancy is full.
+NO_LIMITER = "none"
+
+
+def limiter_columns(lims: Sequence[str], theo: Sequence[float | None]) -> dict[str, list[str]]:
+    """The ``limiter`` / ``limiters`` columns from each kernel's tied block limits ``lims`` (``"warps, registers"``)
+    and its theoretical occupancy ``theo`` [%]: at :data:`FULL_THEORETICAL_PCT` or more the resource whose block
+    limit binds first limits nothing (every warp slot is filled; ncu H200 gemm_naive: 256 threads × 32 registers,
+    8 blocks × 8 warps = 64 of 64 warps, "warps + registers" tied) — :data:`NO_LIMITER`. A grid cap is kept: it is
+    no theoretical limit."""
+    out = [NO_LIMITER if o is not None and o >= FULL_THEORETICAL_PCT and str(s) and "grid" not in str(s) else str(s)
+           for s, o in zip(lims, theo)]
+    return {"limiter": [s.split(", ")[0] for s in out], "limiters": out}
 
 
 class OccupancyAnalyzer(Analyzer):
@@ -554,8 +573,8 @@ class OccupancyAnalyzer(Analyzer):
             "time_ns": [int(x) for x in tsum.tolist()],
             "block_size": num(cb), "regs_per_thread": num(cr), "smem_bytes": num(cm),
             "grid_blocks": num(grid[ti]), "active_blocks_per_sm": num(p.active(ti)),
-            "theoretical_occupancy_pct": wmean(p.theo()), "achieved_occupancy_pct": wmean(p.ach),
-            "limiter": [s.split(", ")[0] for s in lims], "limiters": [str(s) for s in lims],
+            "theoretical_occupancy_pct": (theo := wmean(p.theo())), "achieved_occupancy_pct": wmean(p.ach),
+            **limiter_columns(lims, theo),
             "waves_per_sm": [None if v != v else float(v) for v in w_top.tolist()],
             "tail_wave_pct": [None if v != v else float(v) for v in N.tail_wave_pct(w_top).tolist()],
             "grid_sizes": [int(x) for x in grids.tolist()],

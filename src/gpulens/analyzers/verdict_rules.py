@@ -84,7 +84,15 @@ from gpulens.analyzers._verdict_steps import (  # noqa: F401 (re-exported: one n
     _latency_steps, steps_for)
 from gpulens.analyzers._verdict_text import (  # noqa: F401 (re-exported: one namespace of the rules)
     _below_roofs_text, _evidence_text, _grids_text, _limiter_words)
+from gpulens.timeline.names import is_graph_replay
 from gpulens.units import fmt_ns, pct_words
+
+#: The next step for a graph-level CUDA graph replay (:func:`gpulens.timeline.names.is_graph_replay`): its kernels
+#: need a node-level trace before any of them can be classified (NVIDIA Nsight Systems user guide,
+#: ``--cuda-graph-trace=node``).
+GRAPH_NODE_STEP = ("Re-trace with nsys profile --cuda-graph-trace=node so each kernel of the graph is recorded on "
+                   "its own — a whole graph replay has no per-kernel bound; then collect counters for the kernels "
+                   "that matter.")
 
 
 def one_off_words(e: Evidence) -> str:
@@ -166,6 +174,10 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
     ev = _evidence_text(e)
     if e.kind == "comm":
         return Verdict("communication-bound", e.exposed_comm_ns, ev, steps_for("communication-bound", e))
+    if is_graph_replay(e.name):  # a whole graph replay, its kernels unrecorded: no kernel counter describes it
+        return Verdict("undetermined", None, ev + "; this record is a whole CUDA graph replay traced at graph level "
+                       "(nsys --cuda-graph-trace=graph): its kernels were not recorded one by one",
+                       [GRAPH_NODE_STEP])
     sol_decides = e.sol_bound in BOUND_TO_VERDICT
     if sol_decides and e.sol_pct is not None:  # the measured speed of light decides: its distance is at stake
         stake, source = time_at_stake(t, e.sol_pct, e.calls), ""

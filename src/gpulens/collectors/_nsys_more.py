@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.timeline.names import COLLECTIVE_API_RE, LAUNCH_API_RE
+from gpulens.timeline.names import COLLECTIVE_API_RE, LAUNCH_API_RE, graph_replay_name
 from gpulens.units import agree, plural
 
 _VERSION_SUFFIX = re.compile(r"_v[0-9]+$")
@@ -76,7 +76,7 @@ def graph_trace(db: Any, common: Any, gpu: Any, kernel_corr: set[int]) -> tuple[
     if kernel_corr and "correlation_id" in df:
         df = df[~df["correlation_id"].isin(list(kernel_corr)).fillna(False).to_numpy()].reset_index(drop=True)
     gid = df.pop("_g") if "_g" in df else pd.Series([None] * len(df))
-    df["name"] = pd.Series([f"CUDA graph {int(g)}" if pd.notna(g) else "CUDA graph" for g in gid],
+    df["name"] = pd.Series([graph_replay_name(int(g) if pd.notna(g) else None) for g in gid],
                            dtype="category")
     return gpu(df, "kernel"), None
 

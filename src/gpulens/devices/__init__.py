@@ -18,7 +18,7 @@ import numpy as np
 from gpulens.devices import amd as _amd
 from gpulens.devices import nvidia as _nvidia
 from gpulens.devices.arch import AMD_CC_TO_GFX, ArchLimits, limits_for
-from gpulens.devices.spec import PRECISIONS, DeviceSpec, Figure, load_spec, spec_from_dict
+from gpulens.devices.spec import PRECISIONS, SMS_INFERRED_FROM, DeviceSpec, Figure, load_spec, spec_from_dict
 
 #: Built-in device specs (NVIDIA then AMD), in data-file order.
 SPECS: tuple[DeviceSpec, ...] = tuple(spec_from_dict(d) for d in _nvidia.GPUS + _amd.GPUS)
@@ -449,8 +449,7 @@ def identify(timeline: Any) -> DeviceSpec | None:
     if not cands:
         return None
     # an SM count names no GPU: other parts (and variants of this one) have as many SMs, so the GPU is assumed
-    note = (f"{cands[0].name} assumed from {sms} SMs inferred from Kineto's 'blocks per SM' / 'warps per SM' ("
-            "any GPU with as many SMs is as likely")
+    note = (f"{cands[0].name} assumed from {sms}{SMS_INFERRED_FROM} (any GPU with as many SMs is as likely")
     note += ("" if len(cands) == 1 else ", among the built-in ones " + ", ".join(s.name for s in cands[1:]))
     note += "; pass --device-spec FILE to be exact)"
     return cands[0].with_note(note)

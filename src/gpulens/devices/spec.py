@@ -84,6 +84,11 @@ class Figure:
     uncertain: bool = False
 
 
+#: How an assumed GPU's note (:func:`gpulens.devices.identify`) says its SM count was inferred from the input (Kineto's
+#: per-kernel ``blocks per SM`` / ``warps per SM``) rather than taken from the assumed part's datasheet.
+SMS_INFERRED_FROM = " SMs inferred from Kineto's 'blocks per SM' / 'warps per SM'"
+
+
 def is_assumed_note(note: Any) -> bool:
     """Whether a device spec's ``note`` says the GPU was assumed rather than read from the input (the wording
     :func:`gpulens.devices.identify_device` writes: "<name> assumed from …")."""
@@ -186,6 +191,12 @@ class DeviceSpec:
         capability: :func:`gpulens.devices.identify_device` says so in ``note``, "X assumed from …"): its peak
         figures may not be the profiled GPU's, so a roofline placed on them is a guess, never a measurement."""
         return is_assumed_note(self.note)
+
+    @property
+    def sms_inferred(self) -> bool:
+        """Whether this assumed GPU's SM count was inferred from the input (:data:`SMS_INFERRED_FROM`), not recorded
+        by it nor read off the assumed part alone."""
+        return self.assumed and SMS_INFERRED_FROM in str(self.note or "")
 
     def with_note(self, note: str) -> "DeviceSpec":
         """A copy with ``note`` set."""

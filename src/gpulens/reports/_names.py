@@ -159,10 +159,27 @@ def _split(name: str) -> tuple[str, str]:
             args.append(s[start:i].strip())
             start = i + 1
     qual = "".join(head).replace("(anonymous namespace)", "").strip()
-    qual = qual.split(" ")[-1] if " " in qual else qual  # return type ("void ")
+    qual = _drop_return_type(qual)
     # a value argument (thrust's kernel<256u, functor...>: block size) names nothing: the first type argument does
     types = [a for a in args if not _LITERAL.match(a)]
     return qual, (types[0] if types else args[0] if args else "")
+
+
+#: Words of a C++ return type before a kernel's name (``void``, ``unsigned int``, ``__global__ void``,
+#: ``std::enable_if::type`` with its template arguments read off): keywords, qualified names, pointers.
+_RETURN_WORD = re.compile(r"^(?:void|bool|char|short|int|long|unsigned|signed|float|double|auto|const|volatile|static|"
+                          r"inline|extern|__global__|__device__|__host__|__launch_bounds__|size_t|\w*::[\w:]*|\w+[*&]+)$")
+
+
+def _drop_return_type(qual: str) -> str:
+    """``"void foo"`` → ``"foo"``: the last word of a demangled head when the words before it are a C++ return type
+    (:data:`_RETURN_WORD`) and it can name a function. A name that is a phrase — a profiler's label for a record that
+    is no kernel function (nsys' graph-level replay ``"CUDA graph 5"``, Kineto's ``"Memcpy HtoD"``) — is kept whole:
+    its last word alone (``"5"``, ``"HtoD"``) says nothing of what it is."""
+    words = qual.split()
+    if len(words) < 2 or not _IDENT.fullmatch(words[-1].split("::")[-1] or "_"):
+        return qual
+    return words[-1] if all(_RETURN_WORD.match(w) for w in words[:-1]) else qual
 
 
 @functools.lru_cache(maxsize=1 << 14)

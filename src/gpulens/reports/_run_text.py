@@ -187,6 +187,11 @@ def launches_text(sm: Mapping[str, Any]) -> str:
     if "kernel_count" in sm and sm.get("kernel_count") is None:
         return "unknown (the input records no kernel launch: a summary of API calls or copies only)"
     n, k = int(sm.get("kernel_count") or 0), int(sm.get("unique_kernels") or 0)
+    # whole CUDA graph replays traced at graph level are counted among them: said apart, as what they are
+    g, gk = int(sm.get("graph_replays") or 0), int(sm.get("graphs") or 0)
+    if g and gk:
+        replays = f"{plural(g, 'replay')} of {plural(gk, 'CUDA graph')} (traced whole)"
+        return replays if n <= g else f"{plural(n - g, 'launch(es)')} of {plural(k - gk, 'kernel')} and {replays}"
     return f"{plural(n, 'launch(es)')} of {plural(k, 'kernel')}"
 
 

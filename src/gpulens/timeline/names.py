@@ -37,6 +37,21 @@ COLLECTIVE_API_RE = re.compile(r"^(?:nccl|rccl)(?:AllReduce|AllGather|ReduceScat
                                r"|Alltoall|Gather|Scatter|Send|Recv|GroupEnd)\w*$")
 #: Graph replays among :data:`LAUNCH_API_RE`: CUDA/HIP ``GraphLaunch``, SYCL graphs ``urCommandBufferEnqueueExp``.
 GRAPH_LAUNCH_RE = re.compile(r"GraphLaunch|^urCommandBufferEnqueueExp")
+#: The name of a GPU record that is a whole CUDA graph replay, not one kernel: nsys with its default
+#: ``--cuda-graph-trace=graph`` writes one ``CUPTI_ACTIVITY_KIND_GRAPH_TRACE`` row per replay
+#: (:func:`gpulens.collectors._nsys_more.graph_trace` names it :func:`graph_replay_name`).
+GRAPH_REPLAY_RE = re.compile(r"^CUDA graph(?: [0-9]+)?$")
+
+
+def graph_replay_name(graph_id: int | None) -> str:
+    """``"CUDA graph 5"`` (``"CUDA graph"`` without an id): the name of a graph-level replay record."""
+    return "CUDA graph" if graph_id is None else f"CUDA graph {int(graph_id)}"
+
+
+def is_graph_replay(name: object) -> bool:
+    """Whether a kernel-kind record is a whole CUDA graph replay traced at graph level (:data:`GRAPH_REPLAY_RE`):
+    its kernels were not recorded one by one, so no per-kernel counter or verdict applies to it."""
+    return isinstance(name, str) and GRAPH_REPLAY_RE.match(name) is not None
 
 #: Runtime calls that enqueue a copy / a fill (CUDA runtime and driver, HIP, Intel Unified Runtime and Level Zero): the
 #: GPU record such a call enqueues is a copy / a fill whatever category or name it carries (B12 of ../shared/cases:
