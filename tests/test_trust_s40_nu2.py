@@ -83,6 +83,8 @@ def test_a_report_given_as_baseline_shows_when_it_was_recorded(slower):
     _tmp, gate, md, html = slower
     assert gate["baseline"]["created"] == "2026-01-02T03:04:05+00:00"
     assert "2026-01-02T03:04:05" in md and "2026-01-02T03:04:05" in html
+    # a report given as the baseline was never saved as one: when it was recorded, not "saved"
+    assert "recorded 2026-01-02T03:04:05" in md and "recorded 2026-01-02T03:04:05" in html and "saved 2026" not in md
 
 
 def test_a_trace_given_as_baseline_is_dated_by_its_file(tmp_path):

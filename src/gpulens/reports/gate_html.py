@@ -98,7 +98,7 @@ def _facts(result: GateResult) -> list[tuple[str, str]]:
     out = []
     if b:
         sha = (b.get("git") or {}).get("sha")
-        out.append(("baseline", f"{b['name']}: {plural(b['runs'], 'run')}, saved {b['created']}"
+        out.append(("baseline", f"{b['name']}: {plural(b['runs'], 'run')}, recorded {b['created']}"
                     + (f", commit {sha[:12]}" if sha else "") + f" · machine {b['machine_key']}"))
     else:
         out.append(("baseline", "none found"))

@@ -52,7 +52,7 @@ def render(result: GateResult, limit: int = DEFAULT_LIMIT, top: int = 10) -> str
     b, c = result.baseline, result.candidate
     if b:
         sha = b.get("git", {}).get("sha")
-        head.append(f"**Baseline** {md_escape(b['name'])}: {b['runs']} run{'' if b['runs'] == 1 else 's'}, saved {b['created']}"
+        head.append(f"**Baseline** {md_escape(b['name'])}: {b['runs']} run{'' if b['runs'] == 1 else 's'}, recorded {b['created']}"
                     + (f", commit {md_escape(sha[:12])}" if sha else "") + f" · machine {md_escape(b['machine_key'])}")
     head.append(f"**Candidate**: {len(c['runs'])} run{'' if len(c['runs']) == 1 else 's'} · machine {md_escape(c['machine_key'])}")
     for label, items in (("Not comparable", listed_mismatches(result)), ("Excluded run",
