@@ -79,7 +79,8 @@ def test_a_sliver_span_is_judged_on_the_span(kernel_ns):
     v = gpulens.analyze_timeline(tl).results["verdicts"].summary
     assert v["run_verdict"] == "gpu-bound"
     assert v["outside_span"] == {"before_ns": 50_000_000, "after_ns": 50_000_000 - kernel_ns,
-                                 "window_ns": 100_000_000}
+                                 "window_ns": 100_000_000,  # the share: (100 ms − the kernel) of 100 ms
+                                 "pct": pytest.approx(100 * (100_000_000 - kernel_ns) / 100_000_000)}
 
 
 def test_host_only_under_half_the_window_is_weighed_inside_the_span():
@@ -112,4 +113,5 @@ def test_a_cause_inside_the_sliver_is_the_verdict_of_its_span():
     v = gpulens.analyze_timeline(tl).results["verdicts"].summary
     assert v["run_verdict"] == "idle-unattributed"
     assert "75.0 % of the GPU span" in v["basis"]
-    assert v["outside_span"] == {"before_ns": 10_000_000, "after_ns": 82_000_000, "window_ns": 100_000_000}
+    assert v["outside_span"] == {"before_ns": 10_000_000, "after_ns": 82_000_000, "window_ns": 100_000_000,
+                                 "pct": pytest.approx(92.0)}  # (10 + 82) of 100 ms

@@ -10,6 +10,8 @@ Synthetic timeline: times in ns; expected figures derived from the intervals wri
 
 from __future__ import annotations
 
+import pytest
+
 import gpulens
 from gpulens.reports._answer import answer
 from gpulens.timeline import EVENT_COLUMNS, Timeline, make_table
@@ -34,7 +36,8 @@ def test_host_only_time_outside_the_span_is_its_own_figure_not_the_verdict():
     rep = gpulens.analyze_timeline(_timeline())
     vd = rep.results["verdicts"].summary
     assert vd["run_verdict"] == "gpu-bound" and vd["verdict_where"] is None
-    assert vd["outside_span"] == {"before_ns": 10_000_000, "after_ns": 85_000_000, "window_ns": 100_000_000}
+    assert vd["outside_span"] == {"before_ns": 10_000_000, "after_ns": 85_000_000, "window_ns": 100_000_000,
+                                  "pct": pytest.approx(95.0)}  # (10 + 85) of 100 ms
     sentence = answer(rep).sentence
     assert sentence.startswith("GPU-bound: the GPU was busy 100.0 % of its 5.00 ms span; outside the GPU span, not "
                                "judged by the verdict: 10.00 ms of host-only time before the first GPU work "

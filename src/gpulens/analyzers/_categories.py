@@ -86,7 +86,7 @@ _KERNEL_RULES: tuple[tuple[str, re.Pattern], ...] = (
     ("GEMM", re.compile(r"(?<!fb)gemm|gemv|cutlass|cublas|Cijk_|xmma|wgmma|nvjet|conv|fprop|dgrad|wgrad|implicit_gemm|"
                         r"matmul|^bmm_", re.I)),
     ("reduction", re.compile(r"reduce_kernel|triton_red|triton_per|DeviceReduce|DeviceSegmentedReduce|reduce_\d*Block|"
-                             r"(?<!all_)(?<!all)(?<!_scatter_)\breduce_", re.I)),
+                             r"(?<!all_)(?<!all)(?<!_scatter_)\breduce_", re.I | re.ASCII)),
     ("elementwise", re.compile(r"elementwise|triton_poi|unrolled|pointwise|"
                                r"vectorized|Functor", re.I)),
 )
