@@ -33,11 +33,11 @@ def _day_warnings(tl) -> list[str]:
 def test_a_day_long_gpu_event_is_flagged_once_and_kept(tmp_path):
     p = _rocprofv3(tmp_path / "x_kernel_trace.csv", "+5")
     tl = collect(p)
-    # kB: 8,819,330,000,030,000 − 5 ns = 8,819,330.00 s, kept (the span includes it), said once
+    # kB: 8,819,330,000,030,000 − 5 ns = 8,819,330.00 s = 102.08 days (/ 86,400 s), kept (the span includes it), said once
     kb = tl.events[tl.events["name"].astype(str) == "kB"].iloc[0]
     assert int(kb["dur_ns"]) == 8_819_330_000_030_000 - 5
     (w,) = _day_warnings(tl)
-    assert "1 GPU event lasts longer than a day (the longest 8819330.00 s: kB)" in w
+    assert "1 GPU event lasts longer than a day (the longest 102.08 days: kB)" in w
     assert w.startswith(str(p)) and "timestamp is likely corrupt" in w
     tl.validate()  # validated again (joins, windows): still one warning
     assert len(_day_warnings(tl)) == 1
@@ -64,7 +64,7 @@ def test_only_gpu_events_over_a_day(tmp_path):
     p = tmp_path / "t.json"
     p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
     (w,) = _day_warnings(collect(p))
-    assert "1 GPU event lasts longer than a day (the longest 172800.00 s: k_two_days)" in w
+    assert "1 GPU event lasts longer than a day (the longest 2.00 days: k_two_days)" in w
 
 
 def test_html_hot_kernel_panel_gives_the_critical_share_as_every_reporter_does(tmp_path):

@@ -134,6 +134,13 @@ class SourceReport:
             self.cached["status"] = self._status()
         return self.cached["status"]
 
+    def __repr__(self) -> str:
+        """One line: the input, its status, its kernel launches and how many results it holds (the dataclass's own
+        repr printed every table and column document: 156,683 characters for one trace)."""
+        n = self.summary.get("kernel_count")
+        kernels = "kernels unknown" if n is None else f"{int(n):,} kernel launches"
+        return f"SourceReport({self.label!r}: {self.status}, {kernels}, {len(self.results)} analysis results)"
+
     def _status(self) -> str:
         from gpulens.analyzers._span import has_summary_kernels
         from gpulens.analyzers.context import context_of
@@ -277,6 +284,13 @@ class Report:
     def has_gpu_work(self) -> bool:
         """True when at least one source contains GPU events."""
         return any(s.status != "no_gpu_work" for s in self.sources)
+
+    def __repr__(self) -> str:
+        """Short: the report's status and one :meth:`SourceReport.__repr__` line per input (never the tables; the
+        console summary is ``gpulens.reports.console.render(report)``)."""
+        head = f"Report({self.status}, {len(self.sources)} source{'s' if len(self.sources) != 1 else ''}, " \
+               f"gpulens {self.tool_version}, created {self.created})"
+        return "\n".join([head] + [f"  {s!r}" for s in self.sources])
 
 
 def analyze_timeline(timeline: Timeline, label: str = "timeline", only: list[str] | None = None,

@@ -46,8 +46,9 @@ def _num(v: Any) -> bool:
 
 
 def fmt_ns(ns: Any) -> str:
-    """Human time with an SI prefix: 812 → ``'812 ns'``, 1234 → ``'1.23 µs'``, 5e6 → ``'5.00 ms'``; missing or
-    infinite → ``'unknown'``."""
+    """Human time with an SI prefix: 812 → ``'812 ns'``, 1234 → ``'1.23 µs'``, 5e6 → ``'5.00 ms'``; an hour or more
+    in hours (7.2e12 → ``'2.00 h'``) and a day or more in days (8.8e15 → ``'101.90 days'``: "8804374.25 s" reads as
+    nothing); missing or infinite → ``'unknown'``."""
     if is_missing(ns):
         return MISSING
     if not _num(ns):
@@ -55,6 +56,9 @@ def fmt_ns(ns: Any) -> str:
     ns = float(ns)
     if math.isinf(ns):  # no time is infinite: an impossible value reads unknown, never "inf s"
         return MISSING
+    for unit, div in ((" days", 86_400e9), (" h", 3_600e9)):
+        if abs(ns) >= div:
+            return f"{ns / div:.2f}{unit}"
     for unit, div, below in (("s", 1e9, 2), ("ms", 1e6, 2), ("µs", 1e3, 0)):
         # a value the next smaller unit would print as 1000 (999,999.99 ns: "1000.00 µs") reads in this one
         if abs(ns) >= div or abs(float(f"{ns * 1e3 / div:.{below}f}")) >= 1000:

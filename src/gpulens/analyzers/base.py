@@ -141,6 +141,17 @@ class AnalysisResult:
         """True when the analysis did not run."""
         return self.skipped_reason is not None
 
+    def __repr__(self) -> str:
+        """One line (``AnalysisResult('hotspots': 21 rows × 12 columns, 3 findings)``): a REPL echo of a result must
+        not print its whole table and column documentation; ``table``, ``summary`` and ``findings`` hold them."""
+        if self.skipped:
+            return f"AnalysisResult({self.analyzer!r}: skipped — {self.skipped_reason})"
+        rows, cols = (len(self.table), len(self.table.columns)) if self.table is not None else (0, 0)
+        from gpulens.units import plural
+
+        return f"AnalysisResult({self.analyzer!r}: {plural(rows, 'row')} × {plural(cols, 'column')}, " \
+               f"{plural(len(self.findings), 'finding')})"
+
 
 class Analyzer:
     """Base class of analyzers; subclasses with a ``name`` register themselves.

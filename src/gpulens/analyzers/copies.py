@@ -2,11 +2,11 @@
 and achieved bandwidth.
 
 Sizes the source did not record stay unknown: ``bytes`` sums the known sizes only, ``sizes_unknown`` counts the
-others (``sizes`` says "n of m sizes unknown"), and ``bytes`` is <NA> when no size is known — never 0. Achieved
-bandwidth = known bytes / time of those same events, over events of non-zero duration (a 0 ns copy has no
-bandwidth); <NA> when there is no such event, and <NA> above :data:`MAX_BANDWIDTH` (no memory or link moves that
-much: a size or a duration the source got wrong, never a figure shown). Times are overrun-clipped durations (as
-every analyzer). Copies whose direction is not recorded are of kind ``unknown``.
+others (the summary's ``copy_sizes`` / ``fill_sizes`` say "n of m sizes unknown"), and ``bytes`` is <NA> when no
+size is known — never 0. Achieved bandwidth = known bytes / time of those same events, over events of non-zero
+duration (a 0 ns copy has no bandwidth); <NA> when there is no such event, and <NA> above :data:`MAX_BANDWIDTH` (no
+memory or link moves that much: a size or a duration the source got wrong, never a figure shown). Times are
+overrun-clipped durations (as every analyzer). Copies whose direction is not recorded are of kind ``unknown``.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ COLUMNS = {
     "count": "events [count]",
     "bytes": "summed size of the events whose size is recorded; unknown when none is [bytes]",
     "sizes_unknown": "events whose size is not recorded [count]",
-    "sizes": "how many sizes are unknown, as text [text]",
     "time_ns": "summed GPU time [ns]",
     "bandwidth": "known bytes / time of those events (non-zero durations only) [B/s]",
 }
@@ -50,7 +49,7 @@ SUMMARY = {
 
 
 def _sizes_text(unknown: int, total: int) -> str:
-    return "all sizes known" if not unknown else f"{unknown} of {total} sizes unknown"
+    return "all sizes known" if not unknown else f"{unknown:,} of {total:,} sizes unknown"
 
 
 def _bytes_total(total: float) -> int | None:
@@ -95,7 +94,7 @@ class Copies(Analyzer):
         t["sizes_unknown"] = (t["count"] - t["known"]).astype("int64")
         t["bytes"] = pd.array([_bytes_total(b) if k else pd.NA for b, k in zip(t["bytes"], t["known"])],
                               dtype="Int64")
-        t["sizes"] = [_sizes_text(u, c) for u, c in zip(t["sizes_unknown"], t["count"])]
+        # the table's count beside sizes_unknown says it (a text column "3153 of 3153 sizes unknown" repeated them)
         bw = np.where(t["bw_time"] > 0, t["bw_bytes"] * 1e9 / t["bw_time"].clip(lower=1), np.nan)
         t["bandwidth"] = np.where(bw <= MAX_BANDWIDTH, bw, np.nan)
         t = t.sort_values(["rank", "operation", "time_ns"], ascending=[True, True, False], kind="stable")

@@ -134,7 +134,9 @@ def _prepare(name: str, base: Metric | None, cand: Metric | None,
             else "not recorded in the candidate"
         return row, None
     deterministic = ref.kind == "count" and len(set(base.samples)) == 1
-    row.base_spread = relative_spread(np.asarray(base.samples)) if not deterministic else 0.0
+    # one baseline run has no run-to-run noise to measure: unknown (None, shown "—"), never 0
+    row.base_spread = None if len(base.samples) < 2 else \
+        0.0 if deterministic else relative_spread(np.asarray(base.samples))
     if rule.gating is not None:
         row.gating = rule.gating
     elif is_kernel and (row.share or 0) < config.min_kernel_share:

@@ -48,7 +48,8 @@ class MetricResult:
         base_n, cand_n: runs on each side.
         base_median, cand_median: medians of the samples [unit].
         centers: statistic name → (baseline, candidate) value, for :attr:`center` (``mean``, ``geometric mean``).
-        base_spread: baseline robust relative spread (1.4826·MAD/median) [fraction].
+        base_spread: baseline robust relative spread (1.4826·MAD/median) [fraction]; None with one baseline run
+            (no run-to-run noise to measure).
         ratio: the estimated candidate / baseline ratio (timings: ratio of geometric means; counts and
             ``method = "threshold"``: of medians); ci_low / ci_high its confidence interval (Welch t on the logs);
             p_value: one-sided p in the direction of the change; p_adjusted: the same after the run-level weighted

@@ -137,6 +137,7 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
         ("kernels", launches_text(sm)),
         ("kernel time", kernel_time_text(sm)),
         ("performance-critical set", critical_set_text(hsum, sm)),
+        ("CPU ops", f"{sm['cpu_op_count']:,}"),
         ("excluded events", f"{sm['rejected_event_count']:,}"),
     ])
     blocks: list[Any] = [answer_html(s)]
@@ -195,6 +196,15 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
                                  + ("of the GPUs' summed spans" if multi else "of span") + "</th></tr>"
                                  f"</thead><tbody>{rows}</tbody></table>", static=static, table_open=False))
     blocks.append(f'<section class="panel"><h3>Key figures</h3>{kv}</section>')
+    if not sm.get("kernel_count"):
+        # no kernel: the host's work is what the run holds — its steps and CPU operators on the first page, as the
+        # console lists them (they are otherwise only under "Other analyses")
+        from gpulens.reports._html_analyses import generic_panels
+
+        for name in ("steps", "cpu_ops"):
+            r = s.results.get(name)
+            if r is not None and not r.skipped and r.table is not None and len(r.table):
+                blocks += generic_panels(name, r, max_rows)
     findings = s.findings()
     blocks.append(Panel("Findings", f"{plural(len(findings), 'finding(s)')}, largest time at stake first; indented "
                                     "ones detail the one above (their time is part of it, or of the upper bound it "

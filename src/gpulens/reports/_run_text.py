@@ -243,8 +243,11 @@ def untimed_text(sm: Mapping[str, Any]) -> str:
 def critical_set_text(hsum: Mapping[str, Any], sm: Mapping[str, Any] | None = None) -> str:
     """The performance-critical set as every reporter words it: ``"2 kernels cover 86.2 % of kernel time"``; with
     launches without a duration (:func:`untimed_text`) ``"1 kernel; its share of kernel time is unknown (2 of 16
-    launches without a duration)"``; ``"1 kernel, ranked by calls: durations not recorded"`` when no launch has one."""
+    launches without a duration)"``; ``"1 kernel, ranked by calls: durations not recorded"`` when no launch has one;
+    ``"none: no kernel in the trace"`` without any kernel launch."""
     n = int(hsum.get("critical_count") or 0)
+    if not n and not int({**hsum, **(sm or {})}.get("kernel_count") or 0):
+        return "none: no kernel in the trace"  # not a ranking without durations: there is nothing to rank
     word = plural(n, "kernel")
     if not is_missing(hsum.get("critical_share")):
         # the share's one reading, as the verdict sentence and the tables give it ("80.5 %", never "81 %" beside it)

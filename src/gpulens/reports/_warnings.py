@@ -111,8 +111,12 @@ def input_note(s: Any, warnings_at: str = "Warnings") -> str:
         return ""
     other_found = len(found) - 1 if found else 0  # the first item shown is a finding when there is one
     other_recorded = len(recorded) - (0 if found else 1)
-    rest = [f"{n:,} under {where}" for n, where in ((other_found, "Findings"), (other_recorded, warnings_at)) if n]
-    more = f" (the other{'s' if len(items) > 2 else ''}: {' and '.join(rest)})" if rest else ""
+    rest = [(n, where) for n, where in ((other_found, "Findings"), (other_recorded, warnings_at)) if n]
+    # "(1 more under Warnings)", "(3 more: 1 under Findings and 2 under Warnings)" — never "the other: 1 under …"
+    if len(rest) == 1:
+        more = f" ({rest[0][0]:,} more under {rest[0][1]})"
+    else:
+        more = f" ({len(items) - 1:,} more: {' and '.join(f'{n:,} under {w}' for n, w in rest)})" if rest else ""
     return f"{plural(len(items), 'warning')} about the input the figures rest on — {items[0]}{more}"
 
 

@@ -75,11 +75,13 @@ def verdict_renderables(s: Any, top: int = 10) -> list:
     if rk is not None and not rk.skipped and len(rk.table):
         shown, note = _cap(rk.table, ["straggler", "caused_wait_ns", "computation_ns", "rank"],
                            [False, False, False, True], "ranks that held the others up most (then by compute)")
-        cols = [Col("rank"), Col("compute"), Col("comm %"), Col("exposed comm %"), Col("entered last"),
+        # the shares' basis in their headers, as HTML/Markdown/JSON label them (the rank's GPU span, not the run's)
+        cols = [Col("rank"), Col("compute"), Col("comm (% of rank's span)"), Col("exposed comm (% of rank's span)"),
+                Col("entered last"),
                 Col("waited", optional=True), Col("made others wait"), Col("straggler?", "left")]
         # "entered last" counts the concurrent matched collectives (one exchange): the only ones waits rest on
         conc = "concurrent_collectives" if "concurrent_collectives" in shown else "matched_collectives"
-        rows = [[str(x.rank), _fmt_ns(x.computation_ns), f"{x.comm_pct:.1f}", f"{x.exposed_comm_pct:.1f}",
+        rows = [[str(x.rank), _fmt_ns(x.computation_ns), fmt_unit(x.comm_pct, "%"), fmt_unit(x.exposed_comm_pct, "%"),
                  f"{x.late_arrivals}/{getattr(x, conc)}", _fmt_ns(x.collective_wait_ns),
                  _fmt_ns(x.caused_wait_ns), "straggler" if x.straggler else ""] for x in shown.itertuples()]
         parts.append(FitTable("Ranks compared" + ranks_scope(rk.summary) + note, cols, rows))

@@ -154,10 +154,18 @@ def method_text(result: GateResult) -> str:
     the test, α, the threshold a regression must reach, the PASS band (threshold or baseline noise, the larger) and
     the kernel share under which a kernel does not gate."""
     cfg = result.config
+    share = f"kernels under {100 * cfg.get('min_kernel_share', 0):g} % of kernel time do not gate."
+    timings = [m for m in result.metrics if m.kind == "timing" and m.method is not None]
+    if timings and not any(m.p_value is not None for m in timings):
+        # no timing was tested (too few runs on a side): describing the t-test would describe what did not run
+        runs = sorted({(m.base_n, m.cand_n) for m in timings})
+        n = ", ".join(f"{b} vs {c}" for b, c in runs)
+        return (f"No statistical test ran ({n} runs: record ≥ 5 repeats per side for one): each timing was "
+                f"compared with the {100 * cfg.get('threshold', 0):g} % threshold alone (widened by "
+                f"{cfg.get('noise_multiplier')} × baseline spread where the baseline has ≥ 2 runs); {share}")
     return (f"Welch t-test on log times, weighted Holm across the run's gating timings at α = {cfg.get('alpha')}; "
             f"REGRESSED needs ≥ half the {100 * cfg.get('threshold', 0):g} % threshold and a CI reaching it; PASS "
-            f"band = max(threshold, {cfg.get('noise_multiplier')} × baseline spread); kernels under "
-            f"{100 * cfg.get('min_kernel_share', 0):g} % of kernel time do not gate.")
+            f"band = max(threshold, {cfg.get('noise_multiplier')} × baseline spread); {share}")
 
 
 def fmt_spread(m: MetricResult) -> str:
