@@ -1,0 +1,154 @@
+"""Real profiler outputs (session 41, "held-back real traces"): new public files read against facts from the files.
+
+1. nvprof's own profile (``nvprof -o FILE.nvvp``: an SQLite database of CUPTI activity records) was refused — "an
+   nvprof / Visual Profiler file, which gpulens does not read" — and the refusal advised ``nvprof --csv
+   --print-gpu-trace``, a form gpulens does not read either. Lianhang666/gpu4 (no licence file: not copied here)
+   commits eight such profiles of a CUDA vector add on a Tesla T4 (nvprof, CUDA 12 CUPTI schema ``Version`` 18), e.g.
+   ``nvprof_vectorAdd_normal_1000000.nvvp`` and ``nvprof_vectorAdd_streams_1000000.nvvp`` at commit
+   26b1bcb92ec3a0b35df960f9a1ee71e3138cba76. Kind: a profiler's native output holding the same CUPTI records as the
+   nsys export gpulens reads, under other table and column names (``CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL``,
+   ``StringTable(_id_, value)``, runtime calls by callback id, devices in ``CUPTI_ACTIVITY_KIND_DEVICE``). Now read
+   by :mod:`gpulens.collectors.nvprof_sqlite`. The test database below is built with the real file's own
+   ``CREATE TABLE`` statements (the columns gpulens reads) and every row of the tables it reads from
+   ``nvprof_vectorAdd_normal_1000000.nvvp``; the expected figures are computed here from those rows.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from gpulens.cli import main
+from tests.real_figures import assert_exact_figures
+
+# --- 1. nvprof's SQLite profile ----------------------------------------------------------------------------------
+
+# nvprof_vectorAdd_normal_1000000.nvvp: the schema of the tables read (as the file declares them, columns gpulens
+# does not read left out of the long kernel and device tables) and all of their rows.
+NVPROF_SCHEMA = [
+    "CREATE TABLE StringTable( _id_ INTEGER PRIMARY KEY AUTOINCREMENT, value TEXT NOT NULL UNIQUE )",
+    "CREATE TABLE Version(version INT NOT NULL)",
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, "
+    "registersPerThread INT NOT NULL, start INT NOT NULL, end INT NOT NULL, completed INT NOT NULL, "
+    "deviceId INT NOT NULL, contextId INT NOT NULL, streamId INT NOT NULL, gridX INT NOT NULL, gridY INT NOT NULL, "
+    "gridZ INT NOT NULL, blockX INT NOT NULL, blockY INT NOT NULL, blockZ INT NOT NULL, "
+    "staticSharedMemory INT NOT NULL, dynamicSharedMemory INT NOT NULL, correlationId INT NOT NULL, "
+    "name INT NOT NULL)",
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, copyKind INT NOT NULL, "
+    "srcKind INT NOT NULL, dstKind INT NOT NULL, flags INT NOT NULL, bytes INT NOT NULL, start INT NOT NULL, "
+    "end INT NOT NULL, deviceId INT NOT NULL, contextId INT NOT NULL, streamId INT NOT NULL, "
+    "correlationId INT NOT NULL, runtimeCorrelationId INT NOT NULL, graphNodeId INT NOT NULL, "
+    "graphId INT NOT NULL, channelID INT NOT NULL, channelType INT NOT NULL)",
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, cbid INT NOT NULL, "
+    "start INT NOT NULL, end INT NOT NULL, processId INT NOT NULL, threadId INT NOT NULL, "
+    "correlationId INT NOT NULL, returnValue INT NOT NULL)",
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, type INT NOT NULL, "
+    "start INT NOT NULL, end INT NOT NULL, correlationId INT NOT NULL, contextId INT NOT NULL, "
+    "streamId INT NOT NULL, cudaEventId INT NOT NULL)",
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_DEVICE(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, flags INT NOT NULL, "
+    "globalMemoryBandwidth INT NOT NULL, globalMemorySize INT NOT NULL, constantMemorySize INT NOT NULL, "
+    "l2CacheSize INT NOT NULL, numThreadsPerWarp INT NOT NULL, coreClockRate INT NOT NULL, "
+    "numMemcpyEngines INT NOT NULL, numMultiprocessors INT NOT NULL, maxIPC INT NOT NULL, "
+    "maxWarpsPerMultiprocessor INT NOT NULL, maxBlocksPerMultiprocessor INT NOT NULL, "
+    "maxSharedMemoryPerMultiprocessor INT NOT NULL, maxRegistersPerMultiprocessor INT NOT NULL, "
+    "maxRegistersPerBlock INT NOT NULL, maxSharedMemoryPerBlock INT NOT NULL, maxThreadsPerBlock INT NOT NULL, "
+    "computeCapabilityMajor INT NOT NULL, computeCapabilityMinor INT NOT NULL, id INT NOT NULL, name INT NOT NULL)",
+]
+STRINGS = [(0, "-- null --"), (1, "vectorAdd_normal 1000000"), (2, "Tesla T4"), (3, "_Z6vecAddPdS_S_i")]
+KERNELS = [(1, 16, 1736038954454118552, 1736038954454207702, 1736038954454207702, 0, 1, 7, 3907, 1, 1, 256, 1, 1,
+            0, 0, 117, 3)]
+COPIES = [(1, 1, 1, 3, 0, 8000000, 1736038954450542899, 1736038954452121240, 0, 1, 7, 115, 0, 0, 0, 1, 1),
+          (2, 1, 1, 3, 0, 8000000, 1736038954452353013, 1736038954453859804, 0, 1, 7, 116, 0, 0, 0, 1, 1),
+          (3, 2, 3, 1, 0, 8000000, 1736038954454312564, 1736038954457526623, 0, 1, 7, 119, 0, 0, 0, 1, 1)]
+# (cbid, start, end, correlationId): processId 50379, threadId -1071173632, returnValue 0 on every row
+RUNTIME = [(20, 1736038954146699248, 1736038954450094448, 112), (20, 1736038954450095849, 1736038954450179879, 113),
+           (20, 1736038954450180360, 1736038954450279207, 114), (31, 1736038954450295599, 1736038954452070254, 115),
+           (31, 1736038954452071875, 1736038954453806142, 116), (211, 1736038954453949089, 1736038954454118544, 117),
+           (165, 1736038954454119169, 1736038954454213920, 118), (31, 1736038954454296721, 1736038954458599894, 119),
+           (22, 1736038954462133360, 1736038954462263297, 120), (22, 1736038954462263968, 1736038954462646398, 121),
+           (22, 1736038954462646818, 1736038954463029277, 122)]
+SYNCS = [(1, 4, 1736038954454120302, 1736038954454213451, 118, 1, -1, -1)]
+DEVICE = [(1, 1, 320064000, 15642329088, 65536, 4194304, 32, 1590000, 3, 40, 4, 32, 16, 65536, 65536, 65536, 49152,
+           1024, 7, 5, 0, 2)]
+# CUPTI's cupti_runtime_cbid.h (CUpti_runtime_api_trace_cbid): the ids of the calls above
+CBID = {20: "cudaMalloc", 22: "cudaFree", 31: "cudaMemcpy", 165: "cudaDeviceSynchronize", 211: "cudaLaunchKernel"}
+
+
+def nvprof_db(path: Path, kernel_table: str = "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL") -> Path:
+    """Write the excerpt above as an nvprof SQLite profile at ``path`` (its kernel table named ``kernel_table``)."""
+    con = sqlite3.connect(path)
+    for sql in NVPROF_SCHEMA:
+        con.execute(sql.replace("CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL", kernel_table))
+    con.executemany("INSERT INTO StringTable VALUES (?, ?)", STRINGS)
+    con.execute("INSERT INTO Version VALUES (18)")
+    con.executemany(f"INSERT INTO {kernel_table} VALUES ({','.join('?' * 18)})", KERNELS)
+    con.executemany(f"INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES ({','.join('?' * 17)})", COPIES)
+    con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, ?, ?, 50379, -1071173632, ?, 0)",
+                    [(i + 1, *r) for i, r in enumerate(RUNTIME)])
+    con.executemany(f"INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES ({','.join('?' * 8)})", SYNCS)
+    con.executemany(f"INSERT INTO CUPTI_ACTIVITY_KIND_DEVICE VALUES ({','.join('?' * 22)})", DEVICE)
+    con.commit()
+    con.close()
+    return path
+
+
+@pytest.mark.parametrize("name,kernel_table", [
+    ("app.nvvp", "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL"),  # nvprof's default (concurrent kernels)
+    ("app.prof", "CUPTI_ACTIVITY_KIND_KERNEL"),  # --concurrent-kernels off writes the serial kernel table
+])
+def test_nvprof_sqlite_profile_read_with_its_figures(tmp_path, name, kernel_table):
+    path = nvprof_db(tmp_path / name, kernel_table)
+    gpu = [(k[2], k[3]) for k in KERNELS] + [(c[6], c[7]) for c in COPIES]
+    facts = dict(kernels=len(KERNELS), unique=1, kernel_ns=sum(k[3] - k[2] for k in KERNELS),
+                 span_ns=max(e for _, e in gpu) - min(s for s, _ in gpu),
+                 launches={7: 4})  # 1 kernel + 3 copies on stream 7, each with its runtime call (correlation id)
+    assert facts["kernel_ns"] == 89_150 and facts["span_ns"] == 6_983_724  # by hand from the rows above
+    report = assert_exact_figures(tmp_path, path, facts)
+    src = report["sources"][0]
+    assert src["collectors"] == ["nvprof_sqlite"] and src["inputs"][0]["nvprof_schema_version"] == 18
+    # the device row: Tesla T4, CC 7.5, 40 SMs; nvprof stores CUDA's cudaDeviceProp units (kB/s, kHz)
+    dev = src["devices"][0]
+    assert (dev["name"], dev["compute_capability"], dev["num_sms"]) == ("Tesla T4", "7.5", 40)
+    assert dev["memory_bandwidth_bytes_per_s"] == 320_064_000 * 1000 and dev["clock_hz"] == 1_590_000 * 1000
+    assert dev["total_memory_bytes"] == 15_642_329_088
+    # copies: 3 × 8,000,000 bytes (copyKind 1 = HtoD twice, 2 = DtoH once)
+    assert src["summary"]["memcpy_bytes"] == sum(c[5] for c in COPIES) == 24_000_000
+
+
+def test_nvprof_names_kernels_demangled_and_runtime_calls_by_cbid(tmp_path):
+    from gpulens.collectors import collect
+
+    tl = collect(nvprof_db(tmp_path / "app.nvvp"))
+    ev = tl.events
+    kernels = ev[ev["kind"] == "kernel"]
+    # _Z6vecAddPdS_S_i is vecAdd(double*, double*, double*, int) (Itanium ABI: P = pointer, d = double, S_ = the
+    # first substitution, i = int)
+    assert list(kernels["name"].astype(str)) == ["vecAdd(double*, double*, double*, int)"]
+    assert (int(kernels["grid_x"].iloc[0]), int(kernels["block_x"].iloc[0]),
+            int(kernels["regs_per_thread"].iloc[0])) == (3907, 256, 16)
+    rt = ev[ev["kind"] == "runtime"]
+    expected = sorted(CBID[r[0]] for r in RUNTIME)
+    assert sorted(rt["name"].astype(str)) == expected
+    assert set(rt["pid"].astype(int)) == {50379}
+    copies = ev[ev["kind"] == "memcpy"].sort_values("start_ns")
+    assert list(copies["copy_kind"]) == ["HtoD", "HtoD", "DtoH"]
+    assert list(copies["bytes"].astype(int)) == [8_000_000] * 3
+
+
+def test_nvprof_sqlite_without_activity_tables_refused_with_right_advice(tmp_path, capsys):
+    """A .nvvp holding no activity table (a --metrics/--events run writes other tables) is still named, and the
+    advice no longer points at nvprof's CSV, which gpulens does not read."""
+    path = tmp_path / "metrics.nvvp"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE StringTable( _id_ INTEGER PRIMARY KEY AUTOINCREMENT, value TEXT NOT NULL UNIQUE )")
+    con.execute("CREATE TABLE Version(version INT NOT NULL)")
+    con.commit()
+    con.close()
+    out = tmp_path / "o.json"
+    assert main(["analyze", "-q", "--no-cache", str(path), "--json", str(out)]) != 0
+    err = capsys.readouterr().err
+    assert "metrics.nvvp" in err and "nvprof" in err and "nvprof -o metrics.nvvp" in err
+    assert "--print-gpu-trace" not in err and not out.exists()
