@@ -11,6 +11,12 @@
    by :mod:`gpulens.collectors.nvprof_sqlite`. The test database below is built with the real file's own
    ``CREATE TABLE`` statements (the columns gpulens reads) and every row of the tables it reads from
    ``nvprof_vectorAdd_normal_1000000.nvvp``; the expected figures are computed here from those rows.
+2. An nsys export from 0x822a5b87/test-cuda (``report1.sqlite`` @ 7e25f8547a6caac778206b1ad4e9279131c8b4ba, nsys
+   2026.1.1; no licence file: not copied) names an "NVIDIA GeForce RTX 4060 Ti" (AD106, CC 8.9, 34 SMs) that the
+   device table lacked: "no hardware spec identified: no roofline peaks". Its figures (4 kernels, 536,542 ns, span
+   101,263,425 ns, 1.2 GB copied) were right. The spec is added from the card's published specifications (4,352
+   CUDA cores, 2,535 MHz boost, 128-bit GDDR6 at 18 Gbps, 32 MB L2); the test checks each figure against that
+   hand calculation and against the export's own TARGET_INFO_GPU row.
 """
 
 from __future__ import annotations
@@ -152,3 +158,38 @@ def test_nvprof_sqlite_without_activity_tables_refused_with_right_advice(tmp_pat
     err = capsys.readouterr().err
     assert "metrics.nvvp" in err and "nvprof" in err and "nvprof -o metrics.nvvp" in err
     assert "--print-gpu-trace" not in err and not out.exists()
+
+
+# --- 2. the RTX 4060 Ti an nsys export names ------------------------------------------------------------------------
+
+# 0x822a5b87/test-cuda report1.sqlite, TARGET_INFO_GPU (the fields gpulens reads), unchanged
+RTX4060TI_ROW = dict(name="NVIDIA GeForce RTX 4060 Ti", chip="AD106", compute_capability="8.9", num_sms=34,
+                     total_memory_bytes=8_585_216_000, memory_bandwidth_bytes_per_s=288_032_000_000,
+                     l2_cache_bytes=33_554_432, clock_hz=2_565_000_000)
+
+
+def test_rtx4060ti_recorded_by_nsys_is_identified_with_datasheet_figures():
+    from gpulens.devices import identify_device
+
+    s = identify_device(RTX4060TI_ROW)
+    assert s is not None and s.name == "NVIDIA GeForce RTX 4060 Ti"
+    assert (s.compute_capability, s.num_sms) == ("8.9", 34)
+    clk = 2.535e9  # boost clock; 34 SMs × 128 FP32 lanes = 4,352 CUDA cores
+
+    def close(a, b, rel=0.01):
+        return a is not None and abs(a - b) <= rel * b
+
+    assert close(s.figure_value("vector.fp32"), 4352 * 2 * clk)  # 22.06 TFLOP/s
+    assert close(s.figure_value("matrix.tf32"), 34 * 256 * clk)  # GeForce Ada TF32: 256 FLOP/clk/SM
+    for p in ("bf16", "fp16"):
+        assert close(s.figure_value(f"matrix.{p}"), 34 * 512 * clk)  # FP32 accumulate, GeForce half rate: 44.1
+    assert close(s.figure_value("matrix.fp8"), 34 * 1024 * clk)
+    assert close(s.figure_value("matrix.int8"), 34 * 2048 * clk)
+    assert close(s.figure_value("vector.fp64"), 4352 * 2 * clk / 64, rel=0.02)
+    assert close(s.memory_bandwidth, 128 * 18e9 / 8)  # 288 GB/s
+    assert close(s.memory_bandwidth, RTX4060TI_ROW["memory_bandwidth_bytes_per_s"])
+    assert s.figure_value("l2") == RTX4060TI_ROW["l2_cache_bytes"]  # 32 MiB
+    # neither the laptop part (24 SMs) nor the plain RTX 4060 (AD107) is taken for it
+    for other in ({"name": "NVIDIA GeForce RTX 4060 Laptop GPU", "num_sms": 24},
+                  {"name": "NVIDIA GeForce RTX 4060", "num_sms": 24}):
+        assert getattr(identify_device(other), "name", None) != s.name
