@@ -36,8 +36,8 @@ def _is_nsys(db: "_Db") -> bool:
 class _Db:
     """A read-only connection plus the schema (table → column list) read once with ``PRAGMA table_info``.
 
-    :attr:`strings_table` is the table of names (``StringIds(id, value)`` in nsys exports; nvprof's is ``StringTable(_id_,
-    value)``) and ``string_id`` its key column."""
+    :attr:`strings_table` is the table of names (``StringIds(id, value)`` in nsys exports; nvprof's is
+    ``StringTable(_id_, value)``) and :attr:`string_id` its key column."""
 
     strings_table = "StringIds"
     string_id = "id"
