@@ -23,10 +23,18 @@
    — a sentence cut off, about kernels that *are* recorded as events. Kind: the "known only from a summary /
    counter rows" reason given where neither exists (analyzers/_hot.py, one line). Now "no compute kernels in the
    trace". The figures (24 launches, Σ 622,776,453 ns, span, kernels per GPU) are computed here with sqlite3.
+4. A Visual Profiler *session* (nvvp's File > Save, also ``.nvvp``) is XML, and was refused as "not a recognised
+   trace format"; it embeds nvprof's database, gzip + base64, in ``<timelinepdm><pdm><split>``. xstupi00/
+   N-Body-OpenACC (MIT; ``profile.nvvp`` @ 09a606a86c777d0e48cf7ecf72615027f7a0daac, blob 8b1c5b78, not copied:
+   its XML names a user's home path) holds one of an OpenACC n-body run on a Tesla K20m: decoded by hand, 27
+   kernels (4 names) Σ 178,528,175 ns, GPU span 242,411,572 ns, 1,712,704 bytes copied — what gpulens now reports.
+   Kind: a profiler's container format around a database gpulens reads. The test wraps the nvprof excerpt of 1
+   in a session of that structure.
 """
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 import shutil
@@ -239,3 +247,50 @@ def test_nvprof_nccl_four_gpus_figures_and_no_cut_off_reason(tmp_path):
     for a in ("roofline", "occupancy"):
         reason = src["analyses"][a]["skipped_reason"]
         assert "known only from" not in reason and reason == "no compute kernels in the trace"
+
+
+# --- 4. a Visual Profiler session embedding the nvprof database ----------------------------------------------------
+
+def nvvp_session(path: Path, dbs: list[bytes]) -> Path:
+    """A Visual Profiler session file (the element structure of xstupi00/N-Body-OpenACC profile.nvvp) embedding
+    each of ``dbs`` as one ``<pdm>``, gzip + base64 as nvvp writes it (76-column lines)."""
+    pdms = ""
+    for db in dbs:
+        b64 = base64.b64encode(gzip.compress(db)).decode()
+        pdms += "<pdm><split>" + "\n".join(b64[i:i + 76] for i in range(0, len(b64), 76)) + "</split></pdm>\n"
+    path.write_text('<?xml version="1.0"?>\n<session version="2" name="NewSession1.nvvp" hscale="4.4E-6" '
+                    'normalize="false">\n<timelineoptions enabletimerange="false" start="-1" end="-1"/>\n'
+                    '<executable file="/opt/app/nbody" args="19456" profileonstart="true" concurrentkernels="true"/>\n'
+                    f'<timelinestate></timelinestate>\n<timelinepdm>\n{pdms}</timelinepdm>\n'
+                    '<analysispdm></analysispdm>\n</session>\n')
+    return path
+
+
+def test_visual_profiler_session_read_as_the_nvprof_profile_it_embeds(tmp_path):
+    db = nvprof_db(tmp_path / "inner.nvvp").read_bytes()
+    plain, sess = tmp_path / "plain.json", tmp_path / "sess.json"
+    session = nvvp_session(tmp_path / "NewSession1.nvvp", [db])
+    assert main(["analyze", "-q", "--no-cache", str(tmp_path / "inner.nvvp"), "--json", str(plain)]) == 0
+    assert main(["analyze", "-q", "--no-cache", str(session), "--json", str(sess)]) == 0
+    a, b = (json.loads(x.read_text())["sources"][0] for x in (plain, sess))
+    for k in ("kernel_count", "unique_kernels", "kernel_time_ns", "span_ns", "memcpy_bytes", "gpu_busy_ns"):
+        assert a["summary"][k] == b["summary"][k]
+    assert b["summary"]["kernel_time_ns"] == 89_150 and b["summary"]["memcpy_bytes"] == 24_000_000
+    inp = b["inputs"][0]
+    assert inp["path"] == str(session) and inp["size_bytes"] == session.stat().st_size
+    assert inp["uncompressed_bytes"] == len(db) and inp["embedded_in"] == "Visual Profiler session"
+    assert "/opt/app/nbody" not in sess.read_text()  # the session's command line is not copied into the report
+    assert not any("gpulens-nvvp-" in w for w in b["warnings"])  # the private temporary copy is never named
+
+
+def test_visual_profiler_session_with_two_profiles_or_none(tmp_path, capsys):
+    from gpulens.collectors import collect
+
+    db = nvprof_db(tmp_path / "inner.nvvp").read_bytes()
+    tl = collect(nvvp_session(tmp_path / "two.nvvp", [db, db]))
+    assert int((tl.events["kind"] == "kernel").sum()) == 1  # the first profile only, said so
+    assert any("holds 2 profiles" in w and "1 not" in w for w in tl.meta.warnings)
+    empty = nvvp_session(tmp_path / "gui_only.nvvp", [])
+    assert main(["analyze", "-q", "--no-cache", str(empty), "--json", str(tmp_path / "o.json")]) != 0
+    err = capsys.readouterr().err
+    assert "gui_only.nvvp" in err and "without profile data" in err and "Traceback" not in err

@@ -26,11 +26,23 @@ an end row per range), metrics and events (``--metrics``/``--events`` tables).
 
 Sniffed by content: an SQLite file with nvprof's ``StringTable`` and one of its ``CUPTI_ACTIVITY_KIND_*`` tables
 (nvprof's ``.nvvp``/``.prof`` suffixes are informative only).
+
+A Visual Profiler *session* (nvvp's ``File > Save``, also ``.nvvp``) is XML — ``<session version="2" …>`` with the
+GUI state — that embeds the profile: ``<timelinepdm><pdm><split>`` holds nvprof's SQLite database, gzip-compressed
+and base64-encoded (found in sessions of CUDA 10/11 nvvp, schema ``Version`` 12). It is decoded to a private
+temporary file and read as above; a session with several ``<pdm>`` (one per profiled process) is read for its first,
+with a warning counting the others; one without any says it holds no profile data.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import gzip
+import re
 import sqlite3
+import tempfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +85,37 @@ RUNTIME_CBIDS = {
     269: "cudaLaunchCooperativeKernel", 272: "cudaLaunchCooperativeKernelMultiDevice", 273: "cudaFuncSetAttribute",
     284: "cudaLaunchHostFunc", 311: "cudaGraphLaunch", 312: "cudaGraphLaunch_ptsz",
 }
+
+
+#: The head of a Visual Profiler session file: an XML declaration, then ``<session version="N"``.
+_SESSION = re.compile(rb'^\s*(?:<\?xml[^>]*\?>\s*)?<session version="[0-9]+"', re.ASCII)
+_PDM = re.compile(rb"<timelinepdm>\s*(.*?)</timelinepdm>", re.S | re.ASCII)
+_PDM_ONE = re.compile(rb"<pdm>(.*?)</pdm>", re.S)
+_SPLIT = re.compile(rb"<split>(.*?)</split>", re.S)
+
+
+def session_database(path: Path) -> tuple[bytes, int]:
+    """The nvprof database a Visual Profiler session embeds, and how many more profiles (``<pdm>``) it holds.
+
+    Each ``<split>`` of the first ``<timelinepdm><pdm>`` is base64 text; their concatenation decodes to one gzip
+    stream of the SQLite file. Raises :class:`TraceFormatError` when the session holds no profile data or the data
+    does not decode to an SQLite file."""
+    data = path.read_bytes()
+    block = _PDM.search(data)
+    pdms = _PDM_ONE.findall(block.group(1)) if block else []
+    splits = _SPLIT.findall(pdms[0]) if pdms else []
+    if not splits:
+        raise TraceFormatError(path, "a Visual Profiler session without profile data (no <timelinepdm><pdm><split> "
+                                     "element: the GUI state only): record the data with `nvprof -o app.nvvp ./app` "
+                                     "(an SQLite file, which gpulens reads)")
+    try:
+        db = gzip.decompress(base64.b64decode(b"".join(s.strip() for s in splits)))
+    except (binascii.Error, OSError, EOFError, zlib.error) as exc:
+        raise TraceFormatError(path, f"Visual Profiler session: its embedded profile does not decode (base64 + "
+                                     f"gzip: {exc})") from None
+    if not db.startswith(SQLITE_MAGIC):
+        raise TraceFormatError(path, "Visual Profiler session: its embedded profile is not an SQLite database")
+    return db, len(pdms) - 1
 
 
 class _NvprofDb(_Db):
@@ -145,6 +188,8 @@ class NvprofSqliteCollector(NsysSqliteCollector):
     kernel_tables = ("CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL", "CUPTI_ACTIVITY_KIND_KERNEL")
 
     def sniff(self, path: Path, head: bytes) -> bool:
+        if _SESSION.match(head):
+            return True
         if not head.startswith(SQLITE_MAGIC):
             return False
         try:
@@ -155,6 +200,29 @@ class NvprofSqliteCollector(NsysSqliteCollector):
             return _is_nvprof(db)
         finally:
             db.con.close()
+
+    def collect(self, path: Path, strict: bool = True):
+        path = Path(path)
+        from gpulens.collectors._io import read_head
+
+        if not _SESSION.match(read_head(path, 4096)):
+            return super().collect(path, strict)
+        db, others = session_database(path)
+        with tempfile.TemporaryDirectory(prefix="gpulens-nvvp-") as tmp:
+            inner = Path(tmp) / "profile.sqlite"
+            inner.write_bytes(db)
+            try:
+                tl = super().collect(inner, strict)
+            except TraceFormatError as exc:
+                raise TraceFormatError(path, f"Visual Profiler session: {exc.reason}") from None
+        src = tl.meta.sources[0]
+        src.update(path=str(path), size_bytes=path.stat().st_size, uncompressed_bytes=len(db),
+                   embedded_in="Visual Profiler session")
+        tl.meta.warnings[:] = [w.replace(str(inner), str(path)) for w in tl.meta.warnings]
+        if others:
+            tl.meta.warnings.append(f"{path}: the Visual Profiler session holds {others + 1} profiles (<pdm>, one per "
+                                    f"profiled process): the first is read, {others} not")
+        return tl
 
     def _open(self, path: Path) -> _Db:
         db = _NvprofDb(path)
