@@ -30,6 +30,10 @@
    kernels (4 names) Σ 178,528,175 ns, GPU span 242,411,572 ns, 1,712,704 bytes copied — what gpulens now reports.
    Kind: a profiler's container format around a database gpulens reads. The test wraps the nvprof excerpt of 1
    in a session of that structure.
+5. nvprof profiles name GPUs the table lacked; the Tesla P100-SXM2-16GB (eganhila/mandelbrot_csgf_2017
+   ``output.nvvp`` @ 59cb7b533a1d30be45f041ee20c9072e636aa6ec, no licence file: not copied; an OpenACC kernel
+   ``main_69_gpu``, block 128, 30 registers) is added with its published figures and Pascal CC 6.0 occupancy limits.
+   Others seen and left without a spec: GeForce GT 710, TITAN X (Pascal), TITAN Xp, TITAN V, Tesla K20m.
 """
 
 from __future__ import annotations
@@ -294,3 +298,45 @@ def test_visual_profiler_session_with_two_profiles_or_none(tmp_path, capsys):
     assert main(["analyze", "-q", "--no-cache", str(empty), "--json", str(tmp_path / "o.json")]) != 0
     err = capsys.readouterr().err
     assert "gui_only.nvvp" in err and "without profile data" in err and "Traceback" not in err
+
+
+# --- 5. Tesla P100 SXM2 (an nvprof profile's CUPTI_ACTIVITY_KIND_DEVICE row) -----------------------------------------
+
+# eganhila/mandelbrot_csgf_2017 output.nvvp, CUPTI_ACTIVITY_KIND_DEVICE id 0, in gpulens' units (nvprof: kB/s, kHz)
+P100_ROW = dict(name="Tesla P100-SXM2-16GB", compute_capability="6.0", num_sms=56,
+                memory_bandwidth_bytes_per_s=732_160_000 * 1000, total_memory_bytes=17_066_885_120,
+                clock_hz=1_480_500 * 1000, l2_cache_bytes=4_194_304)
+
+
+def test_p100_sxm2_identified_with_published_figures_and_pascal_occupancy():
+    from gpulens.devices import identify_device
+    from gpulens.devices.arch import limits_for
+    from gpulens.devices.occupancy import cuda_occupancy
+
+    s = identify_device(P100_ROW)
+    assert s is not None and s.name == "NVIDIA Tesla P100 SXM2" and s.num_sms == 56
+    clk = 1.48e9  # boost; 56 SMs × 64 FP32 lanes = 3,584 CUDA cores
+
+    def close(a, b, rel=0.01):
+        return a is not None and abs(a - b) <= rel * b
+
+    assert close(s.figure_value("vector.fp32"), 3584 * 2 * clk)  # 10.6 TFLOP/s
+    assert close(s.figure_value("vector.fp64"), 3584 * 2 * clk / 2)  # GP100: FP64 at half rate
+    assert close(s.figure_value("vector.fp16"), 3584 * 2 * clk * 2)  # half2: twice FP32
+    assert s.figure_value("matrix.fp16") is None  # no tensor cores before Volta
+    assert close(s.memory_bandwidth, P100_ROW["memory_bandwidth_bytes_per_s"])
+    assert s.figure_value("l2") == P100_ROW["l2_cache_bytes"]
+    assert getattr(identify_device({"name": "Tesla P100-PCIE-16GB", "num_sms": 56}), "name", None) != s.name
+    # CC 6.0 occupancy by hand: 128 threads = 4 warps; 30 regs × 32 = 960 → 1,024 per warp (unit 256);
+    # 65,536 / 2 partitions / 1,024 = 32 warps per partition → 64 warps = 16 blocks; warp limit 64 / 4 = 16 blocks;
+    # block limit 32: 16 blocks × 4 warps = 64 of 64 warps = 100 %
+    lim = limits_for("6.0")
+    assert (lim.max_warps_per_sm, lim.max_blocks_per_sm, lim.smem_per_sm) == (64, 32, 64 * 1024)
+    occ = cuda_occupancy(lim, block_size=128, regs_per_thread=30, smem_bytes=0)
+    assert occ.active_blocks == 16 and occ.occupancy_pct == 100.0
+    # 64 registers: 2,048 per warp → 16 warps per partition → 32 warps = 8 blocks of 4 warps: 50 %
+    occ = cuda_occupancy(lim, block_size=128, regs_per_thread=64, smem_bytes=0)
+    assert occ.active_blocks == 8 and occ.occupancy_pct == 50.0 and occ.limiter == "registers"
+    # 20 KiB of shared memory per block: 64 KiB / 20 KiB (a multiple of the 256 B unit) = 3 blocks
+    occ = cuda_occupancy(lim, block_size=128, regs_per_thread=30, smem_bytes=20 * 1024)
+    assert occ.active_blocks == 3 and occ.limiter == "shared_memory"

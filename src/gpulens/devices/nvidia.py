@@ -13,6 +13,19 @@ GPUS = [
     # the SXM2 part ("Tesla V100-SXM2-32GB", the DGX Station's "V100-DGXS"): V100 PCIe / FHHL (1380 / 1290 MHz
     # boost; the nsys TARGET_INFO_CUDA_GPU of a "Tesla V100-PCIE-32GB" records coreClockRate 1380000 kHz), SXM3 and
     # V100S run other clocks, so their names match no spec (unknown, not these figures)
+    # Tesla P100 SXM2 (GP100, NVLink mezzanine): 56 SMs × 64 FP32 lanes = 3,584 CUDA cores at 1,480 MHz boost; FP64
+    # at 1/2 and FP16 (half2) at 2× the FP32 rate, no tensor cores; 16 GB HBM2, 4 MB L2 (NVIDIA's Tesla P100 launch
+    # specifications, GTC 2016: 5.3 / 10.6 / 21.2 TFLOPS; not in gpu-facts). Bandwidth 732 GB/s as NVIDIA's P100
+    # datasheet states it (launch material said 720) and as nvprof records the part (eganhila/mandelbrot_csgf_2017
+    # output.nvvp: globalMemoryBandwidth 732,160,000 kB/s, coreClockRate 1,480,500 kHz, 4,194,304 B of L2).
+    {"name": "NVIDIA Tesla P100 SXM2", "compute_capability": "6.0", "num_sms": 56, "memory_gb": 16,
+     "match": [r"P100(?!.*PCI)"],
+     "figures": {"clock_mhz": [1480, "NVIDIA Tesla P100 specifications (boost; not in gpu-facts)", U],
+                 "memory_bandwidth": [732, "NVIDIA Tesla P100 datasheet (not in gpu-facts)", U],
+                 "l2": [4, "NVIDIA Tesla P100 specifications (not in gpu-facts)", U],
+                 "vector.fp64": [5.3, "NVIDIA Tesla P100 SXM2: 3,584 × 2 × 1.48 GHz / 2 (not in gpu-facts)", U],
+                 "vector.fp32": [10.6, "NVIDIA Tesla P100 SXM2: 3,584 × 2 × 1.48 GHz (not in gpu-facts)", U],
+                 "vector.fp16": [21.2, "NVIDIA Tesla P100 SXM2: half2 at 2× FP32 (not in gpu-facts)", U]}},
     {"name": "NVIDIA V100 SXM2", "compute_capability": "7.0", "num_sms": 80, "memory_gb": 32,
      "match": [r"V100(?![Ss])(?!.*(?:PCI|FHHL|SXM3))"],
      "figures": {"clock_mhz": [1530, "WEB-V100", U], "memory_bandwidth": [900, "WEB-V100"], "l2": [6, "WEB-V100"],
