@@ -50,7 +50,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._nsys_db import _Db
-from gpulens.collectors._nsys_devices import CUDA_GPU_FIELDS
+from gpulens.collectors._nsys_devices import CUDA_GPU_FIELDS, cuda_prop_device
 from gpulens.collectors._sqlite import INT, read_typed
 from gpulens.collectors.nsys_sqlite import SQLITE_MAGIC, NsysSqliteCollector, _copies, _host, _kernels, _memsets, \
     _syncs
@@ -169,13 +169,7 @@ def _devices(db: _Db) -> list[dict[str, Any]]:
         if r["id"] is None or int(r["id"]) in seen:
             continue
         seen.add(int(r["id"]))
-        d: dict[str, Any] = {"rank": 0, "device_id": int(r["id"]), "name": None if pd.isna(name) else str(name)}
-        if r.get("computeCapabilityMajor") is not None:
-            d["compute_capability"] = f"{r['computeCapabilityMajor']}.{r.get('computeCapabilityMinor') or 0}"
-        for src, (dst, factor) in CUDA_GPU_FIELDS.items():
-            if r.get(src) is not None and int(r[src]) > 0:
-                d[dst] = int(r[src]) * factor
-        out.append(d)
+        out.append(cuda_prop_device(r, int(r["id"]), None if pd.isna(name) else str(name)))
     return sorted(out, key=lambda d: d["device_id"])
 
 
