@@ -34,6 +34,18 @@
    ``output.nvvp`` @ 59cb7b533a1d30be45f041ee20c9072e636aa6ec, no licence file: not copied; an OpenACC kernel
    ``main_69_gpu``, block 128, 30 registers) is added with its published figures and Pascal CC 6.0 occupancy limits.
    Others seen and left without a spec: GeForce GT 710, TITAN X (Pascal), TITAN Xp, TITAN V, Tesla K20m.
+
+Also checked this session and found right (kernel count, Σ kernel ns, GPU span, copy bytes, device; facts computed
+with sqlite3 / csv / NVIDIA's ncu_report): nvprof .nvvp of m-goldstein/GPU_ML (TITAN V, schema 12),
+peijin94/FastQSL (4× TITAN Xp), ImageProjection/path_integral_gpu (GT 710), dipsankarb/csl7520 (TITAN X Pascal,
+schema 11), Lianhang666/gpu4 streams (T4, 4 streams); nsys exports of Lianhang666/gpu4 (4 files, T4),
+p4arth/cuda-perf-sandbox and blbadger/threebody (RTX 3060), forestmgy/miniGEMM (RTX 5060, no kernel table: said
+incomplete), Meghakoranga/cupqc-openssl-core, davidev886/tutorial_vqe (8× H100), nevakrien/python_c_nvidia,
+researchgroup-zx93920/MAP-Fusion23 (empty captures: said so); rocprof v1 stats of kswirydo/ozaki_tests (MI355X)
+and stejpet/llama.cpp (stats with a <barrier packet> row, hip_stats, copy_stats); .ncu-rep files of
+amitadate/GPU_Power_Model, bautista-garcia/heat_sim, kprattis/parallel_programming_ex3, iamcoleman/monte-carlo-pi;
+Kineto traces of marcalph/kernelforge (CPU only) and a legacy autograd trace of KeondoPark/luxmea (refused, as
+designed).
 """
 
 from __future__ import annotations
