@@ -79,6 +79,21 @@ _TIMED_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "C
                  "NVTX_EVENTS")
 
 
+def sniff_db(path: Path, head: bytes, open_db, accept) -> bool:
+    """True when ``head`` is an SQLite header and the database, opened read-only by ``open_db(path)`` (a
+    :class:`._nsys_db._Db` class), satisfies ``accept(db)``; an unreadable database is not this format."""
+    if not head.startswith(SQLITE_MAGIC):
+        return False
+    try:
+        db = open_db(Path(path))
+    except TraceFormatError:
+        return False
+    try:
+        return accept(db)
+    finally:
+        db.con.close()
+
+
 def _pid(g: pd.Series) -> pd.Series:
     return (g.astype("Int64") // (1 << 24)) % (1 << 24)
 
@@ -97,13 +112,7 @@ class NsysSqliteCollector(Collector):
     kernel_tables: tuple[str, ...] = ("CUPTI_ACTIVITY_KIND_KERNEL",)
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        if not head.startswith(SQLITE_MAGIC):
-            return False
-        try:
-            db = _Db(Path(path))
-        except TraceFormatError:
-            return False
-        return _is_nsys(db)
+        return sniff_db(path, head, _Db, _is_nsys)
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)

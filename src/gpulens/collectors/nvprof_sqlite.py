@@ -52,8 +52,8 @@ import pandas as pd
 from gpulens.collectors._nsys_db import _Db
 from gpulens.collectors._nsys_devices import CUDA_GPU_FIELDS, cuda_prop_device
 from gpulens.collectors._sqlite import INT, read_typed
-from gpulens.collectors.nsys_sqlite import SQLITE_MAGIC, NsysSqliteCollector, _copies, _host, _kernels, _memsets, \
-    _syncs
+from gpulens.collectors.nsys_sqlite import (SQLITE_MAGIC, NsysSqliteCollector, _copies, _host, _kernels, _memsets,
+                                            _syncs, sniff_db)
 from gpulens.errors import TraceFormatError
 
 #: nvprof's tables of GPU work (kernels in concurrent-kernel mode, the default since CUDA 5; ``KERNEL`` when
@@ -182,18 +182,7 @@ class NvprofSqliteCollector(NsysSqliteCollector):
     kernel_tables = ("CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL", "CUPTI_ACTIVITY_KIND_KERNEL")
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        if _SESSION.match(head):
-            return True
-        if not head.startswith(SQLITE_MAGIC):
-            return False
-        try:
-            db = _NvprofDb(Path(path))
-        except TraceFormatError:
-            return False
-        try:
-            return _is_nvprof(db)
-        finally:
-            db.con.close()
+        return bool(_SESSION.match(head)) or sniff_db(path, head, _NvprofDb, _is_nvprof)
 
     def collect(self, path: Path, strict: bool = True):
         path = Path(path)
