@@ -49,12 +49,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.collectors._io import read_head
 from gpulens.collectors._nsys_db import _Db
 from gpulens.collectors._nsys_devices import CUDA_GPU_FIELDS, cuda_prop_device
 from gpulens.collectors._sqlite import INT, read_typed
 from gpulens.collectors.nsys_sqlite import (SQLITE_MAGIC, NsysSqliteCollector, _copies, _host, _kernels, _memsets,
                                             _syncs, sniff_db)
 from gpulens.errors import TraceFormatError
+from gpulens.timeline import Timeline
 
 #: nvprof's tables of GPU work (kernels in concurrent-kernel mode, the default since CUDA 5; ``KERNEL`` when
 #: ``--concurrent-kernels off``), copies and runtime calls: one of them marks an nvprof database.
@@ -145,10 +147,10 @@ def _runtime(db: _Db):
     df = db.select_ints(t, {"start_ns": "{start}", "dur_ns": "{end} - {start}", "correlation_id": "{correlationId}",
                             "pid": "{processId}", "tid": "{threadId}", "_cbid": "{cbid}"})
     codes, uniq = pd.factorize(df.pop("_cbid") if "_cbid" in df else pd.Series([pd.NA] * len(df)))
-    cats = pd.Index([RUNTIME_CBIDS.get(int(c), f"cudaRuntimeCall#{int(c)}") for c in uniq] + ["cuda runtime"])
-    df["name"] = pd.Categorical.from_codes(np.where(codes < 0, len(uniq), codes), categories=cats.unique()
-                                           ) if cats.is_unique else pd.Categorical(cats[np.where(codes < 0,
-                                                                                                 len(uniq), codes)])
+    # one name per distinct id (two ids can share a name: cudaStreamDestroy _v3020 and _v5050); no id: unknown call
+    names = np.array([RUNTIME_CBIDS.get(int(c), f"cudaRuntimeCall#{int(c)}") for c in uniq] + ["cuda runtime"],
+                     dtype=object)
+    df["name"] = pd.Categorical(names[np.where(codes < 0, len(uniq), codes)])
     return _host(df, "runtime"), None
 
 
@@ -182,12 +184,14 @@ class NvprofSqliteCollector(NsysSqliteCollector):
     kernel_tables = ("CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL", "CUPTI_ACTIVITY_KIND_KERNEL")
 
     def sniff(self, path: Path, head: bytes) -> bool:
+        """A Visual Profiler session by its XML head, or an SQLite file holding nvprof's tables."""
         return bool(_SESSION.match(head)) or sniff_db(path, head, _NvprofDb, _is_nvprof)
 
-    def collect(self, path: Path, strict: bool = True):
+    def collect(self, path: Path, strict: bool = True) -> Timeline:
+        """Read an nvprof database, or the one a Visual Profiler session embeds (decoded to a private temporary
+        file; the Timeline names the session, never the copy). Raises :class:`TraceFormatError` as
+        :meth:`NsysSqliteCollector.collect` does, and for a session without decodable profile data."""
         path = Path(path)
-        from gpulens.collectors._io import read_head
-
         if not _SESSION.match(read_head(path, 4096)):
             return super().collect(path, strict)
         db, others = session_database(path)
@@ -219,13 +223,12 @@ class NvprofSqliteCollector(NsysSqliteCollector):
         return (_concurrent_kernels, _serial_kernels, _copies, _memsets, _runtime, _syncs)
 
     def _metadata(self, db: _Db, warnings: list[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        ver = None
-        if db.has("Version", "version"):
-            row = db.con.execute("SELECT version FROM Version LIMIT 1").fetchone()
-            ver = row[0] if row and isinstance(row[0], int) else None
+        ver, devices = None, []
         try:
+            if db.has("Version", "version"):
+                row = db.con.execute("SELECT version FROM Version LIMIT 1").fetchone()
+                ver = row[0] if row and isinstance(row[0], int) else None
             devices = _devices(db)
         except sqlite3.DatabaseError as exc:  # a corrupt device table costs the device, not the file
             warnings.append(f"{db.path}: device list (CUPTI_ACTIVITY_KIND_DEVICE) unreadable, skipped ({exc})")
-            devices = []
         return {"nvprof_schema_version": ver}, devices
