@@ -153,7 +153,7 @@ def untimed_reason(timeline: Timeline, results: Mapping[str, AnalysisResult] | N
     counted = uc is not None and len(uc) > 0
     summary = bool(hs is not None and hs.summary.get("from_summary")) or any(
         t in timeline.tables and len(timeline.tables[t]) for t in ("kernel_summary", "rocprof_stats"))
-    if not (n or counted):
+    if not (summary or counted):  # its kernels are events (all collectives, say): not a question of timing
         return None
     what = " and ".join(w for w, on in (("a per-kernel summary (calls and total time)", summary),
                                          ("counter rows without timestamps", counted)) if on)

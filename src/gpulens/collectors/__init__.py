@@ -433,8 +433,8 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
     what = "gzip-compressed, but what it holds is not" if raw.compressed else "not"
     raise UnknownFormatError(p, f"{what} a recognised trace format — gpulens reads PyTorch profiler (Kineto) "
                                 "JSON, rocprof v1/v2/v3 CSV/JSON/text, rocpd and rocprof-compute outputs, Nsight "
-                                "Systems SQLite/stats CSV or console text and Nsight Compute CSV/.ncu-rep/text report (README: AMD "
-                                "inputs, NVIDIA inputs)")
+                                "Systems SQLite/stats CSV or console text, nvprof .nvvp and Nsight Compute "
+                                "CSV/.ncu-rep/text report (README: AMD inputs, NVIDIA inputs)")
 
 
 def _richer_reading(p: Path, c: Collector, tl: Timeline, others: list[tuple[Path, str]], strict: bool,

@@ -20,7 +20,8 @@ Chakra ET converted to JSON            ``chakra_jsonizer``'s concatenated protob
 Chakra ET protobuf                     suffix ``.et`` (``<prefix>.<rank>.et``, mlcommons/chakra's converter output)
 Perfetto / rocprofv3 pftrace           suffix ``.pftrace`` / ``.perfetto-trace``
 rocprofv3 OTF2                         suffix ``.otf2``
-nvprof / Visual Profiler               suffix ``.nvvp`` / ``.prof`` and an SQLite file
+nvprof / Visual Profiler               suffix ``.nvvp`` / ``.prof`` and an SQLite file that :mod:`.nvprof_sqlite`
+                                       did not take (no activity tables: a --metrics/--events profile)
 nvprof text report (console output)    ``==PID== NVPROF is profiling`` / ``Profiling result:`` / ``Metric result:``
 rocprofv3 PC-sampling CSV              a header ``Sample_Timestamp, …, Instruction, …``
 ncu console log of an ``-o`` run       a ``==PROF== Report: NAME.ncu-rep`` line (the results are in that file)
@@ -104,8 +105,10 @@ _ADVICE = {
     "nvprof_text": "nvprof's text report (its console output), which gpulens does not read: nvprof is retired "
                    "(no Ampere or later support); record with Nsight Systems (nsys profile, then nsys export --type "
                    "sqlite) for a timeline, or Nsight Compute (ncu --csv) for per-kernel counters",
-    "nvprof": "an nvprof / Visual Profiler file, which gpulens does not read: use Nsight Systems "
-              "(nsys profile, then nsys export --type sqlite) or `nvprof --csv --print-gpu-trace`",
+    "nvprof": "an nvprof / Visual Profiler SQLite file without the activity tables gpulens reads (StringTable "
+              "plus CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, _KERNEL, _MEMCPY or _RUNTIME): record a timeline with "
+              "`nvprof -o {name} ./app` (trace mode, no --metrics/--events), or with Nsight Systems (nsys profile, "
+              "then nsys export --type sqlite)",
 }
 
 

@@ -34,7 +34,13 @@ def _is_nsys(db: "_Db") -> bool:
 
 
 class _Db:
-    """A read-only connection plus the schema (table → column list) read once with ``PRAGMA table_info``."""
+    """A read-only connection plus the schema (table → column list) read once with ``PRAGMA table_info``.
+
+    :attr:`strings_table` is the table of names (``StringIds(id, value)`` in nsys exports; nvprof's is
+    ``StringTable(_id_, value)``) and :attr:`string_id` its key column."""
+
+    strings_table = "StringIds"
+    string_id = "id"
 
     def __init__(self, path: Path):
         self.path = path
@@ -124,13 +130,15 @@ class _Db:
         return pd.DataFrame(out)
 
     def strings(self, ids: pd.Series, count: bool = True) -> pd.Series:
-        """Resolve StringIds keys → categorical text, reading only the distinct ids needed."""
+        """Resolve keys of the names table (:attr:`strings_table`) → categorical text, reading only the distinct ids
+        needed."""
         codes, uniq = pd.factorize(ids, sort=False)
-        if not len(uniq) or not self.has("StringIds", "id", "value"):
+        t, key = self.strings_table, self.string_id
+        if not len(uniq) or not self.has(t, key, "value"):
             self.unnamed += int((codes >= 0).sum()) if count else 0
             return pd.Series(pd.Categorical([None] * len(ids)))
-        sid = int_rows(self.con, "StringIds", ["id"])[0]["id"]  # declared INT, as every id (TEXT '1' is 1)
-        q = f"SELECT {sid}, {typed_expr('value', TEXT)} FROM StringIds"
+        sid = int_rows(self.con, t, [key])[0][key]  # declared INT, as every id (TEXT '1' is 1)
+        q = f"SELECT {sid}, {typed_expr('value', TEXT)} FROM [{t}]"
         lut = dict(self.con.execute(q).fetchall()) if len(uniq) > 500 else dict(
             self.con.execute(f"{q} WHERE {sid} IN ({','.join('?' * len(uniq))})", [int(u) for u in uniq]).fetchall())
         text = [lut.get(int(u)) for u in uniq]

@@ -53,6 +53,19 @@ CUDA_GPU_FIELDS = {"numMultiprocessors": ("num_sms", 1), "globalMemorySize": ("t
                    "maxThreadsPerBlock": ("max_threads_per_block", 1)}
 
 
+def cuda_prop_device(r: dict[str, Any], device_id: int, name: Any) -> dict[str, Any]:
+    """A device dict from a row of CUDA ``cudaDeviceProp`` figures (nsys' ``TARGET_INFO_CUDA_GPU``, nvprof's
+    ``CUPTI_ACTIVITY_KIND_DEVICE``: ``computeCapabilityMajor/Minor`` and the columns of :data:`CUDA_GPU_FIELDS`,
+    converted to bytes and Hz; a figure ≤ 0 or missing is left out)."""
+    d: dict[str, Any] = {"rank": 0, "device_id": device_id, "name": name}
+    if r.get("computeCapabilityMajor") is not None:
+        d["compute_capability"] = f"{r['computeCapabilityMajor']}.{r.get('computeCapabilityMinor') or 0}"
+    for src, (dst, factor) in CUDA_GPU_FIELDS.items():
+        if r.get(src) is not None and int(r[src]) > 0:
+            d[dst] = int(r[src]) * factor
+    return d
+
+
 def _devices_old_schema(db: _Db) -> list[dict[str, Any]]:
     """Devices of an older export (no ``TARGET_INFO_GPU.id``): one per ``TARGET_INFO_CUDA_GPU`` row keyed by its
     ``deviceId`` (the CUDA device the kernels' ``deviceId`` names), figures converted by :data:`CUDA_GPU_FIELDS`;
@@ -73,12 +86,7 @@ def _devices_old_schema(db: _Db) -> list[dict[str, Any]]:
         if r["deviceId"] is None or int(r["deviceId"]) in seen:  # one row per process that used the device
             continue
         seen.add(int(r["deviceId"]))
-        d: dict[str, Any] = {"rank": 0, "device_id": int(r["deviceId"]), "name": r.get("name")}
-        if r.get("computeCapabilityMajor") is not None:
-            d["compute_capability"] = f"{r['computeCapabilityMajor']}.{r.get('computeCapabilityMinor') or 0}"
-        for src, (dst, factor) in CUDA_GPU_FIELDS.items():
-            if r.get(src) is not None and int(r[src]) > 0:
-                d[dst] = int(r[src]) * factor
+        d = cuda_prop_device(r, int(r["deviceId"]), r.get("name"))
         bus = r.get("pciBusId") or r.get("busLocation")
         if bus:
             d["bus_location"] = bus

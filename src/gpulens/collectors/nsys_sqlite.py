@@ -62,6 +62,7 @@ from gpulens.collectors._dispatch import UNNAMED
 from gpulens.collectors._zero_ts import zero_ts_placeholders
 from gpulens.collectors._work_rules import NEVER_CLOSED, START_UNKNOWN, kinds_of_kernel_names, refused_warnings
 from gpulens.collectors.base import Collector
+from gpulens.timeline.names import _demangle
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import EVENT_COLUMNS, GPU_KINDS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
 from gpulens.units import plural
@@ -78,6 +79,21 @@ _TIMED_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "C
                  "NVTX_EVENTS")
 
 
+def sniff_db(path: Path, head: bytes, open_db, accept) -> bool:
+    """True when ``head`` is an SQLite header and the database, opened read-only by ``open_db(path)`` (a
+    :class:`._nsys_db._Db` class), satisfies ``accept(db)``; an unreadable database is not this format."""
+    if not head.startswith(SQLITE_MAGIC):
+        return False
+    try:
+        db = open_db(Path(path))
+    except TraceFormatError:
+        return False
+    try:
+        return accept(db)
+    finally:
+        db.con.close()
+
+
 def _pid(g: pd.Series) -> pd.Series:
     return (g.astype("Int64") // (1 << 24)) % (1 << 24)
 
@@ -92,15 +108,11 @@ class NsysSqliteCollector(Collector):
     name = "nsys_sqlite"
     suffixes = (".sqlite",)
     priority = 10
+    #: the tables of kernel records (an absent one and an empty one are told apart in the incomplete-capture note)
+    kernel_tables: tuple[str, ...] = ("CUPTI_ACTIVITY_KIND_KERNEL",)
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        if not head.startswith(SQLITE_MAGIC):
-            return False
-        try:
-            db = _Db(Path(path))
-        except TraceFormatError:
-            return False
-        return _is_nsys(db)
+        return sniff_db(path, head, _Db, _is_nsys)
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
@@ -109,10 +121,7 @@ class NsysSqliteCollector(Collector):
             head = read_head(path, 16)
         if head != SQLITE_MAGIC:
             raise TraceFormatError(path, "not an SQLite file" if head else "file is empty")
-        db = _Db(path)
-        if not any(t in db.cols for t in _EVENT_TABLES) and not _is_nsys(db):
-            raise TraceFormatError(path, "SQLite file has no Nsight Systems tables (CUPTI_ACTIVITY_KIND_*, "
-                                         "NVTX_EVENTS, TARGET_INFO_GPU)")
+        db = self._open(path)
         frames, rejected, warnings = [], [], []
         lacking = {t: [c for c in ("start", "end") if c not in db.cols[t]] for t in _TIMED_TABLES if t in db.cols}
         for t, cols in lacking.items():
@@ -124,7 +133,7 @@ class NsysSqliteCollector(Collector):
         def _graphs(db: _Db):
             return graph_trace(db, _common, _gpu, kernel_corr)
 
-        for reader in (_kernels, _graphs, _copies, _memsets, _runtime, _syncs, _nvtx):
+        for reader in self._readers(_graphs):
             try:
                 out = reader(db)
             except (sqlite3.DatabaseError, pd.errors.DatabaseError) as exc:
@@ -160,8 +169,8 @@ class NsysSqliteCollector(Collector):
             frames.append(df)
         frames = _zero_placeholders(frames, rejected)
         if db.unnamed:
-            warnings.append(f"{path}: {plural(db.unnamed, 'name id(s)')} not found in StringIds: those names are "
-                            f"unknown, shown as {UNNAMED!r}")
+            warnings.append(f"{path}: {plural(db.unnamed, 'name id(s)')} not found in {db.strings_table}: those "
+                            f"names are unknown, shown as {UNNAMED!r}")
         for table, n in db.dropped.items():
             warnings.append(f"{path}: {plural(n, 'row(s)')} of {table} dropped (a value, or its duration end − start, "
                             "is not an int64: REAL, TEXT, BLOB or beyond int64)")
@@ -174,7 +183,7 @@ class NsysSqliteCollector(Collector):
         nvtx_types = nvtx_range_table([f for f in frames if len(f)])
         rej = pd.concat(rejected, ignore_index=True) if rejected else None
         note = incomplete_capture(events, "the kernel activity table is " + (
-            "empty" if "CUPTI_ACTIVITY_KIND_KERNEL" in db.cols else "absent"),
+            "empty" if any(t in db.cols for t in self.kernel_tables) else "absent"),
             "the capture stopped early or CUDA activity tracing was off (nsys profile -t cuda)", rejected=rej)
         if note is None and not events["kind"].isin(list(GPU_KINDS)).any():  # not even a launch: nsys may say why
             note = cuda_not_traced(db)
@@ -187,7 +196,7 @@ class NsysSqliteCollector(Collector):
         if nr:  # GPU rows without an end or start are kept as untimed launches, the others excluded: said as done
             timed_gpu = bool(len(events)) and any_kind(events["kind"], ("kernel", "comm", "memcpy", "memset"))
             warnings.extend(refused_warnings(path, rej_t["kind"], rej_t["reason"], timed_gpu))
-        info, devices = metadata(db, warnings)
+        info, devices = self._metadata(db, warnings)
         meta = TimelineMeta(sources=[{"path": str(path), "collector": self.name, "size_bytes": path.stat().st_size,
                                       "rank": 0, **info, "incomplete_capture": note}],
                             devices=devices, warnings=warnings)
@@ -196,6 +205,23 @@ class NsysSqliteCollector(Collector):
             tables["nvtx_ranges"] = nvtx_types
         db.con.close()
         return Timeline(events, None, rej_t, meta, tables).validate()
+
+    def _open(self, path: Path) -> _Db:
+        """The export opened read-only; raises :class:`TraceFormatError` when it holds none of nsys' tables."""
+        db = _Db(path)
+        if not any(t in db.cols for t in _EVENT_TABLES) and not _is_nsys(db):
+            raise TraceFormatError(path, "SQLite file has no Nsight Systems tables (CUPTI_ACTIVITY_KIND_*, "
+                                         "NVTX_EVENTS, TARGET_INFO_GPU)")
+        return db
+
+    def _readers(self, graphs) -> tuple:
+        """The per-table readers, in order (each ``db → (frame, kernel-names table) | None``); ``graphs`` reads the
+        graph-level replays with the kernels' correlation ids seen so far."""
+        return (_kernels, graphs, _copies, _memsets, _runtime, _syncs, _nvtx)
+
+    def _metadata(self, db: _Db, warnings: list[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The source's metadata dict and its devices (:func:`._nsys_devices.metadata`)."""
+        return metadata(db, warnings)
 
 
 def _assemble(frames: list[pd.DataFrame], source: str) -> pd.DataFrame:
@@ -249,19 +275,23 @@ _GPU_COLS = {"device_id": "{deviceId}", "stream_id": "{streamId}", "correlation_
              "globalPid": "{globalPid}"}
 
 
-def _kernels(db: _Db):
-    t = "CUPTI_ACTIVITY_KIND_KERNEL"
+def _kernels(db: _Db, t: str = "CUPTI_ACTIVITY_KIND_KERNEL"):
+    """Kernel rows of table ``t``: named by ``demangledName``, else ``shortName``, else ``mangledName`` (nsys), else
+    ``name`` (nvprof's mangled name, demangled by :attr:`_Db.demangle`)."""
     if not db.has(t, "start", "end"):
         return None
-    name_col = next((c for c in ("demangledName", "shortName", "mangledName") if c in db.cols[t]), None)
+    name_col = next((c for c in ("demangledName", "shortName", "mangledName", "name") if c in db.cols[t]), None)
     df = _common(db, t, {**_GPU_COLS, "grid_x": "{gridX}", "grid_y": "{gridY}", "grid_z": "{gridZ}",
                          "block_x": "{blockX}", "block_y": "{blockY}", "block_z": "{blockZ}",
                          "regs_per_thread": "{registersPerThread}", "smem_static_bytes": "{staticSharedMemory}",
                          "smem_dynamic_bytes": "{dynamicSharedMemory}", "_name": f"{{{name_col}}}",
-                         "_short": "{shortName}", "_mangled": "{mangledName}"})
+                         "_short": "{shortName}",
+                         "_mangled": "{name}" if name_col == "name" else "{mangledName}"})
     if "_name" not in df:  # no name column at all: every kernel's name is unknown (counted)
         db.unnamed += len(df)
     df["name"] = db.strings(df.pop("_name")) if "_name" in df else pd.Categorical([None] * len(df))
+    if name_col == "name":  # nvprof records the mangled name only: shown demangled, as nvprof's own reports do
+        df["name"] = demangled(df["name"])
     names = None
     if "_short" in df or "_mangled" in df:
         ids = df[[c for c in ("_short", "_mangled") if c in df]].assign(name=df["name"]).drop_duplicates()
@@ -272,6 +302,18 @@ def _kernels(db: _Db):
                               if "_mangled" in ids else None})
         df = df.drop(columns=[c for c in ("_short", "_mangled") if c in df])
     return _gpu(df, kinds_of_kernel_names(pd.Series(df["name"]))), names  # collectives, copies, fills by name
+
+
+def demangled(names: pd.Series) -> pd.Series:
+    """The categorical ``names`` with each mangled (``_Z…``) category demangled by the GNU demangler
+    (:func:`gpulens.timeline.names._demangle`); one call per distinct name, names that demangle alike merged."""
+    cat = pd.Categorical(names)
+    text = [_demangle(c) for c in cat.categories]
+    uniq = pd.Index(text, dtype=object).unique()
+    codes = np.asarray(cat.codes)
+    remap = uniq.get_indexer(text)
+    new = np.where(codes < 0, -1, remap.take(codes.clip(min=0)) if len(remap) else -1)
+    return pd.Series(pd.Categorical.from_codes(new, categories=uniq.astype(str)), index=names.index)
 
 
 def _copies(db: _Db):

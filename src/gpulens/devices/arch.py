@@ -89,8 +89,20 @@ def _cuda(cc: str, warps: int, blocks: int, cfg: tuple[int, ...], optin: int, un
         smem_reserved_per_block=0 if major == 7 else KB, uncertain=uncertain)
 
 
+#: Pascal GP100 (CC 6.0, Tesla P100): 64 warps and 32 blocks per SM, 64 K registers, a fixed 64 KiB of shared memory
+#: per SM and 48 KiB per block (no carveout, no opt-in) — CUDA C++ Programming Guide, "Technical Specifications per
+#: Compute Capability"; register and shared-memory allocation units of 256, warps allocated to the SM's 2 processing
+#: blocks (the occupancy calculator's "warp allocation granularity" 2 for 6.0, 4 for 6.1): uncertain, from the
+#: calculator's table rather than a datasheet.
+_SM60 = ArchLimits(
+    arch="sm_60", vendor="nvidia", warp_size=32, max_warps_per_sm=64, max_blocks_per_sm=32,
+    max_threads_per_block=1024, regs_per_sm=65536, regs_per_block=65536, max_regs_per_thread=256, reg_alloc_unit=256,
+    sub_partitions=2, smem_per_sm=64 * KB, smem_configs=(64 * KB,), smem_per_block=48 * KB,
+    smem_per_block_optin=48 * KB, smem_alloc_unit=256, smem_reserved_per_block=0, uncertain=True)
+
 #: compute capability → limits.
 CUDA_LIMITS: dict[str, ArchLimits] = {
+    "6.0": _SM60,
     "7.0": _cuda("7.0", 64, 32, _V100_CFG, 96 * KB),
     "7.2": _cuda("7.2", 64, 32, _V100_CFG, 96 * KB, uncertain=True),
     "7.5": _cuda("7.5", 32, 16, _cfg(32, 64), 64 * KB),

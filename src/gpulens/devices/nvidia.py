@@ -13,6 +13,19 @@ GPUS = [
     # the SXM2 part ("Tesla V100-SXM2-32GB", the DGX Station's "V100-DGXS"): V100 PCIe / FHHL (1380 / 1290 MHz
     # boost; the nsys TARGET_INFO_CUDA_GPU of a "Tesla V100-PCIE-32GB" records coreClockRate 1380000 kHz), SXM3 and
     # V100S run other clocks, so their names match no spec (unknown, not these figures)
+    # Tesla P100 SXM2 (GP100, NVLink mezzanine): 56 SMs × 64 FP32 lanes = 3,584 CUDA cores at 1,480 MHz boost; FP64
+    # at 1/2 and FP16 (half2) at 2× the FP32 rate, no tensor cores; 16 GB HBM2, 4 MB L2 (NVIDIA's Tesla P100 launch
+    # specifications, GTC 2016: 5.3 / 10.6 / 21.2 TFLOPS; not in gpu-facts). Bandwidth 732 GB/s as NVIDIA's P100
+    # datasheet states it (launch material said 720) and as nvprof records the part (eganhila/mandelbrot_csgf_2017
+    # output.nvvp: globalMemoryBandwidth 732,160,000 kB/s, coreClockRate 1,480,500 kHz, 4,194,304 B of L2).
+    {"name": "NVIDIA Tesla P100 SXM2", "compute_capability": "6.0", "num_sms": 56, "memory_gb": 16,
+     "match": [r"P100(?!.*PCI)"],
+     "figures": {"clock_mhz": [1480, "NVIDIA Tesla P100 specifications (boost; not in gpu-facts)", U],
+                 "memory_bandwidth": [732, "NVIDIA Tesla P100 datasheet (not in gpu-facts)", U],
+                 "l2": [4, "NVIDIA Tesla P100 specifications (not in gpu-facts)", U],
+                 "vector.fp64": [5.3, "NVIDIA Tesla P100 SXM2: 3,584 × 2 × 1.48 GHz / 2 (not in gpu-facts)", U],
+                 "vector.fp32": [10.6, "NVIDIA Tesla P100 SXM2: 3,584 × 2 × 1.48 GHz (not in gpu-facts)", U],
+                 "vector.fp16": [21.2, "NVIDIA Tesla P100 SXM2: half2 at 2× FP32 (not in gpu-facts)", U]}},
     {"name": "NVIDIA V100 SXM2", "compute_capability": "7.0", "num_sms": 80, "memory_gb": 32,
      "match": [r"V100(?![Ss])(?!.*(?:PCI|FHHL|SXM3))"],
      "figures": {"clock_mhz": [1530, "WEB-V100", U], "memory_bandwidth": [900, "WEB-V100"], "l2": [6, "WEB-V100"],
@@ -141,6 +154,24 @@ GPUS = [
                  "matrix.bf16": [165.2, "WEB-4090 (FP32 accumulate, as PyTorch uses)", U],
                  "matrix.fp16": [165.2, "WEB-4090 (FP32 accumulate, as PyTorch uses)", U],
                  "matrix.fp8": [330.3, "WEB-4090 (FP32 accumulate)", U], "matrix.int8": [660.6, "WEB-4090"]}},
+    # RTX 4060 Ti (AD106): 34 SMs × 128 FP32 lanes = 4,352 CUDA cores at 2.535 GHz boost; 8 GB GDDR6 (a 16 GB
+    # variant has the same chip and clocks) on 128 bits at 18 Gbps = 288 GB/s; 32 MB L2 (thefpsreview.com's RTX 4060
+    # Ti review, ?p=133840, from NVIDIA's reviewer specifications — its table's "228 GB/s" is a typo for the 288 its
+    # text derives; an nsys export of the card, 0x822a5b87/test-cuda report1.sqlite, records 34 SMs, 33,554,432 B
+    # of L2 and 288.032 GB/s). FP32 = 4,352 × 2 × 2.535 GHz; tensor peaks scaled from the RTX 4090 (same Ada SM,
+    # GeForce rates) by SMs × clock: 34/128 × 2.535/2.52.
+    {"name": "NVIDIA GeForce RTX 4060 Ti", "compute_capability": "8.9", "num_sms": 34, "memory_gb": 8,
+     "match": [r"RTX 4060 Ti(?!.*Laptop)"],
+     "figures": {"clock_mhz": [2535, "thefpsreview.com RTX 4060 Ti review (boost; not in gpu-facts)", U],
+                 "memory_bandwidth": [288, "128-bit GDDR6 at 18 Gbps, thefpsreview.com (not in gpu-facts)", U],
+                 "l2": [32, "thefpsreview.com RTX 4060 Ti review (not in gpu-facts)", U],
+                 "vector.fp64": [0.345, "1/64 of FP32 (Ada GeForce; not in gpu-facts)", U],
+                 "vector.fp32": [22.06, "4,352 cores × 2 FLOP × 2.535 GHz (not in gpu-facts)", U],
+                 "matrix.tf32": [22.06, "RTX 4090 × (34/128 SMs) × (2.535/2.52 GHz) (not in gpu-facts)", U],
+                 "matrix.bf16": [44.1, "RTX 4090 × (34/128 SMs) × (2.535/2.52 GHz), FP32 accumulate", U],
+                 "matrix.fp16": [44.1, "RTX 4090 × (34/128 SMs) × (2.535/2.52 GHz), FP32 accumulate", U],
+                 "matrix.fp8": [88.3, "RTX 4090 × (34/128 SMs) × (2.535/2.52 GHz), FP32 accumulate", U],
+                 "matrix.int8": [176.5, "RTX 4090 × (34/128 SMs) × (2.535/2.52 GHz)", U]}},
     {"name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "num_sms": 170, "memory_gb": 32,
      "match": [r"RTX 5090"],
      "figures": {"clock_mhz": [2407, "NVIDIA RTX Blackwell whitepaper (not in gpu-facts)", U],

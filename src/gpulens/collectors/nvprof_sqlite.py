@@ -1,0 +1,234 @@
+"""nvprof / Visual Profiler output (``nvprof -o FILE.nvvp`` / ``--export-profile``) → Timeline.
+
+nvprof writes its profile as an SQLite database with CUPTI's activity records, one table per activity kind, as
+Nsight Systems' export later did, under other names:
+
+========================================== ========== ========================================================
+table                                      kind       columns used
+========================================== ========== ========================================================
+``CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL``  kernel     start, end, deviceId, streamId, correlationId, name (a
+/ ``CUPTI_ACTIVITY_KIND_KERNEL``                      ``StringTable`` key of the *mangled* name, shown demangled),
+                                                      gridX..Z, blockX..Z, registersPerThread, static/dynamic smem
+``CUPTI_ACTIVITY_KIND_MEMCPY``             memcpy     start, end, deviceId, streamId, correlationId, bytes, copyKind
+``CUPTI_ACTIVITY_KIND_MEMSET``             memset     start, end, deviceId, streamId, correlationId, bytes
+``CUPTI_ACTIVITY_KIND_RUNTIME``            runtime    start, end, processId, threadId, correlationId, cbid (named by
+                                                      :data:`RUNTIME_CBIDS`)
+``CUPTI_ACTIVITY_KIND_SYNCHRONIZATION``    sync       start, end, streamId, correlationId
+``CUPTI_ACTIVITY_KIND_DEVICE``             meta       one device per row: id, name (``StringTable`` key),
+                                                      computeCapabilityMajor/Minor and the figures of
+                                                      :data:`~._nsys_devices.CUDA_GPU_FIELDS` (kB/s, kHz)
+========================================== ========== ========================================================
+
+Times are CUPTI's int64 ns; copy kinds follow ``CUpti_ActivityMemcpyKind`` as in :mod:`.nsys_sqlite`, whose
+readers and rules (rejected rows, placeholder zeros, exact duplicates, incomplete captures) this collector shares.
+Not read: the driver API (``CUPTI_ACTIVITY_KIND_DRIVER``), NVTX markers (``CUPTI_ACTIVITY_KIND_MARKER``: a start and
+an end row per range), metrics and events (``--metrics``/``--events`` tables).
+
+Sniffed by content: an SQLite file with nvprof's ``StringTable`` and one of its ``CUPTI_ACTIVITY_KIND_*`` tables
+(nvprof's ``.nvvp``/``.prof`` suffixes are informative only).
+
+A Visual Profiler *session* (nvvp's ``File > Save``, also ``.nvvp``) is XML — ``<session version="2" …>`` with the
+GUI state — that embeds the profile: ``<timelinepdm><pdm><split>`` holds nvprof's SQLite database, gzip-compressed
+and base64-encoded (found in sessions of CUDA 10/11 nvvp, schema ``Version`` 12). It is decoded to a private
+temporary file and read as above; a session with several ``<pdm>`` (one per profiled process) is read for its first,
+with a warning counting the others; one without any says it holds no profile data.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import gzip
+import re
+import sqlite3
+import tempfile
+import zlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gpulens.collectors._io import read_head
+from gpulens.collectors._nsys_db import _Db
+from gpulens.collectors._nsys_devices import CUDA_GPU_FIELDS, cuda_prop_device
+from gpulens.collectors._sqlite import INT, read_typed
+from gpulens.collectors.nsys_sqlite import (SQLITE_MAGIC, NsysSqliteCollector, _copies, _host, _kernels, _memsets,
+                                            _syncs, sniff_db)
+from gpulens.errors import TraceFormatError
+from gpulens.timeline import Timeline
+
+#: nvprof's tables of GPU work (kernels in concurrent-kernel mode, the default since CUDA 5; ``KERNEL`` when
+#: ``--concurrent-kernels off``), copies and runtime calls: one of them marks an nvprof database.
+_TABLES = ("CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL", "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+           "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DEVICE")
+
+#: CUDA runtime API callback ids (``CUpti_runtime_api_trace_cbid``, CUPTI's ``cupti_runtime_cbid.h``) → function
+#: name, for the calls the analyzers weigh: launches, copies, fills, synchronisations, allocations and streams.
+#: Another id is named ``cudaRuntimeCall#<cbid>`` (its name is not in the file).
+RUNTIME_CBIDS = {
+    1: "cudaDriverGetVersion", 2: "cudaRuntimeGetVersion", 3: "cudaGetDeviceCount", 4: "cudaGetDeviceProperties",
+    8: "cudaConfigureCall", 9: "cudaSetupArgument", 10: "cudaGetLastError", 13: "cudaLaunch", 16: "cudaSetDevice",
+    17: "cudaGetDevice", 20: "cudaMalloc", 21: "cudaMallocPitch", 22: "cudaFree", 25: "cudaMallocHost",
+    26: "cudaFreeHost", 27: "cudaHostAlloc", 31: "cudaMemcpy", 32: "cudaMemcpy2D", 39: "cudaMemcpyToSymbol",
+    40: "cudaMemcpyFromSymbol", 41: "cudaMemcpyAsync", 44: "cudaMemcpy2DAsync", 47: "cudaMemcpyToSymbolAsync",
+    48: "cudaMemcpyFromSymbolAsync", 49: "cudaMemset", 50: "cudaMemset2D", 51: "cudaMemsetAsync",
+    123: "cudaThreadExit", 126: "cudaThreadSynchronize", 129: "cudaStreamCreate", 130: "cudaStreamDestroy",
+    131: "cudaStreamSynchronize", 132: "cudaStreamQuery", 133: "cudaEventCreate", 134: "cudaEventCreateWithFlags",
+    135: "cudaEventRecord", 136: "cudaEventDestroy", 137: "cudaEventSynchronize", 138: "cudaEventQuery",
+    139: "cudaEventElapsedTime", 147: "cudaStreamWaitEvent", 152: "cudaHostRegister", 153: "cudaHostUnregister",
+    154: "cudaDeviceCanAccessPeer", 155: "cudaDeviceEnablePeerAccess", 160: "cudaMemcpyPeer",
+    161: "cudaMemcpyPeerAsync", 164: "cudaDeviceReset", 165: "cudaDeviceSynchronize", 171: "cudaProfilerStart",
+    172: "cudaProfilerStop", 198: "cudaStreamCreateWithFlags", 200: "cudaDeviceGetAttribute",
+    201: "cudaStreamDestroy", 202: "cudaStreamCreateWithPriority", 206: "cudaMallocManaged", 211: "cudaLaunchKernel",
+    213: "cudaLaunch_ptsz", 214: "cudaLaunchKernel_ptsz", 215: "cudaMemcpy_ptds", 225: "cudaMemcpyAsync_ptsz",
+    233: "cudaMemset_ptds", 235: "cudaMemsetAsync_ptsz", 239: "cudaStreamSynchronize_ptsz",
+    242: "cudaEventRecord_ptsz", 247: "cudaStreamWaitEvent_ptsz", 252: "cudaMemPrefetchAsync", 254: "cudaMemAdvise",
+    269: "cudaLaunchCooperativeKernel", 272: "cudaLaunchCooperativeKernelMultiDevice", 273: "cudaFuncSetAttribute",
+    284: "cudaLaunchHostFunc", 311: "cudaGraphLaunch", 312: "cudaGraphLaunch_ptsz",
+}
+
+
+#: The head of a Visual Profiler session file: an XML declaration, then ``<session version="N"``.
+_SESSION = re.compile(rb'^\s*(?:<\?xml[^>]*\?>\s*)?<session version="[0-9]+"', re.ASCII)
+_PDM = re.compile(rb"<timelinepdm>\s*(.*?)</timelinepdm>", re.S | re.ASCII)
+_PDM_ONE = re.compile(rb"<pdm>(.*?)</pdm>", re.S)
+_SPLIT = re.compile(rb"<split>(.*?)</split>", re.S)
+
+
+def session_database(path: Path) -> tuple[bytes, int]:
+    """The nvprof database a Visual Profiler session embeds, and how many more profiles (``<pdm>``) it holds.
+
+    Each ``<split>`` of the first ``<timelinepdm><pdm>`` is base64 text; their concatenation decodes to one gzip
+    stream of the SQLite file. Raises :class:`TraceFormatError` when the session holds no profile data or the data
+    does not decode to an SQLite file."""
+    data = path.read_bytes()
+    block = _PDM.search(data)
+    pdms = _PDM_ONE.findall(block.group(1)) if block else []
+    splits = _SPLIT.findall(pdms[0]) if pdms else []
+    if not splits:
+        raise TraceFormatError(path, "a Visual Profiler session without profile data (no <timelinepdm><pdm><split> "
+                                     "element: the GUI state only): record the data with `nvprof -o app.nvvp ./app` "
+                                     "(an SQLite file, which gpulens reads)")
+    try:
+        db = gzip.decompress(base64.b64decode(b"".join(s.strip() for s in splits)))
+    except (binascii.Error, OSError, EOFError, zlib.error) as exc:
+        raise TraceFormatError(path, f"Visual Profiler session: its embedded profile does not decode (base64 + "
+                                     f"gzip: {exc})") from None
+    if not db.startswith(SQLITE_MAGIC):
+        raise TraceFormatError(path, "Visual Profiler session: its embedded profile is not an SQLite database")
+    return db, len(pdms) - 1
+
+
+class _NvprofDb(_Db):
+    """nvprof's database: names in ``StringTable(_id_, value)``."""
+
+    strings_table = "StringTable"
+    string_id = "_id_"
+
+
+def _is_nvprof(db: _Db) -> bool:
+    return "StringTable" in db.cols and "StringIds" not in db.cols and any(t in db.cols for t in _TABLES)
+
+
+def _concurrent_kernels(db: _Db):
+    return _kernels(db, "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL")
+
+
+def _serial_kernels(db: _Db):
+    return _kernels(db, "CUPTI_ACTIVITY_KIND_KERNEL")
+
+
+def _runtime(db: _Db):
+    """Runtime API calls, named from their callback id (:data:`RUNTIME_CBIDS`); pid/tid as recorded."""
+    t = "CUPTI_ACTIVITY_KIND_RUNTIME"
+    if not db.has(t, "start", "end"):
+        return None
+    df = db.select_ints(t, {"start_ns": "{start}", "dur_ns": "{end} - {start}", "correlation_id": "{correlationId}",
+                            "pid": "{processId}", "tid": "{threadId}", "_cbid": "{cbid}"})
+    codes, uniq = pd.factorize(df.pop("_cbid") if "_cbid" in df else pd.Series([pd.NA] * len(df)))
+    # one name per distinct id (two ids can share a name: cudaStreamDestroy _v3020 and _v5050); no id: unknown call
+    names = np.array([RUNTIME_CBIDS.get(int(c), f"cudaRuntimeCall#{int(c)}") for c in uniq] + ["cuda runtime"],
+                     dtype=object)
+    df["name"] = pd.Categorical(names[np.where(codes < 0, len(uniq), codes)])
+    return _host(df, "runtime"), None
+
+
+def _devices(db: _Db) -> list[dict[str, Any]]:
+    """One device per ``CUPTI_ACTIVITY_KIND_DEVICE`` row (first row per ``id``), its figures converted to bytes and
+    Hz by :data:`CUDA_GPU_FIELDS` (nvprof records CUDA's ``cudaDeviceProp`` units: kB/s and kHz, as nsys' older
+    ``TARGET_INFO_CUDA_GPU``)."""
+    t = "CUPTI_ACTIVITY_KIND_DEVICE"
+    if not db.has(t, "id"):
+        return []
+    cols = [c for c in ["id", "name", "computeCapabilityMajor", "computeCapabilityMinor", *CUDA_GPU_FIELDS]
+            if c in db.cols[t]]
+    df, _ = read_typed(db.con, t, {c: INT for c in cols})
+    names = db.strings(df["name"], False) if "name" in df else pd.Series([None] * len(df))
+    out, seen = [], set()
+    for r, name in zip(df.to_dict("records"), names):
+        r = {k: (None if v is pd.NA or v is None else v) for k, v in r.items()}
+        if r["id"] is None or int(r["id"]) in seen:
+            continue
+        seen.add(int(r["id"]))
+        out.append(cuda_prop_device(r, int(r["id"]), None if pd.isna(name) else str(name)))
+    return sorted(out, key=lambda d: d["device_id"])
+
+
+class NvprofSqliteCollector(NsysSqliteCollector):
+    """nvprof's SQLite profile (``.nvvp``), see the module docstring."""
+
+    name = "nvprof_sqlite"
+    suffixes = (".nvvp", ".prof")
+    priority = 10
+    kernel_tables = ("CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL", "CUPTI_ACTIVITY_KIND_KERNEL")
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        """A Visual Profiler session by its XML head, or an SQLite file holding nvprof's tables."""
+        return bool(_SESSION.match(head)) or sniff_db(path, head, _NvprofDb, _is_nvprof)
+
+    def collect(self, path: Path, strict: bool = True) -> Timeline:
+        """Read an nvprof database, or the one a Visual Profiler session embeds (decoded to a private temporary
+        file; the Timeline names the session, never the copy). Raises :class:`TraceFormatError` as
+        :meth:`NsysSqliteCollector.collect` does, and for a session without decodable profile data."""
+        path = Path(path)
+        if not _SESSION.match(read_head(path, 4096)):
+            return super().collect(path, strict)
+        db, others = session_database(path)
+        with tempfile.TemporaryDirectory(prefix="gpulens-nvvp-") as tmp:
+            inner = Path(tmp) / "profile.sqlite"
+            inner.write_bytes(db)
+            try:
+                tl = super().collect(inner, strict)
+            except TraceFormatError as exc:
+                raise TraceFormatError(path, f"Visual Profiler session: {exc.reason}") from None
+        src = tl.meta.sources[0]
+        src.update(path=str(path), size_bytes=path.stat().st_size, uncompressed_bytes=len(db),
+                   embedded_in="Visual Profiler session")
+        tl.meta.warnings[:] = [w.replace(str(inner), str(path)) for w in tl.meta.warnings]
+        if others:
+            tl.meta.warnings.append(f"{path}: the Visual Profiler session holds {others + 1} profiles (<pdm>, one per "
+                                    f"profiled process): the first is read, {others} not")
+        return tl
+
+    def _open(self, path: Path) -> _Db:
+        db = _NvprofDb(path)
+        if not _is_nvprof(db):
+            db.con.close()
+            raise TraceFormatError(path, "SQLite file has no nvprof tables (StringTable and "
+                                         "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, _KERNEL, _MEMCPY or _RUNTIME)")
+        return db
+
+    def _readers(self, graphs) -> tuple:
+        return (_concurrent_kernels, _serial_kernels, _copies, _memsets, _runtime, _syncs)
+
+    def _metadata(self, db: _Db, warnings: list[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        ver, devices = None, []
+        try:
+            if db.has("Version", "version"):
+                row = db.con.execute("SELECT version FROM Version LIMIT 1").fetchone()
+                ver = row[0] if row and isinstance(row[0], int) else None
+            devices = _devices(db)
+        except sqlite3.DatabaseError as exc:  # a corrupt device table costs the device, not the file
+            warnings.append(f"{db.path}: device list (CUPTI_ACTIVITY_KIND_DEVICE) unreadable, skipped ({exc})")
+        return {"nvprof_schema_version": ver}, devices
