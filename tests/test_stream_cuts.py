@@ -136,7 +136,13 @@ def test_two_pieces_at_once_yield_the_same_events_in_file_order(tmp_path, indent
         else:
             got += msgspec.json.decode(piece.doc)["traceEvents"] if not piece.array_form else []
     assert got == events  # every event once, in file order, whichever reader read its piece
-    assert ahead.read >= 1 and (ahead.refused >= 1 or ahead.calls < 3)  # the worker's pieces, and refused ones
+    if make is _events:
+        assert ahead.read >= 1 and (ahead.refused >= 1 or ahead.calls < 3)  # the worker's pieces, and refused ones
+    else:
+        # "}, {" outside strings in every other event: whether any worker piece's two cuts both fall between events
+        # is chance (the pieces' sizes decide it); what holds is that the worker was handed pieces and that those
+        # behind a cut that did not decode were dropped and their text cut again
+        assert ahead.calls >= 1
     if make is _nested_events and chunk == 3000:
         assert ahead.dropped >= 1  # a first cut inside an event: the worker's piece was dropped, cut again
     assert seen_threads == {"MainThread"}  # decode_events itself never runs on the worker

@@ -118,18 +118,19 @@ class piece_reader:  # noqa: N801  (used as a function)
         return cpus >= 2
 
     def read_ahead(self, buf: Any) -> Any:
-        """Thread-safe, on the worker thread: the scan of ``buf`` into that thread's work matrices; :meth:`result`
-        (on the calling thread: the copies and Python objects are made there) gives the piece."""
+        """Thread-safe, on the worker thread: the scan of ``buf`` (:func:`._kineto_scan.scan`: its outputs handed
+        out there, so that the worker may scan the next piece before this one is taken); :meth:`result` (on the
+        calling thread: the Python objects are made there) gives the piece."""
         from gpulens.collectors import _kineto_scan as S
 
-        return S.scan_only(buf)
+        return S.scan(buf)
 
     def drop(self, scanned: Any) -> None:
-        """Forget what :meth:`read_ahead` scanned (its piece is cut again): the worker's matrices are cleared and
-        its outputs given back (:func:`._kineto_scan.release`)."""
+        """Forget what :meth:`read_ahead` scanned (its piece is cut again): its outputs are given back
+        (:func:`._kineto_scan.release`)."""
         from gpulens.collectors import _kineto_scan as S
 
-        _, I, D, _ = S.scan_result(scanned)
+        _, I, D, _ = scanned
         S.release(I, D)
 
     def result(self, buf: Any, scanned: Any) -> Any:
@@ -211,7 +212,7 @@ _READ_GPU = ("DEV_T", "STREAM_T", "BYTES_T", "BPS_T", "WPS_T", "OCC_T", "KIND_T"
 
 def read_piece(buf: Any, scanned: Any = None) -> ScannedPiece | None:
     """Scan one JSON array of events; None when the piece must be decoded by msgspec (module docstring).
-    ``scanned``: :func:`._kineto_scan.scan_only`'s result for ``buf`` when it was scanned on another thread."""
+    ``scanned``: :func:`._kineto_scan.scan`'s result for ``buf`` when it was scanned on another thread."""
     from gpulens.collectors import _kineto_scan as S
 
     global _GPU_CATEGORIES
@@ -219,7 +220,7 @@ def read_piece(buf: Any, scanned: Any = None) -> ScannedPiece | None:
         from gpulens.collectors._kineto_kinds import GPU_CATEGORIES
 
         _GPU_CATEGORIES = GPU_CATEGORIES
-    status, I, D, texts = S.scan(buf) if scanned is None else S.scan_result(scanned)
+    status, I, D, texts = S.scan(buf) if scanned is None else scanned
     if status != S.OK:
         return None
     piece = _certain(buf, I, D, texts)

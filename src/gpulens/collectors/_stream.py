@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterator
 import msgspec
 import numpy as np
 
+from gpulens.collectors._stream_ahead import Rounds
 from gpulens.collectors._stream_damage import Stretch, damage_at, next_event
 from gpulens.collectors._io import GZIP_MAGIC, as_utf8, decompress_limit, gunzip_blocks, open_error
 from gpulens.errors import TraceFormatError
@@ -144,33 +145,6 @@ def _piece(buf: bytearray, start: int, p: int) -> bytearray:
     return piece
 
 
-def _cut_two(buf: bytearray, start: int, half: int, decode: Callable[[bytes], Any], ahead: Any,
-             pool: Any) -> list[tuple[Any, int]]:
-    """Two pieces at once: the first (about ``half`` bytes) decoded here while ``ahead.read_ahead`` reads the
-    second (the rest of ``buf``) on the worker thread of ``pool``. Returns [(events, index of the ``,`` where the
-    next piece starts)] for the pieces read — empty when the first does not decode at its cut (the caller then cuts
-    as without ``ahead``), only the first when the second could not be read here. ``ahead.result(piece,
-    read_ahead's answer)`` turns the worker's answer into the piece here (None: decode it as usual)."""
-    c1 = _candidate(buf, start, start + half)
-    c2 = _candidate(buf, c1[1], len(buf)) if c1 is not None else None  # (}, ',' after it, tries)
-    if c2 is None:
-        return []
-    second = _piece(buf, c1[1], c2[0])
-    fut = pool.submit(ahead.read_ahead, second)
-    try:
-        first = decode(_piece(buf, start, c1[0]))
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        ahead.drop(fut.result())
-        return []
-    got = ahead.result(second, fut.result())
-    if got is None:  # not read with certainty by the scanner (it is told, and is not run again on this piece)
-        try:
-            got = decode(second)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            return [(first, c1[1])]
-    return [(first, c1[1]), (got, c2[1])]
-
-
 def _cut(buf: bytearray, start: int, decode: Callable[[bytes], Any], end: int | None = None,
          damage: list[int] | None = None) -> tuple[Any, int] | None:
     """Decode the longest prefix of events in ``buf[start:end]`` that ends at a validated cut.
@@ -244,10 +218,11 @@ def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: Strea
         chunk_bytes: approximate decompressed size of each piece.
         ahead: a second reader for two cores (the Kineto scanner's
             :class:`~gpulens.collectors._kineto_fast.piece_reader`): while ``ahead.wanted()`` (asked after the first
-            piece), two pieces (each half of what one would be) are cut at once and ``ahead.read_ahead(piece)`` (thread-safe) reads the second on a
-            worker thread while ``decode_events`` reads the first here; ``ahead.result(piece, its answer)`` then
-            gives the events, or None when they must be decoded as usual; ``ahead.drop(its answer)`` when the piece
-            is not wanted after all (the first cut did not decode). The pieces are yielded in file order; a cut that does not decode is retried as without it.
+            piece), each block's text is cut into two pieces (:mod:`._stream_ahead`): ``decode_events`` reads the
+            first here and ``ahead.read_ahead(piece)`` (thread-safe) the second on a worker thread, taken in the next
+            round; ``ahead.result(piece, its answer)`` then gives the events, or None when they must be decoded as
+            usual; ``ahead.drop(its answer)`` when the piece is not wanted after all (a cut before it did not
+            decode). The pieces are yielded in file order; a cut that does not decode is retried as without it.
             Any ``ahead`` gives the same events in the same order.
     """
     buf = bytearray()
@@ -258,7 +233,7 @@ def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: Strea
     block = max(1 << 16, min(chunk_bytes, 8 << 20))
     blocks = as_utf8(iter_blocks(path, info, block=block))  # BOM / UTF-16
     eof = False
-    pool = None
+    pool = rounds = None
     yielded = False
     lines = col = 0  # newlines in the bytes cut off so far, bytes after the last of them (while `counting`)
     # a regular file is read again to count its newlines when a position is needed (damaged text: rare); the
@@ -304,17 +279,31 @@ def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: Strea
                     yield stretch
                     del stretch
                 if eof or len(buf) - start < (step or chunk_bytes):
+                    if rounds is not None and rounds.pending is not None:  # the worker's last piece first
+                        got = rounds.flush(consumed)
+                        if got:
+                            events, comma = got.pop()
+                            if counting:
+                                lines, col = _advance(buf, comma, lines, col)
+                            del buf[:comma]
+                            consumed += comma
+                            start = 0
+                            yield events
+                            del events
+                        continue  # cut again from here (the rest of the text, or the piece that did not decode)
                     break
                 two = step is None and yielded and ahead is not None and ahead.wanted()
                 got: list = []
                 if two:
-                    if pool is None:
+                    if rounds is None:
                         from concurrent.futures import ThreadPoolExecutor
 
                         pool = ThreadPoolExecutor(1, thread_name_prefix="gpulens-scan")
-                    # two pieces of half the text each: a buffer of twice the text would outgrow glibc's largest mmap
-                    # threshold (32 MiB) and be mapped afresh at each growth (5× the page faults, +2 s CPU at 1.2 GB)
-                    got = _cut_two(buf, start, (len(buf) - start) // 2, decode_events, ahead, pool)
+                        rounds = Rounds(decode_events, ahead, pool, _candidate, _piece)
+                    # two pieces of the new text (not one round's text twice over: a buffer past glibc's largest
+                    # mmap threshold, 32 MiB, is mapped afresh at each growth — 5× the page faults, +2 s CPU at
+                    # 1.2 GB); the worker's piece is taken next round (:mod:`._stream_ahead`)
+                    got = rounds.step(buf, start, consumed)
                 at: list[int] = []
                 if not got:
                     one = _cut(buf, start, decode_events, None if step is None else start + step, at)
