@@ -55,9 +55,10 @@ def test_text_codes_and_masks_read_objects_and_categoricals_alike():
     assert _lacks_counters(missing, from_ctr).tolist() == [True, False, False, False, True]
 
 
-def _mixed_precision_trace(tmp_path):
-    """One kernel name launched by an fp32 mm (3 ms on the GPU) and a bf16 mm (1 ms); a TF32 CUTLASS kernel from an
-    fp32 mm (2 ms); a copy kernel inside an fp32 add (2.5 ms)."""
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory):
+    """(Timeline, run_all results) of a trace with one kernel name launched by an fp32 mm (3 ms on the GPU) and a
+    bf16 mm (1 ms); a TF32 CUTLASS kernel from an fp32 mm (2 ms); a copy kernel inside an fp32 add (2.5 ms)."""
     k = KTrace()
     sq = [[1024, 1024], [1024, 1024]]
     e1 = k.op("aten::mm", 100, 50, dims=sq, types=["float", "float"])
@@ -68,12 +69,12 @@ def _mixed_precision_trace(tmp_path):
     k.launch(e3, 310, [("cutlass_80_tensorop_s1688gemm_128x64_32x6_nt_align1", 7000, 2000)])
     e4 = k.op("aten::add", 400, 50, dims=sq, types=["float", "float"])
     k.launch(e4, 410, [("direct_copy_kernel_cuda", 10000, 2500)])
-    return collect(k.write(tmp_path / "t.json"))
+    tl = collect(k.write(tmp_path_factory.mktemp("s41speedb") / "t.json"))
+    return tl, run_all(tl, identify(tl))
 
 
-def test_shape_work_codes_per_launch(tmp_path):
-    tl = _mixed_precision_trace(tmp_path)
-    res = run_all(tl, identify(tl), only=["hotspots"])
+def test_shape_work_codes_per_launch(mixed):
+    tl, res = mixed
     hot = hot_kernels(tl, res)
     work, stats = shape_work(tl, hot)
     assert stats["linked"] == 4
@@ -95,11 +96,10 @@ def test_shape_work_codes_per_launch(tmp_path):
     assert f[3_000_000] == f[1_000_000] == f[2_000_000] == 2.0 * 1024 ** 3
 
 
-def test_roofline_row_takes_the_precision_with_most_time(tmp_path):
+def test_roofline_row_takes_the_precision_with_most_time(mixed):
     """gemm_kernel_x: 3 ms of fp32 work against 1 ms of bf16 — its row is fp32 (most time), its FLOPs both
     launches' 2·2·1024³; every launch's work came from shapes, none from counters."""
-    tl = _mixed_precision_trace(tmp_path)
-    rl = run_all(tl, identify(tl))["roofline"]
+    rl = mixed[1]["roofline"]
     assert not rl.skipped
     t = rl.table.set_index("name")
     assert t.loc["gemm_kernel_x", "precision"] == "fp32"

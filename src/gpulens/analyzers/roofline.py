@@ -570,7 +570,7 @@ def _sorted_codes(values: pd.Series, keep: np.ndarray, pos: np.ndarray):
     function returning the values themselves (object array, NaN where missing) for the rare caller that needs them."""
     codes, uniq = text_codes(values)
     c = codes[keep][pos]
-    present = np.unique(c[c >= 0])
+    present = np.flatnonzero(np.bincount(c[c >= 0], minlength=len(uniq)))  # the codes seen (no sort of the rows)
     rank, sorted_uniq = pd.factorize(np.asarray(uniq[present], dtype=object), sort=True)
     lut = np.full(len(uniq) + 1, -1, dtype=np.int64)  # last slot: code −1 stays −1
     lut[present] = rank
