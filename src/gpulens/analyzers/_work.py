@@ -267,8 +267,9 @@ def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) 
     kernels never counts an op twice. The model runs once per distinct (op name, dims, types).
 
     Returns:
-        (DataFrame indexed by event_id with :data:`WORK_COLUMNS`, stats dict: ``linked`` launches, ops without a
-        model by name ``unmodelled``).
+        (DataFrame indexed by event_id with :data:`WORK_COLUMNS` — ``precision``, ``matrix`` and ``source`` as
+        categoricals, :func:`text_codes` reads them —, stats dict: ``linked`` launches, ops without a model by name
+        ``unmodelled``).
     """
     ev = timeline.events
     ctx = context_of(timeline)
@@ -294,14 +295,18 @@ def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) 
     op_k = reindex_sorted(links["op_event_id"], kernels.index).to_numpy(dtype="float64", na_value=np.nan)
     n = len(kernels)
     flops, nbytes = np.full(n, np.nan), np.full(n, np.nan)
-    precision, matrix, source = (np.full(n, np.nan, dtype=object) for _ in range(3))
+    # precision, matrix and source as codes into small tables (−1 = missing): no object array of a pointer per
+    # launch, no comparison of a million strings
+    prec_tab: list[str] = []
+    prec_code, matrix_code, source_code = (np.full(n, -1, dtype=np.int8) for _ in range(3))
 
     def result() -> pd.DataFrame:
         idx = pd.Index(kernels["event_id"].to_numpy(), name="event_id")
-        # text columns as object Series: a bare object array would be re-inferred as Arrow strings, row by row
-        text = {c: pd.Series(v, index=idx, dtype=object, copy=False)
-                for c, v in (("precision", precision), ("matrix", matrix), ("source", source),
-                             ("flops_missing", np.full(n, None, dtype=object)))}
+        text = {c: pd.Series(_categorical(v, tab), index=idx)
+                for c, v, tab in (("precision", prec_code, prec_tab), ("matrix", matrix_code, [False, True]),
+                                  ("source", source_code, ["shapes"]))}
+        # an object Series: a bare object array would be re-inferred as Arrow strings, row by row
+        text["flops_missing"] = pd.Series(np.full(n, None, dtype=object), index=idx, dtype=object, copy=False)
         return pd.DataFrame({"flops": flops, "bytes": nbytes, **text}, index=idx)[WORK_COLUMNS]
 
     linked = ~np.isnan(op_k)
@@ -361,20 +366,39 @@ def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) 
     k = key_of[ok]
     kf = np.array([c.flops if c is not None else np.nan for c in costs], dtype=float)
     kb = np.array([c.bytes if c is not None else np.nan for c in costs], dtype=float)
-    kp = np.array([c.precision if c is not None else None for c in costs] + [None], dtype=object)[:-1]
-    km = np.array([c.matrix if c is not None else None for c in costs] + [None], dtype=object)[:-1]
+    prec_tab += sorted({str(c.precision) for c in costs if c is not None and c.precision is not None} | {"tf32"})
+    kp = np.array([prec_tab.index(str(c.precision)) if c is not None and c.precision is not None else -1
+                   for c in costs], dtype=np.int8)
+    km = np.array([-1 if c is None or c.matrix is None else int(bool(c.matrix)) for c in costs], dtype=np.int8)
     flops[rows] = kf[k] * fshare[ok]
     nbytes[rows] = kb[k] * share[ok]
-    precision[rows] = kp[k]
-    matrix[rows] = km[k]
-    source[rows] = "shapes"
-    if "name" in kernels and (precision == "fp32").any():
+    prec_code[rows] = kp[k]
+    matrix_code[rows] = km[k]
+    source_code[rows] = 0
+    fp32 = prec_tab.index("fp32") if "fp32" in prec_tab else None
+    if "name" in kernels and fp32 is not None and (prec_code == fp32).any():
         # fp32 tensors multiplied on tensor cores in TF32 (torch.backends.cuda.matmul.allow_tf32, cudnn's default):
         # the kernel's name says so, and its roof is the TF32 matrix peak, not the CUDA cores' fp32
-        tf32 = category_mask(kernels["name"], TF32_KERNEL_RE) & (precision == "fp32")
-        precision[tf32] = "tf32"
-        matrix[tf32] = True
+        tf32 = category_mask(kernels["name"], TF32_KERNEL_RE) & (prec_code == fp32)
+        prec_code[tf32] = prec_tab.index("tf32")
+        matrix_code[tf32] = 1
     return result(), stats
+
+
+def _categorical(codes: np.ndarray, values: list) -> pd.Categorical:
+    """``values[codes]`` (−1: missing) as a categorical of object categories: the texts and flags of a million
+    launches as one small code each, read back by code (:func:`text_codes`)."""
+    return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(pd.Index(values, dtype=object)))
+
+
+def text_codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """A per-launch work column (:data:`WORK_COLUMNS`' precision, matrix, source, flops_missing) as (int64 code per
+    row, −1 where missing; object array of the distinct values): its categories when categorical
+    (:func:`shape_work`'s), else ``pd.factorize`` of the values (:func:`counter_work`'s object columns)."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        return values.cat.codes.to_numpy().astype(np.int64), np.asarray(values.cat.categories, dtype=object)
+    codes, uniq = pd.factorize(values.to_numpy(dtype=object))
+    return codes.astype(np.int64, copy=False), np.asarray(uniq, dtype=object)
 
 
 #: Kernel names of pure data movement launched inside a computing op: PyTorch's copy and fill kernels

@@ -25,7 +25,7 @@ from gpulens.analyzers._groupstats import group_sums_many
 from gpulens.analyzers._hot import hot_kernels, no_hot_kernels_reason, short_name as _short
 from gpulens.analyzers._flop_coverage import lower_bound_words
 from gpulens.analyzers._untimed import untimed_kernels
-from gpulens.analyzers._work import cache_bytes, counter_work, shape_work
+from gpulens.analyzers._work import cache_bytes, counter_work, shape_work, text_codes
 from gpulens.analyzers._stake import assumed_premise, time_at_stake
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.context import first_seen_codes, recode_first_seen, text_series, unique_ints
@@ -180,10 +180,13 @@ class Roofline(Analyzer):
         # launches without FP counters take the FLOPs of their op's shapes; measured DRAM bytes are kept over the
         # shape model's (which counts each tensor once and knows no cache effects)
         missing = work["flops"].isna().to_numpy()
-        counted_bytes = work["bytes"].copy()
-        for c in work.columns:  # column by column: a 2-D .to_numpy() of the mixed frame boxed every float
-            work.loc[missing, c] = by_shape.loc[missing, c].to_numpy()
-        work["bytes"] = counted_bytes.where(counted_bytes.notna() & work["flops"].notna(), work["bytes"])
+        if missing.all() and work["bytes"].isna().all():  # no counter figure at all: the shapes' work as it is
+            work = by_shape
+        else:
+            counted_bytes = work["bytes"].copy()
+            for c in work.columns:  # column by column: a 2-D .to_numpy() of the mixed frame boxed every float
+                work.loc[missing, c] = by_shape.loc[missing, c].to_numpy()
+            work["bytes"] = counted_bytes.where(counted_bytes.notna() & work["flops"].notna(), work["bytes"])
         if work["flops"].isna().all():
             has_dims = timeline.events["input_dims"].notna().any()
             has_ops = bool((timeline.events["kind"] == "cpu_op").any())
@@ -193,12 +196,15 @@ class Roofline(Analyzer):
             return skip("no FLOP source: the hot kernels have no FP-instruction counters (e.g. " + _advice.for_vendor(
                 _advice.vendor_of(timeline, device), "ncu sm__sass_thread_inst_executed_op_*",
                 "rocprof SQ_INSTS_VALU_*") + ") and " + shapes)
-        # kernel names as integer codes into ``names`` (no per-launch strings to factorize); text columns as object
-        # Series (a plain object array is re-inferred as pandas' Arrow string dtype, row by row)
+        # kernel names as integer codes into ``names`` (no per-launch strings to factorize); text columns as they
+        # are, categoricals (the shapes') or object Series (a plain object array is re-inferred as pandas' Arrow
+        # string dtype, row by row)
         gcode, names = first_seen_codes(hot["name"])
         per = pd.DataFrame({"g": gcode, "time_ns": hot["time_ns"].to_numpy(),
-                            **{c: pd.Series(work[c].to_numpy(), dtype=object, copy=False)
+                            **{c: work[c].array if isinstance(work[c].dtype, pd.CategoricalDtype) else
+                               pd.Series(work[c].to_numpy(), dtype=object, copy=False)
                                if work[c].dtype == object else work[c].to_numpy() for c in work.columns}})
+        from_ctr = _is_text(per["source"], "counters")
         table = self._aggregate(per, spec, names, device)
         hot_time = float(per["time_ns"].sum())
         covered = float(per.loc[per["flops"].notna(), "time_ns"].sum())
@@ -216,12 +222,12 @@ class Roofline(Analyzer):
             "coverage_basis": "time" if hot_time else "launches",
             "critical_share_of_kernel_time": hs.summary.get("critical_share") if hs is not None else None,
             "coverage_of_kernel_time": covered / all_time if all_time else None,
-            # numpy comparisons of the object column (pandas' own cost ~3× as much per million launches)
-            "launches_from_counters": int((per["source"].to_numpy(dtype=object) == "counters").sum()),
-            "launches_from_shapes": int((per["source"].to_numpy(dtype=object) == "shapes").sum()),
-            # of those from counters, the ones whose FLOP count lacks counters of the formula: lower bounds
-            "launches_flops_lower_bound": int(sum(isinstance(x, str) and x != "" for x in
-                                                  per["flops_missing"].to_numpy(dtype=object))),
+            # the source column's codes (no comparison of a million texts)
+            "launches_from_counters": int(from_ctr.sum()),
+            "launches_from_shapes": int(_is_text(per["source"], "shapes").sum()),
+            # of those from counters, the ones whose FLOP count lacks counters of the formula: lower bounds (only a
+            # launch from counters has counters missing)
+            "launches_flops_lower_bound": int(_lacks_counters(per["flops_missing"], from_ctr).sum()),
             "launches_linked_to_ops": stats["linked"],
             "ops_without_model": stats["unmodelled"],
             "attention_assumed_causal": self.causal,
@@ -348,7 +354,7 @@ class Roofline(Analyzer):
         t_all = per["time_ns"].to_numpy(dtype=float)[keep]
         fl = per["flops"].to_numpy(dtype=float)[keep]
         by = per["bytes"].to_numpy(dtype=float)[keep]
-        src = per["source"].to_numpy(dtype=object)[keep]
+        is_ctr = _is_text(per["source"], "counters")
         has = ~np.isnan(fl)
         calls = np.bincount(g, minlength=G)
         time = np.bincount(g, t_all, minlength=G)
@@ -359,19 +365,19 @@ class Roofline(Analyzer):
         hb = has & ~np.isnan(by)
         nb = np.bincount(g[hb], minlength=G)
         bb = np.where(nb > 0, bsum, np.nan)
-        from_ctr = np.bincount(g[has & (src == "counters")], minlength=G) > 0
+        from_ctr = np.bincount(g[has & is_ctr[keep]], minlength=G) > 0
         prec = np.full(G, None, dtype=object)
         matrix = np.zeros(G, dtype=bool)
         pos = has & (fl > 0)
         if pos.any():
             # time per (name, precision, matrix) in sorted order (as a sorted groupby), on integer codes: no
-            # per-launch strings in a DataFrame; with a missing precision or matrix flag, pandas' own groupby (its
-            # order of missing keys is its own)
-            pv = per["precision"].to_numpy(dtype=object)[keep][pos]
-            mv = per["matrix"].to_numpy(dtype=object)[keep][pos]
-            pc, pu = pd.factorize(pv, sort=True)
-            mc, mu = pd.factorize(mv, sort=True)
+            # per-launch strings in a DataFrame, the precision and matrix columns read by code and numbered as
+            # pd.factorize(values, sort=True) numbers them; with a missing precision or matrix flag, pandas' own
+            # groupby (its order of missing keys is its own)
+            pc, pu, pv = _sorted_codes(per["precision"], keep, pos)
+            mc, mu, mv = _sorted_codes(per["matrix"], keep, pos)
             if (pc < 0).any() or (mc < 0).any():
+                pv, mv = pv(), mv()
                 w = pd.DataFrame({"g": g[pos], "p": pv, "m": mv, "t": t_all[pos]})
                 w = w.groupby(["g", "p", "m"], dropna=False, sort=True)["t"].sum().reset_index()
                 w = w.iloc[np.lexsort((-w["t"].to_numpy(), w["g"].to_numpy()))].drop_duplicates("g")
@@ -388,9 +394,10 @@ class Roofline(Analyzer):
             prec[gi] = [None if x is None or x != x else x for x in pbest]
             matrix[gi] = [bool(x) if x == x and x is not None else True for x in mbest]
         # the FLOP counters some launch of each name lacked (a lower-bound FLOP figure), first text per name
-        mv = per["flops_missing"].to_numpy(dtype=object)[keep] if "flops_missing" in per else np.full(len(g), None)
-        sel = has & np.array([isinstance(x, str) and x != "" for x in mv], dtype=bool)
-        lower = pd.Series(mv[sel]).groupby(g[sel]).first().to_dict() if sel.any() else {}
+        # (only a launch from counters has counters missing: the texts of those launches only are read)
+        sel = has & (_lacks_counters(per["flops_missing"], is_ctr)[keep] if "flops_missing" in per else False)
+        lower = pd.Series(per["flops_missing"].to_numpy(dtype=object)[keep][sel]).groupby(g[sel]).first().to_dict() \
+            if sel.any() else {}
         peaks: dict = {}
         out = []
         for i in range(G):
@@ -535,3 +542,36 @@ class Roofline(Analyzer):
                 + (" — ops without a FLOP model: " + ", ".join(sorted(summary["ops_without_model"])[:5])
                    if summary["ops_without_model"] else "") + ".")))
         return out
+
+
+def _is_text(values: pd.Series, text: str) -> np.ndarray:
+    """Boolean numpy mask of the rows of a per-launch work column whose value is ``text``, read on its codes
+    (:func:`gpulens.analyzers._work.text_codes`)."""
+    codes, uniq = text_codes(values)
+    hit = np.flatnonzero(np.array([isinstance(u, str) and u == text for u in uniq], dtype=bool))
+    return np.isin(codes, hit) if len(hit) else np.zeros(len(codes), dtype=bool)
+
+
+def _lacks_counters(flops_missing: pd.Series, from_counters: np.ndarray) -> np.ndarray:
+    """Boolean numpy mask of the launches whose FLOP figure lacks counters of its formula (a non-empty
+    ``flops_missing`` text, :data:`gpulens.analyzers._work.WORK_COLUMNS`): only the launches whose work came from
+    counters (``from_counters``) can, so only their values are read."""
+    out = np.zeros(len(flops_missing), dtype=bool)
+    rows = np.flatnonzero(from_counters)
+    if len(rows):
+        vals = flops_missing.to_numpy(dtype=object)[rows]
+        out[rows] = [isinstance(x, str) and x != "" for x in vals]
+    return out
+
+
+def _sorted_codes(values: pd.Series, keep: np.ndarray, pos: np.ndarray):
+    """The rows ``keep``, then ``pos``, of a per-launch work column as ``pd.factorize(v, sort=True)`` gives them —
+    (codes, sorted distinct values) — read on the column's codes (distinct values sorted, not every row), and a
+    function returning the values themselves (object array, NaN where missing) for the rare caller that needs them."""
+    codes, uniq = text_codes(values)
+    c = codes[keep][pos]
+    present = np.flatnonzero(np.bincount(c[c >= 0], minlength=len(uniq)))  # the codes seen (no sort of the rows)
+    rank, sorted_uniq = pd.factorize(np.asarray(uniq[present], dtype=object), sort=True)
+    lut = np.full(len(uniq) + 1, -1, dtype=np.int64)  # last slot: code −1 stays −1
+    lut[present] = rank
+    return lut[c], sorted_uniq, lambda: np.append(uniq, np.nan).astype(object)[np.where(c >= 0, c, len(uniq))]
