@@ -413,11 +413,6 @@ def unknown_figures(source: dict[str, Any]) -> dict[str, str]:
     Returns: metric name → reason (empty for a run whose figures are all measured)."""
     summ = source.get("summary") or {}
     out: dict[str, str] = {}
-    untimed = summ.get("untimed_gpu_work") or 0
-    if isinstance(untimed, (int, float)) and untimed > 0:
-        why = (f"{plural(int(untimed), 'GPU event')} recorded without a usable start or end: the run's span and busy "
-               "time are bounds, not measurements")
-        out.update(dict.fromkeys(sorted(BOUNDED_BY_UNTIMED), why))
     over = _get(source, ("analyses", "hotspots", "summary", "overruns"))
     away = [o for o in over if isinstance(o, dict) and o.get("past_run_end")] if isinstance(over, list) else []
     if away:
@@ -426,14 +421,19 @@ def unknown_figures(source: dict[str, Any]) -> dict[str, str]:
         why = (f"{plural(len(away), 'GPU event')} ({', '.join(names[:3])}{' …' if len(names) > 3 else ''}) recorded "
                f"far past the rest of the run: {'its' if len(away) == 1 else 'their'} duration is unknown "
                "(cut at the end of the rest of the run, not measured)")
-        for m in ("span_ns", "gpu_busy_ns"):
-            out.setdefault(m, why)
+        out.update(dict.fromkeys(("span_ns", "gpu_busy_ns"), why))
         if any(n in kernels for n in names):
-            for m in ("kernel_busy_ns", "kernel_time_ns"):
-                out.setdefault(m, why)
-            for n in names:
-                if n in kernels:
-                    out.setdefault(KERNEL_PREFIX + kernel_key(n), why)
+            out.update(dict.fromkeys(("kernel_busy_ns", "kernel_time_ns"), why))
+            out.update({KERNEL_PREFIX + kernel_key(n): why for n in names if n in kernels})
+    # GPU work without a time: the breakdown counts a runaway left no time among it (its duration is unknown too)
+    untimed = summ.get("untimed_gpu_work") or 0
+    untimed = untimed - sum(1 for o in away if o.get("dur_ns") == o.get("overrun_ns")) \
+        if isinstance(untimed, (int, float)) else 0
+    if untimed > 0:
+        why = (f"{plural(int(untimed), 'GPU event')} recorded without a usable start or end: the run's span and busy "
+               "time are bounds, not measurements")
+        for m in sorted(BOUNDED_BY_UNTIMED):
+            out.setdefault(m, why)
     return out
 
 
