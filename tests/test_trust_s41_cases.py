@@ -257,3 +257,31 @@ def test_boundary_rule_directly():
     assert boundary_gaps([100, 30, 1, 1, 1, 1]).tolist() == [True, True, False, False, False, False]
     dur = [2 ** (20 - i) for i in range(17)] + [1, 1, 1]
     assert boundary_gaps(dur).tolist() == [True] * 17 + [False] * 3
+
+
+# --- B07's runaway in gpulens diff --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("as_report", [False, True], ids=["trace", "report"])
+def test_diff_leaves_a_runaway_kernel_unknown(tmp_path, as_report):
+    """Base: ka 10 + kb 20 µs (span 35 µs). Candidate: kb on stream 8 from 1005 recorded 3 s, cut at ka's end (1010)
+    to 5 µs — which read as kb −15 µs (−75 %), span 35 → 10 µs (−71.4 %), and a warning that it "ran past the start
+    of the next event on its stream" (there is none). Now kb's time, the summed time and the candidate's span are
+    unknown, ka compares 10 → 10 µs, and the warning names kb as recorded far past the rest of the run — from the
+    trace and from its JSON report alike."""
+    from gpulens.diff import diff
+
+    base = _clean(tmp_path / "b.json")
+    cand = _kineto(tmp_path / "c.json", [_launch(990, 1), _launch(995, 2), _k("ka", 1000, 10, corr=1),
+                                         _k("kb", 1005, 3_000_000, stream=8, corr=2)])
+    if as_report:
+        rep = tmp_path / "c.report.json"
+        assert main(["analyze", "-q", "--no-cache", str(cand), "--json", str(rep)]) == 0
+        cand = rep
+    r = diff(base, cand)
+    sm = r.summary
+    assert sm["cand_span_ns"] is None and sm["cand_time_ns"] is None
+    rows = {x["kernel"]: x for x in r.tables["kernels"].to_dict("records")}
+    assert rows["ka"]["base_time_ns"] == rows["ka"]["cand_time_ns"] == 10 * US
+    assert rows["kb"]["base_time_ns"] == 20 * US and rows["kb"]["cand_time_ns"] != rows["kb"]["cand_time_ns"]  # NaN
+    assert any("(kb) recorded far past the rest of the run" in w for w in r.warnings)
+    assert not any("next event on their stream" in w for w in r.warnings)
