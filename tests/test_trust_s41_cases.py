@@ -285,3 +285,19 @@ def test_diff_leaves_a_runaway_kernel_unknown(tmp_path, as_report):
     assert rows["kb"]["base_time_ns"] == 20 * US and rows["kb"]["cand_time_ns"] != rows["kb"]["cand_time_ns"]  # NaN
     assert any("(kb) recorded far past the rest of the run" in w for w in r.warnings)
     assert not any("next event on their stream" in w for w in r.warnings)
+
+
+def test_two_one_off_gaps_of_unlike_size_between_kernels(tmp_path):
+    """One kernel, a 5,000 µs pause, then 20 kernels of 10 µs 2 µs apart but for one 60 µs gap (after the 10th):
+    idle 5,000 + 60 + 18 × 2 = 5,096 µs. The pause is a one-off (98 % of the idle, 2,500 × the 2 µs median); the
+    60 µs gap holds 60 / 96 = 62.5 % of what is left and is 30 × the median: a one-off too — before, it hid behind
+    the pause's share (1.2 % of all idle). Unlike in size (83 ×), the two are no recurring pattern. Left out
+    5,060 µs; steady idle 36 µs."""
+    ev = [_k("gemm", 1_000_000, 10)]
+    t = 1_005_010
+    for i in range(20):
+        ev.append(_k("gemm", t, 10))
+        t += 10 + (60 if i == 9 else 2)
+    b = _analyze(_kineto(tmp_path / "t.json", ev), tmp_path)["analyses"]["bottlenecks"]["summary"]
+    assert [(g["dur_ns"], g["position"]) for g in b["boundary_gaps"]] == [(5000 * US, "one-off"), (60 * US, "one-off")]
+    assert (b["idle_boundary_ns"], b["steady_idle_ns"]) == (5060 * US, 36 * US)

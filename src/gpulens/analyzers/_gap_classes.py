@@ -325,8 +325,8 @@ def boundary_mask(dur: np.ndarray, gs: np.ndarray, ge: np.ndarray, blocked: np.n
             after it is 93.5 % busy; it is now reported as a one-off gap and the verdict is the steady state's.
 
     A size outlier (:func:`boundary_gaps`) is warm-up when it lies before the first kernel (and before the first
-    step mark), tail when it lies after the last kernel; between kernels it is a one-off only when it is the only
-    such outlier, blocking calls cover less than :data:`BLOCKING_COVER_SHARE` of it, and it does not lie inside a
+    step mark), tail when it lies after the last kernel; between kernels it is a one-off only when no other such
+    outlier is of a like size (within :data:`BOUNDARY_FACTOR` of it: gaps alike recur, once per step), blocking calls cover less than :data:`BLOCKING_COVER_SHARE` of it, and it does not lie inside a
     ``ProfilerStep`` range — a pause within a step is the iteration's own time (the forward→backward hand-over of
     a training step), which the profiled steps are there to measure, not a stall around them.
     """
@@ -344,7 +344,15 @@ def boundary_mask(dur: np.ndarray, gs: np.ndarray, ge: np.ndarray, blocked: np.n
             setup &= ~np.asarray(queued, dtype=bool)
         edge, inner = edge | setup, inner & ~setup
     known = inner & covered  # the host waited on the GPU: counted
-    recurring = inner.sum() >= 2  # several long gaps between kernels: a pattern (once per step), not a one-off
+    # several long gaps of a like size between kernels: a pattern (once per step), not a one-off. Like: within
+    # BOUNDARY_FACTOR of each other — a 5 ms pause and a 60 µs one left out after it (boundary_gaps' later passes)
+    # are two one-offs; gaps that each hold a quarter of the idle at once are always within 4× of each other
+    recurring = np.zeros(len(dur), dtype=bool)
+    if inner.sum() >= 2:
+        d = np.asarray(dur, dtype="float64")
+        idx = np.flatnonzero(inner)
+        near = (np.maximum.outer(d[idx], d[idx]) < BOUNDARY_FACTOR * np.minimum.outer(d[idx], d[idx]))
+        recurring[idx] = near.sum(axis=1) >= 2  # itself and at least one other
     in_step = np.zeros(len(gs), dtype=bool)
     if steps is not None and len(steps[0]):
         k = np.searchsorted(steps[0], gs, side="right") - 1
