@@ -248,15 +248,18 @@ def test_two_long_gaps_between_kernels_stay_a_pattern(tmp_path):
 
 
 def test_boundary_rule_directly():
-    """Pure rule: gaps [100, 30, 1, 1, 1, 1]: 100 ≥ 10 × 1 and ≥ 25 % of 134 → out; then 30 ≥ 10 × 1 and ≥ 25 % of
-    the 34 left → out; then 1 fails. Before, 30 < 25 % of 134 = 33.5 stopped the rule. 20 gaps ≥ 16 (the ordered
-    head): 17 gaps halving from 2^20 ns then 3 of 1 ns — each ≥ 10 × the median of the rest and over half of what
-    is left, so all 17 are left out, past the first 16."""
+    """Pure rule: gaps [100, 30, 1, 1, 1, 1]: 100 ≥ 10 × 1 and ≥ 25 % of 134 → out (first pass); 30 < 25 % of 134
+    ends the first pass, but of the 34 left it holds 88 %, is 30 × the median 1 and 30 × the next gap: out. Before,
+    the first pass alone stopped the rule. Gaps 10^17, 10^16, …, 10^0 then five of 1 ns: 10^17 passes first; each
+    next power holds ≥ 25 % of what is left and is 10 × the next one, down to 10 ns (the 17th, past the ordered head
+    of 17, judged by the full order); 1 ns is not 10 × the next 1 ns."""
     from gpulens.analyzers._gap_classes import boundary_gaps
 
     assert boundary_gaps([100, 30, 1, 1, 1, 1]).tolist() == [True, True, False, False, False, False]
-    dur = [2 ** (20 - i) for i in range(17)] + [1, 1, 1]
-    assert boundary_gaps(dur).tolist() == [True] * 17 + [False] * 3
+    dur = [10 ** (17 - i) for i in range(18)] + [1] * 5
+    assert boundary_gaps(dur).tolist() == [True] * 17 + [False] * 6
+    # two like gaps after the first (halving): a pattern, no later pass
+    assert boundary_gaps([1000, 300, 200, 1, 1, 1]).tolist() == [True] + [False] * 5
 
 
 # --- B07's runaway in gpulens diff --------------------------------------------------------------------------------

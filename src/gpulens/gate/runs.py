@@ -419,8 +419,8 @@ def unknown_figures(source: dict[str, Any]) -> dict[str, str]:
         kernels = {str(r.get("name")) for r in _kernel_rows(source) if r.get("name") is not None}
         names = sorted({str(o.get("name")) for o in away})
         why = (f"{plural(len(away), 'GPU event')} ({', '.join(names[:3])}{' …' if len(names) > 3 else ''}) recorded "
-               f"far past the rest of the run: {'its' if len(away) == 1 else 'their'} duration is unknown "
-               "(cut at the end of the rest of the run, not measured)")
+               f"far past the rest of the run: {'its' if len(away) == 1 else 'their'} duration is unknown (the "
+               "recorded one is a fault, and nothing in the trace measures it)")
         out.update(dict.fromkeys(("span_ns", "gpu_busy_ns"), why))
         if any(n in kernels for n in names):
             out.update(dict.fromkeys(("kernel_busy_ns", "kernel_time_ns"), why))
