@@ -12,7 +12,8 @@ files, ns in rocprofv3 CSV and Nsight Systems SQLite, ns in reports) — never c
   "cannot be judged: …" where the metric gates.
 * The one-off gap rule (a gap ≥ 10 × the median of the others holding ≥ 25 % of the idle): a warm-up gap holding
   most of the idle hid a second one-off gap that holds most of the *rest* (15 % of the whole, 69 % of what is
-  left once the warm-up is left out); the share is now of the idle the gaps already left out leave.
+  left once the warm-up is left out); a later pass now leaves out such a gap when it also stands alone (10 × the
+  next gap), so gaps of a like size stay a pattern.
 """
 
 from __future__ import annotations
@@ -230,7 +231,7 @@ def _gapped(path: Path, inner: list[int]) -> Path:
 def test_a_second_one_off_gap_behind_a_warm_up_gap(tmp_path):
     """Gaps: 1,000 µs before the first kernel (warm-up), 200 µs after kernel 10, 18 × 5 µs: idle 1,290 µs. The
     200 µs gap is 40 × the median (5 µs) but only 15.5 % of all idle — under the 25 % share while the warm-up is
-    counted; once it is left out, 200 / 290 = 69 % of the idle left: a one-off too. Left out: 1,200 µs; steady idle
+    counted; once it is left out, 200 / 290 = 69 % of the idle left, and 40 × the next gap: a one-off too. Left out: 1,200 µs; steady idle
     90 µs; span 0 → 1,700 µs, steady span 1,700 − 1,200 = 500 µs."""
     b = _analyze(_gapped(tmp_path / "t.json", [10]), tmp_path)["analyses"]["bottlenecks"]["summary"]
     assert [(g["offset_ns"], g["dur_ns"], g["position"]) for g in b["boundary_gaps"]] == [
@@ -239,9 +240,9 @@ def test_a_second_one_off_gap_behind_a_warm_up_gap(tmp_path):
 
 
 def test_two_long_gaps_between_kernels_stay_a_pattern(tmp_path):
-    """The same with two 200 µs gaps between kernels (after kernels 5 and 12): both pass the size rule once the
-    warm-up is left out (200 / 480 = 42 %), but two long gaps between kernels recur — counted, not one-offs. Only
-    the 1,000 µs warm-up is left out; steady idle 2 × 200 + 17 × 5 = 485 µs."""
+    """The same with two 200 µs gaps between kernels (after kernels 5 and 12): each holds 200 / 485 = 41 % of the
+    idle the warm-up leaves, but the other is as long — two long gaps between kernels recur: counted, not
+    one-offs. Only the 1,000 µs warm-up is left out; steady idle 2 × 200 + 17 × 5 = 485 µs."""
     b = _analyze(_gapped(tmp_path / "t.json", [5, 12]), tmp_path)["analyses"]["bottlenecks"]["summary"]
     assert [(g["dur_ns"], g["position"]) for g in b["boundary_gaps"]] == [(1000 * US, "leading")]
     assert (b["idle_boundary_ns"], b["steady_idle_ns"]) == (1000 * US, 485 * US)
@@ -294,8 +295,8 @@ def test_two_one_off_gaps_of_unlike_size_between_kernels(tmp_path):
     """One kernel, a 5,000 µs pause, then 20 kernels of 10 µs 2 µs apart but for one 60 µs gap (after the 10th):
     idle 5,000 + 60 + 18 × 2 = 5,096 µs. The pause is a one-off (98 % of the idle, 2,500 × the 2 µs median); the
     60 µs gap holds 60 / 96 = 62.5 % of what is left and is 30 × the median: a one-off too — before, it hid behind
-    the pause's share (1.2 % of all idle). Unlike in size (83 ×), the two are no recurring pattern. Left out
-    5,060 µs; steady idle 36 µs."""
+    the pause's share (1.2 % of all idle). It stands alone (30 × the next gap): no pattern. Left out 5,060 µs;
+    steady idle 36 µs."""
     ev = [_k("gemm", 1_000_000, 10)]
     t = 1_005_010
     for i in range(20):
