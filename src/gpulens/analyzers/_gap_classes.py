@@ -65,7 +65,8 @@ BLOCKING_COVER_SHARE = 0.5
 
 #: A gap is a warm-up / boundary / one-off gap (class ``boundary``, left out of the steady-state verdict) when the
 #: device has at least BOUNDARY_MIN_GAPS gaps, the gap is ≥ BOUNDARY_FACTOR × the median of its device's other gaps
-#: and it alone is ≥ BOUNDARY_IDLE_SHARE of the device's idle time.
+#: and it alone is ≥ BOUNDARY_IDLE_SHARE of the device's idle time (or of the idle those gaps leave, standing alone:
+#: :func:`boundary_passes`).
 BOUNDARY_FACTOR = 10.0
 
 
