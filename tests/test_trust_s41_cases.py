@@ -19,7 +19,6 @@ files, ns in rocprofv3 CSV and Nsight Systems SQLite, ns in reports) — never c
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
