@@ -311,7 +311,24 @@ def analyze_timeline(timeline: Timeline, label: str = "timeline", only: list[str
     device = _device_for(timeline) if device_spec is None else _load_device_spec(device_spec)
     if device_spec is not None:
         _warn_spec_conflict(timeline, label, device)
-    return SourceReport(label, timeline, run_all(timeline, device, only, workers), device)
+    results = run_all(timeline, device, only, workers)
+    _settle_day_long(timeline)
+    return SourceReport(label, timeline, results, device)
+
+
+def _settle_day_long(timeline: Timeline) -> None:
+    """Complete the Timeline's warning about GPU events lasting longer than a day with what the GPU span and busy
+    time include of them (:func:`gpulens.timeline.input_notes.settle_day_long`), from the stream clip and runaway
+    rule the analyzers apply (:attr:`gpulens.analyzers.context.AnalysisContext.overruns`). Nothing to do, and
+    nothing computed, without such an event."""
+    from gpulens.timeline.input_notes import DAY_NS, settle_day_long
+
+    ev = timeline.events
+    if not len(ev) or not (ev["dur_ns"].to_numpy() > DAY_NS).any():
+        return
+    from gpulens.analyzers.context import context_of
+
+    settle_day_long(timeline.meta, ev, context_of(timeline).overruns)
 
 
 def _warn_spec_conflict(timeline: Timeline, label: str, spec: Any) -> None:

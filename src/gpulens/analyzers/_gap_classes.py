@@ -65,7 +65,8 @@ BLOCKING_COVER_SHARE = 0.5
 
 #: A gap is a warm-up / boundary / one-off gap (class ``boundary``, left out of the steady-state verdict) when the
 #: device has at least BOUNDARY_MIN_GAPS gaps, the gap is ≥ BOUNDARY_FACTOR × the median of its device's other gaps
-#: and it alone is ≥ BOUNDARY_IDLE_SHARE of the device's idle time.
+#: and it alone is ≥ BOUNDARY_IDLE_SHARE of the device's idle time (or of the idle those gaps leave, standing alone:
+#: :func:`boundary_passes`).
 BOUNDARY_FACTOR = 10.0
 
 
@@ -325,12 +326,13 @@ def boundary_mask(dur: np.ndarray, gs: np.ndarray, ge: np.ndarray, blocked: np.n
             after it is 93.5 % busy; it is now reported as a one-off gap and the verdict is the steady state's.
 
     A size outlier (:func:`boundary_gaps`) is warm-up when it lies before the first kernel (and before the first
-    step mark), tail when it lies after the last kernel; between kernels it is a one-off only when it is the only
-    such outlier, blocking calls cover less than :data:`BLOCKING_COVER_SHARE` of it, and it does not lie inside a
+    step mark), tail when it lies after the last kernel; between kernels it is a one-off only when it is the only such outlier
+    of the rule's first pass (or stands alone, a later pass's: :func:`boundary_passes`), blocking calls cover less than :data:`BLOCKING_COVER_SHARE` of it, and it does not lie inside a
     ``ProfilerStep`` range — a pause within a step is the iteration's own time (the forward→backward hand-over of
     a training step), which the profiled steps are there to measure, not a stall around them.
     """
-    out = boundary_gaps(dur)
+    first, later = boundary_passes(dur)
+    out = first | later
     if not out.any():
         return out
     leading = (ge <= first_kernel) & (True if first_step is None else gs < first_step)
@@ -344,7 +346,9 @@ def boundary_mask(dur: np.ndarray, gs: np.ndarray, ge: np.ndarray, blocked: np.n
             setup &= ~np.asarray(queued, dtype=bool)
         edge, inner = edge | setup, inner & ~setup
     known = inner & covered  # the host waited on the GPU: counted
-    recurring = inner.sum() >= 2  # several long gaps between kernels: a pattern (once per step), not a one-off
+    # several long gaps between kernels: a pattern (once per step), not a one-off — of the first pass (a later one
+    # stands alone by its rule: boundary_passes)
+    recurring = first & ((inner & first).sum() >= 2)
     in_step = np.zeros(len(gs), dtype=bool)
     if steps is not None and len(steps[0]):
         k = np.searchsorted(steps[0], gs, side="right") - 1
@@ -354,23 +358,59 @@ def boundary_mask(dur: np.ndarray, gs: np.ndarray, ge: np.ndarray, blocked: np.n
 
 def boundary_gaps(dur: np.ndarray) -> np.ndarray:
     """Boolean mask of the gaps (durations in time order, one device) that are warm-up / boundary / one-off gaps
-    (rule at :data:`BOUNDARY_FACTOR`)."""
+    (rule at :data:`BOUNDARY_FACTOR`): :func:`boundary_passes`, both passes."""
+    first, later = boundary_passes(dur)
+    return first | later
+
+
+def boundary_passes(dur: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The two passes of the boundary rule over one device's gaps (durations in time order) [ns]:
+
+    * first: longest first (ties: earlier first), each gap at least :data:`BOUNDARY_FACTOR` × the median of the
+      other gaps and at least :data:`BOUNDARY_IDLE_SHARE` of all idle, until one fails;
+    * later: then, of the idle those leave, the longest gap left while it holds that share of what is left, is that
+      factor × the median of the gaps not left out, and stands alone — the next longest gap under 1/factor of it
+      (a gap of a like size beside it makes a pattern, not a one-off). A warm-up gap holding most of the idle hid a
+      one-off gap holding 69 % of the rest behind its 15 % of the whole (session 41).
+
+    Only gaps holding a share of the idle can pass, so only the longest few are ordered (no sort of a million gaps
+    for the few at the top) — all of them when every one of those passes. Returns (first, later) masks."""
     dur = np.asarray(dur, dtype="int64")
-    out = np.zeros(dur.size, dtype=bool)
     total = int(dur.sum())
     if dur.size < BOUNDARY_MIN_GAPS or total <= 0:
-        return out
-    # longest first (ties: earlier first), stopping at the first gap that fails the rule: only gaps holding the
-    # idle share can pass, and they are the longest (a few at most), so only they are ordered — then the next gap
-    # in that order fails the share test anyway (no sort of a million gaps for the few at the top)
-    cand = np.flatnonzero(dur >= BOUNDARY_IDLE_SHARE * total)
-    for i in cand[np.argsort(-dur[cand], kind="stable")]:
-        others = np.delete(dur, i)
-        if dur[i] >= BOUNDARY_FACTOR * max(float(np.median(others)), 1.0) and dur[i] >= BOUNDARY_IDLE_SHARE * total:
-            out[i] = True
-        else:
+        return np.zeros(dur.size, dtype=bool), np.zeros(dur.size, dtype=bool)
+    top = min(dur.size, 17)
+    head = np.argpartition(-dur, top - 1)[:top] if top < dur.size else np.arange(dur.size)
+    first, later, spent = _passes(dur, head[np.lexsort((head, -dur[head]))], total)
+    if spent and top < dur.size:  # every gap of the head passed but its last: judge them all in order
+        first, later, _ = _passes(dur, np.lexsort((np.arange(dur.size), -dur)), total)
+    return first, later
+
+
+def _passes(dur: np.ndarray, order: np.ndarray, total: int) -> tuple[np.ndarray, np.ndarray, bool]:
+    """:func:`boundary_passes` over the gaps in ``order`` (longest first); also whether the rule reached the last
+    gap of ``order`` (then a longer ``order`` may let more pass)."""
+    first, later = np.zeros(dur.size, dtype=bool), np.zeros(dur.size, dtype=bool)
+    n = 0
+    for i in order:  # first pass: shares of all idle, the median of every other gap
+        if not (dur[i] >= BOUNDARY_FACTOR * max(float(np.median(np.delete(dur, i))), 1.0)
+                and dur[i] >= BOUNDARY_IDLE_SHARE * total):
             break
-    return out
+        first[i] = True
+        n += 1
+    if not n or n >= len(order) - 1:
+        return first, later, n >= len(order) - 1
+    left = total - int(dur[first].sum())
+    for j in range(n, len(order) - 1):  # later passes: shares of what is left, each standing alone
+        i = order[j]
+        rest = ~(first | later)
+        rest[i] = False
+        if not (rest.any() and dur[i] >= BOUNDARY_FACTOR * max(float(np.median(dur[rest])), 1.0)
+                and dur[i] >= BOUNDARY_IDLE_SHARE * left and dur[i] >= BOUNDARY_FACTOR * int(dur[order[j + 1]])):
+            return first, later, False
+        later[i] = True
+        left -= int(dur[i])
+    return first, later, True
 
 
 def short_launches(timeline: Timeline, links: pd.Series | None = None) -> pd.DataFrame:

@@ -23,8 +23,9 @@ between two segments is attributed by looking at the GPU event that ends it and 
   events) or a synchronous copy (``cudaMemcpy``, ``hipMemcpyWithStream``, ``cuMemcpyDtoH``... — not the ``Async``
   ones), which returns only when the GPU work before it is done.
 * ``boundary`` — a warm-up, boundary or one-off gap: much longer than the device's other gaps (see
-  ``BOUNDARY_FACTOR``) and a large part of its idle time, e.g. the seconds between a first copy and the first
-  kernel. Reported as its own finding and left out of the steady-state verdict (whose span excludes it);
+  ``BOUNDARY_FACTOR``) and a large part of its idle time — or, once those are left out, a large part of the idle
+  left while no other gap comes near it (:func:`boundary_passes`) — e.g. the seconds between a first copy and the
+  first kernel. Reported as its own finding and left out of the steady-state verdict (whose span excludes it);
   ``--steps`` analyses the steady state alone. Not boundary, whatever its length (:func:`boundary_mask`): a gap
   after the first kernel and before the last one that a blocking call covers for at least half its length (the
   host waited on the GPU: a cause the program repeats, e.g. a ``.item()`` or a device-to-host copy in the only

@@ -18,6 +18,7 @@ from gpulens.analyzers._attribution import kernel_key
 from gpulens.analyzers._categories import kernel_category
 from gpulens.analyzers.kernel_groups import COLUMNS, GROUP_KEYS
 from gpulens.diff.compute import DiffSide
+from gpulens.units import plural
 from gpulens.errors import GpulensError, TraceFormatError, truncated_note, truncated_without_gpu_work
 
 
@@ -125,8 +126,11 @@ def load_side(path: str | Path, strict: bool = True) -> DiffSide:
 
         ctxs = [context_of(r.timeline) for r in rep.sources if r.status != "no_gpu_work"]
         inputs = [i for r in rep.sources for i in r.timeline.meta.sources]
+        # clipped at the next event on their stream (the runaways, cut at the end of the run, are said apart)
         clipped = [(int((o > 0).sum()), int(o[o > 0].sum()), int(c.gpu["dur_ns"].fillna(0).sum()))
-                   for c in ctxs for o in [c.overruns["overrun_ns"]]]
+                   for c in ctxs for o in [c.overruns["overrun_ns"].where(~c.overruns["runaway"], 0)]]
+        # per source, the GPU events the runaway rule cut (a stream's last event recorded far past the run)
+        away = [sorted(set(c.gpu["name"][c.overruns["runaway"].to_numpy(dtype=bool)].astype(str))) for c in ctxs]
     else:
         all_srcs = [s for s in doc["sources"] if isinstance(s, dict)]
         srcs = [s for s in all_srcs if s.get("status", "ok") != "no_gpu_work"]
@@ -139,20 +143,35 @@ def load_side(path: str | Path, strict: bool = True) -> DiffSide:
         no_times = any(_no_durations(((s.get("analyses") or {}).get("hotspots") or {}).get("summary"))
                        for s in srcs if isinstance((s.get("analyses") or {}).get("hotspots"), dict))
         hsums = [((s.get("analyses") or {}).get("hotspots") or {}).get("summary") for s in srcs]
-        clipped = [(h.get("overrun_events"), h.get("overrun_ns"), h.get("kernel_time_ns")) for h in hsums
-                   if isinstance(h, dict)]
+        rows = [[o for o in h["overruns"] if isinstance(o, dict) and o.get("past_run_end")]
+                if isinstance(h, dict) and isinstance(h.get("overruns"), list) else [] for h in hsums]
+        away = [sorted({str(o.get("name")) for o in r}) for r in rows]
+        # clipped at the next event on their stream: the summary's counts less the runaways (said apart)
+        clipped = [(h.get("overrun_events") - len(r) if isinstance(h.get("overrun_events"), int) else None,
+                    h.get("overrun_ns") - sum(int(o.get("overrun_ns") or 0) for o in r)
+                    if isinstance(h.get("overrun_ns"), (int, float)) else None, h.get("kernel_time_ns"))
+                   for h, r in zip(hsums, rows) if isinstance(h, dict)]
     if cut and not srcs:  # the same rule as `gpulens analyze`: an input error, not a run without GPU work
         err = truncated_without_gpu_work(cut)
         raise err if doc is None else GpulensError(f"{p}: a report of a truncated input: {err}")
     warnings = lost + [truncated_note(f, n) for f, n in cut]  # rank files not read: the side lacks those ranks
     warnings += overrun_notes(p, clipped)
+    if any(away):
+        names = sorted({n for a in away for n in a})
+        warnings.append(f"{p}: {plural(len(names), 'GPU event name')} ({', '.join(names[:3])}"
+                        f"{' …' if len(names) > 3 else ''}) recorded far past the rest of the run: what "
+                        f"{'it' if len(names) == 1 else 'they'} lasted is unknown, so {'its' if len(names) == 1 else 'their'}"
+                        " time and the GPU span of that run are unknown here, not compared")
     if not srcs:  # T06: launch calls without GPU records is an incomplete capture, not a run without GPU work
         from gpulens.timeline.input_notes import no_gpu_work_text
 
         warnings.append(f"{p}: {no_gpu_work_text(inputs)}: every kernel of the other run shows as new or vanished")
     frames, notes = [], set()
-    for s in srcs:
+    for i, s in enumerate(srcs):
         df, how = _rows_of(s)
+        if i < len(away) and away[i]:  # a runaway's kept part is no measurement: its group's time is unknown
+            df["time_ns"] = pd.to_numeric(df["time_ns"], errors="coerce").astype("float64").where(
+                ~df["name"].astype(str).isin(away[i]))
         frames.append(df)
         notes.add(how)
         if how.startswith("report (its last"):
@@ -162,6 +181,8 @@ def load_side(path: str | Path, strict: bool = True) -> DiffSide:
     devices = sorted({str(d.get("name")) for s in srcs for d in s.get("devices") or []
                       if isinstance(d, dict) and d.get("name")})
     span, busy = span_and_busy(srcs)
+    if any(away):  # a span holding a duration nobody measured
+        span = busy = None
     if not frames:
         return DiffSide(str(path), pd.DataFrame(columns=list(COLUMNS)), devices, note, warnings, no_times, span,
                         busy)

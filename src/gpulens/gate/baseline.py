@@ -41,6 +41,8 @@ class Baseline:
         name: the baseline's name.
         path: file it was read from / written to (None before saving).
         metrics: metric name → :class:`~gpulens.gate.runs.Metric` with the raw samples.
+        unknown: metric name → why some run's figure of it is not a measurement
+            (:func:`gpulens.gate.runs.unknown_figures`: that run gave it no sample); written only when not empty.
     """
 
     name: str
@@ -54,6 +56,7 @@ class Baseline:
     excluded: list[dict[str, Any]] = field(default_factory=list)
     git: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
+    unknown: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document written to disk."""
@@ -61,7 +64,8 @@ class Baseline:
                 "tool": {"name": "gpulens", "version": self.tool_version},
                 "report_schema_version": self.report_schema_version, "machine_key": self.machine_key,
                 "environment": self.environment, "git": self.git, "runs": self.runs, "excluded": self.excluded,
-                "metrics": {k: m.to_dict() for k, m in self.metrics.items()}}
+                "metrics": {k: m.to_dict() for k, m in self.metrics.items()},
+                **({"unknown": dict(self.unknown)} if self.unknown else {})}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], path: Path | None = None) -> "Baseline":
@@ -81,14 +85,16 @@ class Baseline:
             metrics = {k: Metric.from_dict(k, m) for k, m in d["metrics"].items()}
             return cls(str(d["name"]), str(d["created"]), str(d["tool"]["version"]), d.get("report_schema_version"),
                        str(d["machine_key"]), dict(d["environment"]), list(d["runs"]), metrics,
-                       list(d.get("excluded", [])), dict(d.get("git") or {}), path)
+                       list(d.get("excluded", [])), dict(d.get("git") or {}), path,
+                       {str(k): str(v) for k, v in (d.get("unknown") or {}).items()})
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise BaselineError(f"{where}: malformed baseline ({type(exc).__name__}: {exc})") from None
 
 
-#: The top-level fields of a baseline file and the JSON type each must have (``excluded`` and ``git`` optional).
+#: The top-level fields of a baseline file and the JSON type each must have (``excluded``, ``git`` and
+#: ``unknown`` optional).
 _FIELDS = {"name": str, "created": str, "machine_key": str, "tool": dict, "environment": dict, "runs": list,
-           "metrics": dict, "excluded": list, "git": dict}
+           "metrics": dict, "excluded": list, "git": dict, "unknown": dict}
 
 
 def _json_type(v: Any) -> str:
@@ -106,7 +112,7 @@ def _check_fields(d: dict[str, Any]) -> None:
     where the runs are (``list("abc")`` would be three runs), ``null`` for the machine key (read as ``"None"``)."""
     for key, kind in _FIELDS.items():
         if key not in d:
-            if key in ("excluded", "git"):
+            if key in ("excluded", "git", "unknown"):
                 continue
             raise ValueError(f"field '{key}' is missing")
         v = d[key]
@@ -179,7 +185,7 @@ def baseline_from_runs(name: str, runs: RunSet, git: dict[str, Any] | None = Non
         raise BaselineError(f"refusing to save baseline '{name}': no usable run ({why})")
     created = created or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     return Baseline(name, created, __version__, runs.report_schema_version, runs.machine_key, runs.environment,
-                    runs.runs, runs.metrics, runs.excluded, git or {})
+                    runs.runs, runs.metrics, runs.excluded, git or {}, None, dict(runs.unknown))
 
 
 def copied_runs(metrics: dict[str, Metric], runs: int) -> int:

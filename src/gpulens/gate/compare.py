@@ -150,6 +150,25 @@ def _prepare(name: str, base: Metric | None, cand: Metric | None,
     return row, (base.samples, cand.samples, rule.threshold, rule.noise_multiplier, direction)
 
 
+def _unjudged(name: str, base: Metric | None, cand: Metric | None, config: GateConfig,
+              why: str) -> MetricResult | None:
+    """The row of a metric whose candidate figure is not a measurement in some run (``why``, from
+    :func:`gpulens.gate.runs.unknown_figures`): AMBIGUOUS — the gate cannot judge it — and gating where the metric
+    would gate (so a run holding such a figure is never a silent PASS); None for an ignored metric. The samples of
+    the runs that measured it are shown, not tested."""
+    row, _ = _prepare(name, base, cand if base is None else None, config)
+    if row is None:
+        return None
+    if cand is not None:
+        row.cand_n, row.cand_median = len(cand.samples), _median(cand)
+    if base is not None or cand is not None:
+        rule = config.rule(name)
+        row.gating = rule.gating if rule.gating is not None else not (
+            kernel_like(name) and (row.share or 0) < config.min_kernel_share)
+    row.verdict, row.reason = AMBIGUOUS, f"cannot be judged: {why}"
+    return row
+
+
 def _run_tests(specs: list[tuple[MetricResult, tuple]], config: GateConfig) -> list[tuple[MetricResult, TimingTest]]:
     """Run the timing tests of ``specs`` together (one vectorised scipy call per run-count group); rows that need
     no test (zero baseline, too few runs) are decided here; the others are returned with their test."""
@@ -277,6 +296,10 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
     same_measure(baseline, base_metrics, cand_metrics)
     untimed = {n if n == "*" else KERNEL_PREFIX + kernel_key(n[len(KERNEL_PREFIX):])
                for n in getattr(candidate, "untimed", ())}
+    unknown = {(KERNEL_PREFIX + kernel_key(n[len(KERNEL_PREFIX):]) if n.startswith(KERNEL_PREFIX) else n): why
+               for n, why in (getattr(candidate, "unknown", None) or {}).items()}
+    base_unknown = {(KERNEL_PREFIX + kernel_key(n[len(KERNEL_PREFIX):]) if n.startswith(KERNEL_PREFIX) else n): why
+                    for n, why in (getattr(baseline, "unknown", None) or {}).items()}
     names = list(base_metrics) + [n for n in cand_metrics if n not in base_metrics]
     swaps, members = replaced(base_metrics, cand_metrics)  # renamed/re-fused kernels: compared per category
     # new kernels no category pairs with a vanished one (``other``, or a category the baseline lacks): while any
@@ -298,6 +321,15 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
             row, _ = _prepare(name, b, None, config)
             if row is not None:
                 row.reason += f"; the candidate runs {plural(len(unpaired_new), 'kernel(s)')} the baseline lacks"
+                rows.append(row)
+            continue
+        if (c is None and name in unknown) or (b is None and name in base_unknown):
+            # the candidate's (or baseline's) figure is not a measurement in any run (a runaway duration, GPU work
+            # without a time): the gate cannot judge it — said, and inconclusive where the metric gates, never a
+            # silent PASS
+            why = unknown[name] if c is None and name in unknown else f"in the baseline, {base_unknown[name]}"
+            row = _unjudged(name, b, c, config, why)
+            if row is not None:
                 rows.append(row)
             continue
         if c is None and (name in untimed or (name.startswith(KERNEL_PREFIX) and "*" in untimed)):
@@ -396,6 +428,9 @@ def _overall(rows: list[MetricResult], cand: RunSet, excluded_note: str) -> tupl
             t = max((r.threshold or 0) for r in hit)
             tail = f"; {max(need)} more repeats per side would detect a {100 * t:.3g} % change" if max(need) else \
                 "; the noise allows detection at this run count: rerun to resolve"
+        unjudged = [r.reason for r in hit if r.reason.startswith("cannot be judged: ")]
+        if unjudged:
+            tail += f"; {unjudged[0]}"
         if excluded_note:
             tail += f"; {excluded_note}"
         return v, f"{len(hit)} of {len(gating)} gating metrics {text}: {names}{tail}"

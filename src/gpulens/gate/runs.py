@@ -188,6 +188,9 @@ class RunSet:
         untimed: ``kernel:<key>`` of the kernels some run recorded launches of but not their durations (no timing
             sample from that run; a kernel that no run timed has no metric at all); ``"*"`` when a run recorded
             launches without any kernel time (counter-only input: which kernels ran is not known by name).
+        unknown: metric name → why some run's figure of it is unknown (:func:`unknown_figures`): GPU work recorded
+            without a usable time, or a runaway recorded duration (shared case B07's fault on a stream's last
+            event); that run gives the metric no sample, so the gate cannot judge it on that run.
     """
 
     runs: list[dict[str, Any]]
@@ -197,6 +200,7 @@ class RunSet:
     report_schema_version: int | None
     metrics: dict[str, Metric]
     untimed: set[str] = field(default_factory=set)
+    unknown: dict[str, str] = field(default_factory=dict)
 
 
 def _num(v: float) -> float | int:
@@ -370,8 +374,9 @@ def collect_runs(paths: Iterable[str | Path], reports: list[dict[str, Any]] | No
                            "gpulens version")
     env = _common_env([environment_of(s, r) for s, r in usable] or envs, paths)
     untimed: set[str] = set()
-    return RunSet(runs, excluded, env, machine_key(env), next(iter(versions), None), _metrics(usable, untimed),
-                  untimed)
+    unknown: dict[str, str] = {}
+    return RunSet(runs, excluded, env, machine_key(env), next(iter(versions), None),
+                  _metrics(usable, untimed, unknown), untimed, unknown)
 
 
 def _common_env(envs: list[dict[str, Any]], paths: list[Path]) -> dict[str, Any]:
@@ -394,20 +399,61 @@ def _common_env(envs: list[dict[str, Any]], paths: list[Path]) -> dict[str, Any]
     return env
 
 
-def _metrics(usable: list[tuple[dict, dict]], untimed: set[str] | None = None) -> dict[str, Metric]:
+def unknown_figures(source: dict[str, Any]) -> dict[str, str]:
+    """The metrics of one run (a JSON report source) whose figure is not a measurement, each with why:
+
+    * GPU work recorded without a usable start or end (``summary.untimed_gpu_work``): ``span_ns``, ``gpu_busy_ns``
+      and ``kernel_busy_ns`` are bounds (:data:`BOUNDED_BY_UNTIMED`);
+    * GPU events the runaway rule cut (``analyses.hotspots.summary.overruns`` rows with ``past_run_end``: a
+      stream's last event recorded far past the rest of the run, :func:`gpulens.analyzers.intervals._runaway_cut`):
+      what they really lasted is unknown — the kept part runs to the end of the rest of the run, a bound the trace
+      does not measure — so the span and busy time, and for a kernel or collective the summed kernel time and that
+      kernel's ``kernel:<key>`` time, include an unknown duration.
+
+    Returns: metric name → reason (empty for a run whose figures are all measured)."""
+    summ = source.get("summary") or {}
+    out: dict[str, str] = {}
+    over = _get(source, ("analyses", "hotspots", "summary", "overruns"))
+    away = [o for o in over if isinstance(o, dict) and o.get("past_run_end")] if isinstance(over, list) else []
+    if away:
+        kernels = {str(r.get("name")) for r in _kernel_rows(source) if r.get("name") is not None}
+        names = sorted({str(o.get("name")) for o in away})
+        why = (f"{plural(len(away), 'GPU event')} ({', '.join(names[:3])}{' …' if len(names) > 3 else ''}) recorded "
+               f"far past the rest of the run: {'its' if len(away) == 1 else 'their'} duration is unknown (the "
+               "recorded one is a fault, and nothing in the trace measures it)")
+        out.update(dict.fromkeys(("span_ns", "gpu_busy_ns"), why))
+        if any(n in kernels for n in names):
+            out.update(dict.fromkeys(("kernel_busy_ns", "kernel_time_ns"), why))
+            out.update({KERNEL_PREFIX + kernel_key(n): why for n in names if n in kernels})
+    # GPU work without a time: the breakdown counts a runaway left no time among it (its duration is unknown too)
+    untimed = summ.get("untimed_gpu_work") or 0
+    untimed = untimed - sum(1 for o in away if o.get("dur_ns") == o.get("overrun_ns")) \
+        if isinstance(untimed, (int, float)) else 0
+    if untimed > 0:
+        why = (f"{plural(int(untimed), 'GPU event')} recorded without a usable start or end: the run's span and busy "
+               "time are bounds, not measurements")
+        for m in sorted(BOUNDED_BY_UNTIMED):
+            out.setdefault(m, why)
+    return out
+
+
+def _metrics(usable: list[tuple[dict, dict]], untimed: set[str] | None = None,
+             unknown: dict[str, str] | None = None) -> dict[str, Metric]:
     """Metric samples over the usable runs; ``untimed`` (filled in place) gets the ``kernel:<key>`` of kernels a run
-    recorded without durations."""
+    recorded without durations; ``unknown`` (filled in place) the metrics some run's figure of which is not a
+    measurement (:func:`unknown_figures`), with why — that run gives them no sample, so the gate never passes or
+    fails on them."""
     out: dict[str, Metric] = {}
     n = len(usable)
     if not n:
         return out
+    per_unknown = [unknown_figures(s) for s, _ in usable]
+    if unknown is not None:
+        for m in {m for u in per_unknown for m in u}:
+            hit = [u[m] for u in per_unknown if m in u]
+            unknown[m] = hit[0] if len(hit) == n == 1 else f"in {len(hit)} of {n} runs, {hit[0]}"
     for name, kind, unit, path in RUN_METRICS:
-        vals = [_get(s, path) for s, _ in usable]
-        if name in BOUNDED_BY_UNTIMED:
-            # a run with GPU work recorded without a time (summary.untimed_gpu_work): its span and busy figures are
-            # bounds, not measurements — no sample, so the gate never passes or fails on them
-            vals = [None if ((s.get("summary") or {}).get("untimed_gpu_work") or 0) > 0 else v
-                    for v, (s, _) in zip(vals, usable)]
+        vals = [None if name in u else _get(s, path) for (s, _), u in zip(usable, per_unknown)]
         if all(v is None for v in vals) or (name == "flops" and not any(vals)):
             continue
         # a run whose report lacks the figure (no ProfilerStep markers: no step time) has no sample; counted as 0
@@ -420,8 +466,10 @@ def _metrics(usable: list[tuple[dict, dict]], untimed: set[str] | None = None) -
         for r in _kernel_rows(s):
             if r.get("name") is None:
                 continue
-            acc = rows.setdefault(kernel_key(str(r["name"])), [0.0, 0.0, 0.0])
-            t = r.get("effective_ns", r.get("total_ns"))
+            key = kernel_key(str(r["name"]))
+            acc = rows.setdefault(key, [0.0, 0.0, 0.0])
+            # a runaway's kept time is no measurement (unknown_figures): no sample from this run, as untimed
+            t = None if KERNEL_PREFIX + key in per_unknown[len(per_run)] else r.get("effective_ns", r.get("total_ns"))
             # a kernel whose durations were not recorded (rocprof-compute timestamps in scientific notation, ncu
             # CSV without gpu__time_duration, counter-only rocprof) has no time sample in this run: NaN, never 0
             # (0 ns beside a timed baseline read as "IMPROVED −100 %", the reverse as a REGRESSED exit 1)
