@@ -491,3 +491,16 @@ def _read_head(p: Path, n: int) -> tuple[bytes, bool]:
     if text_codec(blob[:64]):  # sniffers see the text as UTF-8 (a cut character at the end becomes U+FFFD)
         return b"".join(as_utf8(iter((blob,))))[:n], True
     return blob, False
+
+
+def json_text(path: str | Path) -> str:
+    """The text of a JSON document file as gpulens reads every input: gunzipped when gzip (by magic bytes), from
+    UTF-16/32 or UTF-8 with a byte-order mark to plain text (:func:`text_codec`), CRLF kept (JSON whitespace). For
+    the readers of gpulens's own JSON (reports given to ``diff`` / ``gate``, baselines), which the sniffers
+    already see so: a report saved by a Windows editor or gzipped is the report, not "not readable".
+
+    Raises:
+        TraceFormatError: as :func:`read_input` (missing, unreadable, empty, corrupt gzip).
+        UnicodeDecodeError: the bytes are no UTF-8 text.
+    """
+    return read_input(path).data.decode("utf-8").lstrip("\ufeff")
