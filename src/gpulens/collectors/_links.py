@@ -13,20 +13,22 @@ from gpulens.units import agree, plural
 
 
 def first_of_each_file(files: list[Path]) -> tuple[list[Path], list[str]]:
-    """``files`` without the ones that are the same file (same device and inode) as one listed before them; and
-    ``"name (= first's name)"`` for each left out. A file that cannot be stat-ed is kept (its reader says why)."""
-    kept, twice, seen = [], [], {}
+    """``files`` (in their order) keeping one path per file (same device and inode): the first that is no symbolic
+    link, else the first; and ``"name (= kept name)"`` for each left out. A file that cannot be stat-ed is kept
+    (its reader says why)."""
+    keys: dict[Path, tuple[int, int]] = {}
+    kept_of: dict[tuple[int, int], Path] = {}
     for f in files:
         try:
             st = f.stat()
         except OSError:
-            kept.append(f)
             continue
-        first = seen.setdefault((st.st_dev, st.st_ino), f)
-        if first is not f:
-            twice.append(f"{f.name} (= {first.name})")
-            continue
-        kept.append(f)
+        keys[f] = k = (st.st_dev, st.st_ino)
+        first = kept_of.get(k)
+        if first is None or (first.is_symlink() and not f.is_symlink()):
+            kept_of[k] = f
+    kept = [f for f in files if f not in keys or kept_of[keys[f]] == f]
+    twice = [f"{f.name} (= {kept_of[keys[f]].name})" for f in files if f in keys and kept_of[keys[f]] != f]
     return kept, twice
 
 
