@@ -283,21 +283,30 @@ def make(rng, seeds, names, work, i, kind):
     return globals()[kind](rng, seeds, names, work, i)
 
 
-def _one(kind: str, rng: random.Random, path: Path, work: Path, strict: bool, cli: bool) -> str | None:
+def diff_gate_check(path: Path, good: Path, o: str) -> str | None:
+    """``diff`` of the damaged report ``path`` and the report ``good`` both ways, ``gate`` with each as the
+    ``--baseline`` of the other: a documented exit with one error line (:func:`tests.fuzz_s37_cli._exit_check`),
+    and never a report refused as "not a trace" (then ``gpulens diff`` advised to the user running it). The
+    finding (``o``: the mutation) or None."""
     from tests.fuzz_s8 import run_cli
     from tests.fuzz_s37_cli import _exit_check
 
+    for cmd, args in (("diff", ["diff", str(path), str(good)]), ("diff", ["diff", str(good), str(path)]),
+                      ("gate", ["gate", str(path), "--baseline", str(good)]),
+                      ("gate", ["gate", str(good), "--baseline", str(path)])):
+        code, text = run_cli(args)
+        bad = _exit_check(cmd, code, text, o, False)
+        if bad:
+            return f"{cmd}: {bad}"
+        if "JSON report, not a trace" in text:
+            return f"{cmd}: {o}: the report is refused as 'not a trace': {text.strip()[-200:]!r}"
+    return None
+
+
+def _one(kind: str, rng: random.Random, path: Path, work: Path, strict: bool, cli: bool) -> str | None:
     o = _EXPECT.get("op", "?")
     if kind == "report_value":
-        good = work / "good.json"
-        for cmd, args in (("diff", ["diff", str(path), str(good)]), ("diff", ["diff", str(good), str(path)]),
-                          ("gate", ["gate", str(path), "--baseline", str(good)]),
-                          ("gate", ["gate", str(good), "--baseline", str(path)])):
-            code, text = run_cli(args)
-            bad = _exit_check(cmd, code, text, o, False)
-            if bad:
-                return f"{' '.join(args[:1])}: {bad}"
-        return None
+        return diff_gate_check(path, work / "good.json", o)
     extra = [] if strict else ["--lenient"]
     what = report_check(path, work, extra)
     return f"{o}: {what}" if what else None

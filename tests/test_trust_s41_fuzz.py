@@ -135,7 +135,7 @@ def test_rocprof_v1_json_with_traceevents_written_twice_reads_the_longest(tmp_pa
     assert sorted(tl.events.loc[tl.events["kind"] == "kernel", "name"]) == sorted(want) and len(want) == 1
     n = len(events)
     held = f"{n:,}, 0" if where == "second_empty" else f"0, {n:,}"
-    assert any(f"'traceEvents' is written 2 times" in w and f"events per key in file order: {held}" in w
+    assert any("'traceEvents' is written 2 times" in w and f"events per key in file order: {held}" in w
                for w in tl.meta.warnings), tl.meta.warnings
 
 
