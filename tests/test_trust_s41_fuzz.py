@@ -161,3 +161,22 @@ def test_report_saved_with_a_bom_or_gzipped_is_the_report_for_diff_and_gate(tmp_
     assert main(["gate", str(rep), "--baseline", str(other)]) == 0
     out = capsys.readouterr()
     assert "not a trace" not in out.err and "not a readable" not in out.err
+
+
+@pytest.mark.parametrize("where", ["second_empty", "first_empty"])
+def test_report_writing_sources_twice_is_refused_in_one_line_naming_the_key(tmp_path, where, capsys):
+    from gpulens.cli import main
+
+    rep = tmp_path / "r.json"
+    assert main(["analyze", str(DATA / "cases" / "B13.json"), "-q", "--no-cache", "--json", str(rep)]) == 0
+    text = rep.read_text()
+    bad = tmp_path / "merged.json"
+    bad.write_text(text.rstrip().rstrip("}") + ', "sources": []}' if where == "second_empty"
+                   else text.replace('"sources"', '"sources": [], "sources"', 1))
+    for args in (["diff", str(bad), str(rep)], ["gate", str(bad), "--baseline", str(rep)],
+                 ["gate", str(rep), "--baseline", str(bad)]):
+        capsys.readouterr()
+        code = main(args)  # second_empty was 0 (diff) / 4 "candidate 0 runs" (gate): a report of no run
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 2 and len(err) == 1, (args, code, err)
+        assert str(bad) in err[0] and "the top-level key 'sources' is written 2 times" in err[0], err

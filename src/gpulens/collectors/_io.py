@@ -15,7 +15,7 @@ import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import Any, BinaryIO, Iterator
 
 import msgspec
 
@@ -504,3 +504,30 @@ def json_text(path: str | Path) -> str:
         UnicodeDecodeError: the bytes are no UTF-8 text.
     """
     return read_input(path).data.decode("utf-8").lstrip("\ufeff")
+
+
+def json_document(path: str | Path) -> Any:
+    """The JSON document of ``path`` (:func:`json_text`), refused when its top-level object writes a key twice:
+    JSON leaves that undefined and every reader keeps the last value — a hand-merged report whose second
+    ``"sources": []`` would silently be a report of no run.
+
+    Raises:
+        ValueError: not JSON, or a top-level key written twice (naming it and how often).
+        TraceFormatError, UnicodeDecodeError: as :func:`json_text`.
+        RecursionError: nested too deep.
+    """
+    import json
+    from collections import Counter
+
+    twice: list[tuple[str, int]] = []
+
+    def hook(pairs):  # the outermost object completes last: its repeated keys are what stays in ``twice``
+        twice[:] = [(k, n) for k, n in Counter(k for k, _ in pairs).items() if n > 1]
+        return dict(pairs)
+
+    doc = json.loads(json_text(path), object_pairs_hook=hook)
+    if twice and isinstance(doc, dict):
+        k, n = twice[0]
+        raise ValueError(f"the top-level key {k!r} is written {n} times (a hand-merged or damaged file): which one "
+                         "holds the data is unknown")
+    return doc

@@ -287,14 +287,14 @@ def load_baseline(path: str | Path, strict: bool = True) -> Baseline:
     Raises:
         BaselineError: missing, not JSON, or neither a valid baseline nor a report with a usable run.
     """
-    from gpulens.collectors._io import json_text
+    from gpulens.collectors._io import json_document
     from gpulens.errors import TraceFormatError
 
     p = Path(path)
     if not p.exists() and not p.is_symlink():
         raise BaselineError(f"{p}: no such baseline")
     try:  # gunzipped, from UTF-16 or UTF-8 with a BOM: a baseline (or report) saved so is still one
-        doc = json.loads(json_text(p))
+        doc = json_document(p)
     except (OSError, ValueError, UnicodeDecodeError, RecursionError, TraceFormatError) as exc:
         if not is_trace(p):
             why = exc.reason if isinstance(exc, TraceFormatError) else exc
