@@ -27,6 +27,16 @@ DATA = Path(__file__).resolve().parent / "data"
 V3 = DATA / "rocprof" / "v3_csv_sdk_docs" / "kernel_trace.csv"
 
 
+@pytest.fixture(scope="module")
+def b13_report(tmp_path_factory) -> Path:
+    """The JSON report of tests/data/cases/B13.json (made once for the report tests)."""
+    from gpulens.cli import main
+
+    rep = tmp_path_factory.mktemp("report") / "r.json"
+    assert main(["analyze", str(DATA / "cases" / "B13.json"), "-q", "--no-cache", "--json", str(rep)]) == 0
+    return rep
+
+
 def _v3_rows() -> int:
     with V3.open(newline="") as fh:
         rows = list(csv.DictReader(fh))
@@ -140,13 +150,12 @@ def test_rocprof_v1_json_with_traceevents_written_twice_reads_the_longest(tmp_pa
 
 
 @pytest.mark.parametrize("how", ["bom_crlf", "gzip", "gzip_trailing"])
-def test_report_saved_with_a_bom_or_gzipped_is_the_report_for_diff_and_gate(tmp_path, how, capsys):
+def test_report_saved_with_a_bom_or_gzipped_is_the_report_for_diff_and_gate(tmp_path, how, capsys, b13_report):
     from gpulens.cli import main
     from gpulens.gate.baseline import load_baseline
     from gpulens.gate.runs import load_report
 
-    rep = tmp_path / "r.json"
-    assert main(["analyze", str(DATA / "cases" / "B13.json"), "-q", "--no-cache", "--json", str(rep)]) == 0
+    rep = b13_report
     text = rep.read_text()
     if how == "bom_crlf":
         other = tmp_path / "r_bom.json"
@@ -164,11 +173,10 @@ def test_report_saved_with_a_bom_or_gzipped_is_the_report_for_diff_and_gate(tmp_
 
 
 @pytest.mark.parametrize("where", ["second_empty", "first_empty"])
-def test_report_writing_sources_twice_is_refused_in_one_line_naming_the_key(tmp_path, where, capsys):
+def test_report_writing_sources_twice_is_refused_in_one_line_naming_the_key(tmp_path, where, capsys, b13_report):
     from gpulens.cli import main
 
-    rep = tmp_path / "r.json"
-    assert main(["analyze", str(DATA / "cases" / "B13.json"), "-q", "--no-cache", "--json", str(rep)]) == 0
+    rep = b13_report
     text = rep.read_text()
     bad = tmp_path / "merged.json"
     bad.write_text(text.rstrip().rstrip("}") + ', "sources": []}' if where == "second_empty"
