@@ -187,16 +187,30 @@ def csv_cell(rng, seeds, names, work: Path, i: int):
     return _target(p, seed, work), seed
 
 
-def sqlite_cell(rng, seeds, names, work: Path, i: int):
+def sqlite_copy(rng, seeds, names, work: Path) -> tuple[Path, Path, Path] | None:
+    """A SQLite seed file drawn at random, copied into ``work`` (with its seed folder): (the seed file, its copy,
+    the seed), or None when no seed is SQLite."""
     cands = [f for f in _seed_files(seeds, names, (".sqlite", ".db", ".rpd")) if f.read_bytes()[:6] == b"SQLite"]
     if not cands:
         return None
     src = rng.choice(cands)
-    p, seed = _into(work, src, seeds, names)
+    return (src, *_into(work, src, seeds, names))
+
+
+def filled_tables(con: sqlite3.Connection) -> list[str]:
+    """The tables of ``con`` holding at least one row."""
+    tabs = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+    return [t for t in tabs if con.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]]
+
+
+def sqlite_cell(rng, seeds, names, work: Path, i: int):
+    got = sqlite_copy(rng, seeds, names, work)
+    if got is None:
+        return None
+    src, p, seed = got
     con = sqlite3.connect(p)
     try:
-        tabs = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-        tabs = [t for t in tabs if con.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]]
+        tabs = filled_tables(con)
         if not tabs:
             return None
         t = rng.choice(tabs)

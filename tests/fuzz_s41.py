@@ -45,7 +45,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from tests import fuzzing  # noqa: E402
 from tests.fuzz_s38 import _EXPECT, report_check  # noqa: E402
-from tests.fuzz_s40 import _into, _seed_files, _target, diff_gate_check  # noqa: E402
+from tests.fuzz_s40 import _into, _seed_files, _target, diff_gate_check, filled_tables, sqlite_copy  # noqa: E402,E501
 
 KINDS = ["csv_layout", "json_shape", "sqlite_schema", "packing", "dir_entries", "report_packing"]
 CSV_OPS = ["bom_crlf", "header_again", "ragged", "semicolon", "quoted_newline", "nul", "utf16"]
@@ -152,11 +152,10 @@ def json_shape(rng, seeds, names, work: Path, i: int):
 
 
 def sqlite_schema(rng, seeds, names, work: Path, i: int):
-    cands = [f for f in _seed_files(seeds, names, (".sqlite", ".db", ".rpd")) if f.read_bytes()[:6] == b"SQLite"]
-    if not cands:
+    got = sqlite_copy(rng, seeds, names, work)
+    if got is None:
         return None
-    src = rng.choice(cands)
-    p, seed = _into(work, src, seeds, names)
+    src, p, seed = got
     op = rng.choice(SQL_OPS)
     if op in ("flip_bytes", "cut_page"):
         b = bytearray(p.read_bytes())
@@ -171,8 +170,7 @@ def sqlite_schema(rng, seeds, names, work: Path, i: int):
         return _target(p, seed, work), seed
     con = sqlite3.connect(p)
     try:
-        tabs = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-        tabs = [t for t in tabs if con.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]]
+        tabs = filled_tables(con)
         if not tabs:
             return None
         t = rng.choice(tabs)
