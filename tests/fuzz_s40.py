@@ -187,16 +187,30 @@ def csv_cell(rng, seeds, names, work: Path, i: int):
     return _target(p, seed, work), seed
 
 
-def sqlite_cell(rng, seeds, names, work: Path, i: int):
+def sqlite_copy(rng, seeds, names, work: Path) -> tuple[Path, Path, Path] | None:
+    """A SQLite seed file drawn at random, copied into ``work`` (with its seed folder): (the seed file, its copy,
+    the seed), or None when no seed is SQLite."""
     cands = [f for f in _seed_files(seeds, names, (".sqlite", ".db", ".rpd")) if f.read_bytes()[:6] == b"SQLite"]
     if not cands:
         return None
     src = rng.choice(cands)
-    p, seed = _into(work, src, seeds, names)
+    return (src, *_into(work, src, seeds, names))
+
+
+def filled_tables(con: sqlite3.Connection) -> list[str]:
+    """The tables of ``con`` holding at least one row."""
+    tabs = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+    return [t for t in tabs if con.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]]
+
+
+def sqlite_cell(rng, seeds, names, work: Path, i: int):
+    got = sqlite_copy(rng, seeds, names, work)
+    if got is None:
+        return None
+    src, p, seed = got
     con = sqlite3.connect(p)
     try:
-        tabs = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-        tabs = [t for t in tabs if con.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]]
+        tabs = filled_tables(con)
         if not tabs:
             return None
         t = rng.choice(tabs)
@@ -283,21 +297,30 @@ def make(rng, seeds, names, work, i, kind):
     return globals()[kind](rng, seeds, names, work, i)
 
 
-def _one(kind: str, rng: random.Random, path: Path, work: Path, strict: bool, cli: bool) -> str | None:
+def diff_gate_check(path: Path, good: Path, o: str) -> str | None:
+    """``diff`` of the damaged report ``path`` and the report ``good`` both ways, ``gate`` with each as the
+    ``--baseline`` of the other: a documented exit with one error line (:func:`tests.fuzz_s37_cli._exit_check`),
+    and never a report refused as "not a trace" (then ``gpulens diff`` advised to the user running it). The
+    finding (``o``: the mutation) or None."""
     from tests.fuzz_s8 import run_cli
     from tests.fuzz_s37_cli import _exit_check
 
+    for cmd, args in (("diff", ["diff", str(path), str(good)]), ("diff", ["diff", str(good), str(path)]),
+                      ("gate", ["gate", str(path), "--baseline", str(good)]),
+                      ("gate", ["gate", str(good), "--baseline", str(path)])):
+        code, text = run_cli(args)
+        bad = _exit_check(cmd, code, text, o, False)
+        if bad:
+            return f"{cmd}: {bad}"
+        if "JSON report, not a trace" in text:
+            return f"{cmd}: {o}: the report is refused as 'not a trace': {text.strip()[-200:]!r}"
+    return None
+
+
+def _one(kind: str, rng: random.Random, path: Path, work: Path, strict: bool, cli: bool) -> str | None:
     o = _EXPECT.get("op", "?")
     if kind == "report_value":
-        good = work / "good.json"
-        for cmd, args in (("diff", ["diff", str(path), str(good)]), ("diff", ["diff", str(good), str(path)]),
-                          ("gate", ["gate", str(path), "--baseline", str(good)]),
-                          ("gate", ["gate", str(good), "--baseline", str(path)])):
-            code, text = run_cli(args)
-            bad = _exit_check(cmd, code, text, o, False)
-            if bad:
-                return f"{' '.join(args[:1])}: {bad}"
-        return None
+        return diff_gate_check(path, work / "good.json", o)
     extra = [] if strict else ["--lenient"]
     what = report_check(path, work, extra)
     return f"{o}: {what}" if what else None

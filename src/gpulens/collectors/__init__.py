@@ -471,6 +471,7 @@ def _collect_dir(p: Path, strict: bool, select: Selection | None, cache: bool, w
         UnknownFormatError: no file of the folder is a recognised trace.
         TraceFormatError: a recognised file cannot be used and ``require_all`` (or none can).
     """
+    from gpulens.collectors._links import first_of_each_file, links_twice_warning
     from gpulens.collectors._parallel import file_rank, load_many
     from gpulens.collectors._ranks import (number_rankless, ranks_without_gpu_work, separate_recorded_ranks,
                                             successive_cycles)
@@ -492,17 +493,9 @@ def _collect_dir(p: Path, strict: bool, select: Selection | None, cache: bool, w
         if any(c is not None for c, _ in below_detected.values()) or not found:
             found, detected = below, below_detected
     sniffed = {f: c for f, (c, _) in detected.items()}
-    files, skipped, seen, twice = [], list(broken), {}, []
-    for f in found:
-        if sniffed[f] is not None:
-            st = f.stat()
-            first = seen.setdefault((st.st_dev, st.st_ino), f)
-            if first is not f:  # a link (or hard link) to a file already listed: its events would count twice
-                twice.append(f"{f.name} (= {first.name})")
-                continue
-            files.append(f)
-        else:
-            skipped.append((f, detected[f][1]))
+    skipped = list(broken) + [(f, detected[f][1]) for f in found if sniffed[f] is None]
+    # a link (or hard link) to a file already listed: its events would count twice
+    files, twice = first_of_each_file([f for f in found if sniffed[f] is not None])
     if not files:
         raise UnknownFormatError(p, "directory holds no trace file gpulens recognises"
                                     + (f": {plural(len(skipped), 'file(s)')}: "
@@ -555,9 +548,7 @@ def _collect_dir(p: Path, strict: bool, select: Selection | None, cache: bool, w
         tl.meta.warnings.append(f"{p}: {plural(len(same_run), 'file(s)')} not read: " + "; ".join(
             f"{f.relative_to(p)}: {why}" for f, why in same_run[:8]))
     if twice:
-        tl.meta.warnings.append(f"{p}: {plural(len(twice), 'file(s)')} {agree(len(twice), 'is a link to a trace already read and was', 'are links to a trace already read and were')} "
-                                f"not read again (their events would count twice): {'; '.join(twice[:8])}"
-                                + (f"; and {len(twice) - 8} more" if len(twice) > 8 else ""))
+        tl.meta.warnings.append(links_twice_warning(p, twice))
     return tl
 
 

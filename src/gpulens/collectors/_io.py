@@ -15,7 +15,7 @@ import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import Any, BinaryIO, Iterator
 
 import msgspec
 
@@ -491,3 +491,43 @@ def _read_head(p: Path, n: int) -> tuple[bytes, bool]:
     if text_codec(blob[:64]):  # sniffers see the text as UTF-8 (a cut character at the end becomes U+FFFD)
         return b"".join(as_utf8(iter((blob,))))[:n], True
     return blob, False
+
+
+def json_text(path: str | Path) -> str:
+    """The text of a JSON document file as gpulens reads every input: gunzipped when gzip (by magic bytes), from
+    UTF-16/32 or UTF-8 with a byte-order mark to plain text (:func:`text_codec`), CRLF kept (JSON whitespace). For
+    the readers of gpulens's own JSON (reports given to ``diff`` / ``gate``, baselines), which the sniffers
+    already see so: a report saved by a Windows editor or gzipped is the report, not "not readable".
+
+    Raises:
+        TraceFormatError: as :func:`read_input` (missing, unreadable, empty, corrupt gzip).
+        UnicodeDecodeError: the bytes are no UTF-8 text.
+    """
+    return read_input(path).data.decode("utf-8").lstrip("\ufeff")
+
+
+def json_document(path: str | Path) -> Any:
+    """The JSON document of ``path`` (:func:`json_text`), refused when its top-level object writes a key twice:
+    JSON leaves that undefined and every reader keeps the last value — a hand-merged report whose second
+    ``"sources": []`` would silently be a report of no run.
+
+    Raises:
+        ValueError: not JSON, or a top-level key written twice (naming it and how often).
+        TraceFormatError, UnicodeDecodeError: as :func:`json_text`.
+        RecursionError: nested too deep.
+    """
+    import json
+    from collections import Counter
+
+    twice: list[tuple[str, int]] = []
+
+    def hook(pairs):  # the outermost object completes last: its repeated keys are what stays in ``twice``
+        twice[:] = [(k, n) for k, n in Counter(k for k, _ in pairs).items() if n > 1]
+        return dict(pairs)
+
+    doc = json.loads(json_text(path), object_pairs_hook=hook)
+    if twice and isinstance(doc, dict):
+        k, n = twice[0]
+        raise ValueError(f"the top-level key {k!r} is written {n} times (a hand-merged or damaged file): which one "
+                         "holds the data is unknown")
+    return doc

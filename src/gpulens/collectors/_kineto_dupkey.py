@@ -40,11 +40,10 @@ def events_of_repeated_key(path: Path, doc: bytes, events, warnings: list[str], 
     decoded longest ``traceEvents`` array when the key is written several times at the top level, with a warning in
     ``warnings`` naming how many events each held. ``streamed``: ``doc`` is the last piece of a file read in pieces
     (the pieces before it were read from the first array), so the counts are of that piece."""
-    vals = _top_values(doc)
-    if vals is None:
+    got = repeated_choice(doc)
+    if got is None:
         return events
-    sizes = [len(v) if isinstance(v, list) else None for v in vals]
-    best = longest(sizes)
+    vals, sizes, best = got
     if best != len(vals) - 1:
         raw = msgspec.json.encode({"traceEvents": vals[best]})
         try:
@@ -56,6 +55,18 @@ def events_of_repeated_key(path: Path, doc: bytes, events, warnings: list[str], 
                 return events  # the longest array holds ill-typed events: read as any reader would (the last key)
     warnings.append(repeated_key_warning(path, sizes, best, streamed))
     return events
+
+
+def repeated_choice(doc: bytes) -> tuple[list, list[int | None], int] | None:
+    """When the JSON text ``doc`` writes its top-level ``traceEvents`` key several times: (the values in file order,
+    events per value — None for one that is no array —, the index of the value to read: :func:`longest`); None
+    when the key is written once (or the text is no strict JSON). Any Chrome-trace reader's one check (Kineto,
+    rocprof v1 ``results.json``)."""
+    vals = _top_values(doc)
+    if vals is None:
+        return None
+    sizes = [len(v) if isinstance(v, list) else None for v in vals]
+    return vals, sizes, longest(sizes)
 
 
 def longest(sizes: list[int | None]) -> int:

@@ -188,3 +188,26 @@ def ranks_without_gpu_work(labels: list[str], tl: Timeline) -> str | None:
     return (f"{n:,} of {len(labels):,} input files hold{'s' if n == 1 else ''} no GPU work (no kernel, collective, "
             f"copy or fill): {', '.join(empty[:8])}{f' and {n - 8:,} more' if n > 8 else ''} — "
             f"{'its rank is' if n == 1 else 'their ranks are'} left out of the GPU figures and of the rank comparison")
+
+
+def read_each(items: list, read_one) -> tuple[list, dict[str, str]]:
+    """``read_one(item)`` for each of a folder's per-process file sets (``items``): the results, and ``{path:
+    reason}`` of the sets that raised :class:`~gpulens.errors.TraceFormatError` (an empty, cut or zeroed file of one
+    process beside the others) — the folder is then read without them, as a rank directory is without an unreadable
+    rank file (the caller sets ``meta.unread`` and ``meta.rank_files``: the report says the figures are partial).
+
+    Raises:
+        TraceFormatError: the first set's error, when no set can be read.
+    """
+    from gpulens.errors import TraceFormatError
+
+    out, unread, first = [], {}, None
+    for item in items:
+        try:
+            out.append(read_one(item))
+        except TraceFormatError as exc:
+            first = first or exc
+            unread[str(exc.path)] = exc.reason
+    if not out and first is not None:
+        raise first
+    return out, unread

@@ -33,6 +33,7 @@ from pathlib import Path
 from gpulens.collectors._csvrows import last_line_cut
 from gpulens.collectors._dispatch import Dispatches, build_timeline, merge
 from gpulens.collectors._io import read_input
+from gpulens.collectors._ranks import read_each
 from gpulens.collectors.base import Collector
 from gpulens.collectors.rocprof_v1_trace import copy_kind
 from gpulens.errors import TraceFormatError
@@ -40,6 +41,7 @@ from gpulens.timeline import Timeline, TimelineMeta, concat
 from gpulens.units import plural
 
 OPS_SUFFIX = "hcc_ops_trace.txt"
+_PACKED = ("", ".gz", ".gzip")  # a trace file's name as written, or gzip-compressed
 API_SUFFIXES = ("hip_api_trace.txt", "hsa_api_trace.txt")
 
 #: An hcc_ops record: begin:end device:queue rest (rest = name:correlation[:pid]).
@@ -75,17 +77,38 @@ def _sniff_line(head: bytes, pattern: re.Pattern) -> bool:
     return bool(pattern.match(first))
 
 
+def _plain_name(name: str) -> str:
+    """A file name without its compression suffix: ``894_hcc_ops_trace.txt.gz`` → ``894_hcc_ops_trace.txt`` (the
+    content is gunzipped by :func:`~._io.read_input`, found by its magic bytes)."""
+    for ext in _PACKED:
+        if ext and name.endswith(ext):
+            return name[: -len(ext)]
+    return name
+
+
+def _member(folder: Path, prefix: str, suffix: str) -> Path:
+    """The file ``<prefix><suffix>`` of ``folder``, plain or gzip-compressed (``.gz``); the plain name when none is
+    there."""
+    for ext in _PACKED:
+        p = folder / f"{prefix}{suffix}{ext}"
+        if p.is_file():
+            return p
+    return folder / f"{prefix}{suffix}"
+
+
 def group_of(path: Path) -> tuple[Path, str]:
-    """(folder, prefix) of one raw trace file: ``…/894_hip_api_trace.txt`` → (``…``, ``894_``)."""
+    """(folder, prefix) of one raw trace file: ``…/894_hip_api_trace.txt`` (or ``….txt.gz``) → (``…``, ``894_``)."""
+    name = _plain_name(path.name)
     for suffix in (OPS_SUFFIX, *API_SUFFIXES):
-        if path.name.endswith(suffix):
-            return path.parent, path.name[: -len(suffix)]
+        if name.endswith(suffix):
+            return path.parent, name[: -len(suffix)]
     return path.parent, ""
 
 
 def _groups(folder: Path) -> list[str]:
-    """Prefixes of the hcc_ops files in ``folder`` (sorted)."""
-    return sorted(f.name[: -len(OPS_SUFFIX)] for f in folder.iterdir() if f.name.endswith(OPS_SUFFIX) and f.is_file())
+    """Prefixes of the hcc_ops files (plain or ``.gz``) in ``folder`` (sorted, each once)."""
+    return sorted({_plain_name(f.name)[: -len(OPS_SUFFIX)] for f in folder.iterdir()
+                   if _plain_name(f.name).endswith(OPS_SUFFIX) and f.is_file()})
 
 
 class RocprofV1Text(Collector):
@@ -102,9 +125,10 @@ class RocprofV1Text(Collector):
                 return bool(_groups(path))
             except OSError:
                 return False
-        if path.name.endswith(OPS_SUFFIX):
+        name = _plain_name(path.name)
+        if name.endswith(OPS_SUFFIX):
             return _sniff_line(head, _OPS)
-        if path.name.endswith(API_SUFFIXES):
+        if name.endswith(API_SUFFIXES):
             return _sniff_line(head, _API)
         return False
 
@@ -114,19 +138,24 @@ class RocprofV1Text(Collector):
             groups = [(path, g) for g in _groups(path)]
         else:
             groups = [group_of(path)]
-        parts = [self._group(folder, prefix, rank if len(groups) > 1 else 0, path)
-                 for rank, (folder, prefix) in enumerate(groups)]
-        return parts[0] if len(parts) == 1 else concat(parts)
+        # one process whose files cannot be read (an empty ops trace beside the others'): the rest, partial
+        parts, unread = read_each([(rank, g) for rank, g in enumerate(groups)],
+                                  lambda r: self._group(*r[1], r[0] if len(groups) > 1 else 0, path))
+        tl = parts[0] if len(parts) == 1 else concat(parts)
+        if unread:
+            tl.meta.unread, tl.meta.rank_files = unread, len(groups)
+            tl.meta.warnings.insert(0, f"{path}: {tl.meta.unread_text()}")
+        return tl
 
     def _group(self, folder: Path, prefix: str, rank: int, given: Path) -> Timeline:
         warnings: list[str] = []
         files: list[str] = []
-        ops_path = folder / f"{prefix}{OPS_SUFFIX}"
+        ops_path = _member(folder, prefix, OPS_SUFFIX)
         api: dict[int, bytes] = {}  # correlation id → the call text of launches and copies
         parts: list[Dispatches] = []
         size = 0
         for suffix in API_SUFFIXES:
-            p = folder / f"{prefix}{suffix}"
+            p = _member(folder, prefix, suffix)
             if not p.is_file():
                 continue
             raw = read_input(p)

@@ -32,6 +32,7 @@ from gpulens.collectors._deep import DeepValues
 from gpulens.collectors._dispatch import Dispatches, build_timeline, merge
 from gpulens.collectors._io import describe, read_head, read_input
 from gpulens.collectors._json_cut import decode_cut
+from gpulens.collectors._kineto_dupkey import repeated_choice, repeated_key_warning
 from gpulens.collectors._numbers import exact_int, not_recorded
 from gpulens.collectors._sqlite import connect_ro, read_stored
 from gpulens.collectors.base import Collector
@@ -140,6 +141,10 @@ class RocprofV1Json(Collector):
             # cut short (the events come first, the agent description last): every complete event is kept
             doc, cut = decode_cut(path, raw.data, decode, "rocprof results.json", raw.compressed)
         items = doc.traceEvents if isinstance(doc, V1Doc) else doc
+        repeated = repeated_choice(raw.data) if cut is None and isinstance(doc, V1Doc) else None
+        if repeated is not None:  # the key written twice: the longest array, never silently the last (maybe [])
+            vals, sizes, best = repeated
+            items = [msgspec.json.encode(e) for e in vals[best]] if isinstance(vals[best], list) else None
         if items is None:
             raise TraceFormatError(path, "no traceEvents array")
         events, bad = [], 0
@@ -183,6 +188,8 @@ class RocprofV1Json(Collector):
         warnings = [f"{path}: {plural(bad, 'trace event(s)')} dropped (not an object, or a field of the wrong type)"] \
             if bad else []
         warnings += [w for w in [deep.warning(path), cut] if w]
+        if repeated is not None:
+            warnings.append(repeated_key_warning(path, sizes, best))
         if with_siblings:
             device_beside(path, meta, warnings)
         return build_timeline(d, self.name, path, meta=meta, warnings=warnings)

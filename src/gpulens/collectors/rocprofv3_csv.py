@@ -43,8 +43,9 @@ from gpulens.collectors._amd import device_from_sdk_agent
 from gpulens.collectors._amd_generations import V1, refuse_other_generation
 from gpulens.collectors._amdcsv import ALIASES, NAME_COLUMNS, dispatches_from_rows
 from gpulens.collectors._csvrows import read_rows
-from gpulens.collectors._ranks import number_rankless
 from gpulens.collectors._dispatch import Dispatches, build_timeline
+from gpulens.collectors._links import first_of_each_file, links_twice_warning, loops_back
+from gpulens.collectors._ranks import number_rankless, read_each
 from gpulens.collectors.base import Collector
 from gpulens.collectors.rocprof_v1 import csv_header, read_text, source_meta
 from gpulens.errors import TraceFormatError
@@ -332,21 +333,31 @@ def _natural_int(text: str) -> tuple:
 #: API domain is one lowercase word before ``_api_trace`` (``hip``, ``hsa``, ``marker``, ``rccl``, ``rocdecode`` …), so
 #: ``42_hip_api_trace.csv`` and ``decode_hip_api_trace.csv`` keep their prefix and join their process's other files.
 _DOMAIN_FILE = re.compile(r"^(.*?)(kernel_trace|counter_collection|memory_copy_trace|[a-z]+_api_trace|agent_info|"
-                          r"memory_allocation_trace|scratch_memory_trace)\.csv$")
+                          r"memory_allocation_trace|scratch_memory_trace)\.csv$", re.DOTALL)  # any name: "\n" too
 #: the per-name summaries rocprofv3 ``--stats`` writes beside the traces (``<pid>_kernel_stats.csv``,
 #: ``<pid>_hip_api_stats.csv``, ``<pid>_memory_copy_stats.csv``, ``<pid>_domain_stats.csv``…)
 _STATS_FILE = re.compile(r"^(.*?)((?:[a-z]+_api|kernel|memory_copy|memory_allocation|scratch_memory|domain)"
-                         r"_stats)\.csv$")
+                         r"_stats)\.csv$", re.DOTALL)
 
 
-def _files(path: Path) -> list[Path]:
-    """Files of ``path`` and of its direct subfolders (rocprofv3 writes ``<output>/<hostname>/<pid>_*.csv``)."""
+def _files(path: Path, twice: list[str] | None = None) -> list[Path]:
+    """Files of ``path`` and of its direct subfolders (rocprofv3 writes ``<output>/<hostname>/<pid>_*.csv``), each
+    file once: a subfolder that is a link back to ``path`` (or above it) and a link to a file already listed are
+    passed over (:mod:`._links`: read again, they were another process holding the same kernels, every total
+    doubled), named in ``twice`` when given."""
     out = []
     for f in sorted(path.iterdir(), key=lambda f: f.name):  # by name: Path order within one folder, cheaper
         if f.is_file():
             out.append(f)
         elif f.is_dir() and not f.name.startswith("."):
+            if loops_back(f, path):
+                if twice is not None:
+                    twice.append(f"{f.name}/ (= {path.name}/)")
+                continue
             out += sorted((g for g in f.iterdir() if g.is_file()), key=lambda g: g.name)
+    out, again = first_of_each_file(out)
+    if twice is not None:
+        twice += again
     return out
 
 
@@ -376,8 +387,9 @@ class RocprofV3CsvDir(Collector):
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
         groups: dict[str, list[Path]] = {}
-        rest = []
-        for f in _files(path):
+        rest: list[Path] = []
+        twice: list[str] = []
+        for f in _files(path, twice):
             m = _DOMAIN_FILE.match(f.name) or _STATS_FILE.match(f.name)
             if f.is_file() and m:
                 groups.setdefault(str(f.parent / m.group(1)), []).append(f)
@@ -385,23 +397,30 @@ class RocprofV3CsvDir(Collector):
                 rest.append(f)
         note = refuse_other_generation(path, "v3", [f for fs in groups.values() for f in fs],
                                        [f for f in rest if _generation_v1(f)], strict)
-        parts = []
-        for prefix, files in groups.items():
+        def one(group: tuple[str, list[Path]]) -> tuple[str, Timeline]:
+            prefix, files = group
             pid = re.match(r"^([0-9]+)_$", Path(prefix).name)
             tl = self._one_run(files, strict, int(pid.group(1)) if pid else None)
             for src in tl.meta.sources:  # one file set per process; a process records no rank
                 src["rank_source"] = "process"
                 src["process_id"] = int(pid.group(1)) if pid else None
-            parts.append((Path(prefix).name or path.name, tl))
-        if not parts:
+            return Path(prefix).name or path.name, tl
+
+        if not groups:
             raise TraceFormatError(path, "no rocprofv3 CSV file in this folder")
+        # one process whose files cannot be read (an empty kernel_trace.csv beside the others'): the rest, partial
+        parts, unread = read_each(list(groups.items()), one)
+        linked = [links_twice_warning(path, twice)] if twice else []
         if len(parts) == 1:
             tl = parts[0][1]
-            tl.meta.warnings[:0] = [note] if note else []
-            return tl
-        notes = number_rankless(parts)
-        tl = concat([t for _, t in parts])
-        tl.meta.warnings = ([note] if note else []) + [f"{path}: {n}" for n in notes] + tl.meta.warnings
+        else:
+            notes = number_rankless(parts)
+            tl = concat([t for _, t in parts])
+            linked += [f"{path}: {n}" for n in notes]
+        if unread:
+            tl.meta.unread, tl.meta.rank_files = unread, len(groups)
+            linked.insert(0, f"{path}: {tl.meta.unread_text()}")
+        tl.meta.warnings[:0] = ([note] if note else []) + linked
         return tl
 
     def _one_run(self, files: list[Path], strict: bool, pid: int | None = None) -> Timeline:

@@ -7,7 +7,6 @@ A report with several sources (repeats of one run) gives their mean per group.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +25,13 @@ def _report_doc(p: Path) -> dict[str, Any] | None:
     """The parsed report when ``p`` is a gpulens JSON report, else None (a trace)."""
     if not p.is_file():
         return None
-    with open(p, "rb") as fh:
-        head = fh.read(4096).lstrip()
+    from gpulens.collectors._io import json_document, read_head
+
+    head = read_head(p, 4096).lstrip().removeprefix(b"\xef\xbb\xbf")  # gunzipped, as UTF-8: as the sniffers see it
     if not head.startswith(b"{") or b'"traceEvents"' in head or b'"schema_version"' not in head:
         return None
     try:
-        doc = json.loads(p.read_text(encoding="utf-8"))
+        doc = json_document(p)
     except (ValueError, UnicodeDecodeError, OSError, RecursionError) as exc:
         why = str(exc).splitlines()[0][:160] if str(exc).strip() else exc.__class__.__name__
         raise TraceFormatError(p, f"not a readable JSON report ({why})") from None

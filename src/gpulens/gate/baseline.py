@@ -293,14 +293,18 @@ def load_baseline(path: str | Path, strict: bool = True) -> Baseline:
     Raises:
         BaselineError: missing, not JSON, or neither a valid baseline nor a report with a usable run.
     """
+    from gpulens.collectors._io import json_document
+    from gpulens.errors import TraceFormatError
+
     p = Path(path)
-    try:
-        doc = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BaselineError(f"{p}: no such baseline") from None
-    except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
+    if not p.exists() and not p.is_symlink():
+        raise BaselineError(f"{p}: no such baseline")
+    try:  # gunzipped, from UTF-16 or UTF-8 with a BOM: a baseline (or report) saved so is still one
+        doc = json_document(p)
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError, TraceFormatError) as exc:
         if not is_trace(p):
-            raise BaselineError(f"{p}: not a readable baseline ({exc})") from None
+            why = exc.reason if isinstance(exc, TraceFormatError) else exc
+            raise BaselineError(f"{p}: not a readable baseline ({why})") from None
         # a trace that is no strict JSON (gzip bytes under a .json name, an array without its closing ']', a cut
         # or almost-JSON file): its collector reads it, as it reads the same file given as a candidate
         doc = None

@@ -251,10 +251,12 @@ def load_report(path: str | Path, strict: bool = True) -> dict[str, Any]:
         raise TraceFormatError(p, "no such file")
     doc = None
     if p.is_file():
-        head = p.read_bytes()[:4096].lstrip()
+        from gpulens.collectors._io import json_document, read_head
+
+        head = read_head(p, 4096).lstrip().removeprefix(b"\xef\xbb\xbf")  # gunzipped, as UTF-8 (a BOM, UTF-16)
         if head.startswith(b"{") and b'"traceEvents"' not in head and not is_trace(p):
             try:
-                doc = json.loads(p.read_text(encoding="utf-8"))
+                doc = json_document(p)
             except (ValueError, UnicodeDecodeError, RecursionError) as exc:
                 raise TraceFormatError(p, f"not a readable JSON report ({exc})") from None
     if isinstance(doc, dict) and "gpulens_baseline" in doc:
