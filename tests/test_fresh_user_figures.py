@@ -132,8 +132,14 @@ def test_a_missing_note_reads_none_not_unknown():
     res = rep.sources[0].results
     for analysis, col in (("roofline", "roof_note"), ("verdicts", "stake_note")):
         assert declared_unit(res[analysis].columns[col]) == "note"
-        # no kernel of this trace exceeds its roof nor is launch-bound: every note is absent
-        assert res[analysis].table[col].isna().all()
+    # no kernel of this trace exceeds its roof: every roof note is absent
+    assert res["roofline"].table["roof_note"].isna().all()
+    # nor is launch-bound: a stake note only where the launch floor (time − launches × 2 µs, by hand) set the stake
+    # — it names that cap (session 41) — and absent elsewhere
+    vt = res["verdicts"].table
+    floored = vt["time_at_stake_ns"].astype(float) >= vt["time_ns"].astype(float) - vt["calls"].astype(float) * 2_000
+    assert (vt.loc[floored, "stake_note"] == "capped at its time less 2.00 µs per launch").all()
+    assert vt.loc[~floored, "stake_note"].isna().all() and (~floored).any()
     page = html.render(rep)
     # kernel pages leave out a note that applies to no kernel of the input (commit 54bd393): never "unknown"
     assert not re.findall(r'<th scope="row">roof note</th><td>([^<]*)</td>', page)
