@@ -89,7 +89,8 @@ COLUMNS = {
     "bound_pct_unit": "the unit whose % of peak ``bound_pct`` is on a measured speed-of-light basis (the limiting "
                       "unit, analyzers._stake.sol_limit: compute, tensor pipe, memory — the profiler's memory "
                       "throughput, ncu's busiest memory unit —, DRAM, L1 or L2; the verdict's time at stake is its "
-                      "distance to that unit's peak); None on a roofline basis [text]",
+                      "distance to that unit's peak); 'roofline' on a roofline basis (bound_pct is roof_pct); None "
+                      "without a bound [text]",
     "bound_unit": "the unit a measured memory bound is at when it is a cache, not DRAM: 'L1/TEX' or 'L2' (the "
                   "busier cache at least 20 points above DRAM, as the verdict reads it) — a level the roofline's DRAM "
                   "roof and its DRAM arithmetic intensity do not show; None otherwise [text]",
@@ -261,7 +262,9 @@ class Roofline(Analyzer):
         # reads "below-roofs" beside the 53.5 % of a roof its counters overruled
         table["bound_pct"] = pd.to_numeric(table["roof_pct"], errors="coerce").where(table["bound"].notna())
         table["bound_unit"] = pd.Series(None, index=table.index, dtype=object)  # settle() names a cache bound
-        table["bound_pct_unit"] = pd.Series(None, index=table.index, dtype=object)  # and the unit of its share
+        # the unit of that share: the roofline itself here; settle() puts the measured limiting unit there
+        table["bound_pct_unit"] = pd.Series(np.where(table["bound"].notna(), "roofline", None), index=table.index,
+                                            dtype=object)
         return AnalysisResult(self.name, table, COLUMNS, summary,
                               self._findings(table, summary, assumed_premise(spec, "peaks")))
 
