@@ -104,7 +104,10 @@ def test_a_floor_capped_stake_says_so(h200):
     # tiny: 2.02 µs, one launch, memory 0.4 %: 2.02 × (1 − 0.004) = 2.01 µs exceeds 2.02 − 2.00 = 0.02 µs
     v = _row(h200.sources[0].results["verdicts"].table, "tiny")
     assert v["time_at_stake_ns"] == 2_020 - 2_000
-    assert v["stake_note"] == "capped at its time less 2.00 µs per launch"
+    f = next(f for f in h200.sources[0].findings() if f.key == "kernel:" + v["name"])
+    assert f.title.endswith("latency/occupancy-bound — capped at its time less 2.00 µs per launch")
+    # not "from memory at 0.4 % of its peak": the floor, not that unit, set the figure
+    assert not isinstance(v["stake_note"], str) or "0.4 %" not in v["stake_note"]
 
 
 def test_sol_limit_names_the_busiest_unit():

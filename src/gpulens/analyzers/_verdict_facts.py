@@ -172,10 +172,12 @@ class Verdict:
     #: known upper bound ``stake_upper_ns``
     stake_at_least: bool = False
     #: what ``time_at_stake_ns`` is the distance to, in words, when the verdict's class does not say it: the
-    #: measured limiting unit ("from L2 at 79.6 % of its peak (measured speed of light)") or the launch floor that
-    #: capped it ("capped at its time less 2.00 µs per launch"); "" otherwise. Shown beside the figure wherever it is
-    #: (the verdict's stake note, its finding's title)
+    #: measured limiting unit ("from L2 at 79.6 % of its peak (measured speed of light)"); "" otherwise. Shown beside
+    #: the figure wherever it is (the verdict's stake note, its finding's title)
     stake_basis: str = ""
+    #: the launch floor when it capped ``time_at_stake_ns`` ("capped at its time less 2.00 µs per launch"; then no
+    #: ``stake_basis``): named in the verdict's finding title; "" otherwise
+    stake_cap: str = ""
 
 
 _STALL_TO_CLASS = {"memory_throughput": "memory-bound", "compute_pipe": "compute-bound",

@@ -366,7 +366,7 @@ class Verdicts(Analyzer):
                 (v.stake_from == "peaks" and e.roof_assumed) or (v.stake_from == "sms" and e.sms_assumed)) else ""
             upper = upper_clause(v.stake_upper_ns, device, v.stake_at_least, v.stake_basis)  # the lower bound ranks, the upper one is named
             if eff != eff:  # durations not recorded: the kernel's time and its time at stake are unknown, not 0
-                e.time_ns, v.time_at_stake_ns, v.stake_basis = None, None, ""
+                e.time_ns, v.time_at_stake_ns, v.stake_basis, v.stake_cap = None, None, "", ""
             elif v.verdict == "latency/occupancy-bound" and e.sol_bound is not None and name in occ:
                 # latency-bound by speed-of-light counters: the occupancy findings' gain is now bounded
                 bound_by_verdict(results["occupancy"].findings, name, e.time_ns, e.theoretical_occupancy_pct,
@@ -407,7 +407,7 @@ class Verdicts(Analyzer):
             weighed = max(v.time_at_stake_ns or 0, v.stake_upper_ns or 0) if upper else v.time_at_stake_ns
             findings.append(Finding(
                 f"{name if len(name) <= 80 else name[:79] + '…'}: {v.verdict}"
-                + (f" — {upper or v.stake_basis}" if upper or v.stake_basis else ""),
+                + (f" — {upper or v.stake_basis or v.stake_cap}" if upper or v.stake_basis or v.stake_cap else ""),
                 f"{v.evidence}. Next: {' '.join(v.next_steps)} (evidence from: "
                 f"{', '.join(i.replace('_', ' ').replace(':', ' ') for i in inputs)})",
                 severity="warning" if weighed and weighed > 0.05 * max(
