@@ -25,7 +25,7 @@ import pandas as pd
 
 from gpulens.analyzers import _advice
 from gpulens.analyzers._hot import short_name as _short
-from gpulens.analyzers._stake import KERNEL_FLOOR_NS, floor_stake, occupancy_gain_bound_ns
+from gpulens.analyzers._stake import FLOOR_CAP_WORDS, floor_capped, floor_stake, occupancy_gain_bound_ns
 from gpulens.analyzers._verdict_facts import persistent_grid
 from gpulens.analyzers.base import Finding
 from gpulens.units import fmt_ns, fmt_num, pct_words, plural
@@ -72,13 +72,16 @@ def _wave_stake(loss: float, r: Any, roof_ns: Any) -> tuple[int, list[str]]:
     stake = int(loss)
     caps = []
     cap = _int(roof_ns)
-    if cap is not None and cap < stake:  # no fix runs the kernel past its roof
+    fl = floor_stake(r.time_ns, getattr(r, "calls", None))
+    # no fix runs the kernel past its roof — unless that distance is itself the launch floor (the roofline's
+    # stake keeps 2 µs per launch, _stake.floor_capped): then the floor is the cap named (the demo's CUTLASS GEMM,
+    # 98.72 µs − 17 × 2 µs = 64.72 µs, read "capped at its distance to the roof")
+    if cap is not None and cap < stake and cap < fl:
         stake = cap
         caps.append(f"Capped at its distance to the roof ({fmt_ns(cap)}): it cannot run faster than its roof.")
-    fl = floor_stake(r.time_ns, getattr(r, "calls", None))
     if fl < stake:  # every launch keeps the 2 µs no kernel runs under
         stake = fl
-        caps.append(f"Capped at its time less {fmt_ns(KERNEL_FLOOR_NS)} per launch ({fmt_ns(fl)}): no launch runs "
+        caps.append(f"Capped {FLOOR_CAP_WORDS} ({fmt_ns(fl)}): no launch runs "
                     "faster than that.")
     return stake, caps
 
@@ -110,8 +113,7 @@ def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: 
     # one wording whether or not a cap applied, as in every other finding's title: the share is of the time at stake
     lost = "at stake from empty block slots"
     if caps:  # the share is below the empty slots' own share (a grid 12 % full leaves 88 %): the title says why
-        why = (f"at its time less {fmt_ns(KERNEL_FLOOR_NS)} per launch" if "per launch" in caps[-1]
-               else "at its distance to the roof")
+        why = FLOOR_CAP_WORDS if "per launch" in caps[-1] else "at its distance to the roof"
         lost += f" ({pct_words(100.0 * loss / r.time_ns)} of it with slots empty, capped {why})"
     gb, ab = _int(r.grid_blocks), _int(r.active_blocks_per_sm)
     cfg = f"{plural(gb, 'block(s)')}, {ab} resident per {sm}" if gb is not None and ab is not None else "its launch configuration"
@@ -192,12 +194,13 @@ def retitle_wave(f: Finding, time_ns: Any) -> None:
 
 
 def settle_wave_premise(found: list[Finding], name: str, verdict: str, stake_ns: int | None,
-                        sev_total: float, time_ns: Any = None) -> None:
+                        sev_total: float, time_ns: Any = None, calls: int | None = None) -> None:
     """Once the verdict says what bounds kernel ``name``, its wave finding's premise is settled — in place:
     compute-, latency/occupancy-bound or below-roofs: the premise holds (equal-time blocks), the estimate stands; memory-bound:
     the estimate is capped at the verdict's time at stake ``stake_ns`` (its distance to the memory roof, which
     holds whatever the blocks do; a memory-bound kernel's tail blocks run faster, so the equal-time estimate is an
-    upper bound too). Other verdicts (undetermined, launch, communication) leave the premise. The severity is then
+    upper bound too; ``time_ns`` and ``calls``, the kernel's, tell when the launch floor set that stake and is the
+    cap to name). Other verdicts (undetermined, launch, communication) leave the premise. The severity is then
     that of a determined figure (warning above :data:`SEVERE_SHARE` of ``sev_total``)."""
     if verdict not in ("compute-bound", "latency/occupancy-bound", "below-roofs", "memory-bound"):
         return
@@ -209,7 +212,10 @@ def settle_wave_premise(found: list[Finding], name: str, verdict: str, stake_ns:
                 continue
             if f.time_at_stake_ns is not None and stake_ns < f.time_at_stake_ns:
                 f.time_at_stake_ns = int(stake_ns)
-                f.detail += (f" Capped at its distance to the memory roof ({fmt_ns(stake_ns)}): memory-bound, it "
+                # the verdict's stake keeps 2 µs per launch: when that floor set it, the floor is the cap named
+                f.detail += (f" Capped {FLOOR_CAP_WORDS} ({fmt_ns(stake_ns)}): no launch runs faster than that."
+                             if floor_capped(stake_ns, time_ns, calls) else
+                             f" Capped at its distance to the memory roof ({fmt_ns(stake_ns)}): memory-bound, it "
                              "cannot run faster than its roof.")
                 retitle_wave(f, time_ns)
         f.premise = drop_premise(f.premise, WAVE_PREMISE)  # an assumed GPU's SM count stays a premise

@@ -106,7 +106,7 @@ def assumed_premise(device: Any, what: str = "peaks") -> str:
     return f"{ASSUMED_GPU_HEAD}{device.name} (the input does not name it; the figure rests on its peaks)"
 
 
-def upper_clause(upper_ns: int | None, device: Any, at_least: bool = True) -> str:
+def upper_clause(upper_ns: int | None, device: Any, at_least: bool = True, basis: str = "") -> str:
     """The clause shown after a time at stake that is a measured lower bound (``at_least``: an L1-led memory-bound
     kernel's distance to its saturated L1/shared-memory peak, :attr:`Verdict.stake_at_least
     <gpulens.analyzers._verdict_facts.Verdict>`), naming its upper bound ``upper_ns`` [ns] — its distance to the
@@ -117,13 +117,18 @@ def upper_clause(upper_ns: int | None, device: Any, at_least: bool = True) -> st
     The ranking rule this serves (one for every report, :func:`gpulens.analyzers._tree.rank_key`): a finding ranks
     by the figure the input determines — a measured figure or a lower bound as it is, its upper bound only named
     beside it; an estimate resting only on an assumed GPU's figures by itself when nothing measured stands beside
-    it; an upper bound resting on a premise about the kernel after all of those."""
+    it; an upper bound resting on a premise about the kernel after all of those.
+
+    ``basis``: what the lower bound is the distance to (:attr:`Verdict.stake_basis
+    <gpulens.analyzers._verdict_facts.Verdict>`, "from memory at 97.2 % of its peak (measured speed of light)"),
+    named after "at least"."""
     if not at_least:
         return ""
+    least = f"at least, {basis}" if basis else "at least"
     if upper_ns is None or upper_ns != upper_ns:
-        return "at least; up to its distance to the roofline, unknown without its FLOP count"
+        return f"{least}; up to its distance to the roofline, unknown without its FLOP count"
     name = getattr(device, "name", None) or "identified GPU"
-    return (f"at least; up to {fmt_ns(upper_ns)}, its distance to the roofline, {ASSUMED_GPU_HEAD}{name} "
+    return (f"{least}; up to {fmt_ns(upper_ns)}, its distance to the roofline, {ASSUMED_GPU_HEAD}{name} "
             "(the input does not name it; that figure rests on its peaks)")
 
 
@@ -139,6 +144,22 @@ def floor_stake(time_ns: float, calls: int | None) -> int:
     """The most any fix can save of a kernel of ``calls`` launches taking ``time_ns`` in all:
     ``max(time − calls × KERNEL_FLOOR_NS, 0)`` [ns] (every launch keeps the floor)."""
     return int(round(max(float(time_ns) - float(calls or 0) * KERNEL_FLOOR_NS, 0.0)))
+
+
+#: The words naming the launch floor as the cap of a time at stake (:func:`floor_capped`), after "capped".
+FLOOR_CAP_WORDS = f"at its time less {fmt_ns(KERNEL_FLOOR_NS)} per launch"
+
+
+def floor_capped(stake_ns: Any, time_ns: Any, calls: int | None) -> bool:
+    """True when a time at stake ``stake_ns`` [ns] is the launch floor's (:func:`floor_stake` of ``time_ns`` and
+    ``calls``): that cap, not the figure it was computed from, sets it — the text must name the floor
+    (:data:`FLOOR_CAP_WORDS`), not "its distance to the roof" (the demo's CUTLASS GEMM: 98.72 µs − 17 × 2 µs =
+    64.72 µs, read as its distance to the roof). False when either figure is unknown."""
+    try:
+        st, t = float(stake_ns), float(time_ns)
+    except (TypeError, ValueError):
+        return False
+    return st == st and t == t and t > 0 and st >= floor_stake(t, calls)
 
 
 def wave_loss_ns(time_ns: Any, waves: Any) -> float:
@@ -200,23 +221,36 @@ def l1_of_row(row: Any) -> tuple[float | None, str]:
     return None, ""
 
 
-def sol_attained_pct(row: dict[str, Any] | None) -> float | None:
-    """Attained share of the roof [%] from a ``speed_of_light`` row: max(compute %, tensor pipe %, memory %, DRAM %,
-    DRAM % of the measured peak, L1 % over the run, L2 %) — the limiting unit, as the ``speed_of_light`` table's own time at stake
-    reads it.
+#: The name of each speed-of-light unit whose % of peak can limit a kernel (the ``speed_of_light`` table's words,
+#: ``FIG_WORDS``): the unit a measured time at stake is the distance to — "memory" is the profiler's own memory
+#: throughput (ncu: its busiest memory unit), the others one unit each.
+SOL_UNIT_WORDS = {"compute_pct": "compute", "tensor_pct": "tensor pipe", "memory_pct": "memory", "dram_pct": "DRAM",
+                  "dram_measured_pct": "DRAM (measured peak)", "l1": "L1", "l2_pct": "L2"}
+
+
+def sol_limit(row: dict[str, Any] | None) -> tuple[float | None, str | None]:
+    """(attained share of the roof [%], the unit it is of) from a ``speed_of_light`` row: the largest of compute %,
+    tensor pipe %, memory %, DRAM %, DRAM % of the measured peak, L1 % over the run and L2 % — the limiting unit, as
+    the ``speed_of_light`` table's own time at stake reads it; its name from :data:`SOL_UNIT_WORDS` (a tie goes to
+    the first in that order). The ncu H200 saxpy: memory 66.83, DRAM 66.83, L2 79.61 → (79.61, "L2").
     With one side not counted, only a known side at ≥ :data:`SOL_BOUND_PCT` % counts (the kernel is at least that
-    close to a roof); a low figure alone does not say how far the other roof is (None)."""
+    close to a roof); a low figure alone does not say how far the other roof is ((None, None))."""
     if not row:
-        return None
-    cs = [v for v in (_pct(row.get(k)) for k in ("compute_pct", "tensor_pct")) if v is not None]
-    comp = max(cs) if cs else None
+        return None, None
     # L1 over the kernel's elapsed cycles (l1_of_row), as the table's bound reads it
-    mem = [v for v in [*(_pct(row.get(k)) for k in ("memory_pct", "dram_pct", "dram_measured_pct")),
-                       l1_of_row(row)[0], _pct(row.get("l2_pct"))] if v is not None]
-    vals = ([comp] if comp is not None else []) + mem
-    if not vals or ((comp is None or not mem) and max(vals) < SOL_BOUND_PCT):
-        return None
-    return max(vals)
+    got = {k: (l1_of_row(row)[0] if k == "l1" else _pct(row.get(k))) for k in SOL_UNIT_WORDS}
+    got = {k: v for k, v in got.items() if v is not None}
+    has_comp = any(k in got for k in ("compute_pct", "tensor_pct"))
+    has_mem = any(k not in ("compute_pct", "tensor_pct") for k in got)
+    if not got or ((not has_comp or not has_mem) and max(got.values()) < SOL_BOUND_PCT):
+        return None, None
+    k = max(got, key=lambda x: got[x])  # the first of equal maxima, in SOL_UNIT_WORDS' order
+    return got[k], SOL_UNIT_WORDS[k]
+
+
+def sol_attained_pct(row: dict[str, Any] | None) -> float | None:
+    """Attained share of the roof [%] from a ``speed_of_light`` row: the limiting unit's (:func:`sol_limit`)."""
+    return sol_limit(row)[0]
 
 
 def attained_pct(roof_row: dict[str, Any] | None, sol_row: dict[str, Any] | None) -> tuple[float | None, str]:

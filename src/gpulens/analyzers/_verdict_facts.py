@@ -82,6 +82,8 @@ class Evidence:
     sol_bound: str | None = None
     #: attained share of the roof by the speed of light [%] (:func:`gpulens.analyzers._stake.sol_attained_pct`)
     sol_pct: float | None = None
+    #: the unit ``sol_pct`` is of ("L2", "memory", "compute", …: :func:`gpulens.analyzers._stake.sol_limit`)
+    sol_unit: str | None = None
     compute_pct: float | None = None
     memory_pct: float | None = None
     memory_measured_pct: float | None = None
@@ -169,6 +171,13 @@ class Verdict:
     #: ``time_at_stake_ns`` is a lower bound (the distance to a saturated L1/shared-memory peak), with or without a
     #: known upper bound ``stake_upper_ns``
     stake_at_least: bool = False
+    #: what ``time_at_stake_ns`` is the distance to, in words, when the verdict's class does not say it: the
+    #: measured limiting unit ("from L2 at 79.6 % of its peak (measured speed of light)"); "" otherwise. Shown beside
+    #: the figure wherever it is (the verdict's stake note, its finding's title)
+    stake_basis: str = ""
+    #: the launch floor when it capped ``time_at_stake_ns`` ("capped at its time less 2.00 µs per launch"; then no
+    #: ``stake_basis``): named in the verdict's finding title; "" otherwise
+    stake_cap: str = ""
 
 
 _STALL_TO_CLASS = {"memory_throughput": "memory-bound", "compute_pipe": "compute-bound",

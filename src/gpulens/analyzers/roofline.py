@@ -86,6 +86,11 @@ COLUMNS = {
                  "L1 and L2 figures; latency/occupancy-bound, i.e. below-roofs, when under 60 % as ncu's SOLBottleneck "
                  "reads it) — roof_pct then stays the roofline's placement on the spec's peaks, which the counters "
                  "overrule",
+    "bound_pct_unit": "the unit whose % of peak ``bound_pct`` is on a measured speed-of-light basis (the limiting "
+                      "unit, analyzers._stake.sol_limit: compute, tensor pipe, memory — the profiler's memory "
+                      "throughput, ncu's busiest memory unit —, DRAM, L1 or L2; the verdict's time at stake is its "
+                      "distance to that unit's peak); 'roofline' on a roofline basis (bound_pct is roof_pct); None "
+                      "without a bound [text]",
     "bound_unit": "the unit a measured memory bound is at when it is a cache, not DRAM: 'L1/TEX' or 'L2' (the "
                   "busier cache at least 20 points above DRAM, as the verdict reads it) — a level the roofline's DRAM "
                   "roof and its DRAM arithmetic intensity do not show; None otherwise [text]",
@@ -129,6 +134,16 @@ def _above_roof(pct: float, from_counters: bool) -> str | None:
                 "identified device, or pass --device-spec)")
     return (f"the op shapes give {pct_words(pct)} of the roof: this kernel moved less data than its op's inputs and "
             "outputs (cache reuse, broadcast or in-place operands) or did part of the op's work")
+
+
+def _bandwidth_only(nbytes: float, t_ns: float, bw: float, sheet_bw: float, from_counters: bool) -> dict:
+    """The figures of a kernel name with DRAM bytes but no FLOP figure [bytes, B/s over ``t_ns``]: bytes, attained
+    bandwidth and the memory roof ``bw`` — its arithmetic intensity, ridge side and % of roofline stay unknown
+    (the attainable performance depends on the AI). Above the datasheet bandwidth ``sheet_bw`` (beyond rounding) the
+    bandwidth is unknown and ``roof_note`` says why, as for a placed kernel."""
+    bps = nbytes / t_ns * 1e9 if t_ns > 0 else np.nan
+    note = _above_roof(100.0 * bps / sheet_bw, from_counters) if sheet_bw and bps == bps else None
+    return {"bytes": nbytes, "bytes_per_s": np.nan if note else bps, "peak_bytes_per_s": bw, "roof_note": note}
 
 
 def bound_of(roof_pct: float | None, ridge_side: str | None) -> str | None:
@@ -181,13 +196,17 @@ class Roofline(Analyzer):
         # shape model's (which counts each tensor once and knows no cache effects)
         missing = work["flops"].isna().to_numpy()
         if missing.all() and work["bytes"].isna().all():  # no counter figure at all: the shapes' work as it is
-            work = by_shape
+            work = by_shape  # (no "bytes_counted" column: no byte figure is counted)
         else:
             counted_bytes = work["bytes"].copy()
             for c in work.columns:  # column by column: a 2-D .to_numpy() of the mixed frame boxed every float
                 work.loc[missing, c] = by_shape.loc[missing, c].to_numpy()
-            work["bytes"] = counted_bytes.where(counted_bytes.notna() & work["flops"].notna(), work["bytes"])
-        if work["flops"].isna().all():
+            # measured bytes whenever counted, with or without a FLOP figure: a kernel's bandwidth is known from its
+            # bytes and duration alone (the ncu CSV's saxpy, 183.14 MB in 56.99 µs, read "GB/s unknown" for want of
+            # FLOPs)
+            work["bytes"] = counted_bytes.where(counted_bytes.notna(), work["bytes"])
+            work["bytes_counted"] = counted_bytes.notna().to_numpy()
+        if work["flops"].isna().all() and work["bytes"].isna().all():
             has_dims = timeline.events["input_dims"].notna().any()
             has_ops = bool((timeline.events["kind"] == "cpu_op").any())
             shapes = ("no FLOP model for the hot kernels' ops" if has_dims else
@@ -250,30 +269,37 @@ class Roofline(Analyzer):
         # reads "below-roofs" beside the 53.5 % of a roof its counters overruled
         table["bound_pct"] = pd.to_numeric(table["roof_pct"], errors="coerce").where(table["bound"].notna())
         table["bound_unit"] = pd.Series(None, index=table.index, dtype=object)  # settle() names a cache bound
+        # the unit of that share: the roofline itself here; settle() puts the measured limiting unit there
+        table["bound_pct_unit"] = pd.Series(np.where(table["bound"].notna(), "roofline", None), index=table.index,
+                                            dtype=object)
         return AnalysisResult(self.name, table, COLUMNS, summary,
                               self._findings(table, summary, assumed_premise(spec, "peaks")))
 
     @staticmethod
     def settle(result: AnalysisResult | None, name: str, verdict: str, stake_ns: int | None, sol_text: str,
-               sol_pct: float | None = None, unit: str | None = None) -> None:
+               sol_pct: float | None = None, unit: str | None = None, pct_unit: str | None = None) -> None:
         """Once kernel ``name``'s verdict rests on its measured speed of light (``sol_text``: "compute 32 %, memory
         28 % of peak"), its roofline row and finding say the same — in place, one bound and one time at stake per
         kernel in every report: the row's ``bound`` becomes the verdict's (``bound_basis`` 'measured speed of
         light'), its ``bound_pct`` the limiting unit's ``sol_pct`` (% of peak; unknown when not given) and its
         ``time_at_stake_ns`` the verdict's ``stake_ns``, its ``bound_unit`` the cache a memory bound is at
-        (``unit``: "L1/TEX", "L2"; None for DRAM or no memory bound); where the roofline's own placement
+        (``unit``: "L1/TEX", "L2"; None for DRAM or no memory bound), its ``bound_pct_unit`` the unit ``sol_pct``
+        is of (``pct_unit``, :func:`gpulens.analyzers._stake.sol_limit`); where the roofline's own placement
         (datasheet or assumed peaks) said another bound, its finding keeps the placement and adds what the
         counters measured instead. Other verdicts (undetermined, launch, communication) leave the row."""
         if result is None or result.skipped or verdict not in VERDICT_TO_BOUND or not len(result.table):
             return
         t = result.table
-        hit = np.flatnonzero((t["name"].astype(str) == name).to_numpy() & t["bound"].notna().to_numpy())
+        # a row without a roofline placement too (no FLOP figure: the ncu CSV's saxpy): the verdict knows its bound
+        hit = np.flatnonzero((t["name"].astype(str) == name).to_numpy())
         if not len(hit):
             return
         i = t.index[hit[0]]
         model, bound = t.at[i, "bound"], VERDICT_TO_BOUND[verdict]
         t.at[i, "bound"], t.at[i, "bound_basis"] = bound, MEASURED
         t.at[i, "bound_pct"] = np.nan if sol_pct is None else float(sol_pct)
+        if "bound_pct_unit" in t:
+            t.at[i, "bound_pct_unit"] = pct_unit if sol_pct is not None else None
         if "bound_unit" in t:
             t.at[i, "bound_unit"] = unit if bound == "memory" else None
         t.at[i, "time_at_stake_ns"] = pd.NA if stake_ns is None else int(stake_ns)
@@ -365,6 +391,12 @@ class Roofline(Analyzer):
         hb = has & ~np.isnan(by)
         nb = np.bincount(g[hb], minlength=G)
         bb = np.where(nb > 0, bsum, np.nan)
+        # names with no FLOP figure: their bytes and bandwidth over the launches with a byte figure (AI unknown)
+        ob = ~np.isnan(by)
+        nob = np.bincount(g[ob], minlength=G)
+        tob, bob = np.bincount(g[ob], t_all[ob], minlength=G), np.bincount(g[ob], by[ob], minlength=G)
+        bctr = per["bytes_counted"].to_numpy(dtype=bool)[keep] if "bytes_counted" in per else np.zeros(len(g), bool)
+        ob_ctr = np.bincount(g[ob & bctr], minlength=G) > 0
         from_ctr = np.bincount(g[has & is_ctr[keep]], minlength=G) > 0
         prec = np.full(G, None, dtype=object)
         matrix = np.zeros(G, dtype=bool)
@@ -403,6 +435,8 @@ class Roofline(Analyzer):
         for i in range(G):
             row = {"name": names[i], "calls": int(calls[i]), "time_ns": int(time[i])}
             if not nf[i]:
+                if nob[i]:
+                    row.update(_bandwidth_only(float(bob[i]), float(tob[i]), bw, sheet_bw, bool(ob_ctr[i])))
                 out.append(row)
                 continue
             t, flops, nbytes = float(tf[i]), float(ff[i]), float(bb[i])

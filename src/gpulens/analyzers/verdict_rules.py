@@ -73,7 +73,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gpulens.analyzers import _advice, _coalescing
-from gpulens.analyzers._stake import SOL_BOUND_PCT, floor_stake, time_at_stake
+from gpulens.analyzers._stake import FLOOR_CAP_WORDS, SOL_BOUND_PCT, floor_capped, floor_stake, time_at_stake
 from gpulens.analyzers._verdict_facts import (  # noqa: F401 (re-exported: one namespace of the rules)
     BELOW_ROOFS, BELOW_ROOFS_VERDICT, BOUNDS, BOUND_TO_VERDICT, CLASSES, Evidence, FULL_GRID_SHARE,
     HIGH_OCCUPANCY_PCT, LAUNCH_IDLE_MIN_SHARE, ONE_OFF_LAUNCH_NS, QUEUED_LAUNCH_NS, ROOF_BOUND_PCT,
@@ -93,6 +93,12 @@ from gpulens.units import fmt_ns, pct_words
 GRAPH_NODE_STEP = ("Re-trace with nsys profile --cuda-graph-trace=node so each kernel of the graph is recorded on "
                    "its own — a whole graph replay has no per-kernel bound; then collect counters for the kernels "
                    "that matter.")
+
+
+def sol_basis(unit: str, pct: float) -> str:
+    """What a time at stake measured by the speed of light is the distance to, in words: "from L2 at 79.6 % of its
+    peak (measured speed of light)" (``unit``: :data:`gpulens.analyzers._stake.SOL_UNIT_WORDS`; ``pct`` [%])."""
+    return f"from {unit} at {pct_words(pct)} of its peak (measured speed of light)"
 
 
 def one_off_words(e: Evidence) -> str:
@@ -144,6 +150,8 @@ def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pc
     if v.time_at_stake_ns is not None and v.verdict not in ("launch-bound", "communication-bound") and time_ns:
         # whatever the fix, each launch keeps the GPU time no kernel runs under (_stake.KERNEL_FLOOR_NS)
         v.time_at_stake_ns = min(v.time_at_stake_ns, floor_stake(time_ns, e.calls))
+        if floor_capped(v.time_at_stake_ns, time_ns, e.calls):  # the floor, not the figure's basis, sets it
+            v.stake_basis, v.stake_cap = "", f"capped {FLOOR_CAP_WORDS}"
         if v.stake_upper_ns is not None:
             v.stake_upper_ns = min(v.stake_upper_ns, floor_stake(time_ns, e.calls))
         if v.verdict in ("latency/occupancy-bound", BELOW_ROOFS_VERDICT) and v.time_at_stake_ns >= 0.8 * time_ns:
@@ -234,8 +242,13 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
             ev += ("; the measured speed of light decides, not the roofline "
                    + ("(its peaks are an assumed GPU's: the input does not name it)" if e.roof_assumed else
                       "(a placement against datasheet peaks)"))
-        return Verdict(v, stake, ev, _latency_steps(e) if v == "latency/occupancy-bound" else steps_for(v, e),
-                       source, upper, at_least)
+        out = Verdict(v, stake, ev, _latency_steps(e) if v == "latency/occupancy-bound" else steps_for(v, e),
+                      source, upper, at_least)
+        if stake is not None and not source and e.sol_pct is not None and e.sol_unit:
+            # the measured distance: the figure names the unit it is of (ncu H200 saxpy: L2 79.6 %, where the
+            # speed-of-light table shows memory 66.8 %)
+            out.stake_basis = sol_basis(e.sol_unit, e.sol_pct)
+        return out
     if e.roof_pct is not None:
         if e.roof_pct >= roof_pct_bound and e.bound in ("compute", "memory"):
             v = f"{e.bound}-bound"

@@ -47,7 +47,7 @@ from gpulens.analyzers._optree import gpu_op_links
 from gpulens.analyzers.launches import link_gpu_to_launch
 from gpulens.analyzers.stalls import kernel_percentages
 from gpulens.analyzers._span import busy_unknown_reason, unread_device_work
-from gpulens.analyzers._stake import assumed_premise, floor_stake, l1_of_row, sol_attained_pct, upper_clause
+from gpulens.analyzers._stake import assumed_premise, floor_stake, l1_of_row, sol_attained_pct, sol_limit, upper_clause
 from gpulens.analyzers.roofline import Roofline
 from gpulens.analyzers.speed_of_light import missing_for_bound
 from gpulens.analyzers._tree import roots
@@ -332,7 +332,7 @@ class Verdicts(Analyzer):
                 e.l1_pct, e.l1_window = l1_of_row(srow)
                 e.dram_pct = _num(srow.get("dram_pct"))
                 e.l2_pct = _num(srow.get("l2_pct"))
-                e.sol_pct = sol_attained_pct(srow)
+                e.sol_pct, e.sol_unit = sol_limit(srow)
                 tensor = _num(srow.get("tensor_pct"))
                 if tensor is not None and (e.compute_pct is None or tensor > e.compute_pct):
                     e.compute_pct = tensor  # the compute side is the busiest of SM throughput and the tensor pipe
@@ -358,15 +358,15 @@ class Verdicts(Analyzer):
                 cache = _cache_led(e)  # the cache a memory bound is at: a level the roofline does not draw
                 Roofline.settle((results or {}).get("roofline"), name, v.verdict,
                                 None if eff != eff else v.time_at_stake_ns, _sol_text(e), e.sol_pct,
-                                {"L1": "L1/TEX", "L2": "L2"}.get(cache or ""))
+                                {"L1": "L1/TEX", "L2": "L2"}.get(cache or ""), e.sol_unit)
             if v.verdict == "latency/occupancy-bound":  # the roofline row names it as the verdict does
                 Roofline.name_latency((results or {}).get("roofline"), name)
             # a time at stake computed from an assumed GPU's peaks or SM count holds only if the GPU is that one
             premise = assumed_premise(device, v.stake_from) if v.time_at_stake_ns is not None and (
                 (v.stake_from == "peaks" and e.roof_assumed) or (v.stake_from == "sms" and e.sms_assumed)) else ""
-            upper = upper_clause(v.stake_upper_ns, device, v.stake_at_least)  # the lower bound ranks, the upper one is named
+            upper = upper_clause(v.stake_upper_ns, device, v.stake_at_least, v.stake_basis)  # the lower bound ranks, the upper one is named
             if eff != eff:  # durations not recorded: the kernel's time and its time at stake are unknown, not 0
-                e.time_ns, v.time_at_stake_ns = None, None
+                e.time_ns, v.time_at_stake_ns, v.stake_basis, v.stake_cap = None, None, "", ""
             elif v.verdict == "latency/occupancy-bound" and e.sol_bound is not None and name in occ:
                 # latency-bound by speed-of-light counters: the occupancy findings' gain is now bounded
                 bound_by_verdict(results["occupancy"].findings, name, e.time_ns, e.theoretical_occupancy_pct,
@@ -375,7 +375,7 @@ class Verdicts(Analyzer):
                 settle_condition(results["occupancy"].findings, name, pytorch, vendor)
             if name in occ:  # the bound now known: the wave estimate's premise holds, or it is capped at the roof
                 settle_wave_premise(results["occupancy"].findings, name, v.verdict, v.time_at_stake_ns,
-                                    hs.summary.get("kernel_effective_ns") or 0, occ[name].get("time_ns"))
+                                    hs.summary.get("kernel_effective_ns") or 0, occ[name].get("time_ns"), e.calls)
                 if v.next_steps and "would not pay back the launch" in v.next_steps[0]:  # fusion (or a graph) first
                     defer_to_fusion(results["occupancy"].findings, name)
             if e.gemm_extents:  # one alignment step per kernel: the roofline and occupancy findings name the extents
@@ -384,7 +384,9 @@ class Verdicts(Analyzer):
             inputs = e.inputs + [f"collector:{c}" for c in sorted(srcs)]
             rows.append({"name": name, "kind": e.kind, "calls": e.calls, "time_ns": e.time_ns, "share": h["share"],
                          "verdict": v.verdict, "time_at_stake_ns": v.time_at_stake_ns,
-                         "stake_note": upper or stake_note(v.verdict, v.time_at_stake_ns, e.time_ns, premise)
+                         # the unit or cap the figure is the distance to, named wherever the figure is shown
+                         "stake_note": upper or "; ".join(x for x in (v.stake_basis, stake_note(
+                             v.verdict, v.time_at_stake_ns, e.time_ns, premise)) if x)
                          or wave_stake_note(results, name, v.time_at_stake_ns, v.verdict),
                          "evidence": v.evidence,
                          "next_steps": v.next_steps, "inputs": inputs})
@@ -404,7 +406,8 @@ class Verdicts(Analyzer):
             # the most the fix can give, as every other finding is rated by its time at stake
             weighed = max(v.time_at_stake_ns or 0, v.stake_upper_ns or 0) if upper else v.time_at_stake_ns
             findings.append(Finding(
-                f"{name if len(name) <= 80 else name[:79] + '…'}: {v.verdict}" + (f" — {upper}" if upper else ""),
+                f"{name if len(name) <= 80 else name[:79] + '…'}: {v.verdict}"
+                + (f" — {upper or v.stake_basis or v.stake_cap}" if upper or v.stake_basis or v.stake_cap else ""),
                 f"{v.evidence}. Next: {' '.join(v.next_steps)} (evidence from: "
                 f"{', '.join(i.replace('_', ' ').replace(':', ' ') for i in inputs)})",
                 severity="warning" if weighed and weighed > 0.05 * max(

@@ -55,7 +55,7 @@ from gpulens.reports._run_text import (  # noqa: F401 (re-exported)
     BREAKDOWN_PARTS, IDLE_KEYS, ONE_OFF_LABEL, SPLIT_PARTS, STAKE_MARKS, STEADY_IDLE_LABEL, _device_text,
     _no_gpu_work, _several_gpus, breakdown_rest, busy_bound_word, busy_pct_text, busy_text, critical_set_text,
     device_text, idle_at_most, idle_bound_note, is_assumed, kernel_time_text, launches_text, one_off_split,
-    bound_pct_differs, bound_pct_legend, roofline_heading, run_device_text, span_text, spec_label, stake_notes, time_scale, untimed_text, window_text,
+    bound_pct_differs, bound_pct_legend, bound_pct_text, bound_words, roofline_display, roofline_heading, run_device_text, span_text, spec_label, stake_notes, time_scale, untimed_text, window_text,
     world_note)
 
 
@@ -71,7 +71,8 @@ LABELS: dict[str, str] = {
     "flops_per_s": "attained FLOP/s", "bytes_per_s": "attained bandwidth", "arithmetic_intensity":
     "arithmetic intensity", "peak_flops_per_s": "compute roof", "compute_roof": "roof judged against",
     "peak_bytes_per_s": "memory roof",
-    "ridge_point": "ridge point", "roof_pct": "% of roofline (DRAM and compute roofs)", "bound_pct": "bound's % of peak", "datasheet_roof_pct": "% of datasheet roof",
+    "ridge_point": "ridge point", "roof_pct": "% of roofline (DRAM and compute roofs)", "bound_pct": "bound's % of peak",
+    "bound_pct_unit": "unit of that % (its peak)", "datasheet_roof_pct": "% of datasheet roof",
     "flops_source": "FLOPs from", "flops": "FLOP", "flops_lower_bound": "FLOP count",
     "regs_per_thread": "registers / thread", "smem_bytes": "shared memory / block", "block_size": "block size",
     "active_blocks_per_sm": "blocks / SM", "theoretical_occupancy_pct": "theoretical occupancy",

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.report import SourceReport
-from gpulens.reports._format import bound_pct_differs, bound_pct_legend, fmt_ns, fmt_si, fmt_unit, is_missing, roofline_heading
+from gpulens.reports._format import bound_pct_differs, bound_pct_legend, roofline_display, fmt_ns, fmt_si, fmt_unit, is_missing, roofline_heading
 from gpulens.reports._html_parts import (CHAR_PX, GREY, KERNEL_LINKS, OKABE_ITO, Panel, empty_html, hot_ranks,
                                          plot_text, table_html)
 from gpulens.reports._names import short_names
@@ -275,12 +275,14 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
     take = _takeaway(s, r, t, ok, comp, judged, bws, keys, vendor, rank_of, shown, labels, len(named - shown))
     take += cache_bound_note(ok, labels, rank_of, ref_mem)
     cols = ["name", "calls", "time_ns", "flops_per_s", "bytes_per_s", "arithmetic_intensity", "precision",
-            "compute_roof", "peak_flops_per_s", "bound", "bound_basis", "bound_pct", "roof_pct", "ridge_point", "flops_source"]
-    cols = [c for c in cols if c in t.columns or c not in ("bound_basis", "bound_pct")]  # a cached report from before
+            "compute_roof", "peak_flops_per_s", "bound", "bound_basis", "bound_pct", "bound_pct_unit", "roof_pct",
+            "ridge_point", "flops_source"]
+    # a cached report from before
+    cols = [c for c in cols if c in t.columns or c not in ("bound_basis", "bound_pct", "bound_pct_unit")]
     if "flops_lower_bound" in t and t["flops_lower_bound"].notna().any():
         cols.append("flops_lower_bound")  # which FP counters were not collected: the FLOPs a lower bound
     if not bound_pct_differs(t):  # on a roofline basis bound_pct is roof_pct: one figure, one column
-        cols = [c for c in cols if c != "bound_pct"]
+        cols = [c for c in cols if c not in ("bound_pct", "bound_pct_unit")]
     differ = (pd.to_numeric(t["datasheet_roof_pct"], errors="coerce")
               - pd.to_numeric(t["roof_pct"], errors="coerce")).abs() >= 0.5 if len(t) and "datasheet_roof_pct" in t \
         else pd.Series(dtype=bool)
@@ -288,6 +290,7 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
         cols.insert(cols.index("roof_pct") + 1, "datasheet_roof_pct")  # judged at an achievable peak: both shares
     shown = t.assign(compute_roof=t["compute_roof"].map(lambda k: roof_label(k, vendor))) \
         if len(t) and "compute_roof" in t else t
+    shown = roofline_display(shown)  # a measured memory bound names its cache level ("memory (L1)")
     docs = dict(r.columns) if r is not None else {}
     docs.setdefault("compute_roof", "the compute roof the kernel is judged against [text]")
     tbl = table_html(shown, cols, max_rows, docs=docs, headers={"compute_roof": "judged against",

@@ -304,9 +304,36 @@ def bound_pct_legend(table: Any) -> str:
     if not bound_pct_differs(table):
         return ""
     return ("Two shares: the bound's % of peak is the share its bound rests on — on a roofline basis its % of the "
-            "roofline; on the measured speed of light its limiting unit's (compute, DRAM, L1 or L2) % of that unit's "
-            "own peak. The % of roofline is attained work over what the DRAM and compute roofs allow at its "
+            "roofline; on the measured speed of light its limiting unit's (named beside it: compute, memory, DRAM, L1 "
+            "or L2) % of that unit's own peak, the peak its time at stake is the distance to. The % of roofline is attained work over what the DRAM and compute roofs allow at its "
             "arithmetic intensity: a kernel near a cache's peak can sit far below that roofline.")
+
+
+def bound_words(bound: Any, unit: Any) -> Any:
+    """A roofline row's bound as shown: with the cache level a measured memory bound is at (``bound_unit``,
+    "L1/TEX" → "memory (L1)", as the verdict's next step names it: "Its busiest memory unit is L1"); the bound
+    itself otherwise (None stays None: the table says unknown)."""
+    if isinstance(bound, str) and bound == "memory" and isinstance(unit, str) and unit:
+        return f"memory ({unit.split('/')[0]})"
+    return bound
+
+
+def roofline_display(table: Any) -> Any:
+    """The roofline table as every report shows it (a copy; the analysis result is untouched): ``bound`` names the
+    cache level of a measured memory bound (:func:`bound_words`). ``table``: the roofline result's table."""
+    if table is None or not len(table) or "bound" not in table or "bound_unit" not in table:
+        return table
+    out = table.copy()
+    out["bound"] = [bound_words(b, u) for b, u in zip(table["bound"], table["bound_unit"])]
+    return out
+
+
+def bound_pct_text(pct: Any, unit: Any, num: Any) -> str:
+    """The bound's % of peak in a console cell: ``num(pct)`` with the unit it is of — "79.6 (L2)" — where the row
+    names one (``bound_pct_unit``: the measured limiting unit, or "roofline"); ``num``: the table's number
+    formatter (its "unknown" for a missing figure)."""
+    text = num(pct)
+    return f"{text} ({unit})" if isinstance(unit, str) and unit and not is_missing(pct) else text
 
 
 def _no_gpu_work(sm: Mapping[str, Any]) -> bool:
@@ -370,7 +397,7 @@ def busy_text(sm: dict[str, Any]) -> str:
 
 
 #: Marks for the notes beside a verdict's time at stake, in order of first use.
-STAKE_MARKS = ("†", "‡", "§")
+STAKE_MARKS = ("†", "‡", "§", "¶")
 
 
 def stake_notes(rows: Any) -> dict[int, tuple[str, str]]:
@@ -385,7 +412,10 @@ def stake_notes(rows: Any) -> dict[int, tuple[str, str]]:
         if not isinstance(note, str) or not note:
             continue
         if note not in marks:
-            marks[note] = " " + STAKE_MARKS[min(len(marks), len(STAKE_MARKS) - 1)]
+            # one mark per distinct note, never one mark for two notes (the fourth note read the third's "§"): past
+            # the symbols, doubled ones (††, ‡‡, …), as footnote marks go
+            k = len(marks)
+            marks[note] = " " + STAKE_MARKS[k % len(STAKE_MARKS)] * (k // len(STAKE_MARKS) + 1)
         out[i] = (marks[note], note)
     return out
 

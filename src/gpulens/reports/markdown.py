@@ -22,7 +22,7 @@ from gpulens.units import fmt_share, plural
 from gpulens.reports._format import SPLIT_PARTS, critical_set_text, idle_bound_note, one_off_split, world_note
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_text, clip, column_label, run_device_text,
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, rank_ranges, result_title,
-                                     bound_pct_differs, bound_pct_legend, roofline_heading, shown_columns, span_text, stake_notes, unit_of, window_text,
+                                     bound_pct_differs, bound_pct_legend, roofline_display, roofline_heading, shown_columns, span_text, stake_notes, unit_of, window_text,
                                      with_limiter_text)
 from gpulens.reports._format import source_vendor, vendor_headers
 from gpulens.reports._html_parts import is_name_column
@@ -162,8 +162,8 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
     vd = s.results.get("verdicts")
     if vd is not None and not vd.skipped and vd.table is not None and len(vd.table):
         yield _verdict_section(s, vd, rows)
-    for name, cols in (("roofline", ["name", "time_ns", "arithmetic_intensity", "flops_per_s", "precision", "bound",
-                                     "bound_basis", "bound_pct", "roof_pct"]),
+    for name, cols in (("roofline", ["name", "time_ns", "arithmetic_intensity", "flops_per_s", "bytes_per_s",
+                                     "precision", "bound", "bound_basis", "bound_pct", "bound_pct_unit", "roof_pct"]),
                        ("occupancy", ["name", "time_ns", "block_size", "regs_per_thread", "theoretical_occupancy_pct",
                                       "achieved_occupancy_pct", "limiters"]),
                        ("rank_kernels", ["rank", "name", "calls", "time_ns", "share"])):
@@ -173,8 +173,11 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
             title = roofline_heading(r.summary) if name == "roofline" else result_title(name, vendor)
             table = with_limiter_text(r.table, r.summary.get("vendor"))
             legend = bound_pct_legend(r.table.head(rows)) if name == "roofline" else ""
+            if name == "roofline":  # a measured memory bound names its cache level ("memory (L1)")
+                table = roofline_display(table)
+                cols = [c for c in cols if c in table.columns or c != "bound_pct_unit"]  # a cached report from before
             if name == "roofline" and not bound_pct_differs(r.table.head(rows)):  # one figure: one column
-                cols = [c for c in cols if c != "bound_pct"]
+                cols = [c for c in cols if c not in ("bound_pct", "bound_pct_unit")]
             yield f"### {md_text(title)}\n\n" + md_table(table, cols, rows, vendor_headers(cols, vendor, r.columns),
                                                                  docs=r.columns) + (f"\n\n_{md_text(legend)}_" if legend else "")
     for name, r in s.results.items():
