@@ -227,8 +227,9 @@ def host_share_basis(s: dict, steady: bool = False) -> str:
         return ""
     rows = sum(int(v) for k, v in classes.items() if k not in GPU_CLASSES and k != "unattributed")
     host = max(rows - int(on_gpu), 0)
-    n = int(s.get("windows") or 1)
-    over = f" summed over {n} steps" if n > 1 and not steady else ""
+    from gpulens.analyzers.critical_path import path_sum_words
+
+    over = "" if steady else f" {path_sum_words(s)}".rstrip()
     less = f" less {fmt_ns(int(on_gpu))} of host waits while the GPU was busy" if on_gpu else ""
     return f": {fmt_ns(host)} of the {fmt_ns(path)} path{over} — its host rows' {fmt_ns(rows)}{less}"
 

@@ -1,0 +1,57 @@
+"""Session 41, "one definition per figure — leftovers": figures that two parts of gpulens defined twice, or that
+read as another quantity than they are. Every input is written by the test; expected values are worked out by hand
+in the comments (Kineto JSON times are µs; gpulens reports ns)."""
+
+from __future__ import annotations
+
+import json
+
+import gpulens
+
+
+# --- 1. the critical path summed over ranks ------------------------------------------------------------------------
+def _rank_trace(d, rank, gpu):
+    # one step [0, 1000] µs on thread 1: aten::mm [0, 300]; with ``gpu`` it launches (cudaLaunchKernel [10, 20]) a
+    # kernel [25, 525] µs; without it the rank runs host work only
+    ev = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 1000},
+          {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 0, "dur": 300}]
+    if gpu:
+        ev += [{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 10, "dur": 10,
+                "args": {"correlation": 1}},
+               {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 25, "dur": 500,
+                "args": {"device": 0, "stream": 7, "correlation": 1}}]
+    (d / f"rank{rank}.json").write_text(json.dumps({"schemaVersion": 1, "distributedInfo": {"rank": rank,
+                                                                                           "world_size": 2},
+                                                    "traceEvents": ev}))
+
+
+def _two_ranks(tmp_path, second_has_gpu):
+    d = tmp_path / ("both" if second_has_gpu else "one")
+    d.mkdir()
+    _rank_trace(d, 0, True)
+    _rank_trace(d, 1, second_has_gpu)
+    return gpulens.analyze([d]).sources[0]
+
+
+def test_a_rank_without_gpu_work_is_left_out_of_the_critical_path(tmp_path):
+    # rank 1 has no GPU work: it is left out of every GPU figure, so of the path too — the path is rank 0's one
+    # step, 1,000 µs, never 2,000 µs (longer than any rank's 1,000 µs window). Rank 0's path: CPU op 300 µs + host
+    # idle 700 µs; the idle [300, 1000] overlaps the kernel [25, 525] for 225 µs (a wait on the busy GPU), so the
+    # host holds (1000 − 225) / 1000 = 77.5 %
+    src = _two_ranks(tmp_path, False)
+    cp = src.results["critical_path"].summary
+    assert cp["path_ns"] == 1_000_000 and cp["windows"] == 1 and cp["ranks"] == 1
+    assert cp["host_wait_gpu_busy_ns"] == 225_000 and abs(cp["host_share"] - 0.775) < 1e-9
+    note = src.results["verdicts"].summary["path_note"]
+    assert "775.00 µs of the 1.00 ms path —" in note and "summed" not in note
+
+
+def test_a_path_summed_over_ranks_says_so_wherever_its_length_is_quoted(tmp_path):
+    # both ranks as rank 0 above: 2 × 1,000 µs = 2.00 ms summed over 2 ranks, host 2 × 775 µs = 1.55 ms; the run
+    # headline and the finding quote the same sum and both say it is over the 2 ranks' steps (the headline said
+    # "summed over 2 steps", as if one rank ran 2 steps of 1 ms)
+    src = _two_ranks(tmp_path, True)
+    cp = src.results["critical_path"]
+    assert cp.summary["path_ns"] == 2_000_000 and cp.summary["ranks"] == 2
+    assert "(1.55 ms of 2.00 ms, summed over 2 ranks' steps, less its waits" in cp.findings[0].title
+    assert "1.55 ms of the 2.00 ms path summed over 2 ranks' steps —" in src.results["verdicts"].summary["path_note"]
