@@ -55,3 +55,50 @@ def test_a_path_summed_over_ranks_says_so_wherever_its_length_is_quoted(tmp_path
     assert cp.summary["path_ns"] == 2_000_000 and cp.summary["ranks"] == 2
     assert "(1.55 ms of 2.00 ms, summed over 2 ranks' steps, less its waits" in cp.findings[0].title
     assert "1.55 ms of the 2.00 ms path summed over 2 ranks' steps —" in src.results["verdicts"].summary["path_note"]
+
+
+# --- 4. a whole CUDA graph replay is not an unclassifiable kernel ---------------------------------------------------
+def _graph_trace(tmp_path, with_kernel):
+    # a graph replay traced whole, named as Nsight Systems names it ("CUDA graph <id>"), [100, 700] µs after its
+    # cudaGraphLaunch; with ``with_kernel`` an ordinary kernel "my_kernel" [800, 1000] µs, no counters or shapes
+    ev = [{"ph": "X", "cat": "cuda_runtime", "name": "cudaGraphLaunch", "pid": 1, "tid": 1, "ts": 90, "dur": 5,
+           "args": {"correlation": 1}},
+          {"ph": "X", "cat": "kernel", "name": "CUDA graph 5", "pid": 0, "tid": 7, "ts": 100, "dur": 600,
+           "args": {"device": 0, "stream": 7, "correlation": 1}}]
+    if with_kernel:
+        ev += [{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 790, "dur": 5,
+                "args": {"correlation": 2}},
+               {"ph": "X", "cat": "kernel", "name": "my_kernel", "pid": 0, "tid": 7, "ts": 800, "dur": 200,
+                "args": {"device": 0, "stream": 7, "correlation": 2}}]
+    p = tmp_path / f"graph{int(with_kernel)}.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+    return gpulens.analyze([p]).sources[0]
+
+
+def test_a_graph_replay_is_said_to_be_one_with_the_trace_option_that_records_its_kernels(tmp_path):
+    from gpulens.reports._answer import answer
+
+    src = _graph_trace(tmp_path, False)
+    und = [f for f in src.results["verdicts"].findings if f.category == "undetermined"]
+    assert len(und) == 1
+    f = und[0]
+    # the replay's 600 µs, named as a replay — never "1 of 1 critical kernel could not be classified"
+    assert f.title.startswith("CUDA graph 5 (600.00 µs of GPU time) is a whole CUDA graph replay, not one kernel")
+    assert "could not be classified" not in f.title and "--cuda-graph-trace=node" in f.action
+    assert answer(src).first_step.startswith("CUDA graph 5 (600.00 µs")
+
+
+def test_graph_replays_and_unclassified_kernels_are_counted_apart(tmp_path):
+    from gpulens.reports.console import render
+    from gpulens.report import Report
+
+    src = _graph_trace(tmp_path, True)
+    und = {f.key: f for f in src.results["verdicts"].findings if f.category == "undetermined"}
+    # 2 critical rows: the replay (600 µs) and my_kernel (200 µs); only my_kernel is an unclassified kernel, and its
+    # next step is its own (counters), not the graph's re-trace
+    assert und["undetermined"].title == "1 of 2 critical kernels (200.00 µs of GPU time) could not be classified"
+    assert "--cuda-graph-trace" not in und["undetermined"].action
+    assert und["undetermined/graph"].title.startswith("CUDA graph 5 (600.00 µs of GPU time) is a whole CUDA graph")
+    text = " ".join(render(Report(sources=[src]), width=300).split())
+    assert "1 of 2 critical kernels (200.00 µs of GPU time) could not be classified: " in text
+    assert "is a whole CUDA graph replay, not one kernel" in text
