@@ -102,3 +102,40 @@ def test_graph_replays_and_unclassified_kernels_are_counted_apart(tmp_path):
     text = " ".join(render(Report(sources=[src]), width=300).split())
     assert "1 of 2 critical kernels (200.00 µs of GPU time) could not be classified: " in text
     assert "is a whole CUDA graph replay, not one kernel" in text
+
+
+# --- 7. the gate's replaced kernels: a fusion of pointwise ops into a reduction is one replacement ------------------
+def _metric(name, samples):
+    from gpulens.gate.runs import Metric
+
+    return Metric(name, "timing", "ns", list(samples), "lower", [0.1] * len(samples), [1] * len(samples))
+
+
+def test_an_elementwise_kernel_fused_into_a_new_reduction_is_one_replacement():
+    from gpulens.gate.replaced import replaced
+
+    # baseline (eager): an elementwise kernel 100/110 ns and a reduce_kernel 50/50 ns per run; candidate (compiled):
+    # one Inductor persistent reduction that fused both, 200/220 ns — the 2 vanished kernels' sums per run
+    # (150, 160) against the new one's (200, 220): one metric, never "elementwise −100 %" beside an ungated kernel
+    ew = "kernel:void at::native::vectorized_elementwise_kernel<4, add>"
+    red = "kernel:void at::native::reduce_kernel<512, 1>"
+    fused = "kernel:triton_per_fused_add_sum_0"
+    pairs, members = replaced({ew: _metric(ew, (100, 110)), red: _metric(red, (50, 50))},
+                              {fused: _metric(fused, (200, 220))})
+    assert list(pairs) == ["kernels:elementwise + reduction replaced"]
+    b, c = pairs["kernels:elementwise + reduction replaced"]
+    assert b.samples == [150, 160] and c.samples == [200, 220]
+    assert set(members) == {ew, red, fused}
+
+
+def test_a_gemm_and_an_elementwise_kernel_stay_apart():
+    from gpulens.gate.replaced import replaced
+
+    # a GEMM that vanished and a new elementwise kernel are not one piece of work: no replaced metric
+    g, ew = "kernel:ampere_sgemm_128x64_tn", "kernel:vectorized_elementwise_kernel<4, relu>"
+    pairs, members = replaced({g: _metric(g, (400,))}, {ew: _metric(ew, (120,))})
+    assert pairs == {} and members == {}
+    # two elementwise kernels renamed: the family keeps its one category's name
+    e2 = "kernel:triton_poi_fused_relu_0"
+    pairs, _ = replaced({ew: _metric(ew, (120,))}, {e2: _metric(e2, (90,))})
+    assert list(pairs) == ["kernels:elementwise replaced"]
