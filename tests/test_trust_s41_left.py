@@ -139,3 +139,42 @@ def test_a_gemm_and_an_elementwise_kernel_stay_apart():
     e2 = "kernel:triton_poi_fused_relu_0"
     pairs, _ = replaced({ew: _metric(ew, (120,))}, {e2: _metric(e2, (90,))})
     assert list(pairs) == ["kernels:elementwise replaced"]
+
+
+# --- 3. the roofline and the kernel verdict name one cause --------------------------------------------------------
+def _launch_bound_trace(tmp_path):
+    from tests.gate_traces import H100
+
+    # 20 launches, every 20 µs, of an fp32 add of two 1024×1024 tensors: each kernel runs 8 µs, 10.5 µs after its
+    # 10 µs launch call starts; the GPU idles 20 − 8 = 12 µs between kernels (19 gaps: 228 µs)
+    ev, t = [], 0
+    for i in range(20):
+        ev += [{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": t, "dur": 12,
+                "args": {"External id": i + 1, "Input Dims": [[1024, 1024], [1024, 1024], []],
+                         "Input type": ["float", "float", "Scalar"]}},
+               {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": t + 1,
+                "dur": 10, "args": {"correlation": i + 1, "External id": i + 1}},
+               {"ph": "X", "cat": "kernel", "name": "void at::native::vectorized_elementwise_kernel<4, add>",
+                "pid": 0, "tid": 7, "ts": t + 11.5, "dur": 8,
+                "args": {"device": 0, "stream": 7, "correlation": i + 1, "External id": i + 1,
+                         "grid": [4096, 1, 1], "block": [128, 1, 1]}}]
+        t += 20
+    p = tmp_path / "launch.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "deviceProperties": [H100], "traceEvents": ev}))
+    return gpulens.analyze([p]).sources[0]
+
+
+def test_a_launch_bound_kernel_below_the_roofs_is_said_to_be_held_by_its_launches_by_both(tmp_path):
+    src = _launch_bound_trace(tmp_path)
+    v = src.results["verdicts"].table.iloc[0]
+    assert v["verdict"] == "launch-bound" and v["time_at_stake_ns"] == 19 * 12_000
+    rf = src.results["roofline"]
+    row = rf.table.iloc[0]
+    # bytes: 2 reads + 1 write of 1024² fp32 = 12,582,912 B per 8 µs = 1,572.9 GB/s, 46.95 % of the H100 SXM's
+    # 3.35 TB/s: under 50 % of both roofs — the placement "below-roofs", which launch-limited kernels share
+    assert row["bound"] == "below-roofs" and abs(row["roof_pct"] - 100 * 12_582_912 / 8e-6 / 3.35e12) < 0.01
+    f = next(f for f in rf.findings if f.key.startswith("roofline:"))
+    # its placement finding names the launches and the verdict's class, never "latency/occupancy-bound"
+    assert f.category == "launch-bound" and "its launches do" in f.detail and "latency, occupancy or" not in f.detail
+    # and the verdict's evidence says the placement in the roofline's own words, not a row name the row may not hold
+    assert v["evidence"].startswith("roofline: below both roofs, memory side of the ridge, 47 % of attainable")

@@ -362,6 +362,8 @@ class Verdicts(Analyzer):
                                 {"L1": "L1/TEX", "L2": "L2"}.get(cache or ""))
             if v.verdict == "latency/occupancy-bound":  # the roofline row names it as the verdict does
                 Roofline.name_latency((results or {}).get("roofline"), name)
+            elif v.verdict == "launch-bound":  # its placement finding names the launches, as the verdict does
+                Roofline.name_launch((results or {}).get("roofline"), name)
             # a time at stake computed from an assumed GPU's peaks or SM count holds only if the GPU is that one
             premise = assumed_premise(device, v.stake_from) if v.time_at_stake_ns is not None and (
                 (v.stake_from == "peaks" and e.roof_assumed) or (v.stake_from == "sms" and e.sms_assumed)) else ""
