@@ -178,3 +178,45 @@ def test_a_launch_bound_kernel_below_the_roofs_is_said_to_be_held_by_its_launche
     assert f.category == "launch-bound" and "its launches do" in f.detail and "latency, occupancy or" not in f.detail
     # and the verdict's evidence says the placement in the roofline's own words, not a row name the row may not hold
     assert v["evidence"].startswith("roofline: below both roofs, memory side of the ridge, 47 % of attainable")
+
+
+# --- 6. housekeeping: stale compiled libraries, string-dtype blanks --------------------------------------------------
+def test_a_build_removes_only_its_own_stale_libraries_from_its_sources_pycache(tmp_path):
+    import platform
+
+    from gpulens._native import Library
+    from gpulens._native_build import prune_stale
+
+    pkg = tmp_path / "pkg"
+    (pkg / "__pycache__").mkdir(parents=True)
+    (pkg / "loop.py").write_text("x = 1\n")
+    lib = Library("loop_scan", "entry", "GPULENS_TEST_OFF", (pkg / "loop.py",))
+    arch = platform.machine() or "unknown"
+    cur = lib.name()
+    names = {cur: True,  # the library just built: kept
+             f"loop_scan-{'0' * 24}-{arch}.so": False,  # another digest of the same library: stale
+             f"loop_scan-{'1' * 24}-{arch}.so.failed": False,  # a failed build of other sources: stale
+             f"loop_scan-{'2' * 24}-otherarch.so": True,  # another architecture (a shared folder): kept
+             f"other_walk-{'3' * 24}-{arch}.so": True,  # another library: kept
+             "notes.txt": True}
+    for n in names:
+        (pkg / "__pycache__" / n).write_bytes(b"x")
+    gone = prune_stale(lib, pkg / "__pycache__")
+    assert sorted(p.name for p in gone) == sorted(n for n, keep in names.items() if not keep)
+    assert sorted(p.name for p in (pkg / "__pycache__").iterdir()) == sorted(n for n, keep in names.items() if keep)
+    # a shared cache folder (another install may use its files): nothing removed
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / f"loop_scan-{'0' * 24}-{arch}.so").write_bytes(b"x")
+    assert prune_stale(lib, shared) == [] and len(list(shared.iterdir())) == 1
+
+
+def test_an_all_empty_string_dtype_column_is_blank():
+    import pandas as pd
+
+    from gpulens.reports.console_other import _blank
+
+    # pandas 3's default ``str`` dtype (and ``string``): "" and "  " say nothing, as in an object column
+    for dtype in ("str", "string", object):
+        assert _blank(pd.Series(["", "  ", None], dtype=dtype))
+        assert not _blank(pd.Series(["", "x"], dtype=dtype))

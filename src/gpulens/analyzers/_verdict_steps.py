@@ -9,6 +9,7 @@ from gpulens.analyzers import _advice
 from gpulens.analyzers._verdict_facts import (
     Evidence, FULL_GRID_SHARE, HIGH_OCCUPANCY_PCT, QUEUED_LAUNCH_NS, SMALL_GRID_WAVES, TINY_LAUNCH_SHARE,
     _cache_led, _grid_short, _l1_led, _waves_words, one_off_launch, persistent_grid)
+from gpulens.analyzers.occupancy import FULL_THEORETICAL_PCT
 from gpulens.units import fmt_ns, pct_words
 
 
@@ -195,7 +196,7 @@ def _latency_steps(e: Evidence, proven: bool = True) -> list[str]:
                          "more work — more blocks per launch alone would not pay back the launch.")
     base = len(steps)  # the fallbacks below add a step when nothing after the fusion step was said
     small_grid = e.waves_per_sm is not None and e.waves_per_sm < SMALL_GRID_WAVES
-    full_theory = e.theoretical_occupancy_pct is not None and e.theoretical_occupancy_pct >= 99.5
+    full_theory = e.theoretical_occupancy_pct is not None and e.theoretical_occupancy_pct >= FULL_THEORETICAL_PCT
     grid_step = _advice.more_blocks(e.family, e.library, e.name, e.owner).replace("Give the launch more blocks: ",
                                                                  "The grid has too few blocks to fill the GPU: ")
     if small_grid:
