@@ -220,3 +220,20 @@ def test_an_all_empty_string_dtype_column_is_blank():
     for dtype in ("str", "string", object):
         assert _blank(pd.Series(["", "  ", None], dtype=dtype))
         assert not _blank(pd.Series(["", "x"], dtype=dtype))
+
+
+# --- 2. one definition of a cause's share of the span ---------------------------------------------------------------
+def test_the_verdict_basis_and_the_idle_finding_give_one_share_of_one_span(tmp_path):
+    from gpulens.analyzers._idle_findings import span_share_text
+    from gpulens.analyzers._run_shares import _pct_of, judged_span_ns
+
+    src = _launch_bound_trace(tmp_path)
+    # span: first kernel start 11.5 µs to last end 19 × 20 + 11.5 + 8 = 399.5 µs → 388 µs; launch idle 19 × 12 =
+    # 228 µs → 58.76 % ("58.8 %"); computing 20 × 8 = 160 µs → 41.24 % ("41.2 %")
+    bn = src.results["bottlenecks"].summary
+    assert judged_span_ns(bn) == 388_000 and bn["idle_launch_ns"] == 228_000
+    basis = src.results["verdicts"].summary["basis"]
+    assert "launch-bound holds the largest measured share, 58.8 % of the GPU span, against 41.2 % computing" in basis
+    idle = next(f for f in src.findings() if f.key == "idle/launch")
+    assert idle.title == "GPU idle on kernel launch overhead: 228.00 µs (58.8 % of the GPU span)"
+    assert _pct_of(228_000, 388_000) == span_share_text(228_000, 388_000) == "58.8 %" and _pct_of(None, 1) == "unknown"
