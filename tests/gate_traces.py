@@ -34,6 +34,26 @@ A100 = {"id": 0, "name": "NVIDIA A100-SXM4-80GB", "computeMajor": 8, "computeMin
         "totalGlobalMem": 85899345920, "warpSize": 32}
 
 
+def launch(ev: list[dict], name: str, corr: int, t_cpu: float, t_gpu: float, dur: float) -> float:
+    """Append one launch to ``ev``: its runtime call (``cudaLaunchKernel``, or ``cudaMemcpyAsync`` for a
+    ``Memcpy…`` name) at ``t_cpu + 1`` µs for 5 µs, then its GPU event on device 0 / stream 7 of ``dur`` µs,
+    starting at ``max(t_gpu, t_cpu + 6)`` (after the call, once the stream is free; a kernel with a 132-block grid of
+    256 threads, a copy of :data:`MEMCPY_BYTES` host to device), both linked by ``corr``. Returns when the stream is
+    next free: the event's end + 3 µs."""
+    api = "cudaMemcpyAsync" if name.startswith("Memcpy") else "cudaLaunchKernel"
+    ev.append({"ph": "X", "cat": "cuda_runtime", "name": api, "pid": 1, "tid": 1, "ts": round(t_cpu + 1, 3),
+               "dur": 5.0, "args": {"correlation": corr, "External id": corr}})
+    t_gpu = max(t_gpu, t_cpu + 6)
+    args = {"device": 0, "stream": 7, "correlation": corr, "External id": corr}
+    if name.startswith("Memcpy"):
+        ev.append({"ph": "X", "cat": "gpu_memcpy", "name": name, "pid": 0, "tid": 7, "ts": round(t_gpu, 3),
+                   "dur": dur, "args": {**args, "bytes": MEMCPY_BYTES, "kind": "HtoD"}})
+    else:
+        ev.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": round(t_gpu, 3),
+                   "dur": dur, "args": {**args, "grid": [132, 1, 1], "block": [256, 1, 1]}})
+    return t_gpu + dur + 3.0
+
+
 def make_trace(path: Path, seed: int, gemm_scale: float = 1.0, noise: float = 0.02, steps: int = 4,
                device: dict | None = None, driver: int = 12040, truncate: bool = False,
                rename: dict[str, str] | None = None) -> Path:
@@ -61,19 +81,7 @@ def make_trace(path: Path, seed: int, gemm_scale: float = 1.0, noise: float = 0.
             dur = round(us * run * (1 + noise / 4 * rng.standard_normal()), 3)
             ev.append({"ph": "X", "cat": "cpu_op", "name": op, "pid": 1, "tid": 1, "ts": round(t_cpu, 3),
                        "dur": 8.0, "args": {"External id": corr}})
-            api = "cudaMemcpyAsync" if name.startswith("Memcpy") else "cudaLaunchKernel"
-            ev.append({"ph": "X", "cat": "cuda_runtime", "name": api, "pid": 1, "tid": 1, "ts": round(t_cpu + 1, 3),
-                       "dur": 5.0, "args": {"correlation": corr, "External id": corr}})
-            t_gpu = max(t_gpu, t_cpu + 6)
-            if name.startswith("Memcpy"):
-                ev.append({"ph": "X", "cat": "gpu_memcpy", "name": name, "pid": 0, "tid": 7, "ts": round(t_gpu, 3),
-                           "dur": dur, "args": {"device": 0, "stream": 7, "correlation": corr, "External id": corr,
-                                                "bytes": MEMCPY_BYTES, "kind": "HtoD"}})
-            else:
-                ev.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": round(t_gpu, 3),
-                           "dur": dur, "args": {"device": 0, "stream": 7, "correlation": corr, "External id": corr,
-                                                "grid": [132, 1, 1], "block": [256, 1, 1]}})
-            t_gpu += dur + 3.0
+            t_gpu = launch(ev, name, corr, t_cpu, t_gpu, dur)
             t_cpu += 10.0
             corr += 1
     doc = {"schemaVersion": 1, "deviceProperties": [device or H100], "cuda_driver_version": driver,

@@ -169,7 +169,7 @@ def test_console_lists_undetermined_critical_kernels(gpt2):
     # until session 40 modelled softmax backward) — outside the console's top 10 rows, so the count line says them
     assert len(und)
     text = " ".join(render(_report(gpt2), width=400).split())
-    assert f"{len(und)} of {len(vd)} critical kernels undetermined" in text
+    assert f"{len(und)} of {len(vd)} critical kernels (" in text and "could not be classified: " in text
 
 
 def _outlier_trace(tmp_path: Path) -> Path:

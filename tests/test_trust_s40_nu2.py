@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from gpulens.cli import main
+from tests.gate_traces import H100, launch
 
 #: (kernel, µs per step, aten op): a big GEMM, a mid kernel and a small layer norm, as in a GPT-2 step
 KERNELS = (("ampere_sgemm_128x64_tn", 900.0, "aten::mm"),
@@ -35,22 +36,14 @@ def _trace(path: Path, seed: int, scale: float, steps: int = 3) -> Path:
             dur = round(us * scale * (1 + 0.01 * rng.standard_normal()), 3)
             ev.append({"ph": "X", "cat": "cpu_op", "name": op, "pid": 1, "tid": 1, "ts": t_cpu, "dur": 8.0,
                        "args": {"External id": corr}})
-            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
-                       "ts": t_cpu + 1, "dur": 5.0, "args": {"correlation": corr, "External id": corr}})
-            t_gpu = max(t_gpu, t_cpu + 6)
-            ev.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": round(t_gpu, 3),
-                       "dur": dur, "args": {"device": 0, "stream": 7, "correlation": corr, "External id": corr,
-                                            "grid": [132, 1, 1], "block": [256, 1, 1]}})
-            t_gpu += dur + 3.0
+            t_gpu = launch(ev, name, corr, t_cpu, t_gpu, dur)  # its launch call and kernel (gate_traces)
             t_cpu += 10.0
             corr += 1
         t_cpu = max(t_cpu, t_gpu) + 20.0  # the step ends when its GPU work is done (a synchronising step)
         ev.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{s}", "pid": 1, "tid": 1,
                    "ts": start - 1, "dur": round(t_cpu - start, 3), "args": {}})
         t_cpu += 5.0
-    doc = {"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "computeMajor": 9,
-                                                      "computeMinor": 0, "numSms": 132, "warpSize": 32,
-                                                      "totalGlobalMem": 85031714816}],
+    doc = {"schemaVersion": 1, "deviceProperties": [H100],
            "cuda_driver_version": 12040, "cuda_runtime_version": 12040, "traceEvents": ev}
     path.write_text(json.dumps(doc))
     return path

@@ -101,6 +101,31 @@ def _writable_dir(dirs: list[Path]) -> Path | None:
     return None
 
 
+def prune_stale(lib: Library, folder: Path) -> list[Path]:
+    """Remove from ``folder`` the files of ``lib`` built from other sources — same stem and architecture, another
+    digest (the library and its failed-build marker) — after a build of the current one; returns what was removed.
+
+    Only in the sources' own ``__pycache__`` (``folder`` is ``lib.sources[0].parent / "__pycache__"``): what was
+    built there from another version of those sources can never be loaded again, while a shared cache
+    (``$NUMBA_CACHE_DIR``, ``~/.cache/gpulens``) may serve another install at the same time. Safe beside
+    concurrent processes: a process that loaded an old file keeps its mapping (unlinking does not unmap it); one
+    that found it and had not opened it yet gets OSError from :meth:`Library.open`, reads the library as not built
+    and builds the current one. A file that cannot be removed is left."""
+    if folder.resolve() != (lib.sources[0].parent / "__pycache__").resolve():
+        return []
+    keep, arch = lib.name(), platform.machine() or "unknown"
+    gone = []
+    for p in folder.glob(f"{lib.stem}-*-{arch}.*"):
+        stale = p.name not in (keep, keep + ".failed") and len(p.name.split("-")) == len(keep.split("-"))
+        if stale and p.name.endswith((".so", ".dylib", ".failed")):
+            try:
+                p.unlink()
+                gone.append(p)
+            except OSError:
+                pass
+    return gone
+
+
 def build(lib: Library, ir: Callable[[], tuple[Any, Callable]], dirs: list[Path] | None = None) -> Path:
     """Compile ``ir()`` — (numba signature, C-callable Python function) — and link it as ``lib`` into the first
     writable folder of ``dirs`` (default ``lib.cache_dirs()``); returns its path. Raises whatever fails (no
@@ -129,4 +154,8 @@ def build(lib: Library, ir: Callable[[], tuple[Any, Callable]], dirs: list[Path]
         except OSError:
             pass
         raise
+    try:  # the build succeeded: what this folder holds of other versions of these sources goes
+        prune_stale(lib, d)
+    except OSError:
+        pass
     return d / name

@@ -167,6 +167,10 @@ def _windows(timeline: Timeline, gpu: pd.DataFrame, aux: dict) -> list[tuple]:
     """(rank, step, thread, lo, hi, start_gpu) per window."""
     steps = step_ranges(timeline)
     host_steps = steps[~(steps["stream_id"].notna() | (steps["device_id"] >= 0)).to_numpy()]
+    # a rank with no GPU work has no path to the GPU: its steps are left out, as the whole-trace windows below and
+    # every GPU figure leave its rank out (:func:`gpulens.collectors._ranks.ranks_without_gpu_work`); summed in, a
+    # host-only rank's steps made the path longer than a rank's window and host-held in a GPU-bound run
+    host_steps = host_steps[host_steps["rank"].isin(pd.unique(gpu["rank"])).to_numpy(dtype=bool)]
     if len(host_steps):
         # one window per (rank, step): a step number recorded twice on a rank (nested ranges, or one per thread)
         # is one range — on a thread that launches GPU work when one does, the longest of those — so that no time

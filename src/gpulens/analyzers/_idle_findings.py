@@ -62,6 +62,14 @@ def steady_state(tot: dict[str, Any]) -> tuple[int, int]:
     return (max(int(tot.get("span_ns") or 0) - boundary, 0), max(int(tot.get("idle_ns") or 0) - boundary, 0))
 
 
+def span_share_text(ns: int | float | None, span: int | float) -> str:
+    """A time's share of the span it is judged over, in words ("29.2 %"; "unknown" when the time is not measured):
+    ``100 · ns / span``, the span at least 1 ns. The one wording of an idle cause's or the computing share in the
+    idle findings and the run verdict's basis (:func:`gpulens.analyzers._run_shares._pct_of`), over the span
+    :func:`steady_state` defines."""
+    return "unknown" if ns is None else share_pct_text(100.0 * ns / max(span, 1))
+
+
 def steady_idle_pct(tot: dict[str, Any]) -> float:
     """The steady state's idle as a share of the steady span [%] (:func:`steady_state`; 0 when that span is 0): the
     figure the idle finding's title leads with when one-off gaps are left out, and the bottlenecks summary's
@@ -518,7 +526,7 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
             n = int(tot.get(f"gaps_{key[5:-3]}") or 0)
             one = one_gap_text((summary.get("largest_gap") or {}).get(key[5:-3]), int(tot[key]), n)
             out.append(Finding(f"{title}: {'at most ' if other else ''}{fmt_ns(tot[key])} "
-                               f"({share_pct_text(100 * tot[key] / span)} {of_span}"
+                               f"({span_share_text(tot[key], span)} {of_span}"
                                + (f"; up to {fmt_ns(clock)} of the idle may be GPU work on another clock)" if clock
                                   else "; GPU work recorded without a usable start or end may fill any of it)" if other
                                   else ")") + (f" over {plural(n, 'gap')}{one}" if one else ""),

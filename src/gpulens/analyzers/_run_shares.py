@@ -13,12 +13,19 @@ from gpulens.analyzers._window_findings import WINDOW_IDLE_SHARE
 from gpulens.units import fmt_ns, share_pct_text
 
 
+def judged_span_ns(s: dict) -> int:
+    """The span the run verdict's shares are of [ns], from the bottlenecks summary ``s``: its steady state
+    (``steady_span_ns``, set when warm-up / one-off gaps are left out) else the GPU span (``device_span_ns``); at
+    least 1 — the denominator the idle findings use too (:func:`gpulens.analyzers._idle_findings.steady_state`)."""
+    return int(s.get("steady_span_ns") or s.get("device_span_ns") or 0) or 1
+
+
 def _shares(bn: Any, overhead: str) -> tuple[int | None, int | None, int]:
     """(the overhead cause's time, the computing time — union of compute kernels, the breakdown's computation —, the
     steady span they are shares of) in ns, from the bottlenecks summary; a time is None when not measured."""
     key = next(k for k, c in RANK_CLASSES.items() if c == overhead)
     s = bn.summary
-    span = int(s.get("steady_span_ns") or s.get("device_span_ns") or 0) or 1
+    span = judged_span_ns(s)
 
     def ns(k: str) -> int | None:
         v = s.get(k)
@@ -35,7 +42,7 @@ def _other_causes(bn: Any, overhead: str) -> list[tuple[str, int]]:
     from gpulens.analyzers.bottlenecks import DOMINANT_SHARE, GAP_EVIDENCE, MIN_VERDICT_GAPS
 
     s = bn.summary
-    span = int(s.get("steady_span_ns") or s.get("device_span_ns") or 0) or 1
+    span = judged_span_ns(s)
     out = []
     for key, cls in RANK_CLASSES.items():
         v = s.get(key)
@@ -79,8 +86,11 @@ def _computing_dominates(bn: Any, overhead: str) -> bool:
 
 
 def _pct_of(ns: int | None, span: int) -> str:
-    """A share of the span in words ("16 %"; "unknown" when not measured)."""
-    return "unknown" if ns is None else share_pct_text(100.0 * ns / max(span, 1))
+    """A share of the span in words ("16 %"; "unknown" when not measured): the idle findings' own wording
+    (:func:`gpulens.analyzers._idle_findings.span_share_text`), one definition."""
+    from gpulens.analyzers._idle_findings import span_share_text
+
+    return span_share_text(ns, span)
 
 
 def _host_only_edges(bn: Any) -> tuple[int, int]:
@@ -227,8 +237,9 @@ def host_share_basis(s: dict, steady: bool = False) -> str:
         return ""
     rows = sum(int(v) for k, v in classes.items() if k not in GPU_CLASSES and k != "unattributed")
     host = max(rows - int(on_gpu), 0)
-    n = int(s.get("windows") or 1)
-    over = f" summed over {n} steps" if n > 1 and not steady else ""
+    from gpulens.analyzers.critical_path import path_sum_words
+
+    over = "" if steady else f" {path_sum_words(s)}".rstrip()
     less = f" less {fmt_ns(int(on_gpu))} of host waits while the GPU was busy" if on_gpu else ""
     return f": {fmt_ns(host)} of the {fmt_ns(path)} path{over} — its host rows' {fmt_ns(rows)}{less}"
 

@@ -9,6 +9,7 @@ from gpulens.analyzers import _advice
 from gpulens.analyzers._verdict_facts import (
     Evidence, FULL_GRID_SHARE, HIGH_OCCUPANCY_PCT, QUEUED_LAUNCH_NS, SMALL_GRID_WAVES, TINY_LAUNCH_SHARE,
     _cache_led, _grid_short, _l1_led, _waves_words, one_off_launch, persistent_grid)
+from gpulens.analyzers.occupancy import FULL_THEORETICAL_PCT
 from gpulens.units import fmt_ns, pct_words
 
 
@@ -88,7 +89,11 @@ def steps_for(verdict: str, e: Evidence) -> list[str]:
     if verdict == "memory-bound" and _cache_led(e) == "L2":
         # the bytes come from L2, not DRAM (a producer's output still in L2): the kernel's own traffic through L2 is
         # what bounds it, and removing the round trip (fusion) or moving fewer, wider requests relieves it
-        others = "; ".join(f"{w} {pct_words(x)}" for x, w in ((e.l1_pct, "L1"), (e.dram_pct, "DRAM")) if x is not None)
+        # L1 with its window (_l1_words: over the kernel's elapsed cycles, below ncu's L1/TEX figure over the cycles
+        # it was active), as the L1-led step and the evidence give it — never a bare "L1 40 %"
+        others = "; ".join(f"{w} {x}" for x, w in ((_l1_words(e) if e.l1_pct is not None else None, "L1"),
+                                                    (pct_words(e.dram_pct) if e.dram_pct is not None else None, "DRAM"))
+                           if x is not None)
         how = "torch.compile" if e.pytorch else "one fused kernel"
         return [f"Its busiest memory unit is L2 ({pct_words(e.l2_pct)} of peak; {others}): its data comes from L2, not "
                 f"DRAM — fuse it with the producer or consumer so the values stay in registers ({how}), and move "
@@ -195,7 +200,7 @@ def _latency_steps(e: Evidence, proven: bool = True) -> list[str]:
                          "more work — more blocks per launch alone would not pay back the launch.")
     base = len(steps)  # the fallbacks below add a step when nothing after the fusion step was said
     small_grid = e.waves_per_sm is not None and e.waves_per_sm < SMALL_GRID_WAVES
-    full_theory = e.theoretical_occupancy_pct is not None and e.theoretical_occupancy_pct >= 99.5
+    full_theory = e.theoretical_occupancy_pct is not None and e.theoretical_occupancy_pct >= FULL_THEORETICAL_PCT
     grid_step = _advice.more_blocks(e.family, e.library, e.name, e.owner).replace("Give the launch more blocks: ",
                                                                  "The grid has too few blocks to fill the GPU: ")
     if small_grid:

@@ -70,7 +70,11 @@ def _evidence_text(e: Evidence) -> str:
                   f"({_pct(e.datasheet_roof_pct)} of the datasheet peak)")
         src = (f"{e.roof_source} on an assumed {e.roof_assumed} (peaks assumed, not this GPU's for certain)"
                if e.roof_assumed and e.roof_source == "roofline" else e.roof_source)
-        parts.append(f"{src}: {e.bound or 'bound unknown'}, {side}, {_pct(e.roof_pct)} {of}{ai}")
+        # the roofline's placement in the words its own finding uses: "below-roofs" is a row's name only until the
+        # verdict names why (the row then reads "latency/occupancy", :meth:`Roofline.name_latency`), so the evidence
+        # never says "roofline: below-roofs" beside a roofline row that says "latency/occupancy" (the demo's GEMMs)
+        where = "below both roofs" if e.bound == "below-roofs" else e.bound or "bound unknown"
+        parts.append(f"{src}: {where}, {side}, {_pct(e.roof_pct)} {of}{ai}")
     if e.achieved_occupancy_pct is not None or e.limiter:
         counted = [f"{_pct(x)} {w}" for x, w in ((e.achieved_occupancy_pct, "achieved"),
                                                   (e.theoretical_occupancy_pct, "theoretical")) if x is not None]

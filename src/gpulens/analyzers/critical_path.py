@@ -168,6 +168,19 @@ def bound_of(path: float, host_share: float, held_share: float, unknown: float) 
             "cpu" if not unknown or (path and host_share >= 0.5) else "unknown")
 
 
+def path_sum_words(s: dict) -> str:
+    """What a critical path's summed length (``path_ns`` of the summary ``s``) is a sum of, in words — the one
+    definition every sentence that quotes the path's length uses: "summed over 2 ranks' steps" (or traces, without
+    steps) when the windows lie on several ranks — the sum is then longer than any one rank's window —, "summed over
+    3 steps" for several whole steps of one rank, "" for one window or steps cut at a ``--window`` end (the window
+    words say so). ``s`` keys: ``windows`` [count], ``ranks`` [count], ``stepped`` [bool], ``cut_steps`` [count];
+    a summary without ``ranks`` (an earlier version's JSON report) reads as one rank's steps."""
+    n, ranks = int(s.get("windows") or 1), int(s.get("ranks") or 1)
+    if ranks > 1:
+        return f"summed over {ranks} ranks' {'steps' if s.get('stepped', True) else 'traces'}"
+    return f"summed over {n} steps" if n > 1 and s.get("stepped", True) and not s.get("cut_steps") else ""
+
+
 def steady_summary(class_ns: dict[str, int], on_gpu: float) -> dict:
     """The path's figures over the steady state the run verdict judges (:mod:`._critical_steady`): its length
     (``steady_path_ns``), host and GPU-held shares and bound, by the one definition of :func:`held_shares`;
@@ -274,6 +287,11 @@ class CriticalPath(Analyzer):
         return AnalysisResult(self.name, t[list(COLUMNS)], cols, summary, findings,
                               summary_columns={"windows": "steps (or whole-trace windows) analysed [count]",
                                                "path_ns": "summed critical-path length [ns]",
+                                               "ranks": "ranks whose windows the path sums (ranks with GPU work) "
+                                                        "[count]",
+                                               "stepped": "whether the windows are steps (else whole traces) "
+                                                          "[bool]",
+                                               "cut_steps": "steps cut at a --window end [count]",
                                                "steps_absorbed": "steps that ran wholly within the previous step's "
                                                                  "window and have no path of their own [count]",
                                                "gpu_share": "share of the path on GPU work [share]",
@@ -330,14 +348,13 @@ class CriticalPath(Analyzer):
         # what the windows are: steps (some cut at a --window end: then the kept part of them), or whole traces
         whole = ("path window" if not stepped else "step time" if not cut else
                  f"time the selection keeps of the steps, {cut} of {len(windows)} cut at the --window end")
-        over = (f" ({fmt_ns(per.iloc[0])} of {fmt_ns(path)}, summed over {ranks} ranks' "
-                f"{'steps' if stepped else 'traces'})" if ranks > 1 else "")
+        summary.update(ranks=ranks, stepped=stepped, cut_steps=int(cut))
         # a class's share summed over every window (the table's rows give each step's own share): said so when
         # there are several, as "65 %" of all steps beside a first step's "64.1 %" reads as the same figure twice
         # with the time and the path it is a share of (the answer's critical-path line gives the same path: GPT-2
         # H200 read "CPU ops hold 64.6 % of the step time" beside "74.1 % of the 226.13 ms path" with no common figure)
-        over = over or (f" ({fmt_ns(per.iloc[0])} of {fmt_ns(path)}, summed over {len(windows)} steps)"
-                        if stepped and not cut and len(windows) > 1 else "")
+        summed = path_sum_words(summary)
+        over = f" ({fmt_ns(per.iloc[0])} of {fmt_ns(path)}, {summed})" if summed else ""
         title = (f"Critical path: {CLASS_WORDS.get(top, top)} hold {pct_words(100 * per.iloc[0] / path)} of the "
                  f"{whole}{over}")
         if top in ("cpu_op", "runtime", "host_idle") and summary["host_share"] * path >= per.iloc[0] > 0 \
@@ -346,11 +363,9 @@ class CriticalPath(Analyzer):
             # leads with that share — the one figure of the host's part of the path — and names the class as its
             # largest part (GPT-2 on an H200 led "CPU ops hold 64.6 % of the step time" below a headline "host
             # work (74.1 % of it)", two shares of one path that read as one quantity)
-            summed = (f", summed over {ranks} ranks' {'steps' if stepped else 'traces'}" if ranks > 1 else
-                      f", summed over {len(windows)} steps" if stepped and not cut and len(windows) > 1 else "")
             hs = summary["host_share"]
             title = (f"Critical path: host work holds {share_pct_text(100 * hs)} of the {whole} "
-                     f"({fmt_ns(hs * path)} of {fmt_ns(path)}{summed}, less its waits while the GPU was busy); "
+                     f"({fmt_ns(hs * path)} of {fmt_ns(path)}{', ' + summed if summed else ''}, less its waits while the GPU was busy); "
                      f"{CLASS_WORDS.get(top, top)} hold {pct_words(100 * per.iloc[0] / path)} of the {whole} "
                      f"({fmt_ns(per.iloc[0])}), the largest part")
         said = (f"the path is {bound.upper()}-bound" if bound != "unknown" else

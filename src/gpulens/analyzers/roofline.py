@@ -323,6 +323,25 @@ class Roofline(Analyzer):
                 f.category = verdict
 
     @staticmethod
+    def name_launch(result: AnalysisResult | None, name: str) -> None:
+        """Once kernel ``name``'s verdict is ``launch-bound`` while its roofline row says ``below-roofs`` (a placement
+        that covers latency-, occupancy- and launch-limited kernels alike), its placement finding says which — the
+        launches — instead of "latency, occupancy or launch overhead", and takes the verdict's category: the
+        roofline never reads "latency/occupancy-bound" under a kernel verdict "launch-bound". In place; the row, its
+        shares and time at stake stay the roofline's."""
+        if result is None or result.skipped or not len(result.table):
+            return
+        t = result.table
+        if not ((t["name"].astype(str) == name).to_numpy() & (t["bound"].astype(object) == BELOW_ROOFS).to_numpy()).any():
+            return
+        for f in result.findings:
+            if f.key == f"roofline:{name}" and f.category != "data-quality":
+                f.detail = ("Neither compute nor memory bandwidth bounds it: its launches do — most run shorter than "
+                            "their launch call, and the GPU waits on the next launch (its kernel verdict: "
+                            "launch-bound). Fuse it with its neighbours or capture the launches in a graph.")
+                f.category = "launch-bound"
+
+    @staticmethod
     def name_latency(result: AnalysisResult | None, name: str) -> None:
         """Once kernel ``name``'s verdict is ``latency/occupancy-bound`` while its roofline row says ``below-roofs``
         (the roofline's placement; the grid, stalls or occupancy beside it say why), the row's ``bound`` takes the

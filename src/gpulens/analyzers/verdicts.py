@@ -68,10 +68,11 @@ from gpulens.analyzers._run_shares import (
     verdict_scope,
 )
 from gpulens.analyzers.stall_classes import OCCUPANCY_METRICS, SOL_METRICS
-from gpulens.analyzers.verdict_rules import BOUND_TO_VERDICT, BOUNDS, Evidence, decide, slow_launch
+from gpulens.analyzers.verdict_rules import BOUND_TO_VERDICT, BOUNDS, GRAPH_NODE_STEP, Evidence, decide, slow_launch
 from gpulens.analyzers._verdict_facts import _cache_led
 from gpulens.analyzers._verdict_order import fix_first
 from gpulens.timeline import Timeline
+from gpulens.timeline.names import is_graph_replay
 from gpulens.units import agree, fmt_ns, pct_words, plural, share_pct_text
 from gpulens.analyzers._verdict_inputs import (  # noqa: F401 (re-exported)
     DRAM_SOL, LAUNCH_STAKE_NOTE, SOL_LATENCY_PCT, _family, _first_in_time, _first_source, _gemm_extents, _lookup,
@@ -361,6 +362,8 @@ class Verdicts(Analyzer):
                                 {"L1": "L1/TEX", "L2": "L2"}.get(cache or ""), e.sol_unit)
             if v.verdict == "latency/occupancy-bound":  # the roofline row names it as the verdict does
                 Roofline.name_latency((results or {}).get("roofline"), name)
+            elif v.verdict == "launch-bound":  # its placement finding names the launches, as the verdict does
+                Roofline.name_launch((results or {}).get("roofline"), name)
             # a time at stake computed from an assumed GPU's peaks or SM count holds only if the GPU is that one
             premise = assumed_premise(device, v.stake_from) if v.time_at_stake_ns is not None and (
                 (v.stake_from == "peaks" and e.roof_assumed) or (v.stake_from == "sms" and e.sms_assumed)) else ""
@@ -421,6 +424,8 @@ class Verdicts(Analyzer):
         t = pd.DataFrame(rows, columns=list(COLUMNS))
         t["cumulative_share"] = pd.to_numeric(t["share"], errors="coerce").astype(float).cumsum(skipna=False)
         und = t[t["verdict"] == "undetermined"]
+        graphs = und[[is_graph_replay(n) for n in und["name"].astype(str)]] if len(und) else und
+        und = und.drop(graphs.index)
         if len(und):
             steps = und["next_steps"].iloc[0]
             # a kernel with launches without a duration has an unknown time (analyzers._unknown_time)
@@ -433,6 +438,20 @@ class Verdicts(Analyzer):
                 f"{agree(len(und), 'it', 'them')} "
                 f"({und_time}). {steps[0] if steps else ''}".strip(),
                 severity="info", category="undetermined", key="undetermined", action=steps[0] if steps else ""))
+        if len(graphs):
+            # a whole CUDA graph replay traced at graph level is no kernel that failed to classify: its kernels were
+            # not recorded one by one, and the trace option that records them is the step (T07: "1 of 1 critical
+            # kernel could not be classified" for a graph replay)
+            n = len(graphs)
+            gname, gtime = str(graphs["name"].iloc[0])[:80], fmt_ns(graphs["time_ns"].sum(min_count=1))
+            findings.append(Finding(
+                (f"{gname} ({gtime} of GPU time) is a whole CUDA graph replay, not one kernel" if n == 1 else
+                 f"{n} of the {len(t)} critical kernel rows ({gtime} of GPU time) are whole CUDA graph replays, not "
+                 "kernels") + ": the kernels inside were not traced one by one, so none has a bound",
+                "Nsight Systems traced the graph as one interval per replay (--cuda-graph-trace=graph): "
+                "the kernels it launched were not recorded, so no roofline, occupancy or counter describes them.",
+                severity="info", category="undetermined", key="undetermined" if not len(und) else "undetermined/graph",
+                action=GRAPH_NODE_STEP))
         t["time_at_stake_ns"] = t["time_at_stake_ns"].astype("Int64")
         uc = timeline.tables.get("unattached_counters")  # counters of dispatches without timestamps are counters
         summary = self._run_summary(t, results, findings, busy_unknown_reason(timeline) is not None,

@@ -6,15 +6,26 @@ and a 30 % slower replacement passed. Per work category (:func:`gpulens.analyzer
 GEMM, attention, elementwise, reduction, normalisation, communication, copy; never ``other``), the vanished
 kernels' time and the new kernels' time form one metric ``kernels:<category> replaced`` compared like a kernel (run-level samples:
 the sums per run); the member rows stay, informational.
+
+Elementwise and reduction kernels are one family here (:data:`REPLACEMENT_FAMILY`): a fusing compiler folds pointwise
+ops into the reduction that consumes them (TorchInductor's ``triton_per_fused_add_mul_sum`` / ``triton_red_fused_…``
+replace an eager ``vectorized_elementwise_kernel`` and a ``reduce_kernel``), so an elementwise kernel that vanished
+beside a new reduction kernel is one replacement — ``kernels:elementwise + reduction replaced`` —, never a −100 %
+"improvement" beside a new kernel that gates nothing. Their work categories stay apart everywhere else.
 """
 
 from __future__ import annotations
 
-from gpulens.analyzers._categories import kernel_category
+from gpulens.analyzers._categories import CATEGORIES, kernel_category
 from gpulens.gate.runs import KERNEL_PREFIX, Metric
 
 #: Metric id prefix of the replaced-kernel metrics (``kernels:GEMM replaced``).
 REPLACED_PREFIX = "kernels:"
+
+
+#: Work categories the gate pairs as one replacement family (see the module docstring); a category not named is its
+#: own family.
+REPLACEMENT_FAMILY = {"elementwise": "pointwise", "reduction": "pointwise"}
 
 
 def kernel_like(name: str) -> bool:
@@ -38,20 +49,24 @@ def replaced(base: dict[str, Metric], cand: dict[str, Metric]) -> tuple[dict[str
     Returns:
         ``{metric id: (baseline metric, candidate metric)}`` and ``{member kernel metric id: replaced metric id}``.
     """
+    cats: dict[str, set[str]] = {}  # family → the work categories of its members
+
     def by_class(names: list[str]) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
         for n in names:
             cat = kernel_category(n[len(KERNEL_PREFIX):])
             if cat != "other":
-                out.setdefault(cat, []).append(n)
+                fam = REPLACEMENT_FAMILY.get(cat, cat)
+                out.setdefault(fam, []).append(n)
+                cats.setdefault(fam, set()).add(cat)
         return out
 
     gone = by_class([n for n in base if n.startswith(KERNEL_PREFIX) and n not in cand])
     new = by_class([n for n in cand if n.startswith(KERNEL_PREFIX) and n not in base])
     pairs: dict[str, tuple[Metric, Metric]] = {}
     members: dict[str, str] = {}
-    for cat in sorted(set(gone) & set(new)):
-        mid = f"{REPLACED_PREFIX}{cat} replaced"
-        pairs[mid] = (_summed(mid, [base[n] for n in gone[cat]]), _summed(mid, [cand[n] for n in new[cat]]))
-        members.update(dict.fromkeys(gone[cat] + new[cat], mid))
+    for fam in sorted(set(gone) & set(new)):
+        mid = f"{REPLACED_PREFIX}{' + '.join(c for c in CATEGORIES if c in cats[fam])} replaced"
+        pairs[mid] = (_summed(mid, [base[n] for n in gone[fam]]), _summed(mid, [cand[n] for n in new[fam]]))
+        members.update(dict.fromkeys(gone[fam] + new[fam], mid))
     return pairs, members

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
 from rich.text import Text
 
 from gpulens.reports._fit import Col, FitTable
@@ -92,11 +93,12 @@ def _with_ratio_basis(cols: list, every: list, docs: dict, n: int) -> list:
 
 
 def _blank(col: Any) -> bool:
-    """Every value unknown (NaN, None, NA) or an empty string."""
+    """Every value unknown (NaN, None, NA) or an empty string — in an object column or a string-dtype one (pandas
+    3's default ``str``, ``string``), whose empties are strings too."""
     known = col.notna().to_numpy(dtype=bool)
     if not known.any():
         return True
-    if col.dtype != object:
+    if col.dtype != object and not isinstance(col.dtype, pd.StringDtype):
         return False
     # stops at the first value that says something (most columns: the first row) instead of testing every row
     return all(isinstance(v, str) and not v.strip() for v in col.to_numpy()[known])

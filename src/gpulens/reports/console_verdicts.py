@@ -97,12 +97,11 @@ def verdict_renderables(s: Any, top: int = 10) -> list:
                 Col("%"), Col("top reason", "left", figure=False), Col("source", "left", figure=False, optional=True)]
         parts.append(FitTable("Stall classes (share of stall time)", cols, rows))
     if vd is not None and not vd.skipped and len(vd.table):
-        known = vd.table[vd.table["verdict"] != "undetermined"]
-        n_und = len(vd.table) - len(known)
-        if n_und:
-            steps = vd.table.loc[vd.table["verdict"] == "undetermined", "next_steps"].iloc[0]
-            parts.append(Text(f"{n_und} of {plural(len(vd.table), 'critical kernel')} undetermined: "
-                              + (fmt_unit(steps[0], "text") if len(steps) else "no next step recorded")))
+        # the verdicts' own sentences for the kernels without a bound (those that could not be classified, the
+        # whole CUDA graph replays), each with its next step: the console's line is the finding the others show
+        for f in vd.findings:
+            if f.key in ("undetermined", "undetermined/graph"):
+                parts.append(Text(f"{f.title}: " + (fmt_unit(f.action, "text") if f.action else "no next step recorded")))
         # the rows and their order as the HTML and Markdown show them (an undetermined one with its row, its step
         # said once in the line above); a cut says "top N of M" and names a larger stake left out
         shown, cut = verdict_rows(s, top)
