@@ -67,7 +67,7 @@ def test_day_long_runaway_of_unknown_duration_is_said_to_be_left_out(tmp_path):
     sm = src["summary"]
     assert (sm["span_ns"], sm["gpu_busy_ns"], sm["kernel_runaway_events"]) == (15 * US, 10 * US, 1)
     w = _day_warning(src)
-    assert "1 GPU event lasts longer than a day (the longest 172800.00 s: kb)" in w
+    assert "1 GPU event lasts longer than a day (the longest 2.00 days: kb)" in w
     assert "include none of its recorded duration" in w and "its duration is unknown" in w
     assert "include it" not in w
 
@@ -80,7 +80,7 @@ _ROCPROF_HDR = ("Kind,Agent_Id,Queue_Id,Stream_Id,Thread_Id,Dispatch_Id,Kernel_I
 def test_day_long_event_clipped_at_the_next_on_its_queue_rocprofv3(tmp_path):
     """rocprofv3 kernel trace (ns), one queue: ka [1,000,000, 1,010,000], kb from 1,015,000 with an end two days
     later (172,800,000,000,000 ns recorded), kc [1,030,000, 1,035,000]. kb is clipped at kc's start: 15,000 ns kept.
-    Busy 10 + 15 + 5 = 30 µs over the span 1,000,000 → 1,035,000 = 35 µs; the warning says 15.00 µs of 172800.00 s,
+    Busy 10 + 15 + 5 = 30 µs over the span 1,000,000 → 1,035,000 = 35 µs; the warning says 15.00 µs of 172800.00 s (2.00 days),
     clipped at the next event on its stream."""
     day_ns = DAY_US * US
     rows = [("ka", 1_000_000, 1_010_000), ("kb", 1_015_000, 1_015_000 + 2 * day_ns), ("kc", 1_030_000, 1_035_000)]
@@ -91,7 +91,7 @@ def test_day_long_event_clipped_at_the_next_on_its_queue_rocprofv3(tmp_path):
     sm = src["summary"]
     assert (sm["span_ns"], sm["gpu_busy_ns"]) == (35 * US, 30 * US)
     w = _day_warning(src)
-    assert "include 15.00 µs of its 172800.00 s recorded (1 clipped at the next event on its stream)" in w
+    assert "include 15.00 µs of its 2.00 days recorded (1 clipped at the next event on its stream)" in w
 
 
 def _nsys(path: Path, kernels: list[tuple[int, int, int, str]]) -> Path:
@@ -119,8 +119,8 @@ def test_two_day_long_events_one_cut_one_unknown_nsys(tmp_path):
     sm = src["summary"]
     assert (sm["span_ns"], sm["gpu_busy_ns"], sm["kernel_runaway_events"]) == (20 * US, 20 * US, 2)
     w = _day_warning(src)
-    assert "2 GPU events last longer than a day (the longest 259200.00 s: kd)" in w
-    assert ("include 15.00 µs of their 432000.00 s recorded (1 cut at the end of the rest of the run, 1 of unknown "
+    assert "2 GPU events last longer than a day (the longest 3.00 days: kd)" in w
+    assert ("include 15.00 µs of their 5.00 days recorded (1 cut at the end of the rest of the run, 1 of unknown "
             "duration (starting after the rest of the run ended))") in w
 
 
