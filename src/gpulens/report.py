@@ -251,6 +251,18 @@ class SourceReport:
             out["memcpy_count"] = out["memcpy_bytes"] = None
         return out
 
+    @property
+    def devices_by_work(self) -> tuple[list[Any], list[Any]]:
+        """The recorded devices (``meta.devices``) that ran GPU work and those that ran none
+        (:func:`gpulens.devices.split_by_work`), worked out once: every reporter names them, and a cache hit restores
+        them with ``status`` and ``summary`` instead of loading the Timeline's events again."""
+        if "devices_by_work" not in self.cached:
+            from gpulens.devices import split_by_work
+
+            busy, idle = split_by_work(self.timeline)
+            self.cached["devices_by_work"] = (list(busy), list(idle))
+        return self.cached["devices_by_work"]
+
     def findings(self) -> list[Finding]:
         """All analyzers' findings as a tree (:func:`gpulens.analyzers._tree.arrange`): roots by time at stake,
         largest first, each followed by the findings that detail it (``parent`` set; their time is part of the
@@ -444,7 +456,7 @@ def analyze(paths: str | os.PathLike | Iterable[str | Path], strict: bool = True
         from gpulens.cache import store_results
 
         src = report.sources[0]
-        cached = {"status": src.status, "summary": src.summary}
+        cached = {"status": src.status, "summary": src.summary, "devices_by_work": src.devices_by_work}
         store_results(memo, {"results": src.results, "device": src.device, "cached": cached, "label": src.label,
                              "meta": src.timeline.meta, "rejected": src.timeline.rejected})
         report.results_file = memo

@@ -9,6 +9,7 @@ are never folded (``soft_wrap``); tables still fit that width. ``COLUMNS`` set b
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from rich.console import Console
 
@@ -22,3 +23,26 @@ def console(stderr: bool = False) -> Console:
     if con.is_terminal or os.environ.get("COLUMNS", "").strip().isdigit():
         return con
     return Console(stderr=stderr, width=PIPE_WIDTH, soft_wrap=True)
+
+
+class _Quiet:
+    """What :func:`status` gives where nothing would be shown: a context manager whose ``update`` does nothing."""
+
+    def __enter__(self) -> "_Quiet":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def update(self, *args: object, **kwargs: object) -> None:
+        """Ignored: no spinner is shown."""
+
+
+def status(con: Console, text: str = "") -> Any:
+    """``con.status(text)`` (a spinner while a command loads and analyses) on a terminal or in Jupyter; elsewhere
+    (a pipe, a file, a CI log: rich draws nothing there, its status being transient) a do-nothing stand-in with the
+    same ``update``, so that neither rich's live display (imported for it) nor its refresh thread (waking the process
+    12 times a second) runs for nothing."""
+    if con.is_terminal or con.is_jupyter:
+        return con.status(text)
+    return _Quiet()

@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 from rich.console import Console
 
-from gpulens.cli._console import console as make_console
+from gpulens.cli._console import console as make_console, status as console_status
 from gpulens.errors import EXIT_NO_GPU_WORK, EXIT_OK, GpulensError, truncated_without_gpu_work
 from gpulens.timeline.secrets import encodable, writable
 from gpulens.units import plural
@@ -197,7 +197,7 @@ def register(app: typer.Typer) -> None:
         from gpulens.cli import import_settled
 
         run_analysis = import_settled("gpulens.report").analyze
-        with console.status("") as status:
+        with console_status(console) as status:
             report = run_analysis(inputs, strict=not lenient, format=format,
                                   on_load=lambda p: status.update(f"Loading {p} …"), select=select,
                                   cache=not no_cache, workers=workers, scheduler=scheduler, join=join, device_spec=device_spec,

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.table import Table
 
 from gpulens.cli._console import console as make_console
 from gpulens.errors import EXIT_OK
@@ -62,6 +61,8 @@ def list_cmd(
     from gpulens.gate import default_store, load_config
 
     root = store or default_store(load_config(config).baseline_dir)
+    from rich.table import Table  # imported by this command only, not by every command's start
+
     t = Table(title=f"Baselines in {root}", title_justify="left")
     for c in ("name", "machine", "runs", "created", "commit"):
         t.add_column(c)

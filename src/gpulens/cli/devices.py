@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Optional
 
 import typer
-from rich.table import Table
 
 from gpulens.cli._console import console as make_console
 from gpulens.errors import GpulensError
@@ -24,6 +23,8 @@ def register(app: typer.Typer) -> None:
         from gpulens.analyzers import _advice
         from gpulens.devices import SPECS, builtin_spec
         from gpulens.devices.spec import source_legend
+        from rich.table import Table  # imported by this command only, not by every command's start
+
 
         console = make_console()
         if name is None:

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from gpulens.cli._console import console as make_console
+from gpulens.cli._console import console as make_console, status as console_status
 from gpulens.errors import EXIT_OK, GpulensError
 
 
@@ -48,7 +48,7 @@ def register(app: typer.Typer) -> None:
         for out, kind, _ in outputs:  # refused before the comparison runs
             check_output(out, inputs, kind, force)
         console = make_console(stderr=quiet)
-        with console.status("Comparing …"):
+        with console_status(console, "Comparing …"):
             result = diff(base, cand, top=top, strict=not lenient)
         if not quiet:
             render.print_diff(result, console, top=top)

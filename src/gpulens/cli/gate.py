@@ -10,7 +10,7 @@ from typing import List, Optional
 
 import typer
 
-from gpulens.cli._console import console as make_console
+from gpulens.cli._console import console as make_console, status as console_status
 from gpulens.cli.analyze import check_output, distinct_outputs, write_output
 from gpulens.errors import EXIT_OK, GpulensError
 
@@ -101,7 +101,7 @@ def _run(candidates, baseline, warn_only, require_baseline, fail_on_ambiguous, a
     cfg = load_config(config)
     cfg.fail_on_ambiguous = cfg.fail_on_ambiguous or fail_on_ambiguous
     console = make_console(stderr=quiet)
-    with console.status("Loading candidate runs …"):
+    with console_status(console, "Loading candidate runs …"):
         runs = collect_runs(candidates, strict=strict)
     base = find_baseline(baseline, runs.machine_key, store or default_store(cfg.baseline_dir), strict)
     result = run_gate(base, runs, cfg, baseline_ref=baseline, allow_cross_machine=allow_cross_machine,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import sys
-import webbrowser
 from pathlib import Path
 from typing import List, Optional
 
@@ -118,6 +117,8 @@ def register(app: typer.Typer) -> None:
                 html_path = write_html(report, out / f"{stem}.report.html")
             _summarize(console, report, [("JSON report", json_path), ("HTML dashboard", html_path)], None, quiet)
             if open_html and html_path is not None:
+                import webbrowser
+
                 webbrowser.open(html_path.resolve().as_uri())
             raise typer.Exit(code)
 
@@ -147,5 +148,7 @@ def register(app: typer.Typer) -> None:
         _summarize(console, prof.report, [("trace", prof.trace_path), ("JSON report", prof.json_path),
                                           ("HTML dashboard", prof.html_path)], prof.error, quiet, first)
         if open_html and prof.html_path is not None:
+            import webbrowser
+
             webbrowser.open(prof.html_path.resolve().as_uri())
         raise typer.Exit(code)

@@ -126,7 +126,7 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
     sm, tl = s.summary, s.timeline
     hs = s.results.get("hotspots")
     hsum = hs.summary if hs is not None else {}
-    devices = run_device_text(tl, s.device)
+    devices = run_device_text(s)
     from gpulens.reports._answer import partial_reason
 
     status = s.status + (f" — {partial_reason(s)}" if partial_reason(s) else "")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import html as _html
 import json
 import math
-import weakref
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
@@ -18,6 +17,7 @@ from typing import Any, Iterable, Sequence
 import pandas as pd
 
 from gpulens.reports._md_safe import visible
+from gpulens.reports._values import _UNKNOWN, unknown_everywhere  # noqa: F401 (re-exported: the HTML pages use it)
 from gpulens.reports._format import (MISSING, TEXT_UNITS, _is_bool, _is_num, clip, column_label, fmt_unit, is_missing,
                                       unit_of)
 from gpulens.reports._names import short_names
@@ -36,25 +36,6 @@ def hot_ranks(s: Any) -> dict[str, int]:
     if hs is None or hs.skipped or hs.table is None or "name" not in hs.table:
         return {}
     return {str(n): i + 1 for i, n in enumerate(hs.table["name"])}
-
-#: result table (by id) → (a weak reference to it, column → unknown on every row): :func:`unknown_everywhere`
-_UNKNOWN: dict[int, tuple[Any, dict[str, bool]]] = {}
-
-
-def unknown_everywhere(t: pd.DataFrame, c: str) -> bool:
-    """Whether column ``c`` of the result table ``t`` is unknown (NaN, None, NA: ``isna``) on every row — the
-    columns an HTML table and a kernel page's facts leave out. Asked for every panel and for every kernel's page,
-    it is computed once per table and column (result tables are not changed once analysed); the entry goes when the
-    table does."""
-    key = id(t)
-    memo = _UNKNOWN.get(key)
-    if memo is None or memo[0]() is not t:
-        memo = _UNKNOWN[key] = (weakref.ref(t, lambda _, k=key: _UNKNOWN.pop(k, None)), {})
-    got = memo[1].get(c)
-    if got is None:
-        got = memo[1][c] = bool(t[c].isna().all())
-    return got
-
 
 #: Okabe & Ito (2008) colour-blind-safe palette ("Color Universal Design"), in plotting order.
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")

@@ -191,9 +191,11 @@ def timeline_page(s: Any, max_rows: int, max_segments: int) -> list[Any]:
                '<span class="tlstatus" aria-live="polite"></span></p>'
                '<p class="note">The export holds what this page embeds; for every event of the trace run '
                '<code>gpulens analyze … --perfetto run.json</code>.</p>')
+    keys = list(zip(level0["rank"].tolist(), level0["device_id"].tolist(), level0["stream_id"].tolist(),
+                    level0["thread_id"].tolist()))
+    labels = {k: lane_label(*k) for k in dict.fromkeys(keys)}  # a few lanes, many segments: each label once
     level0 = level0.assign(
-        lane=[lane_label(*k) for k in zip(level0["rank"], level0["device_id"], level0["stream_id"],
-                                           level0["thread_id"])],
+        lane=[labels[k] for k in keys],
         kind=[KIND_LABELS.get(str(k), str(k)) for k in level0["kind"]])
     cols = ["lane", "offset_ns", "busy_ns", "events", "kind", "name"]
     docs = {**st.columns, "lane": "GPU stream or CPU thread [text]"}

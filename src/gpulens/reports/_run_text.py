@@ -126,13 +126,12 @@ def _dev_id(d: Mapping[str, Any]) -> Any:
         return v
 
 
-def run_device_text(tl: Any, spec: Any) -> str:
-    """:func:`device_text` of a Timeline: the devices that ran its GPU work named as the run's, the others recorded
-    beside them said apart (:func:`gpulens.devices.split_by_work`)."""
-    from gpulens.devices import split_by_work
-
-    busy, idle = split_by_work(tl)
-    return device_text(list(busy), spec, idle)
+def run_device_text(s: Any) -> str:
+    """:func:`device_text` of a source (:class:`gpulens.report.SourceReport`): the devices that ran its GPU work
+    named as the run's, the others recorded beside them said apart (its ``devices_by_work``, from
+    :func:`gpulens.devices.split_by_work`), with the spec it was analysed with."""
+    busy, idle = s.devices_by_work
+    return device_text(list(busy), s.device, idle)
 
 
 def _device_text(devices: list[dict[str, Any]], spec: Any) -> str:

@@ -5,6 +5,7 @@ re-exports every name here.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Mapping
 
 import numpy as np
@@ -36,6 +37,25 @@ def clip(text: str, n: int, whole_words: bool = False) -> str:
         if opened >= (n - 1) // 2:
             head = head[:opened].rstrip(" ,;:—-(")
     return head + "…"
+
+
+#: result table (by id) → (a weak reference to it, column → unknown on every row): :func:`unknown_everywhere`
+_UNKNOWN: dict[int, tuple[Any, dict[str, bool]]] = {}
+
+
+def unknown_everywhere(t: Any, c: str) -> bool:
+    """Whether column ``c`` of the result table ``t`` is unknown (NaN, None, NA: ``isna``) on every row — the
+    columns an HTML table, a kernel page's facts and a compact (console, Markdown) table leave out. Asked for every
+    panel, every kernel's page and every compact table, it is computed once per table and column (result tables
+    are not changed once analysed); the entry goes when the table does."""
+    key = id(t)
+    memo = _UNKNOWN.get(key)
+    if memo is None or memo[0]() is not t:
+        memo = _UNKNOWN[key] = (weakref.ref(t, lambda _, k=key: _UNKNOWN.pop(k, None)), {})
+    got = memo[1].get(c)
+    if got is None:
+        got = memo[1][c] = bool(t[c].isna().all())
+    return got
 
 
 def _is_bool(v: Any) -> bool:

@@ -61,7 +61,7 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     damaged = input_note(s)
     if damaged:  # beside the headline: the figures below rest on an input with warnings (listed in full at the end)
         parts.insert(bool(partial) + bool(clocks), Text(f"INPUT: {damaged}\n", style="bold yellow"))
-    devs = run_device_text(tl, s.device)
+    devs = run_device_text(s)
     head = Table.grid(padding=(0, 2))
     head.add_column(style="bold")
     head.add_column()

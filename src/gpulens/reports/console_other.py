@@ -16,6 +16,7 @@ from gpulens.reports._fit import Col, FitTable
 from gpulens.reports._format import (TEXT_UNITS, column_label, fmt_value, result_title, shown_columns, source_vendor,
                                      unit_of, vendor_label)
 from gpulens.reports._names import short_names
+from gpulens.reports._values import unknown_everywhere
 
 #: Results the console already shows in their own sections.
 SHOWN = frozenset({"hotspots", "breakdown", "roofline", "occupancy", "verdicts", "bottlenecks", "ranks", "stalls",
@@ -66,7 +67,7 @@ def compact_columns(r: Any, n: int) -> list:
     t = r.table
     named = any(c in t.columns for c in NAME_COLUMNS)
     every = [c for c in shown_columns(t.columns) if not str(c).startswith("_") and not (c == "key" and named)
-             and not _blank(t[c])]
+             and not unknown_everywhere(t, c) and not (t[c].dtype == object and _blank(t[c]))]
     cols = every[:n]
     key = _sort_column(r, every)
     if key is not None and key not in cols:  # the time the rows are ranked by, beside the name: never cut

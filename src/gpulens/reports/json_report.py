@@ -137,7 +137,7 @@ def source_dict(s: SourceReport, top: int = 20) -> dict[str, Any]:
         # whether that spec was assumed, not read from the input (its peaks may not be the profiled GPU's), and
         # the one wording every reporter shows ("… (analysed as an assumed X — …)", "… (no hardware spec …)")
         "device_spec_assumed": bool(getattr(s.device, "assumed", False)),
-        "device_text": run_device_text(tl, s.device),
+        "device_text": run_device_text(s),
         "truncated": tl.meta.truncated,
         "truncated_at": tl.meta.truncated_at,
         "partial_reason": partial_reason(s) or None,

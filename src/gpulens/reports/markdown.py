@@ -80,7 +80,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
     sm, tl = s.summary, s.timeline
     hs = s.results.get("hotspots")
     hsum = hs.summary if hs is not None else {}
-    devices = run_device_text(tl, s.device)
+    devices = run_device_text(s)
     a = answer(s)
     top = [f"{i + 1}. **{fmt_ns(f.time_at_stake_ns)}** {md_text(shown_title(f))} → {md_text(next_step(f))}"
            for i, f in enumerate(a.findings)]
