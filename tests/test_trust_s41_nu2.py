@@ -156,3 +156,24 @@ def test_a_report_echoes_as_a_few_lines():
     assert repr(rep.sources[0].results["hotspots"]) == (
         f"AnalysisResult('hotspots': {len(t):,} rows × {len(t.columns)} columns, {n} finding{'s' if n != 1 else ''})")
     assert isinstance(t, pd.DataFrame)
+
+
+def test_per_rank_kernel_time_is_the_kernel_tables_time_in_a_folder_of_runaways(tmp_path):
+    """Kind (fuzzing, s41): a folder of two copies of shared case B07 (one kernel recorded as a runaway) gave the
+    summary's kernel_time_ns 6,000,180,000 ns — the recorded durations, 2 × 3,000,090 µs — beside the per-rank
+    kernel times of the per-kernel tables (overruns clipped). Both are kept, each labelled: the per-rank sums equal
+    the summary's kernel_effective_ns (what the per-kernel tables sum), and the recorded sum stays the plain sum."""
+    from tests.conftest import CASES
+
+    b07 = CASES / "B07.json"  # the shared case, copied into tests/data/cases
+    raw = sum(e["dur"] for e in json.loads(b07.read_text())["traceEvents"]
+              if e.get("cat") == "kernel" and e.get("ph") == "X")
+    for r in (0, 1):
+        doc = json.loads(b07.read_text())
+        doc["distributedInfo"] = {"rank": r, "world_size": 2}
+        (tmp_path / f"rank{r}.json").write_text(json.dumps(doc))
+    src = gpulens.analyze([tmp_path]).sources[0]
+    sm = src.summary
+    assert sm["kernel_time_ns"] == 2 * raw * 1000
+    by_rank = src.results["rank_kernels"].summary["kernel_time_ns_by_rank"]
+    assert sum(by_rank.values()) == sm["kernel_effective_ns"] < sm["kernel_time_ns"]

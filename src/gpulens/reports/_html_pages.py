@@ -380,7 +380,8 @@ def multirank_page(s: SourceReport, max_rows: int) -> list[Any]:
                      f"included, and rank {fmt_unit(sm.get('fastest_rank'), 'id')} the least: an imbalance of "
                      f"{fmt_unit(sm.get('imbalance_pct'), '%')} of the mean.{_compute_imbalance_text(sm)} Each row is "
                      "scaled to its own maximum, so a kernel that differs across ranks shows whatever its size.", fig2,
-                     "<table class='data sortable'><thead><tr><th>rank</th><th>kernel time</th></tr></thead>"
+                     "<table class='data sortable'><thead><tr><th>rank</th><th>kernel time (overruns clipped, as the kernel "
+                     "tables)</th></tr></thead>"
                      f"<tbody>{rank_rows}</tbody></table>" + table_html(t, None, max_rows, docs=rk.columns)))
     return out
 
