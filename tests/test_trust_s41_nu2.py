@@ -78,6 +78,8 @@ def test_a_run_without_kernels_shows_its_cpu_ops_on_the_first_page(tmp_path):
     assert "CPU ops</th><td>6</td>" in text.replace(' scope="row"', "")
     assert "aten::mm" in text and "CPU operators" in text and "Steps" in text
     assert "| performance-critical set | none: no kernel in the trace |" in md.read_text()
+    # no GPU recorded, none used: no advice to pass a spec for it (the final new user's walk)
+    assert "| device | none recorded (no GPU work) |" in md.read_text() and "--device-spec" not in text
 
 
 def test_durations_of_an_hour_or_a_day_read_in_hours_and_days():

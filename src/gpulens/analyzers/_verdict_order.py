@@ -43,7 +43,7 @@ def fix_first(t: pd.DataFrame, ranked: list[Any], run: str, secondary: tuple[str
               secondary_ns: int | None, secondary_idle: bool = True) -> str | None:
     """The ``fix_first`` sentence (module doc), or None when the run has one reading (no secondary cause), no finding
     has a time at stake, or the run verdict is undetermined — the times at stake, largest first (reporters label it
-    "At stake, largest first"): "72.54 ms in the 18 critical kernels with a verdict (summed; the largest 17.65 ms); 55.16 ms of GPU idle, 47.38 ms of it the
+    "At stake, largest first"): "72.54 ms in the 18 critical kernels with a determined verdict (summed; the largest 17.65 ms); 55.16 ms of GPU idle, 47.38 ms of it the
     host-bound cause — start with the largest single finding: GPU idle 24.5 % of its span (55.16 ms)".
 
     Args:
@@ -61,8 +61,9 @@ def fix_first(t: pd.DataFrame, ranked: list[Any], run: str, secondary: tuple[str
     total, n, top = kernel_stakes(t)
     stakes = []
     if n:
-        stakes.append((total, f"{fmt_ns(total)} in the {n} critical kernel{'s' if n != 1 else ''} with a verdict "
-                              f"(summed; the largest {fmt_ns(top)})"))
+        # "determined": an undetermined verdict has no time at stake (README's verdict words include undetermined)
+        stakes.append((total, f"{fmt_ns(total)} in the {n} critical kernel{'s' if n != 1 else ''} with a determined "
+                              f"verdict (summed; the largest {fmt_ns(top)})"))
     idle = next((f for f in ranked if f.category == "gpu-idle" and f.time_at_stake_ns), None)
     if idle is not None:
         # only an idle cause is a part of the GPU idle (exposed communication is busy time)

@@ -131,6 +131,9 @@ def run_device_text(s: Any) -> str:
     named as the run's, the others recorded beside them said apart (its ``devices_by_work``, from
     :func:`gpulens.devices.split_by_work`), with the spec it was analysed with."""
     busy, idle = s.devices_by_work
+    if not busy and not idle and s.device is None and s.status == "no_gpu_work":
+        # a CPU-only run records no GPU: "pass --device-spec" would advise a spec for a GPU nothing ran on
+        return "none recorded (no GPU work)"
     return device_text(list(busy), s.device, idle)
 
 
