@@ -33,6 +33,7 @@ from gpulens.analyzers._coalescing import finding_detail, sectors_per_request, u
 from gpulens.analyzers._unknown_time import untimed_names
 from gpulens.analyzers._occ_findings import (bound_by_verdict, defer_to_fusion, settle_condition,
                                              settle_wave_premise)
+from gpulens.analyzers._verdict_columns import COLUMNS
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.bottlenecks import (
     RANK_CLASSES,
@@ -80,24 +81,6 @@ from gpulens.analyzers._verdict_inputs import (  # noqa: F401 (re-exported)
     _small_grid_loss, _sources_of_rows, _vendor, exposed_comm_by_name, sol_from_percentages, stake_note,
     wave_stake_note)
 
-COLUMNS = {
-    "name": "kernel name",
-    "kind": "kernel or comm",
-    "calls": "launches",
-    "time_ns": "effective GPU time (hotspots) [ns]",
-    "share": "share of all kernel time [share]",
-    "cumulative_share": "share of all kernel time of this row and the rows above it (the table is most GPU time "
-                        "first: the first n rows' share); unknown from the first row without a share [share]",
-    "verdict": "compute-bound, memory-bound, latency/occupancy-bound, below-roofs (below both roofs, latency or "
-               "occupancy not shown), launch-bound, communication-bound, undetermined",
-    "time_at_stake_ns": "GPU time the fix could save at most (see verdict_rules) [ns]; null when not quantifiable",
-    "stake_note": "what the time at stake is when it is not a share of the kernel's own GPU time (launch-bound: "
-                  "the GPU idle before its launches, which can exceed its GPU time), or why it is unknown beside the "
-                  "kernel's wave-quantization stake (wave_stake_note) [note]",
-    "evidence": "the figures the verdict rests on",
-    "next_steps": "one or two concrete next steps",
-    "inputs": "analyses and collectors the verdict used",
-}
 
 
 #: The run verdict of an input whose read part holds no GPU event, and the words every report heads its answer with
