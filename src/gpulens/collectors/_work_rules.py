@@ -233,12 +233,16 @@ def _pairs_in(ra: np.ndarray, ia: np.ndarray, rb: np.ndarray, ib: np.ndarray) ->
     that numpy compares integers instead of pandas hashing tuples of a million rows."""
     if not len(rb) or not len(ra):
         return np.zeros(len(ra), dtype=bool)
-    r, i = np.concatenate([ra, rb]), np.concatenate([ia, ib])
-    lo, hi = int(i.min()), int(i.max())
-    codes, uniq = pd.factorize(r)
-    if (hi - lo + 1) * len(uniq) < 2 ** 62:
-        key = codes.astype(np.int64) * (hi - lo + 1) + (i - lo)
-        return np.isin(key[:len(ra)], key[len(ra):])
+    # the rank code: a row's place among the few ranks of (rb, ib) — found by a binary search in them, not by
+    # hashing the ranks of every row (a row of another rank matches nothing)
+    ranks = np.unique(rb)
+    at = np.minimum(np.searchsorted(ranks, ra), len(ranks) - 1)
+    known = ranks[at] == ra
+    lo, hi = int(min(ia.min(), ib.min())), int(max(ia.max(), ib.max()))
+    if (hi - lo + 1) * len(ranks) < 2 ** 62:
+        span = hi - lo + 1
+        key_b = np.searchsorted(ranks, rb).astype(np.int64) * span + (ib - lo)
+        return known & np.isin(at.astype(np.int64) * span + (ia - lo), key_b)
     return pd.MultiIndex.from_arrays([ra, ia]).isin(pd.MultiIndex.from_arrays([rb, ib]))
 
 
