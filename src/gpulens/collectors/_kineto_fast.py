@@ -208,6 +208,8 @@ class ScannedPiece:
 #: fields whose values are read on every row / on GPU rows only: any value of another type sends the piece to msgspec
 _READ_ALL = ("CORR_T", "EXT_T", "EXTL_T", "REGS_T", "SMEM_T", "RANK_T", "RANKC_T", "GRID_T", "BLOCK_T", "FLOPS_T")
 _READ_GPU = ("DEV_T", "STREAM_T", "BYTES_T", "BPS_T", "WPS_T", "OCC_T", "KIND_T")
+#: fields whose presence (a T_GOOD value: collective args, ``kernel_details``) sends the piece to msgspec
+_NOT_READ = ("COLL_T", "KD_T")
 
 
 def read_piece(buf: Any, scanned: Any = None) -> ScannedPiece | None:
@@ -245,15 +247,28 @@ def _certain(buf: Any, I: np.ndarray, D: np.ndarray, texts: list) -> ScannedPiec
         return None
     if not all(isinstance(v, str) for v in names[0] + cats[0]):
         return None
-    if any((I[F[f]] == S.T_OTHER).any() for f in _READ_ALL):
-        return None
-    if (I[F["COLL_T"]] == S.T_GOOD).any() or (I[F["KD_T"]] == S.T_GOOD).any():
+    if (I[_field_rows(_READ_ALL)] == S.T_OTHER).any() or (I[_field_rows(_NOT_READ)] == S.T_GOOD).any():
         return None
     gpu_cat = np.array([v.lower() in _GPU_CATEGORIES for v in cats[0]] + [False], dtype=bool)
     gpu = gpu_cat[cats[1]]
-    if gpu.any() and any((I[F[f]][gpu] == S.T_OTHER).any() for f in _READ_GPU):
+    if gpu.any() and ((I[_field_rows(_READ_GPU)] == S.T_OTHER) & gpu).any():
         return None
     return ScannedPiece(data, I, D, texts, names, cats)
+
+
+_ROWS: dict[tuple[str, ...], np.ndarray] = {}
+
+
+def _field_rows(fields: tuple[str, ...]) -> np.ndarray:
+    """The rows of the scanner's field matrix that hold ``fields`` (:data:`._kineto_layout.F`), as one index
+    array: :func:`_certain` tests all of them in one comparison of the matrix's rows (one per field cost a numpy
+    call each, ~20 a piece, and the GPU fields a masked copy each)."""
+    got = _ROWS.get(fields)
+    if got is None:
+        from gpulens.collectors._kineto_layout import F
+
+        got = _ROWS[fields] = np.array([F[f] for f in fields], dtype=np.intp)
+    return got
 
 
 _IDS = {"pid": "PID", "tid": "TID", "correlation": "CORR", "external_id": "EXT", "device": "DEV",
@@ -326,8 +341,12 @@ class ScannedRows:
         pass
 
     def _pair(self, f: str, rows: Any) -> tuple[np.ndarray, np.ndarray]:
+        """(values, valid) of an int field: 0 where not valid. Where every row is valid (most ids of most pieces)
+        the values are the field itself (a view of the scanner's matrix: its readers copy what they keep before
+        :meth:`ScannedPiece.release`), not a masked copy."""
         ok = self._f(f + "_T", rows) == self.S.T_GOOD
-        return np.where(ok, self._f(f + "_V", rows), 0), ok
+        v = self._f(f + "_V", rows)
+        return (v if ok.all() else np.where(ok, v, 0)), ok
 
     def ids(self, key: str, rows: Any = None, gpu: bool = False, bad: list | None = None):
         v, ok = self._pair(_IDS[key], rows)
