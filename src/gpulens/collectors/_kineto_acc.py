@@ -80,7 +80,8 @@ class Accumulator:
         self.kernel_details: dict[int, str] = {}  # row → XLA kernel_details text  # ROCm grid conversions by rule (see _kineto_grid)  # per-event rank encodings found by finish()
         self.missing_cat: set[str] = set()  # {""} once an X event without a category was seen
         self.count = 0  # X events seen (accepted + rejected)
-        self._kernel_kind: dict[int, int] = {}  # name code → kind code of a kernel of that name (kind_of, memoised)
+        # name code + 1 → kind code of a kernel of that name (kind_of, memoised; -1: not classified yet)
+        self._kernel_kind = np.zeros(0, dtype=np.int8)
         self.rows = 0  # accepted rows so far
         self.memory: list[tuple] = []  # [memory] instant events: (raw ts, device type, device id, alloc, reserved, bytes)
 
@@ -104,6 +105,23 @@ class Accumulator:
         if xs:
             self._add_rows(EventRows(xs))
 
+    def _kernel_kinds(self, codes: np.ndarray) -> np.ndarray:
+        """The kind code (int8) of each kernel row by its name code (-1: no name): each name's rules
+        (:func:`~gpulens.collectors._kineto_kinds.kind_of`) run once per trace, when its code is first seen — a
+        name keeps its code across pieces — and the rows take their kinds from a table by code (no sort of each
+        piece's name codes)."""
+        table = self._kernel_kind
+        if len(table) < len(self.names.values) + 1:
+            table = self._kernel_kind = np.concatenate(
+                [table, np.full(len(self.names.values) + 1 - len(table), -1, dtype=np.int8)])
+        got = table[codes + 1]
+        todo = codes[got < 0]
+        if len(todo):
+            for u in np.unique(todo).tolist():
+                table[u + 1] = _K[kind_of("kernel", self.names.text(u))]
+            got = table[codes + 1]
+        return got
+
     def _add_rows(self, src: Any) -> None:
         """The columns of the ``X`` events of one row source (:class:`~._kineto_rows.EventRows` or
         :class:`~._kineto_fast.ScannedRows`: same calls, same results)."""
@@ -121,14 +139,7 @@ class Accumulator:
             self.missing_cat.add("")
         kern = np.flatnonzero(kind == _K["kernel"])
         if len(kern):
-            uk, inv = np.unique(name_c[kern], return_inverse=True)
-            # each name's rules once per trace, not once per piece (a name keeps its code across pieces)
-            memo = self._kernel_kind
-            for u in uk.tolist():
-                if u not in memo:
-                    memo[u] = _K[kind_of("kernel", self.names.text(u))]
-            refined = np.array([memo[u] for u in uk.tolist()], dtype=np.int8)
-            kind[kern] = refined[inv]
+            kind[kern] = self._kernel_kinds(name_c[kern])
         ts, ts_ok, dur, dur_ok = src.times()
         reason = np.full(len(ts), -1, dtype=np.int8)
         if (ts_ok & dur_ok & (ts <= 0)).any():  # the scan only for a piece with a ts 0 (or below)
