@@ -154,8 +154,9 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
         return pd.DataFrame(columns=cols)
     syncs = sync_calls(timeline)
     # ranks of the launch calls: the runtime rows' rank column by position (launch_call_mask is over those rows)
-    launch_ranks = set(timeline.events["rank"].to_numpy()[ctx.mask_of("runtime")][launch_call_mask(timeline)]
-                       .tolist())
+    # (the distinct ranks first: a set built from a million launch calls' ranks cost ~0.08 s at 1M kernels)
+    lr = timeline.events["rank"].to_numpy()[ctx.mask_of("runtime")][launch_call_mask(timeline)]
+    launch_ranks = set((np.unique(lr) if lr.dtype.kind in "iu" else lr).tolist())
     sy_rank = syncs["rank"].to_numpy()
     sy_start = syncs["start_ns"].to_numpy("int64")
     sy_end = sy_start + syncs["dur_ns"].to_numpy("int64")
@@ -176,14 +177,7 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
     lid = reindex_sorted(links, gpu.index)
     known_a = lid.notna().to_numpy()[order]
     lk_a = lid.fillna(-1).astype("int64").to_numpy()[order]
-    l_start_a = ctx.event_values("start_ns", lk_a).astype(float)
-    l_end_a = l_start_a + ctx.event_values("dur_ns", lk_a).astype(float)
-    # the same end exactly, in int64 ns (0 where unknown): float64 steps by 256 ns at epoch-ns timestamps
-    l_pos = ctx.positions(lk_a)
-    ev_st = timeline.events["start_ns"].to_numpy(dtype="int64", na_value=0)
-    ev_du = timeline.events["dur_ns"].to_numpy(dtype="int64", na_value=0)
-    l_end_i = np.where(l_pos >= 0, ev_st[np.maximum(l_pos, 0)] + ev_du[np.maximum(l_pos, 0)], 0) if len(ev_st) \
-        else np.zeros(len(lk_a), dtype="int64")
+    l_start_a, l_end_a, l_end_i = _launch_times(ctx, lk_a)
     cut = np.flatnonzero((rank_a[1:] != rank_a[:-1]) | (dev_a[1:] != dev_a[:-1])) + 1
     # every GPU's busy time merged (all ranks and devices): a gap during which none of it ran waited on nothing the
     # trace records (one GPU: its own gaps are idle by definition, so nothing to merge)
@@ -268,6 +262,32 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
     df["cls"] = pd.Series(texts[df["cls"]], dtype=object)
     df["base_cls"] = pd.Series(texts[df["base_cls"]], dtype=object)
     return pd.DataFrame(df, columns=cols, copy=False)
+
+
+def _launch_times(ctx: Any, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Start and end of the launch calls ``ids`` (event ids; −1 or an absent id: unknown) as float64 [ns] (NaN where
+    unknown), as ``ctx.event_values`` gives them, and the end exactly in int64 [ns] (0 where unknown): float64 steps
+    by 256 ns at epoch-ns timestamps. The calls' rows are looked up once and each column gathered once (not the
+    positions three times and both columns twice: ~0.05 s at 1M gaps)."""
+    ev = ctx.timeline.events
+    pos = ctx.positions(ids)
+    st_c, du_c = ev["start_ns"], ev["dur_ns"]
+    if not len(ev) or st_c.hasnans or du_c.hasnans:  # missing values: the general look-ups
+        l_start = ctx.event_values("start_ns", ids).astype(float)
+        l_end = l_start + ctx.event_values("dur_ns", ids).astype(float)
+        ev_st = st_c.to_numpy(dtype="int64", na_value=0)
+        ev_du = du_c.to_numpy(dtype="int64", na_value=0)
+        l_end_i = np.where(pos >= 0, ev_st[np.maximum(pos, 0)] + ev_du[np.maximum(pos, 0)], 0) if len(ev_st) \
+            else np.zeros(len(ids), dtype="int64")
+        return l_start, l_end, l_end_i
+    p0 = np.maximum(pos, 0)
+    miss = pos < 0
+    st_i = st_c.to_numpy(dtype="int64")[p0]
+    du_i = du_c.to_numpy(dtype="int64")[p0]
+    l_start, l_dur = st_i.astype(float), du_i.astype(float)
+    l_start[miss] = np.nan
+    l_dur[miss] = np.nan
+    return l_start, l_start + l_dur, np.where(miss, 0, st_i + du_i)
 
 
 def _first_step_start(timeline: Timeline) -> dict[Any, int]:

@@ -131,10 +131,23 @@ def weighted_mean(values: pd.Series, weights: pd.Series) -> float | None:
     ok = ~np.isnan(v)
     if not ok.any():
         return None
-    den = math.fsum(w[ok])
+    den = exact_sum(w[ok])
     if den <= 0:
         return float(math.fsum(v[ok]) / int(ok.sum()))
     return float(math.fsum(v[ok] * w[ok]) / den)
+
+
+def exact_sum(values: np.ndarray) -> float:
+    """``math.fsum(values)`` of a float64 array — the correctly rounded exact sum, the same float — by an int64 sum
+    when every value is a whole number and the sum cannot overflow (durations in ns as floats: ~20× quicker than
+    ``fsum`` at a million values; ``float`` of the exact integer sum rounds as ``fsum`` does, half to even).
+    Other values go to ``math.fsum``."""
+    x = np.asarray(values, dtype=np.float64)
+    if len(x) >= 4096 and np.isfinite(x).all():
+        big = float(np.abs(x).max())
+        if big * len(x) < 2.0 ** 62 and bool((x == np.trunc(x)).all()):
+            return float(int(x.astype(np.int64).sum()))
+    return math.fsum(x)
 
 
 def short_name(name: str, width: int = 60) -> str:

@@ -141,7 +141,8 @@ class _Lanes:
         rank = np.empty(len(cats) + 1, dtype=np.int64)
         rank[np.argsort(cats, kind="stable")] = np.arange(len(cats))
         rank[-1] = len(cats)  # a missing name: last
-        return rank[names.cat.codes.to_numpy()[self.event_pos(np.arange(len(self)))]]
+        codes = names.cat.codes.to_numpy()  # every row's event: the GPU rows', then the host rows' (no position array)
+        return np.concatenate((rank[codes[self.gpos]], rank[codes[self.hpos]]))
 
     def key_columns(self, rows: np.ndarray) -> np.ndarray:
         """(rank, device_id, stream_id, thread_id) of ``rows``: an int64 array of shape (len(rows), 4)."""
