@@ -114,3 +114,82 @@ def test_a_command_imports_no_pydantic(tmp_path):
                          env={**os.environ, "PYTHONPATH": _PKG_ROOT})
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[-2] == "2 0 []"
+
+
+# --- the χ² tail in closed form (kernel_variation's Kruskal–Wallis p-value without importing scipy.special) ---
+
+def test_chi_square_tail_by_hand():
+    # k = 2: Q = e^(−x/2); k = 1: Q = erfc(√(x/2)); k = 3: Q = erfc(√(x/2)) + √(2x/π) e^(−x/2);
+    # k = 4: Q = e^(−x/2) (1 + x/2) — Abramowitz & Stegun 26.4.4–26.4.5 written out
+    import math
+
+    from gpulens._chi_square import chi2_sf
+
+    for x in (0.001, 0.5, 3.0, 10.0, 80.0):
+        assert chi2_sf(2, x) == pytest.approx(math.exp(-x / 2), rel=1e-15)
+        assert chi2_sf(1, x) == pytest.approx(math.erfc(math.sqrt(x / 2)), rel=1e-15)
+        assert chi2_sf(3, x) == pytest.approx(math.erfc(math.sqrt(x / 2)) + math.sqrt(2 * x / math.pi)
+                                              * math.exp(-x / 2), rel=1e-14)
+        assert chi2_sf(4, x) == pytest.approx(math.exp(-x / 2) * (1 + x / 2), rel=1e-14)
+    # textbook table value: the 5 % critical value of χ² with 10 degrees of freedom is 18.307
+    assert chi2_sf(10, 18.307) == pytest.approx(0.05, abs=1e-5)
+    assert chi2_sf(3, 0.0) == 1.0 and chi2_sf(3, math.inf) == 0.0
+    assert math.isnan(chi2_sf(3, math.nan)) and math.isnan(chi2_sf(3, -1.0))
+    with pytest.raises(ValueError):
+        chi2_sf(0, 1.0)
+
+
+def test_chi_square_tail_equals_scipy_over_a_grid():
+    import math
+
+    import numpy as np
+
+    special = pytest.importorskip("scipy.special")
+    from gpulens._chi_square import chi2_sf
+
+    worst = {}
+    for df in list(range(1, 102)) + [255, 999, 4999, 9999]:
+        sd = math.sqrt(2 * df)
+        xs = [1e-300, 1e-9, 0.01, 0.5, 1.0, 7.0, 1500.0, 5000.0]
+        xs += np.linspace(max(df - 6 * sd, 0.0), df + 40 * sd, 60).tolist()
+        for x in xs:
+            want = float(special.chdtrc(float(df), x))
+            got = chi2_sf(df, x)
+            if want < 1e-300:  # below the normal range: both underflow to (nearly) nothing
+                assert got < 1e-290
+                continue
+            band = "df<=101" if df <= 101 else "large"
+            worst[band] = max(worst.get(band, 0.0), abs(got - want) / want)
+    assert worst["df<=101"] < 5e-13 and worst["large"] < 2e-11, worst
+    for x in (-1.0, math.nan, math.inf, 0.0):  # the edges as scipy has them
+        a, b = chi2_sf(5, x), float(special.chdtrc(5.0, x))
+        assert (a == b) or (math.isnan(a) and math.isnan(b))
+
+
+def test_an_analysis_imports_no_scipy(tmp_path):
+    """A child process analysing a 4-step trace whose kernel runs twice as long in step 3 (a Kruskal–Wallis test
+    runs: kernel_variation has a step row with a p-value) imports no scipy module; the p-value is scipy's."""
+    from tests.dig_traces import KTrace
+
+    t = KTrace()
+    gpu, per_step = 10_000.0, []
+    for s in range(1, 5):
+        t.annotation(f"ProfilerStep#{s}", s * 1000.0, 900)
+        durs = [(10.0 + j) * (2 if s == 3 else 1) for j in range(8)]
+        per_step.append([d * 1000 for d in durs])
+        for j, d in enumerate(durs):
+            e = t.op("aten::mm", s * 1000.0 + 10 + 100 * j, 50)
+            t.launch(e, s * 1000.0 + 20 + 100 * j, [("k", gpu, d)])
+            gpu += 100
+    path = t.write(tmp_path / "steps.json")
+    code = ("import sys\nfrom gpulens.report import analyze\n"
+            f"v = analyze([{str(path)!r}], cache=False).sources[0].results['kernel_variation'].table\n"
+            "row = v[v['dimension'] == 'step'].iloc[0]\n"
+            "print(repr(float(row['p_value'])), sorted(m for m in sys.modules if m.split('.')[0] == 'scipy'))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": _PKG_ROOT})
+    assert out.returncode == 0, out.stderr
+    p, mods = out.stdout.strip().split(" ", 1)
+    assert mods == "[]"
+    stats = pytest.importorskip("scipy.stats")
+    assert float(p) == pytest.approx(float(stats.kruskal(*per_step).pvalue), rel=1e-12)
