@@ -33,7 +33,8 @@ def test_identical_values_give_nan():
         assert math.isnan(kruskal_pvalue([np.full(4, 5.0), np.full(3, 5.0)]))
 
 
-def test_same_figure_as_scipy_to_the_last_bit():
+def test_same_figure_as_scipy():
+    # the χ² tail is a closed form (gpulens._chi_square), not scipy's chdtrc: equal to 1e-12 relative, not bit for bit
     stats = pytest.importorskip("scipy.stats")
     rng = np.random.default_rng(7)
     for trial in range(200):
@@ -42,7 +43,7 @@ def test_same_figure_as_scipy_to_the_last_bit():
             m = int(rng.integers(3, 200))
             samples.append(rng.integers(0, 6, m).astype(float) if trial % 2 else rng.normal(1e4, 300, m).round())
         with np.errstate(invalid="ignore", divide="ignore"):
-            assert kruskal_pvalue(samples) == float(stats.kruskal(*samples).pvalue)
+            assert kruskal_pvalue(samples) == pytest.approx(float(stats.kruskal(*samples).pvalue), rel=1e-12)
 
 
 def test_a_nan_duration_propagates_like_scipy():
@@ -69,7 +70,7 @@ def test_counted_and_sorted_ranks_agree_with_scipy_on_every_path():
         assert idx.tolist() == np.concatenate([[0], np.cumsum(distinct[1])[:-1]]).tolist()
         groups = np.array_split(values, 3)
         with np.errstate(invalid="ignore", divide="ignore"):
-            assert kruskal_pvalue(groups) == float(stats.kruskal(*groups).pvalue)
+            assert kruskal_pvalue(groups) == pytest.approx(float(stats.kruskal(*groups).pvalue), rel=1e-12)
 
 
 def test_variation_groups_each_kernels_rows_as_a_groupby_does(monkeypatch):
@@ -95,5 +96,5 @@ def test_variation_groups_each_kernels_rows_as_a_groupby_does(monkeypatch):
         per = [v.to_numpy(dtype=float) for _, v in g.groupby(r.dimension)["dur_ns"] if len(v) >= 3]
         meds = [float(np.median(v)) for v in per]
         assert r.groups == len(per) and r.min_median_ns == min(meds) and r.max_median_ns == max(meds)
-        assert r.p_value == float(stats.kruskal(*per).pvalue)
+        assert r.p_value == pytest.approx(float(stats.kruskal(*per).pvalue), rel=1e-12)
     assert sorted(set(t["name"])) == names and len(t) == 6

@@ -18,9 +18,11 @@ from typing import Any
 
 import typer
 
+from gpulens.cli._coerce import LightGroup
 from gpulens.errors import EXIT_INTERNAL, EXIT_USAGE, GpulensError, input_of, printable
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
+app = typer.Typer(cls=LightGroup, add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  rich_markup_mode=None,
                   help="gpulens: why is this GPU workload slow? Analyze PyTorch Profiler, rocprof, nsys and ncu "
                        "outputs.")
 

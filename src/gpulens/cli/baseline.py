@@ -8,11 +8,13 @@ from typing import List, Optional
 
 import typer
 
+from gpulens.cli._coerce import LightGroup
 from gpulens.cli._console import console as make_console
 from gpulens.errors import EXIT_OK
 from gpulens.units import agree, plural
 
-baseline_app = typer.Typer(no_args_is_help=True, help="Save and list performance baselines for `gpulens gate`.")
+baseline_app = typer.Typer(cls=LightGroup, no_args_is_help=True,
+                           help="Save and list performance baselines for `gpulens gate`.")
 
 
 @baseline_app.command("save")

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import typer
 
+from gpulens.cli._coerce import LightGroup
+
 
 def register(app: typer.Typer) -> None:
     """Add the ``cache`` command group to ``app``."""
-    group = typer.Typer(no_args_is_help=True, help="The cache of loaded traces (re-opening a large trace in < 1 s).")
+    group = typer.Typer(cls=LightGroup, no_args_is_help=True,
+                        help="The cache of loaded traces (re-opening a large trace in < 1 s).")
 
     @group.command("info")
     def info_cmd() -> None:

@@ -129,7 +129,7 @@ def load_many(files: list[Path], strict: bool, select: Selection | None, cache: 
 
 
 def _preload() -> threading.Thread:
-    """Import what the analysis of the loaded files will import (every analyzer module, ``scipy.special``) in a
+    """Import what the analysis of the loaded files will import (every analyzer module) in a
     thread of this process while the pool loads — this process only waits then — instead of after loading (≈ 0.4 s
     of CPU on the critical path of a run of 8 rank files; issue 16). Started only once the pool's processes exist
     (a fork during an import would copy its lock) and joined before loading returns (the analysis may fork)."""
@@ -138,7 +138,6 @@ def _preload() -> threading.Thread:
             from gpulens.analyzers import _load_all
 
             _load_all()
-            import scipy.special  # noqa: F401  (kernel_variation's Kruskal-Wallis p-value)
         except Exception:  # noqa: BLE001 — an import failing here fails again, and is reported, where it is used
             pass
 

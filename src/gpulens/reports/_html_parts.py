@@ -187,6 +187,24 @@ def header_note(label: str) -> tuple[str, str]:
     return (name, rest[:-1]) if name.strip() else (label, "")
 
 
+#: Cell values whose cell :func:`table_html` works out once per column: the cell is a function of the value and the
+#: column's unit alone, and the type with ``repr`` (the text itself for a str) tells every value apart (−0.0 from 0.0,
+#: True from 1).
+_MEMO_TYPES = frozenset({str, int, float, bool})
+
+
+def _cell(v: Any, unit: str) -> str:
+    """One ``<td>`` of :func:`table_html` (not a kernel-name cell): the value formatted from its column's ``unit``,
+    its sort key in ``data-v`` (numbers), right-aligned unless the unit is words or an id, prose wide enough."""
+    key = _sort_key(v)
+    attr = f' data-v="{key}" class="num"' if key and unit not in (*TEXT_UNITS, "id") else (
+        f' data-v="{key}"' if key else "")
+    text = fmt_unit(v, unit)
+    if not attr and len(text) > PROSE_CHARS:  # a sentence: wide enough to read, never a word per line
+        attr = ' class="prose"'
+    return f"<td{attr}>{esc(text)}</td>"
+
+
 def table_html(df: pd.DataFrame | None, columns: Sequence[str] | None = None, max_rows: int = 200,
                headers: dict[str, str] | None = None, docs: dict[str, str] | None = None,
                caption: str = "") -> str:
@@ -220,19 +238,21 @@ def table_html(df: pd.DataFrame | None, columns: Sequence[str] | None = None, ma
                     f'{long if len(split[c][0]) > LONG_HEADER_CHARS else ""}>{esc(split[c][0])}'
                     + marks.get(c, "") + "</th>" for c in cols)
     out.append(f"<thead><tr>{heads}</tr></thead><tbody>")
+    seen: dict[str, dict] = {c: {} for c in cols}  # column → value key → its cell (a value repeats down a column)
     for i, row in enumerate(zip(*[body[c].tolist() for c in cols])):
         cells = []
         for c, v in zip(cols, row):
             if c in shorts:
                 cells.append(name_cell(v, shorts[c][i]))
                 continue
-            key = _sort_key(v)
-            attr = f' data-v="{key}" class="num"' if key and units[c] not in (*TEXT_UNITS, "id") else (
-                f' data-v="{key}"' if key else "")
-            text = fmt_unit(v, units[c])
-            if not attr and len(text) > PROSE_CHARS:  # a sentence: wide enough to read, never a word per line
-                attr = ' class="prose"'
-            cells.append(f"<td{attr}>{esc(text)}</td>")
+            kind = type(v)
+            memo = (kind, v if kind is str else repr(v)) if kind in _MEMO_TYPES else None
+            cell = seen[c].get(memo) if memo is not None else None
+            if cell is None:
+                cell = _cell(v, units[c])
+                if memo is not None:
+                    seen[c][memo] = cell
+            cells.append(cell)
         out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</tbody></table></div>")
     if noted:
@@ -265,7 +285,8 @@ class Panel:
             (or None for a table-only panel).
         table: HTML of the data table shown beside the chart.
         note: extra HTML under the heading (e.g. why something is missing).
-        data: base64 text of a gzip-compressed JSON payload the page script draws the chart from (the timeline);
+        data: base64 text of a gzip-compressed JSON payload the page script draws the chart from (the timeline),
+            or a future of it (``concurrent.futures.Future``: compressed in a thread while other tabs are built);
             the figure then holds only the layout.
         static: a chart drawn here as plain HTML (:func:`html_bars`) instead of a plotly figure: shown at once,
             before plotly has loaded (the Summary's chart, so the first screen needs no plotly).
@@ -277,7 +298,7 @@ class Panel:
     figure: Any = None
     table: str = ""
     note: str = ""
-    data: str = ""
+    data: Any = ""
     static: str = ""
     table_open: bool = True
 
@@ -358,7 +379,8 @@ def panel_html(p: Panel, fig_id: str) -> str:
             f"<figcaption>{esc(p.takeaway)}</figcaption></figure>"
             f'<script type="application/json" id="{fig_id}-spec">{script_json(figure_spec(p.figure))}</script>')
         if p.data:
-            parts.append(f'<script type="application/octet-stream" id="{fig_id}-data">{p.data}</script>')
+            data = p.data if isinstance(p.data, str) else p.data.result()
+            parts.append(f'<script type="application/octet-stream" id="{fig_id}-data">{data}</script>')
     elif p.takeaway:
         parts.append(f'<p class="takeaway">{esc(p.takeaway)}</p>')
     if p.table:
