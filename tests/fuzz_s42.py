@@ -20,6 +20,9 @@ a folder outside the repository, DIR under /tmp). Kinds (:data:`KINDS`):
   ``schema_version`` 1 / 3 / "2" / null / missing, ``tool.version`` odd, a summary key removed, unknown keys added at
   each level, a source's ``summary`` null / a list, ``top_kernels`` rows missing keys; also its baseline (``baseline
   save``) with a key missing or added: ``diff`` and ``gate`` both ways, ``baseline save`` of the report;
+* ``older_on_new`` — a mutation kind of tests/fuzz_s40.py or fuzz_s41.py (:data:`OLDER`) on one of the seeds no
+  earlier campaign had (:data:`NEW`: nvprof, a Visual Profiler session, an ``nsys stats`` GPU trace CSV, a
+  rocmProfileData trace, a real ``.ncu-rep``), checked as that campaign checks it;
 * ``opts_text`` — ``--steps`` / ``--window`` / ``--ranks`` / ``--top`` spelled with digits of other scripts,
   ``_``, ``+``, spaces, a full-width colon, and ``--device-spec`` files of impossible figures (:data:`SPEC_CASES`:
   negative / all-zero peaks, ``figures`` a list / null / text with a unit / unknown names, an empty object, a list,
@@ -49,27 +52,33 @@ from tests import fuzzing  # noqa: E402
 from tests.fuzz_s38 import _EXPECT, report_check  # noqa: E402
 from tests.fuzz_s40 import _into, _seed_files, _target, diff_gate_check  # noqa: E402
 
-KINDS = ["nvprof_db", "nvvp_xml", "unit_lie", "report_version", "opts_text"]
+KINDS = ["nvprof_db", "nvvp_xml", "unit_lie", "report_version", "opts_text", "older_on_new"]
+#: The seeds this campaign adds (:func:`_new_seeds`), which no earlier campaign mutated.
+NEW = ["nvprof", "nvvp_session", "nsys_gpu_trace", "rpd", "ncu_rep_h200"]
+#: The earlier campaigns' mutation kinds run on :data:`NEW` (``older_on_new``).
+OLDER = {"fuzz_s40": ["json_value", "csv_cell", "sqlite_cell", "struct_cut", "junk_dir"],
+         "fuzz_s41": ["csv_layout", "sqlite_schema", "packing", "dir_entries"]}
 _CK = "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL"
 NVPROF_OPS = {
     "cbid_text": "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET cbid = 'cb' || cbid",
-    "cbid_null": "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET cbid = NULL WHERE rowid % 2 = 0",
+    "cbid_null": "{loose:CUPTI_ACTIVITY_KIND_RUNTIME} UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET cbid = NULL "
+                 "WHERE rowid % 2 = 0",
     "cbid_unknown": "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET cbid = cbid + 100000",
     "strings_gone": "DELETE FROM StringTable",
     "strings_blob": "UPDATE StringTable SET value = CAST(value AS BLOB)",
-    "name_past": f"UPDATE {_CK} SET name = name + 1000, demangledName = demangledName + 1000",
+    "name_past": f"UPDATE {_CK} SET name = name + 1000",
     "neg_kernels": f'UPDATE {_CK} SET "end" = start - 1000',
     "kernels_us": f'UPDATE {_CK} SET start = start / 1000, "end" = "end" / 1000',
     "both_tables": f"CREATE TABLE IF NOT EXISTS CUPTI_ACTIVITY_KIND_KERNEL AS SELECT * FROM {_CK} WHERE 0; "
                    f"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT * FROM {_CK}",
-    "device_twice": "INSERT INTO CUPTI_ACTIVITY_KIND_DEVICE SELECT * FROM CUPTI_ACTIVITY_KIND_DEVICE",
+    "device_twice": "{loose:CUPTI_ACTIVITY_KIND_DEVICE} INSERT INTO CUPTI_ACTIVITY_KIND_DEVICE SELECT * FROM CUPTI_ACTIVITY_KIND_DEVICE",
     "device_gone": "DELETE FROM CUPTI_ACTIVITY_KIND_DEVICE",
     "device_zero": "UPDATE CUPTI_ACTIVITY_KIND_DEVICE SET numMultiprocessors = 0, coreClockRate = -1, "
                    "globalMemoryBandwidth = 0",
     "version_text": "UPDATE Version SET version = 'twelve'",
     "drop_kernels": f"DROP TABLE {_CK}",
     "drop_runtime": "DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME",
-    "memcpy_null": "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET bytes = NULL, start = NULL",
+    "memcpy_null": "{loose:CUPTI_ACTIVITY_KIND_MEMCPY} UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET bytes = NULL, start = NULL",
     "corr_zero": f"UPDATE {_CK} SET correlationId = 0; UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET correlationId = 0",
 }
 XML_OPS = ["crlf", "no_padding", "junk_b64", "split_per_line", "cdata", "commented_pdm", "empty_first",
@@ -92,8 +101,17 @@ SPEC_CASES = {"peak_negative": {"figures": {"matrix.bf16": -989, "vector.fp32": 
               "cc_huge": {"compute_capability": "99.99"}, "vendor_amd": {"vendor": "amd", "num_sms": -304}}
 
 
-def _nvprof_seeds(a) -> dict[str, Path]:
-    """nvprof's SQLite profile (tests/test_trust_s41_real.py's T4 vectorAdd) and a session embedding it."""
+def _loose(sql: str) -> str:
+    """``{loose:T}`` in ``sql`` → statements re-creating table T without its constraints (NOT NULL, UNIQUE)."""
+    return re.sub(r"\{loose:(\w+)\}", lambda m: f'CREATE TABLE "_l" AS SELECT * FROM {m[1]}; DROP TABLE {m[1]}; '
+                  f'ALTER TABLE "_l" RENAME TO {m[1]};', sql)
+
+
+def _new_seeds(a) -> dict[str, Path]:
+    """The seeds of :data:`NEW`: nvprof's SQLite profile (tests/test_trust_s41_real.py's T4 vectorAdd), a Visual
+    Profiler session embedding it, an ``nsys stats --report cuda_gpu_trace`` CSV (tests/test_trust_s36_real.py),
+    a rocmProfileData trace and a real Nsight Compute report (tests/data)."""
+    from tests.test_trust_s36_real import _GPU_TRACE
     from tests.test_trust_s41_real import nvprof_db, nvvp_session
 
     d = a.workdir / "seeds"
@@ -103,7 +121,29 @@ def _nvprof_seeds(a) -> dict[str, Path]:
     sess = d / "NewSession1.nvvp"
     if not sess.exists():
         nvvp_session(sess, [db.read_bytes()])
-    return {"nvprof": db, "nvvp_session": sess}
+    trace = d / "report1_cuda_gpu_trace.csv"
+    trace.write_text(_GPU_TRACE)
+    rpd = d / "matmul_result.rpd"
+    shutil.copyfile(HERE / "data" / "rocprof" / "rpd_matmul" / "matmul_result.rpd", rpd)
+    rep = d / "h200_kernels.ncu-rep"
+    shutil.copyfile(HERE / "data" / "nvidia" / "h200" / "h200_kernels.ncu-rep", rep)
+    return dict(zip(NEW, (db, sess, trace, rpd, rep)))
+
+
+def older_on_new(rng, seeds, names, work: Path, i: int):
+    """One mutation of an earlier campaign (:data:`OLDER`) on one of the seeds :data:`NEW`."""
+    import importlib
+
+    mod = rng.choice(sorted(OLDER))
+    kind = rng.choice(OLDER[mod])
+    _EXPECT["older"] = (mod, kind)
+    try:
+        got = getattr(importlib.import_module(f"tests.{mod}"), kind)(rng, seeds, NEW, work, i)
+    except IndexError:  # the kind has no input among NEW (json_value: no JSON seed)
+        return None
+    if got is not None:
+        _EXPECT["op"] = f"{mod}.{kind}: {_EXPECT.get('op', '?')}"
+    return got
 
 
 def nvprof_db(rng, seeds, names, work: Path, i: int):
@@ -119,7 +159,7 @@ def nvprof_db(rng, seeds, names, work: Path, i: int):
     else:
         con = sqlite3.connect(p)
         try:
-            con.executescript(NVPROF_OPS[op])
+            con.executescript(_loose(NVPROF_OPS[op]))
             con.commit()
         except sqlite3.Error:
             return None
@@ -316,6 +356,23 @@ def opts_text(rng, seeds, names, work: Path, i: int):
     return src, src
 
 
+#: Session variants nvvp could write or a user could save (gzipped, UTF-16, comments…): the seed's kernels, read.
+XML_SAME = {"crlf", "split_per_line", "cdata", "commented_pdm", "empty_first", "two_timelinepdm", "utf16", "bom",
+            "gzipped"}
+
+
+def _same_kernels(path: Path, o: str) -> str | None:
+    """The session ``path`` gives the kernels of its embedded profile (tests/test_trust_s41_real.py's: one)."""
+    from gpulens.collectors import collect
+    from gpulens.errors import GpulensError
+
+    try:
+        n = int((collect(path).events["kind"] == "kernel").sum())
+    except GpulensError as exc:
+        return f"{o}: refused: {str(exc)[-200:]}"
+    return None if n == 1 else f"{o}: {n} kernels read, the profile holds 1"
+
+
 def make(rng, seeds, names, work, i, kind):
     _EXPECT.clear()
     return globals()[kind](rng, seeds, names, work, i)
@@ -336,6 +393,13 @@ def _one(kind: str, rng: random.Random, path: Path, work: Path, strict: bool, cl
     from tests.fuzz_s37_cli import _exit_check
 
     o = _EXPECT.get("op", "?")
+    if kind == "older_on_new":
+        mod, k = _EXPECT["older"]
+        import importlib
+
+        return importlib.import_module(f"tests.{mod}")._one(k, rng, path, work, strict, cli)
+    if kind == "nvvp_xml" and o.split(": ")[-1] in XML_SAME:
+        return _same_kernels(path, o)
     if kind == "report_version":
         if o.split(": ")[-1].startswith("base_"):
             return baseline_check(path, work, o)
@@ -351,7 +415,7 @@ def _one(kind: str, rng: random.Random, path: Path, work: Path, strict: bool, cl
 
 
 def main(argv: list[str] | None = None) -> int:
-    return fuzzing.kind_campaign(argv, KINDS, make, _one, seed=42042, timeout=20.0, more_seeds=_nvprof_seeds)
+    return fuzzing.kind_campaign(argv, KINDS, make, _one, seed=42042, timeout=20.0, more_seeds=_new_seeds)
 
 
 if __name__ == "__main__":
