@@ -14,7 +14,6 @@ from __future__ import annotations
 import importlib
 import os
 import pkgutil
-import re
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +27,6 @@ from gpulens.units import agree, fmt_ns, plural
 
 _loaded = False
 
-
-
-#: The head of a gpulens JSON report (``"tool": {"name": "gpulens"``, json_report.to_dict).
-_GPULENS_REPORT = re.compile(rb'"tool"\s*:\s*\{\s*"name"\s*:\s*"gpulens"')
 
 def _load_all() -> None:
     global _loaded
@@ -169,10 +164,10 @@ def _own_output(f: Path) -> str | None:
     (``--csv`` / ``--parquet``: a ``.json``, ``.csv`` or ``.parquet`` beside a ``columns.csv`` with gpulens's header).
     Never raises."""
     from gpulens._outputs import own_output_kind
-    from gpulens.collectors._io import read_head
+    from gpulens.collectors._io import REPORT_HEAD, read_head
 
     head = read_head(f, 4096).lstrip()
-    if head.startswith(b"{") and _GPULENS_REPORT.search(head):
+    if head.startswith(b"{") and REPORT_HEAD.search(head):
         return "a gpulens JSON report, not a trace"
     kind = own_output_kind(head)
     if kind == "markdown":

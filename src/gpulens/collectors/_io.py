@@ -8,6 +8,7 @@ import codecs
 import csv
 import io
 import os
+import re
 import sqlite3
 import stat
 import struct
@@ -389,6 +390,18 @@ def one_read_of_heads() -> Iterator[None]:
     finally:
         if outer is None:
             _HEADS = None
+
+
+#: The head of a gpulens JSON report (``"tool": {"name": "gpulens"``, json_report.to_dict), as its first bytes show it.
+REPORT_HEAD = re.compile(rb'"tool"\s*:\s*\{\s*"name"\s*:\s*"gpulens"')
+
+
+def is_report_head(head: bytes) -> bool:
+    """True when ``head`` (a JSON file's first KiB, gunzipped, BOM removed) is a gpulens report's: it names gpulens as
+    its ``tool`` or holds ``schema_version`` (a report of another gpulens version, or with one key lost, is still a
+    report: :func:`gpulens.reports.report_check.check_report` then says what is wrong with it, never "not a trace")."""
+    return head.startswith(b"{") and b'"traceEvents"' not in head and (
+        b'"schema_version"' in head or REPORT_HEAD.search(head) is not None)
 
 
 def read_head(path: str | Path, n: int = 65536) -> bytes:

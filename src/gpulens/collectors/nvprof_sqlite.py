@@ -38,10 +38,10 @@ from __future__ import annotations
 
 import base64
 import binascii
-import gzip
 import re
 import sqlite3
 import tempfile
+import xml.etree.ElementTree as ET  # noqa: N817 - the stdlib's usual alias
 import zlib
 from pathlib import Path
 from typing import Any
@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.collectors._io import read_head
+from gpulens.collectors._io import gunzip_all, read_head, read_input
 from gpulens.collectors._nsys_db import _Db
 from gpulens.collectors._nsys_devices import CUDA_GPU_FIELDS, cuda_prop_device
 from gpulens.collectors._sqlite import INT, read_typed
@@ -91,33 +91,75 @@ RUNTIME_CBIDS = {
 
 #: The head of a Visual Profiler session file: an XML declaration, then ``<session version="N"``.
 _SESSION = re.compile(rb'^\s*(?:<\?xml[^>]*\?>\s*)?<session version="[0-9]+"', re.ASCII)
-_PDM = re.compile(rb"<timelinepdm>\s*(.*?)</timelinepdm>", re.S | re.ASCII)
-_PDM_ONE = re.compile(rb"<pdm>(.*?)</pdm>", re.S)
-_SPLIT = re.compile(rb"<split>(.*?)</split>", re.S)
 
 
-def session_database(path: Path) -> tuple[bytes, int]:
-    """The nvprof database a Visual Profiler session embeds, and how many more profiles (``<pdm>``) it holds.
+def _session_profiles(text: str) -> tuple[list[str], str | None]:
+    """The base64 text of each ``<timelinepdm><pdm>`` of a session that holds any (its ``<split>`` texts joined, in
+    file order), and the XML error that ended the reading early (None when the document is well-formed: profiles
+    complete before a damaged tail are kept). Parsed as XML (CDATA, comments, entities, any element order), with
+    expat's limits on entity expansion."""
+    parser = ET.XMLPullParser(events=("start", "end"))
+    parser.feed(text)
+    profiles: list[str] = []
+    open_tags: list[str] = []
+    splits: list[str] = []
+    err = None
+    events = parser.read_events()
+    while True:
+        try:
+            ev, el = next(events)
+        except StopIteration:
+            break
+        except ET.ParseError as exc:
+            err = str(exc)
+            break
+        if ev == "start":
+            open_tags.append(el.tag)
+            continue
+        open_tags.pop()
+        inside = "timelinepdm" in open_tags
+        if el.tag == "split" and inside and "pdm" in open_tags:
+            splits.append("".join(el.itertext()))
+        elif el.tag == "pdm" and inside:
+            joined = "".join("".join(x.split()) for x in splits)
+            if joined:
+                profiles.append(joined)
+            splits = []
+            el.clear()
+    if err is None:
+        try:
+            parser.close()
+        except ET.ParseError as exc:
+            err = str(exc)
+    return profiles, err
 
-    Each ``<split>`` of the first ``<timelinepdm><pdm>`` is base64 text; their concatenation decodes to one gzip
-    stream of the SQLite file. Raises :class:`TraceFormatError` when the session holds no profile data or the data
-    does not decode to an SQLite file."""
-    data = path.read_bytes()
-    block = _PDM.search(data)
-    pdms = _PDM_ONE.findall(block.group(1)) if block else []
-    splits = _SPLIT.findall(pdms[0]) if pdms else []
-    if not splits:
+
+def session_database(path: Path) -> tuple[bytes, int, str | None]:
+    """The nvprof database a Visual Profiler session embeds, how many more profiles (``<pdm>`` holding data) it
+    holds, and the XML error past the profile read (None when the session is well-formed).
+
+    The session may be gzipped or UTF-16 (read by :func:`~._io.read_input`). The ``<split>`` texts of the first
+    ``<timelinepdm><pdm>`` holding any are base64; their concatenation decodes to one gzip stream of the SQLite file
+    (expanded within :func:`~._io.decompress_limit`). Raises :class:`TraceFormatError` when the session holds no
+    profile data or the data does not decode to an SQLite file."""
+    raw = read_input(path).data
+    profiles, err = _session_profiles(raw.decode("utf-8", errors="replace"))
+    if not profiles:
+        damaged = f" (the XML is damaged: {err})" if err else ""
         raise TraceFormatError(path, "a Visual Profiler session without profile data (no <timelinepdm><pdm><split> "
-                                     "element: the GUI state only): record the data with `nvprof -o app.nvvp ./app` "
-                                     "(an SQLite file, which gpulens reads)")
+                                     f"element holding data: the GUI state only){damaged}: record the data with "
+                                     "`nvprof -o app.nvvp ./app` (an SQLite file, which gpulens reads)")
     try:
-        db = gzip.decompress(base64.b64decode(b"".join(s.strip() for s in splits)))
+        db, truncated = gunzip_all(base64.b64decode(profiles[0]), path)
     except (binascii.Error, OSError, EOFError, zlib.error) as exc:
         raise TraceFormatError(path, f"Visual Profiler session: its embedded profile does not decode (base64 + "
                                      f"gzip: {exc})") from None
+    if truncated:
+        raise TraceFormatError(path, "Visual Profiler session: its embedded profile does not decode (base64 + gzip: "
+                                     "the gzip stream ends before its end-of-stream marker)")
     if not db.startswith(SQLITE_MAGIC):
         raise TraceFormatError(path, "Visual Profiler session: its embedded profile is not an SQLite database")
-    return db, len(pdms) - 1
+    return db, len(profiles) - 1, err
 
 
 class _NvprofDb(_Db):
@@ -194,7 +236,7 @@ class NvprofSqliteCollector(NsysSqliteCollector):
         path = Path(path)
         if not _SESSION.match(read_head(path, 4096)):
             return super().collect(path, strict)
-        db, others = session_database(path)
+        db, others, err = session_database(path)
         with tempfile.TemporaryDirectory(prefix="gpulens-nvvp-") as tmp:
             inner = Path(tmp) / "profile.sqlite"
             inner.write_bytes(db)
@@ -206,6 +248,9 @@ class NvprofSqliteCollector(NsysSqliteCollector):
         src.update(path=str(path), size_bytes=path.stat().st_size, uncompressed_bytes=len(db),
                    embedded_in="Visual Profiler session")
         tl.meta.warnings[:] = [w.replace(str(inner), str(path)) for w in tl.meta.warnings]
+        if err:
+            tl.meta.warnings.append(f"{path}: the Visual Profiler session's XML is damaged past its profile data "
+                                    f"({err}): the profile was read, the rest of the session not")
         if others:
             tl.meta.warnings.append(f"{path}: the Visual Profiler session holds {others + 1} profiles (<pdm>, one per "
                                     f"profiled process): the first is read, {others} not")

@@ -25,22 +25,21 @@ def _report_doc(p: Path) -> dict[str, Any] | None:
     """The parsed report when ``p`` is a gpulens JSON report, else None (a trace)."""
     if not p.is_file():
         return None
-    from gpulens.collectors._io import json_document, read_head
+    from gpulens.collectors._io import is_report_head, json_document, read_head
+    from gpulens.reports.report_check import check_report, is_report
 
     head = read_head(p, 4096).lstrip().removeprefix(b"\xef\xbb\xbf")  # gunzipped, as UTF-8: as the sniffers see it
-    if not head.startswith(b"{") or b'"traceEvents"' in head or b'"schema_version"' not in head:
+    if not is_report_head(head):
         return None
     try:
         doc = json_document(p)
     except (ValueError, UnicodeDecodeError, OSError, RecursionError) as exc:
         why = str(exc).splitlines()[0][:160] if str(exc).strip() else exc.__class__.__name__
         raise TraceFormatError(p, f"not a readable JSON report ({why})") from None
-    if not isinstance(doc, dict) or "sources" not in doc:
+    if not is_report(doc):
         return None
     if not isinstance(doc["sources"], list):
         raise TraceFormatError(p, "report 'sources' is not a list")
-    from gpulens.reports.report_check import check_report
-
     return check_report(doc, p)
 
 

@@ -295,6 +295,7 @@ def load_baseline(path: str | Path, strict: bool = True) -> Baseline:
     """
     from gpulens.collectors._io import json_document
     from gpulens.errors import TraceFormatError
+    from gpulens.reports.report_check import is_report
 
     p = Path(path)
     if not p.exists() and not p.is_symlink():
@@ -313,7 +314,7 @@ def load_baseline(path: str | Path, strict: bool = True) -> Baseline:
         # a trace .json: Chrome/Kineto, or another format a collector recognises (rocprofv3 *_results.json)
         return baseline_of_trace(p, p.name.removesuffix(".json"), strict)
     if isinstance(doc, dict) and "gpulens_baseline" not in doc and isinstance(doc.get("sources"), list) \
-            and "schema_version" in doc:
+            and is_report(doc):
         return baseline_of_trace(p, p.name.removesuffix(".json"), strict, doc)
     return Baseline.from_dict(doc, p)
 

@@ -261,11 +261,11 @@ def load_report(path: str | Path, strict: bool = True) -> dict[str, Any]:
                 raise TraceFormatError(p, f"not a readable JSON report ({exc})") from None
     if isinstance(doc, dict) and "gpulens_baseline" in doc:
         raise TraceFormatError(p, "is a gpulens baseline, not a report (pass it to --baseline)")
-    if isinstance(doc, dict) and "sources" in doc and "schema_version" in doc:
+    from gpulens.reports.report_check import check_report, is_report
+
+    if is_report(doc):
         if not isinstance(doc["sources"], list):
             raise TraceFormatError(p, "report 'sources' is not a list")
-        from gpulens.reports.report_check import check_report
-
         return check_report(doc, p)
     if doc is not None and "traceEvents" not in doc:
         raise TraceFormatError(p, "JSON without 'sources' and 'schema_version': not a gpulens report")

@@ -25,6 +25,14 @@ _FIGURE = re.compile(r"(_ns|_bytes|_count|_pct|_per_s|share|^calls|^count|^event
 _INT64 = 2 ** 63
 
 
+def is_report(doc: Any) -> bool:
+    """True when the parsed JSON ``doc`` is a gpulens report: an object holding ``sources`` and ``schema_version``
+    or naming gpulens as its ``tool`` (a baseline holds no ``sources``)."""
+    tool = doc.get("tool") if isinstance(doc, dict) else None
+    return isinstance(doc, dict) and "sources" in doc and (
+        "schema_version" in doc or (isinstance(tool, dict) and tool.get("name") == "gpulens"))
+
+
 def _bad(v: Any) -> str | None:
     """Why ``v`` is no figure (None when it is one)."""
     if v is None:
