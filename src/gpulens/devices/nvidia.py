@@ -172,6 +172,23 @@ GPUS = [
                  "matrix.fp16": [44.1, "RTX 4090 × (34/128 SMs) × (2.535/2.52 GHz), FP32 accumulate", U],
                  "matrix.fp8": [88.3, "RTX 4090 × (34/128 SMs) × (2.535/2.52 GHz), FP32 accumulate", U],
                  "matrix.int8": [176.5, "RTX 4090 × (34/128 SMs) × (2.535/2.52 GHz)", U]}},
+    # RTX 4060 (AD107): 3,072 CUDA cores (24 SMs × 128 FP32 lanes) at 2.46 GHz boost, 8 GB GDDR6 on 128 bits
+    # (NVIDIA's GeForce RTX 4060 family specifications page); 17 Gbps GDDR6 → 272 GB/s and 24 MB L2 — the figures an
+    # nsys export of the card records itself (frasertajima/WeatherBench2 report1.sqlite, TARGET_INFO_GPU: AD107,
+    # 24 SMs, 25,165,824 B L2, 272.032 GB/s, 2.46 GHz). FP32 = 3,072 × 2 × 2.46 GHz; tensor peaks scaled from the
+    # RTX 4090 (same Ada SM, GeForce rates) by SMs × clock: 24/128 × 2.46/2.52.
+    {"name": "NVIDIA GeForce RTX 4060", "compute_capability": "8.9", "num_sms": 24, "memory_gb": 8,
+     "match": [r"RTX 4060(?! Ti)(?!.*Laptop)"],
+     "figures": {"clock_mhz": [2460, "NVIDIA GeForce RTX 4060 family specifications (boost; not in gpu-facts)", U],
+                 "memory_bandwidth": [272, "128-bit GDDR6 at 17 Gbps; the card's nsys record (not in gpu-facts)", U],
+                 "l2": [24, "the card's nsys TARGET_INFO_GPU record: 25,165,824 B (not in gpu-facts)", U],
+                 "vector.fp64": [0.236, "1/64 of FP32 (Ada GeForce; not in gpu-facts)", U],
+                 "vector.fp32": [15.11, "3,072 cores × 2 FLOP × 2.46 GHz (not in gpu-facts)", U],
+                 "matrix.tf32": [15.12, "RTX 4090 × (24/128 SMs) × (2.46/2.52 GHz) (not in gpu-facts)", U],
+                 "matrix.bf16": [30.2, "RTX 4090 × (24/128 SMs) × (2.46/2.52 GHz), FP32 accumulate", U],
+                 "matrix.fp16": [30.2, "RTX 4090 × (24/128 SMs) × (2.46/2.52 GHz), FP32 accumulate", U],
+                 "matrix.fp8": [60.5, "RTX 4090 × (24/128 SMs) × (2.46/2.52 GHz), FP32 accumulate", U],
+                 "matrix.int8": [120.9, "RTX 4090 × (24/128 SMs) × (2.46/2.52 GHz)", U]}},
     {"name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "num_sms": 170, "memory_gb": 32,
      "match": [r"RTX 5090"],
      "figures": {"clock_mhz": [2407, "NVIDIA RTX Blackwell whitepaper (not in gpu-facts)", U],
