@@ -267,3 +267,35 @@ def test_rtx4060_recorded_by_nsys_is_identified_with_datasheet_figures():
     for other in ({"name": "NVIDIA GeForce RTX 4060 Ti", "num_sms": 34},
                   {"name": "NVIDIA GeForce RTX 4060 Laptop GPU", "num_sms": 24}):
         assert getattr(identify_device(other), "name", None) != s.name
+
+
+# --- 4. a Chrome trace of an application's own async spans is not a Kineto trace ----------------------------------
+
+# cmpark0126/ml-serving-system-building chrome_trace.json (@ f567223882995397c4c7751fd2572cb0a3909110, no licence
+# file: not copied): 2,000 events, a bare list of async begin/end spans of category "resnet50" (one per request), no
+# interval (X) event, no Kineto key. It was read as a Kineto trace with "no GPU work"; the first four events:
+SERVING_SPANS = [
+    {"cat": "resnet50", "name": "1", "id": "1", "ph": "b", "ts": 2432907408.618, "pid": 0},
+    {"cat": "resnet50", "name": "1", "id": "1", "ph": "e", "ts": 2432923628.559, "pid": 0},
+    {"cat": "resnet50", "name": "2", "id": "2", "ph": "b", "ts": 2432923669.857, "pid": 0},
+    {"cat": "resnet50", "name": "2", "id": "2", "ph": "e", "ts": 2432934163.232, "pid": 0},
+]
+
+
+def test_async_spans_of_another_producer_are_refused(tmp_path, capsys):
+    p = tmp_path / "chrome_trace.json"
+    p.write_text(json.dumps(SERVING_SPANS, indent=4))
+    assert main(["analyze", "-q", "--no-cache", str(p)]) != 0
+    err = capsys.readouterr().err
+    assert "not a PyTorch Profiler (Kineto) trace" in err and "'resnet50'" in err and str(p) in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("doc", [{"traceEvents": []},  # an empty Kineto export: read, no GPU work
+                                 [{"ph": "i", "cat": "cpu_instant_event", "name": "mark", "ts": 1, "pid": 1}]])
+def test_kineto_without_interval_events_still_read(tmp_path, doc):
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps(doc))
+    out = tmp_path / "o.json"
+    assert main(["analyze", "-q", "--no-cache", str(p), "--json", str(out)]) == 5  # no GPU work
+    assert json.loads(out.read_text())["status"] == "no_gpu_work"
