@@ -14,7 +14,7 @@ ROCm 6.2 printed only the first six columns). The unit in the headers follows ``
 
 The kernel rows (``DOMAIN`` = ``KERNEL_DISPATCH``) of the per-domain kernel section, else of the combined section,
 are rewritten as the ``*_stats.csv`` summary rocprof writes (``Name, Calls, TotalDurationNs, MinNs, MaxNs, StdDev``,
-ns) and read by :class:`~gpulens.collectors.rocprof_v1.RocprofStats`: no events, ``tables["rocprof_stats"]``.
+ns) and read by :class:`~gpulens.collectors.rocprof_v1.RocprofStats` (through :class:`~.rocpd_summary.RocpdSummary`): no events, ``tables["rocprof_stats"]``.
 ``PERCENT (INC)`` is left out (in the combined section its denominator includes the API calls' time) and so is
 ``AVERAGE`` (printed with four significant digits; the mean is Total / Calls). A name may hold ``|``: a row's
 fields are counted from its end.
@@ -28,9 +28,9 @@ import re
 from pathlib import Path
 
 from gpulens.collectors._time_units import ns_factor
-from gpulens.collectors.rocprof_v1 import RocprofStats, read_text
+from gpulens.collectors.rocpd_summary import RocpdSummary
 from gpulens.errors import TraceFormatError
-from gpulens.timeline import Timeline
+from gpulens.units import plural
 
 _TITLE = re.compile(r"^\s*ROCPROFV3 (?:(?P<domain>[A-Z_]+) )?SUMMARY:\s*$")
 _RULE = re.compile(r"^\s*\|(-+\|){3,}\s*$")
@@ -112,26 +112,20 @@ def _ns(text: str, factor: float, whole: bool) -> str:
     return str(round(v)) if whole and v == v and abs(v) != float("inf") else repr(v)
 
 
-class RocprofV3Summary(RocprofStats):
+class RocprofV3Summary(RocpdSummary):
     """``rocprofv3 --summary`` text saved to a file (see module docstring)."""
 
     name = "rocprofv3_summary"
-    suffixes = (".txt", ".log")
-    priority = 31
+    missing = ("no rocprofv3 summary table (a 'ROCPROFV3 SUMMARY:' line, then the | NAME | DOMAIN | CALLS | "
+               "DURATION (nsec) | … header and its |---| rule)")
 
-    def sniff(self, path: Path, head: bytes) -> bool:
-        return summary_parts(head.decode("utf-8", errors="replace")) is not None
-
-    def collect(self, path: Path, strict: bool = True) -> Timeline:
-        path = Path(path)
-        text, size = read_text(path)
+    def rewrite(self, text: str, path: Path | None = None) -> str | None:
         parts = summary_parts(text)
         if parts is None:
-            raise TraceFormatError(path, "no rocprofv3 summary table (a 'ROCPROFV3 SUMMARY:' line, then the | NAME | "
-                                         "DOMAIN | CALLS | DURATION (nsec) | … header and its |---| rule)")
+            return None
         table, rows = parts
-        if table.count("\n") < 2:
-            raise TraceFormatError(path, f"the rocprofv3 summary has no {_KERNEL_DOMAIN} row (its {rows} rows are "
-                                         "API calls or copies): no kernel was traced — run rocprofv3 with "
-                                         "--kernel-trace as well as --summary")
-        return self.from_text(path, table, size, strict, file_bytes=len(text.encode("utf-8", errors="replace")))
+        if path is not None and table.count("\n") < 2:
+            raise TraceFormatError(path, f"the rocprofv3 summary has no {_KERNEL_DOMAIN} row (its "
+                                         f"{plural(rows, 'row')} are API calls or copies): no kernel was traced — "
+                                         "run rocprofv3 with --kernel-trace as well as --summary")
+        return table
