@@ -294,3 +294,81 @@ def test_kineto_without_interval_events_still_read(tmp_path, doc):
     out = tmp_path / "o.json"
     assert main(["analyze", "-q", "--no-cache", str(p), "--json", str(out)]) == 5  # no GPU work
     assert json.loads(out.read_text())["status"] == "no_gpu_work"
+
+
+# --- 5. nvprof's driver API records ---------------------------------------------------------------------------------
+
+# eganhila/mandelbrot_csgf_2017 output.nvvp (@ 59cb7b533a1d30be45f041ee20c9072e636aa6ec, no licence file: not
+# copied): an OpenACC kernel on a Tesla P100. PGI's OpenACC runtime calls the CUDA *driver*: the file has 72
+# CUPTI_ACTIVITY_KIND_DRIVER rows and no runtime table, and its kernel and copies correlate with driver calls only
+# (cbid 307 = cuLaunchKernel, 279 = cuMemcpyDtoHAsync_v2 in CUPTI's cupti_driver_cbid.h). The table was not read:
+# no launch call at all, and the 13.7 ms of idle GPU time was "with no cause the trace shows". Its own CREATE TABLE
+# statements; the kernel, the three copies and the four driver calls they correlate with, unchanged; StringTable
+# without the row naming a home directory.
+NVPROF_DRIVER_SCHEMA = [
+    "CREATE TABLE StringTable( _id_ INTEGER PRIMARY KEY AUTOINCREMENT, value TEXT NOT NULL UNIQUE )",
+    "CREATE TABLE Version( version INTEGER)",
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, cacheConfig BLOB NOT "
+    "NULL, sharedMemoryConfig INT NOT NULL, registersPerThread INT NOT NULL, partitionedGlobalCacheRequested INT NOT "
+    "NULL, partitionedGlobalCacheExecuted INT NOT NULL, start INT NOT NULL, end INT NOT NULL, completed INT NOT NULL, "
+    "deviceId INT NOT NULL, contextId INT NOT NULL, streamId INT NOT NULL, gridX INT NOT NULL, gridY INT NOT NULL, "
+    "gridZ INT NOT NULL, blockX INT NOT NULL, blockY INT NOT NULL, blockZ INT NOT NULL, staticSharedMemory INT NOT "
+    "NULL, dynamicSharedMemory INT NOT NULL, localMemoryPerThread INT NOT NULL, localMemoryTotal INT NOT NULL, "
+    "correlationId INT NOT NULL, gridId INT NOT NULL, name INT NOT NULL)",
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_DRIVER(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, cbid INT NOT NULL, start INT NOT "
+    "NULL, end INT NOT NULL, processId INT NOT NULL, threadId INT NOT NULL, correlationId INT NOT NULL, returnValue "
+    "INT NOT NULL)",
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, copyKind INT NOT NULL, srcKind "
+    "INT NOT NULL, dstKind INT NOT NULL, flags INT NOT NULL, bytes INT NOT NULL, start INT NOT NULL, end INT NOT "
+    "NULL, deviceId INT NOT NULL, contextId INT NOT NULL, streamId INT NOT NULL, correlationId INT NOT NULL, "
+    "runtimeCorrelationId INT NOT NULL)",
+]
+NVPROF_DRIVER_ROWS = {
+    "StringTable": [(0, "-- null --"), (5, "main_69_gpu")],
+    "Version": [(9,)],
+    "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL": [
+        (1, b"\x00", 1, 30, 1, 1, 1501092872070699363, 1501092872168340930, 1501092872168340930, 0, 1, 13, 65535, 1,
+         1, 128, 1, 1, 0, 0, 0, 132120576, 49, 1, 5)],
+    "CUPTI_ACTIVITY_KIND_DRIVER": [
+        (49, 307, 1501092872070662426, 1501092872070697464, 18534, 297712, 49, 0),
+        (52, 279, 1501092872173676928, 1501092872173702407, 18534, 297712, 52, 0),
+        (59, 279, 1501092872178117328, 1501092872178135171, 18534, 297712, 59, 0),
+        (64, 279, 1501092872183064862, 1501092872183081358, 18534, 297712, 64, 0)],
+    "CUPTI_ACTIVITY_KIND_MEMCPY": [
+        (1, 2, 3, 2, 1, 15245440, 1501092872173703633, 1501092872174173302, 0, 1, 13, 52, 0),
+        (2, 2, 3, 2, 1, 16777152, 1501092872178134297, 1501092872178666141, 0, 1, 13, 59, 0),
+        (3, 2, 3, 2, 1, 16777152, 1501092872183080676, 1501092872183598153, 0, 1, 13, 64, 0)],
+}
+
+
+def test_nvprof_driver_api_calls_are_the_launches(tmp_path):
+    import sqlite3
+
+    p = tmp_path / "output.nvvp"
+    con = sqlite3.connect(p)
+    for sql in NVPROF_DRIVER_SCHEMA:
+        con.execute(sql)
+    for table, rows in NVPROF_DRIVER_ROWS.items():
+        con.executemany(f"INSERT INTO {table} VALUES ({','.join('?' * len(rows[0]))})", rows)
+    con.commit()
+    drivers = {r[6]: r for r in NVPROF_DRIVER_ROWS["CUPTI_ACTIVITY_KIND_DRIVER"]}
+    kernel = NVPROF_DRIVER_ROWS["CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL"][0]
+    launch = drivers[kernel[22]]
+    assert launch[1] == 307  # the kernel's correlation id is a cuLaunchKernel's
+    from gpulens.collectors.nvprof_sqlite import NvprofSqliteCollector
+
+    tl = NvprofSqliteCollector().collect(p)
+    ev = tl.events
+    runtime = ev[ev["kind"] == "runtime"]
+    assert sorted(runtime["name"].astype(str)) == ["cuLaunchKernel"] + ["cuMemcpyDtoHAsync_v2"] * 3
+    call = runtime[runtime["name"] == "cuLaunchKernel"].iloc[0]
+    assert (int(call["start_ns"]), int(call["dur_ns"]), int(call["correlation_id"])) == (
+        launch[2], launch[3] - launch[2], kernel[22])
+    k = ev[ev["kind"] == "kernel"].iloc[0]
+    assert int(k["correlation_id"]) == int(call["correlation_id"])
+    # the launch delay the file records: the kernel starts 1,899 ns after its cuLaunchKernel returned
+    assert kernel[6] - launch[3] == 1_899
+    report = _analyze(tmp_path, p)
+    src = report["sources"][0]
+    assert src["summary"]["kernel_count"] == 1
+    assert "cuLaunchKernel" in json.dumps(src["analyses"].get("launches") or src["analyses"])
