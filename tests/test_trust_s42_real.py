@@ -372,3 +372,32 @@ def test_nvprof_driver_api_calls_are_the_launches(tmp_path):
     src = report["sources"][0]
     assert src["summary"]["kernel_count"] == 1
     assert "cuLaunchKernel" in json.dumps(src["analyses"].get("launches") or src["analyses"])
+
+
+# --- 6. the RTX 3070 an ncu report names ---------------------------------------------------------------------------
+
+# thedavidchu/speedy_scan profile.ncu-rep (MIT, 236 KB; @ its commit of blob 5a813192's tree), its device attributes
+# as NVIDIA's ncu_report reads them: one scan kernel of 336,704 ns, memory at 53.4 % of peak. It said "no hardware
+# spec identified".
+RTX3070_NCU = {"device__attribute_display_name": "NVIDIA GeForce RTX 3070", "device__attribute_multiprocessor_count": 46,
+               "device__attribute_l2_cache_size": 4_194_304, "device__attribute_global_memory_bus_width": 256,
+               "device__attribute_max_mem_frequency_khz": 7_001_000,
+               "device__attribute_max_gpu_frequency_khz": 1_725_000}
+
+
+def test_rtx3070_recorded_by_ncu_is_identified_with_datasheet_figures():
+    from gpulens.devices import identify_device
+
+    row = RTX3070_NCU
+    s = identify_device({"name": row["device__attribute_display_name"],
+                         "num_sms": row["device__attribute_multiprocessor_count"], "compute_capability": "8.6"})
+    assert s is not None and s.name == "NVIDIA GeForce RTX 3070" and s.num_sms == 46
+    clk = row["device__attribute_max_gpu_frequency_khz"] * 1e3
+    assert s.figure_value("vector.fp32") == pytest.approx(46 * 128 * 2 * clk, rel=0.01)  # 5,888 cores: 20.3 TF
+    assert s.figure_value("matrix.fp16") == pytest.approx(46 * 512 * clk, rel=0.01)  # GeForce, FP32 accumulate
+    # DDR: two transfers per memory clock over the 256-bit bus = 448 GB/s
+    bw = row["device__attribute_global_memory_bus_width"] / 8 * row["device__attribute_max_mem_frequency_khz"] * 1e3 * 2
+    assert s.memory_bandwidth == pytest.approx(bw, rel=0.01)
+    assert s.figure_value("l2") == row["device__attribute_l2_cache_size"]
+    for other in ("NVIDIA GeForce RTX 3070 Ti", "NVIDIA GeForce RTX 3070 Laptop GPU"):
+        assert getattr(identify_device({"name": other}), "name", None) != s.name
