@@ -401,3 +401,56 @@ def test_rtx3070_recorded_by_ncu_is_identified_with_datasheet_figures():
     assert s.figure_value("l2") == row["device__attribute_l2_cache_size"]
     for other in ("NVIDIA GeForce RTX 3070 Ti", "NVIDIA GeForce RTX 3070 Laptop GPU"):
         assert getattr(identify_device({"name": other}), "name", None) != s.name
+
+
+# --- 7. a rocprof v1 trace with no kernel beside a stats file that lists kernels --------------------------------------
+
+# JoursBleu/llama.cpp (MIT) results.csv / results.stats.csv @ cc6b852893544b7dfd7eb208ce5bb81bee013402 (a llama.cpp
+# run on an AMD Radeon AI PRO R9700; 726 KB: not copied): the trace's header, its first three dispatches (HIP's blit
+# fills) and its six quantize_q8_1 dispatches; the stats file's header and its quantize_q8_1 row, unchanged. A trace
+# cut before its first kernel beside the run's stats read "1,858 launches of 18 kernels, 661.30 ms summed, 0 ns busy":
+# the kernel figures of the summary beside a timeline holding none of them. The cross-check skipped a trace without a
+# kernel event; now it compares, and the trace's figures are used as it says.
+ROCPROF_HEADER = '"Index","KernelName","gpu-id","queue-id","queue-index","pid","tid","grd","wgr","lds","scr","arch_vgpr","accum_vgpr","sgpr","wave_size","sig","obj","DispatchNs","BeginNs","EndNs","CompleteNs","DurationNs"'
+ROCPROF_FILLS = [
+    '0,"__amd_rocclr_fillBufferAligned.kd",2,0,0,2375942,2375942,256,256,0,0,16,0,128,32,"0x0","0x709f0b65d740",769537349987029,769537350099688,769537350107288,769537350169162,7600',
+    '1,"__amd_rocclr_fillBufferAligned.kd",2,0,2,2375942,2375942,256,256,0,0,16,0,128,32,"0x0","0x709f0b65d740",769537350145797,769537350172208,769537350176208,769537350244856,4000',
+    '2,"__amd_rocclr_fillBufferAligned.kd",2,0,4,2375942,2375942,256,256,0,0,16,0,128,32,"0x0","0x709f0b65d740",769537350187680,769537350263608,769537350267648,769537350288782,4040',
+]
+ROCPROF_QUANT = [
+    '1024,"quantize_q8_1(float const*, void*, long, long, long, long, long, unsigned int, HIP_vector_type<unsigned int, 3u>) [clone .kd]",2,2,924,2375942,2375942,4096,256,0,0,16,0,128,32,"0x0","0x709f0a35a700",769538157375239,769538483843145,769538483844825,769538483846130,1680',
+    '1026,"quantize_q8_1(float const*, void*, long, long, long, long, long, unsigned int, HIP_vector_type<unsigned int, 3u>) [clone .kd]",2,2,926,2375942,2375942,11264,256,0,0,16,0,128,32,"0x0","0x709f0a35a700",769538163363869,769538483955226,769538483956826,769538483957818,1600',
+    '1029,"quantize_q8_1(float const*, void*, long, long, long, long, long, unsigned int, HIP_vector_type<unsigned int, 3u>) [clone .kd]",2,2,929,2375942,2375942,4096,256,0,0,16,0,128,32,"0x0","0x709f0a35a700",769538163373263,769538484031146,769538484032626,769538484033802,1480',
+    '1956,"quantize_q8_1(float const*, void*, long, long, long, long, long, unsigned int, HIP_vector_type<unsigned int, 3u>) [clone .kd]",2,2,1857,2375942,2375942,4096,256,0,0,16,0,128,32,"0x0","0x709f0a35a700",769538489238125,769538819507445,769538819509125,769538819510583,1680',
+    '1958,"quantize_q8_1(float const*, void*, long, long, long, long, long, unsigned int, HIP_vector_type<unsigned int, 3u>) [clone .kd]",2,2,1859,2375942,2375942,11264,256,0,0,16,0,128,32,"0x0","0x709f0a35a700",769538489248711,769538819619006,769538819620606,769538819621800,1600',
+    '1961,"quantize_q8_1(float const*, void*, long, long, long, long, long, unsigned int, HIP_vector_type<unsigned int, 3u>) [clone .kd]",2,2,1862,2375942,2375942,4096,256,0,0,16,0,128,32,"0x0","0x709f0a35a700",769538489256132,769538819696006,769538819697606,769538819698826,1600',
+]
+ROCPROF_STATS = ('"Name","Calls","TotalDurationNs","AverageNs","Percentage"\n'
+                 '"quantize_q8_1(float const*, void*, long, long, long, long, long, unsigned int, '
+                 'HIP_vector_type<unsigned int, 3u>) [clone .kd]",6,9640,1606,0.0014558891364224288\n')
+
+
+@pytest.mark.parametrize("rows, agrees", [(ROCPROF_QUANT, True), (ROCPROF_FILLS, False)])
+def test_rocprof_trace_and_stats_beside_it(tmp_path, rows, agrees):
+    import csv
+    import io
+
+    (tmp_path / "results.csv").write_text("\n".join([ROCPROF_HEADER, *rows]) + "\n")
+    (tmp_path / "results.stats.csv").write_text(ROCPROF_STATS)
+    recs = list(csv.DictReader(io.StringIO("\n".join([ROCPROF_HEADER, *rows]))))
+    kernels = [r for r in recs if not r["KernelName"].startswith("__amd_rocclr_")]
+    assert len(kernels) == (6 if agrees else 0)
+    stats = next(csv.DictReader(io.StringIO(ROCPROF_STATS)))
+    assert (int(stats["Calls"]), int(stats["TotalDurationNs"])) == (6, 9640)
+    report = _analyze(tmp_path, tmp_path / "results.csv")
+    s = report["sources"][0]["summary"]
+    # the trace's figures: Σ(EndNs − BeginNs) of its kernel dispatches (each equal to its DurationNs)
+    assert all(int(r["EndNs"]) - int(r["BeginNs"]) == int(r["DurationNs"]) for r in recs)
+    assert (s["kernel_count"], s["kernel_time_ns"]) == (len(kernels), sum(int(r["DurationNs"]) for r in kernels))
+    note = next(w for w in report_warnings(report) if "results.stats.csv: " in w and "results.csv" in w)
+    if agrees:
+        assert "agrees with the trace (1 kernel, 6 calls" in note
+    else:
+        assert "disagrees with results.csv on 1 of 1 kernel" in note and "6 calls / 9.64 µs in the summary" in note
+        assert note.endswith("the trace's figures are used: it holds no kernel, the summary's 1 kernel row is left "
+                             "out")
