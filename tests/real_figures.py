@@ -31,3 +31,20 @@ def assert_exact_figures(tmp_path: Path, path: Path, facts: dict) -> dict:
     assert {int(r["stream_id"]): int(r["launches"]) for r in queues} == facts["launches"]
     assert 0 < s["gpu_busy_pct"] <= 100 and s["gpu_busy_ns"] <= s["span_ns"]
     return report
+
+
+def assert_geforce_ada_peaks(spec, sms: int, clock_hz: float) -> None:
+    """Assert the compute peaks of a GeForce Ada (CC 8.9) ``spec`` from its SM count and boost clock, by the Ada
+    SM's per-clock rates (128 FP32 lanes × 2 FLOP; GeForce tensor rates with FP32 accumulate: TF32 256, FP16/BF16
+    512, FP8 1024, INT8 2048 per SM per clock; FP64 1/64 of FP32), each within 1 % (FP64 2 %)."""
+    def close(a, b, rel=0.01):
+        return a is not None and abs(a - b) <= rel * b
+
+    fp32 = sms * 128 * 2 * clock_hz
+    assert close(spec.figure_value("vector.fp32"), fp32)
+    assert close(spec.figure_value("matrix.tf32"), sms * 256 * clock_hz)
+    for p in ("bf16", "fp16"):
+        assert close(spec.figure_value(f"matrix.{p}"), sms * 512 * clock_hz)
+    assert close(spec.figure_value("matrix.fp8"), sms * 1024 * clock_hz)
+    assert close(spec.figure_value("matrix.int8"), sms * 2048 * clock_hz)
+    assert close(spec.figure_value("vector.fp64"), fp32 / 64, rel=0.02)

@@ -27,6 +27,8 @@ profiler           functions"`` (``torch.autograd.profiler`` before Kineto, PyTo
                    each op, nested like the ops), not kernels — refused with the
                    command that records a Kineto trace
 unknown            interval events, none with a Kineto category, no Kineto keys         no     —
+                   (or no interval event, no Kineto key, only foreign categories in
+                   the first 64 KiB: :func:`foreign_events_refusal`)
 =================  ==================================================================  =====  =======================
 
 XLA GPU dialect (TensorFlow profiler ``ConvertXSpaceToTraceEvents``): each ``/device:GPU:N`` process is GPU ``N``;
@@ -154,6 +156,29 @@ def legacy_autograd_refusal(path) -> str | None:
             "its GPU times are per operator, measured with CUDA events and nested like the operators, not "
             "kernels, so kernel counts and GPU busy time cannot be derived from it; record a Kineto trace with "
             "torch.profiler.profile(activities=[CPU, CUDA]) (PyTorch ≥ 1.8.1) and prof.export_chrome_trace()")
+
+
+_CATEGORY = re.compile(rb'"cat"\s*:\s*"([^"\\]{0,80})"')
+#: Kineto's categories gpulens reads no kind from (libkineto ActivityType names, flow and "Trace" events)
+_KINETO_OTHER_CATEGORIES = {"external_correlation", "cpu_instant_event", "overhead", "glow_runtime",
+                            "mtia_ccp_events", "mtia_insight", "hpu_op", "collective_comm", "ac2g", "fwdbwd",
+                            "trace"}
+
+
+def foreign_events_refusal(path) -> str | None:
+    """The refusal for a Chrome trace with no interval (``X``) event and no Kineto header key whose events all carry
+    categories no PyTorch Profiler writes (an application's own trace of async ``b``/``e`` spans: ``"cat":
+    "resnet50"``), judged from the first 64 KiB of the (decompressed) file; None when a Kineto category, or no
+    category at all, is found there (an empty Kineto trace is read as one: no GPU work)."""
+    from gpulens.collectors._io import read_head
+    from gpulens.collectors._kineto_kinds import CATEGORY_KIND
+
+    cats = {m.group(1).decode("utf-8", "replace") for m in _CATEGORY.finditer(read_head(path, 65536))}
+    if not cats or {c.lower() for c in cats} & (set(CATEGORY_KIND) | _KINETO_OTHER_CATEGORIES):
+        return None
+    shown = ", ".join(repr(c) for c in sorted(cats)[:3])
+    return refusal(Dialect("unknown producer", False, "it has no interval (X) events and none of its events has a "
+                                                      f"PyTorch Profiler category ({shown})"))
 
 
 def refusal(dialect: Dialect) -> str:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from gpulens.timeline import Timeline
-from gpulens.units import fmt_ns, plural
+from gpulens.units import agree, fmt_ns, plural
 
 #: names listed in a disagreement warning
 _LISTED = 3
@@ -33,7 +33,8 @@ def kernel_stats_check(timeline: Timeline, stats: pd.DataFrame, stats_path: Path
     Returns:
         "… agrees with the trace: N kernels, C calls and T summed" or "… disagrees with the trace on K of N
         kernels (name: calls/total in the summary vs in the trace; …): the trace's figures are used"; None when
-        either side has no kernel.
+        the summary has no kernel or the trace no GPU work (a trace of copies and fills only is compared: none of the
+        summary's kernels is in it).
     """
     if not len(stats) or not {"Name", "Calls", "TotalDurationNs"} <= set(stats.columns):
         return None
@@ -42,8 +43,8 @@ def kernel_stats_check(timeline: Timeline, stats: pd.DataFrame, stats_path: Path
     if not len(st) or not len(ev):
         return None
     k = ev[ev["kind"].astype(str).isin(["kernel", "comm"])]
-    if not len(k):
-        return None
+    if not len(k) and not ev["kind"].astype(str).isin(["memcpy", "memset"]).any():
+        return None  # no GPU work in the trace at all (a host-only trace): nothing to compare
     trace = k.groupby(k["name"].astype(str), sort=False, observed=True)["dur_ns"].agg(["size", "sum"])
     rej = timeline.rejected
     untimed = (rej[rej["kind"].astype(str).isin(["kernel", "comm"])]["name"].astype(str).value_counts()
@@ -65,3 +66,24 @@ def kernel_stats_check(timeline: Timeline, stats: pd.DataFrame, stats_path: Path
     return (f"{stats_path}: disagrees with {trace_path.name} on {len(differ)} of {plural(len(names), 'kernel')} ("
             + "; ".join(differ[:_LISTED]) + more + "): not the same run, or trace rows lost; the trace's figures "
             "are used")
+
+
+def reconcile_kernel_stats(timeline: Timeline, stats_path: Path, trace_path: Path) -> str | None:
+    """:func:`kernel_stats_check` of ``timeline.tables["rocprof_stats"]`` against the trace, keeping its promise
+    that the trace's figures are used: when they disagree and the trace holds no kernel event (its GPU work only
+    copies and fills — a trace cut before its first kernel, or of another run), the summary's kernel rows are
+    removed from the table, so no report takes its kernel count and time from the summary beside a timeline whose
+    busy time has none of them (1,858 launches and 661 ms "summed" beside "0 ns busy"). Returns the warning."""
+    stats = timeline.tables.get("rocprof_stats")
+    if stats is None:
+        return None
+    check = kernel_stats_check(timeline, stats, stats_path, trace_path)
+    ev = timeline.events
+    if (check is None or not check.startswith(f"{stats_path}: disagrees")
+            or ev["kind"].astype(str).isin(["kernel", "comm"]).any() or "domain" not in stats):
+        return check
+    kernel_rows = stats["domain"].astype(str) == "kernel"
+    timeline.tables["rocprof_stats"] = stats[~kernel_rows].reset_index(drop=True)
+    n = int(kernel_rows.sum())
+    return (check[:-len("the trace's figures are used")] + "the trace's figures are used: it holds no kernel, "
+            f"the summary's {plural(n, 'kernel row')} {agree(n, 'is', 'are')} left out")

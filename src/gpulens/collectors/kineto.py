@@ -43,7 +43,8 @@ import pandas as pd
 from gpulens._memory import keeping_freed_memory
 from gpulens.collectors._io import trailing_warning
 from gpulens.collectors._assemble import Parts, any_kind, assemble, categorical
-from gpulens.collectors._chrome_dialects import KINETO_HEADER_KEYS, RPD_JSON, identify, legacy_autograd_refusal, refusal
+from gpulens.collectors._chrome_dialects import (KINETO_HEADER_KEYS, RPD_JSON, foreign_events_refusal, identify,
+                                                legacy_autograd_refusal, refusal)
 from gpulens.collectors._chrome_json import TolerantDecoder
 from gpulens.collectors._deep import DeepValues
 from gpulens.collectors._kineto_damage import DamageLog, read_damaged
@@ -392,11 +393,14 @@ class KinetoCollector(Collector):
             warnings.append(f"{path}: baseTimeNanoseconds {base_ns} is negative (no Unix-epoch time): ignored, "
                             "times are relative to the trace's own clock")
             base_ns = 0
+        header = {k for k in KINETO_HEADER_KEYS if getattr(trace, k, None) is not None}
         dialect = identify(acc.process_names, acc.thread_names, {c.lower() if isinstance(c, str) else ""
                                                                  for c in acc.cats.values} | acc.missing_cat,
-                           acc.count, {k for k in KINETO_HEADER_KEYS if getattr(trace, k, None) is not None})
+                           acc.count, header)
         if not dialect.reads:
             raise TraceFormatError(path, legacy_autograd_refusal(path) or refusal(dialect))
+        if not acc.count and not header and (foreign := foreign_events_refusal(path)):
+            raise TraceFormatError(path, foreign)
         if dialect.producer == RPD_JSON:
             warnings.append(f"{path}: read as a rocmProfileData rpd2tracing trace ({dialect.reason}): the events of "
                             "the GPU<N> processes are GPU N's operations (stream = queue), kind from their op type "

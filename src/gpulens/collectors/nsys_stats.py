@@ -16,7 +16,9 @@ of ``nsys stats`` with several reports (banners, blank lines, one header per rep
 is found wherever it is (under its ``cuda_gpu_kern_sum`` banner) and read up to its end (blank line or next report).
 The same stdout in nsys' default ``--format column`` (what ``nsys profile --stats=true`` and ``nsys stats`` print to the
 console, often saved as a .txt/.log: each table a header line, a rule of dashes under every column, rows aligned to
-the rules, numbers with thousands separators) is read through :func:`column_tables_as_csv`.
+the rules, numbers with thousands separators) is read through :func:`column_tables_as_csv`, and so is ``--format table``
+(the same tables drawn in ``+---+`` borders and ``|`` separators). Both print at most 100 characters of a name (a
+longer one ends with ``…``): a warning counts such names and the rows that share one.
 """
 
 from __future__ import annotations
@@ -120,14 +122,14 @@ _REPORT_START = re.compile(r"^\s*(\*\*\s|Processing \[|Generating SQLite|NOTICE:
 
 def _find_header(lines: list[str]) -> tuple[int, dict[int, tuple[str, float]]] | None:
     """The kernel-summary header line anywhere in the text (``nsys stats`` stdout holds several reports, each with
-    a banner and its own header): the first header under a kernel-summary banner, else the first kernel-summary
-    header at all."""
+    a banner and its own header): the first header under a kernel-summary banner (within the 4 lines above it: a
+    ``--format table`` header read from under its border), else the first kernel-summary header at all."""
     first = None
     for i, ln in enumerate(lines):
         if "Instances" in ln and "Name" in ln:
             m = _map_header(next(csv.reader([ln])))
             if m:
-                if any(_KERNEL_BANNER.search(b) for b in lines[max(0, i - 3):i]):
+                if any(_KERNEL_BANNER.search(b) for b in lines[max(0, i - 4):i]):
                     return i, m
                 first = first or (i, m)
     return first
@@ -158,18 +160,60 @@ def column_tables_as_csv(lines: list[str]) -> list[str] | None:
         def fields(line: str) -> list[str]:
             return [line[a:b].strip() for a, b in zip(starts, starts[1:] + [None])]
 
-        def as_csv(cells: list[str]) -> str:
-            buf = io.StringIO()
-            csv.writer(buf, lineterminator="").writerow(cells)
-            return buf.getvalue()
-
-        out[i] = as_csv(fields(lines[i - 1]))
+        out[i] = _as_csv(fields(lines[i - 1]))
         found = True
         i += 1
         while i < len(lines) and lines[i].strip() and not _RULE.match(lines[i]):
-            out[i] = as_csv(fields(lines[i]))
+            out[i] = _as_csv(fields(lines[i]))
             i += 1
+    found = _boxed_tables_as_csv(lines, out) or found
     return out if found else None
+
+
+def _as_csv(cells: list[str]) -> str:
+    """``cells`` as one CSV line (quoted where a cell holds a comma or a quote)."""
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="").writerow(cells)
+    return buf.getvalue()
+
+
+#: The border nsys' ``--format table`` draws above and below a table's header and under its last row.
+_BORDER = re.compile(r"^\s*\+(-+\+){2,}\s*$")
+
+
+def _boxed_tables_as_csv(lines: list[str], out: list[str]) -> bool:
+    """Rewrite in ``out`` (line for line, as :func:`column_tables_as_csv`) every ``--format table`` table of
+    ``lines``: a border ``+----+----+``, the header ``| Time (%) | … | Name |``, a border, rows ``| 76.9 | … |``
+    and a closing border. The border under the header becomes the header as CSV (the header line itself is left,
+    one text field), each row its fields as CSV, the closing border a blank line (the table's end). A field is
+    the text between two ``+`` of the border, stripped; a row whose ``|`` do not stand under them (a character
+    wider than one column) is split at its ``|`` when that gives the border's field count, else left (counted as a
+    row of the wrong width). Returns whether any such table was found.
+
+    Source: ``nsys stats --format table`` stdout (nsys 2025.1 ``cuda_gpu_kern_sum`` / ``cuda_api_sum``, a vLLM
+    Llama-70B run on a B200 committed as Markdown; names longer than 100 characters cut by nsys with ``…``)."""
+    found, i = False, 0
+    while i + 2 < len(lines):
+        if not (_BORDER.match(lines[i]) and lines[i + 1].lstrip().startswith("|") and _BORDER.match(lines[i + 2])):
+            i += 1
+            continue
+        cuts = [m.start() for m in re.finditer(r"\+", lines[i])]
+
+        def fields(line: str) -> list[str]:
+            if all(line[c:c + 1] == "|" for c in cuts):
+                return [line[a + 1:b].strip() for a, b in zip(cuts, cuts[1:])]
+            parts = line.strip().split("|")
+            return [p.strip() for p in parts[1:-1]] if len(parts) == len(cuts) else [line]
+
+        out[i + 2] = _as_csv(fields(lines[i + 1]))
+        found = True
+        i += 3
+        while i < len(lines) and lines[i].lstrip().startswith("|"):
+            out[i] = _as_csv(fields(lines[i]))
+            i += 1
+        if i < len(lines) and _BORDER.match(lines[i]):
+            out[i] = ""
+    return found
 
 
 def _table_lines(lines: list[str], header: int) -> list[str]:
@@ -311,6 +355,9 @@ class NsysStatsCollector(Collector):
         _blank_impossible_statistics(table, path, warnings,
                                      one_unit=len(set(factors.values())) == 1)
         table["name"] = table["name"].astype(str)
+        cut_names = _cut_names_note(path, table["name"])
+        if cut_names:
+            warnings.append(cut_names)
         table["calls"] = table["calls"].round().astype("int64")
         table["total_ns"] = table["total_ns"].round().astype("int64")
         for c in ("mean_ns", "min_ns", "max_ns", "median_ns", "stddev_ns", "time_pct"):
@@ -320,6 +367,21 @@ class NsysStatsCollector(Collector):
                             warnings=[*warnings, f"{path}: nsys stats summary: per-kernel aggregates only, no "
                                                  "timeline (span, busy time and overlap are unknown)"])
         return Timeline(meta=meta, tables={"kernel_summary": table}).validate()
+
+
+def _cut_names_note(path: Path, names: pd.Series) -> str | None:
+    """The warning for kernel names nsys cut short: its console forms (``--format column`` / ``table``) print at most
+    100 characters of a name and end a longer one with ``…``. Distinct kernels whose names share those characters
+    then read as one name (their rows are summed as one kernel). None when no name ends with ``…``."""
+    cut = names[names.str.endswith("\u2026")]
+    if cut.empty:
+        return None
+    shared = int(cut.duplicated(keep=False).sum())
+    return (f"{path}: {plural(len(cut), 'kernel name(s)')} cut short by nsys (ending in '…': its column/table "
+            "output prints 100 characters of a name)"
+            + (f"; {shared} rows share a cut name and are counted as {cut[cut.duplicated(keep=False)].nunique()} "
+               "kernel(s)" if shared else "")
+            + " — export with nsys stats --format csv for the full names")
 
 
 def _drop_implausible_totals(table: pd.DataFrame, path: Path, warnings: list[str]) -> pd.DataFrame:

@@ -13,6 +13,8 @@ table                                      kind       columns used
 ``CUPTI_ACTIVITY_KIND_MEMSET``             memset     start, end, deviceId, streamId, correlationId, bytes
 ``CUPTI_ACTIVITY_KIND_RUNTIME``            runtime    start, end, processId, threadId, correlationId, cbid (named by
                                                       :data:`RUNTIME_CBIDS`)
+``CUPTI_ACTIVITY_KIND_DRIVER``             runtime    the same columns, cbid named by :data:`DRIVER_CBIDS` (driver calls:
+                                                      OpenACC's and CUDA Fortran's ``cuLaunchKernel``, copies, syncs)
 ``CUPTI_ACTIVITY_KIND_SYNCHRONIZATION``    sync       start, end, streamId, correlationId
 ``CUPTI_ACTIVITY_KIND_DEVICE``             meta       one device per row: id, name (``StringTable`` key),
                                                       computeCapabilityMajor/Minor and the figures of
@@ -21,7 +23,7 @@ table                                      kind       columns used
 
 Times are CUPTI's int64 ns; copy kinds follow ``CUpti_ActivityMemcpyKind`` as in :mod:`.nsys_sqlite`, whose
 readers and rules (rejected rows, placeholder zeros, exact duplicates, incomplete captures) this collector shares.
-Not read: the driver API (``CUPTI_ACTIVITY_KIND_DRIVER``), NVTX markers (``CUPTI_ACTIVITY_KIND_MARKER``: a start and
+Not read: NVTX markers (``CUPTI_ACTIVITY_KIND_MARKER``: a start and
 an end row per range), metrics and events (``--metrics``/``--events`` tables).
 
 Sniffed by content: an SQLite file with nvprof's ``StringTable`` and one of its ``CUPTI_ACTIVITY_KIND_*`` tables
@@ -88,6 +90,28 @@ RUNTIME_CBIDS = {
     284: "cudaLaunchHostFunc", 311: "cudaGraphLaunch", 312: "cudaGraphLaunch_ptsz",
 }
 
+
+#: CUDA driver API callback ids (``CUpti_driver_api_trace_cbid``, CUPTI's ``cupti_driver_cbid.h``) → function name,
+#: for the calls the analyzers weigh: launches, copies, fills, synchronisations and graph launches (OpenACC, CUDA
+#: Fortran and JIT programs launch through the driver: ``cuLaunchKernel``). Another id is named
+#: ``cuDriverCall#<cbid>``.
+DRIVER_CBIDS = {
+    17: "cuCtxSynchronize", 115: "cuLaunch", 116: "cuLaunchGrid", 117: "cuLaunchGridAsync",
+    121: "cuEventSynchronize", 126: "cuStreamSynchronize", 216: "cuMemsetD8Async", 218: "cuMemsetD16Async",
+    220: "cuMemsetD32Async", 222: "cuMemsetD2D8Async", 224: "cuMemsetD2D16Async", 226: "cuMemsetD2D32Async",
+    249: "cuMemsetD8_v2", 250: "cuMemsetD16_v2", 251: "cuMemsetD32_v2", 252: "cuMemsetD2D8_v2",
+    253: "cuMemsetD2D16_v2", 254: "cuMemsetD2D32_v2", 276: "cuMemcpyHtoD_v2", 277: "cuMemcpyHtoDAsync_v2",
+    278: "cuMemcpyDtoH_v2", 279: "cuMemcpyDtoHAsync_v2", 280: "cuMemcpyDtoD_v2", 281: "cuMemcpyDtoDAsync_v2",
+    287: "cuMemcpy2D_v2", 289: "cuMemcpy2DAsync_v2", 290: "cuMemcpy3D_v2", 291: "cuMemcpy3DAsync_v2",
+    295: "cuStreamWaitEvent", 304: "cuCtxGetCurrent", 305: "cuMemcpy", 306: "cuMemcpyAsync", 307: "cuLaunchKernel",
+    310: "cuPointerGetAttribute", 318: "cuMemcpyPeer", 319: "cuMemcpyPeerAsync", 397: "cuMemcpyHtoD_v2_ptds",
+    398: "cuMemcpyDtoH_v2_ptds", 399: "cuMemcpyDtoD_v2_ptds", 408: "cuMemcpy_ptds", 418: "cuMemcpyAsync_ptsz",
+    421: "cuMemcpyHtoDAsync_v2_ptsz", 422: "cuMemcpyDtoHAsync_v2_ptsz", 423: "cuMemcpyDtoDAsync_v2_ptsz",
+    436: "cuStreamWaitEvent_ptsz", 440: "cuStreamSynchronize_ptsz", 442: "cuLaunchKernel_ptsz",
+    477: "cuLaunchCooperativeKernel", 478: "cuLaunchCooperativeKernel_ptsz",
+    480: "cuLaunchCooperativeKernelMultiDevice", 514: "cuGraphLaunch", 515: "cuGraphLaunch_ptsz",
+    527: "cuLaunchHostFunc", 528: "cuLaunchHostFunc_ptsz", 652: "cuLaunchKernelEx", 653: "cuLaunchKernelEx_ptsz",
+}
 
 #: The head of a Visual Profiler session file: an XML declaration, then ``<session version="N"``.
 _SESSION = re.compile(rb'^\s*(?:<\?xml[^>]*\?>\s*)?<session version="[0-9]+"', re.ASCII)
@@ -181,19 +205,31 @@ def _serial_kernels(db: _Db):
     return _kernels(db, "CUPTI_ACTIVITY_KIND_KERNEL")
 
 
-def _runtime(db: _Db):
-    """Runtime API calls, named from their callback id (:data:`RUNTIME_CBIDS`); pid/tid as recorded."""
-    t = "CUPTI_ACTIVITY_KIND_RUNTIME"
-    if not db.has(t, "start", "end"):
+def _api_calls(db: _Db, table: str, names_of: dict[int, str], unknown: str, anonymous: str):
+    """The API calls of ``table`` (nvprof's runtime or driver activity records) as ``runtime`` host events, named
+    from their callback id by ``names_of`` (another id: ``unknown`` + ``#<cbid>``; no id: ``anonymous``); pid/tid as
+    recorded. None when the table is absent."""
+    if not db.has(table, "start", "end"):
         return None
-    df = db.select_ints(t, {"start_ns": "{start}", "dur_ns": "{end} - {start}", "correlation_id": "{correlationId}",
-                            "pid": "{processId}", "tid": "{threadId}", "_cbid": "{cbid}"})
+    df = db.select_ints(table, {"start_ns": "{start}", "dur_ns": "{end} - {start}", "correlation_id": "{correlationId}",
+                                "pid": "{processId}", "tid": "{threadId}", "_cbid": "{cbid}"})
     codes, uniq = pd.factorize(df.pop("_cbid") if "_cbid" in df else pd.Series([pd.NA] * len(df)))
     # one name per distinct id (two ids can share a name: cudaStreamDestroy _v3020 and _v5050); no id: unknown call
-    names = np.array([RUNTIME_CBIDS.get(int(c), f"cudaRuntimeCall#{int(c)}") for c in uniq] + ["cuda runtime"],
-                     dtype=object)
+    names = np.array([names_of.get(int(c), f"{unknown}#{int(c)}") for c in uniq] + [anonymous], dtype=object)
     df["name"] = pd.Categorical(names[np.where(codes < 0, len(uniq), codes)])
     return _host(df, "runtime"), None
+
+
+def _runtime(db: _Db):
+    """Runtime API calls, named from their callback id (:data:`RUNTIME_CBIDS`)."""
+    return _api_calls(db, "CUPTI_ACTIVITY_KIND_RUNTIME", RUNTIME_CBIDS, "cudaRuntimeCall", "cuda runtime")
+
+
+def _driver(db: _Db):
+    """Driver API calls (``--profile-api-trace all``, nvprof's default), named from their callback id
+    (:data:`DRIVER_CBIDS`): the launches and copies of programs that call the driver (OpenACC, CUDA Fortran), linked
+    to their kernels by correlation id as runtime calls are."""
+    return _api_calls(db, "CUPTI_ACTIVITY_KIND_DRIVER", DRIVER_CBIDS, "cuDriverCall", "cuda driver")
 
 
 def _devices(db: _Db) -> list[dict[str, Any]]:
@@ -265,7 +301,7 @@ class NvprofSqliteCollector(NsysSqliteCollector):
         return db
 
     def _readers(self, graphs) -> tuple:
-        return (_concurrent_kernels, _serial_kernels, _copies, _memsets, _runtime, _syncs)
+        return (_concurrent_kernels, _serial_kernels, _copies, _memsets, _runtime, _driver, _syncs)
 
     def _metadata(self, db: _Db, warnings: list[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         ver, devices = None, []

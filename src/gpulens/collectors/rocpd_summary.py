@@ -54,20 +54,28 @@ def kernel_summary_csv(text: str) -> str | None:
 
 
 class RocpdSummary(RocprofStats):
-    """``rocpd summary`` console text saved to a file (see module docstring)."""
+    """``rocpd summary`` console text saved to a file (see module docstring). The base of the collectors that
+    rewrite a profiler's own text summary as a stats CSV: a subclass sets :meth:`rewrite` and :attr:`missing`."""
 
     name = "rocpd_summary"
     suffixes = (".txt", ".log")
     priority = 31
+    #: the error for a file without the summary :meth:`rewrite` reads
+    missing = ("no rocpd KERNELS_SUMMARY section (a 'KERNELS_SUMMARY:' line, then the Name, Calls, DURATION (nsec) "
+               "… header)")
+
+    def rewrite(self, text: str, path: Path | None = None) -> str | None:
+        """The summary in ``text`` as a rocprof ``*_stats.csv`` text, or None when ``text`` holds none. ``path``:
+        the file being read (not only sniffed), for an error naming it when the summary holds no kernel row."""
+        return kernel_summary_csv(text)
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        return kernel_summary_csv(head.decode("utf-8", errors="replace")) is not None
+        return self.rewrite(head.decode("utf-8", errors="replace")) is not None
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
         text, size = read_text(path)
-        table = kernel_summary_csv(text)
+        table = self.rewrite(text, path)
         if table is None:
-            raise TraceFormatError(path, "no rocpd KERNELS_SUMMARY section (a 'KERNELS_SUMMARY:' line, then the "
-                                         "Name, Calls, DURATION (nsec) … header)")
+            raise TraceFormatError(path, self.missing)
         return self.from_text(path, table, size, strict, file_bytes=len(text.encode("utf-8", errors="replace")))

@@ -163,10 +163,10 @@ class RocprofV1Csv(Collector):
                             + " beside it (device and summaries of the same run)")
         tl = build_timeline(d, self.name, path, meta=meta, warnings=warnings, tables=tables)
         if "rocprof_stats" in tables:  # the stats rocprof computed from these same records: they must agree
-            from gpulens.collectors._stats_check import kernel_stats_check
+            from gpulens.collectors._stats_check import reconcile_kernel_stats
 
             stats_files = [Path(p) for p in meta.sources[0].get("siblings", []) if p.endswith("stats.csv")]
-            check = kernel_stats_check(tl, tables["rocprof_stats"], stats_files[0], path) if stats_files else None
+            check = reconcile_kernel_stats(tl, stats_files[0], path) if stats_files else None
             if check:
                 tl.meta.warnings.append(check)
         return tl

@@ -172,6 +172,23 @@ GPUS = [
                  "matrix.fp16": [44.1, "RTX 4090 × (34/128 SMs) × (2.535/2.52 GHz), FP32 accumulate", U],
                  "matrix.fp8": [88.3, "RTX 4090 × (34/128 SMs) × (2.535/2.52 GHz), FP32 accumulate", U],
                  "matrix.int8": [176.5, "RTX 4090 × (34/128 SMs) × (2.535/2.52 GHz)", U]}},
+    # RTX 4060 (AD107): 3,072 CUDA cores (24 SMs × 128 FP32 lanes) at 2.46 GHz boost, 8 GB GDDR6 on 128 bits
+    # (NVIDIA's GeForce RTX 4060 family specifications page); 17 Gbps GDDR6 → 272 GB/s and 24 MB L2 — the figures an
+    # nsys export of the card records itself (frasertajima/WeatherBench2 report1.sqlite, TARGET_INFO_GPU: AD107,
+    # 24 SMs, 25,165,824 B L2, 272.032 GB/s, 2.46 GHz). FP32 = 3,072 × 2 × 2.46 GHz; tensor peaks scaled from the
+    # RTX 4090 (same Ada SM, GeForce rates) by SMs × clock: 24/128 × 2.46/2.52.
+    {"name": "NVIDIA GeForce RTX 4060", "compute_capability": "8.9", "num_sms": 24, "memory_gb": 8,
+     "match": [r"RTX 4060(?! Ti)(?!.*Laptop)"],
+     "figures": {"clock_mhz": [2460, "NVIDIA GeForce RTX 4060 family specifications (boost; not in gpu-facts)", U],
+                 "memory_bandwidth": [272, "128-bit GDDR6 at 17 Gbps; the card's nsys record (not in gpu-facts)", U],
+                 "l2": [24, "the card's nsys TARGET_INFO_GPU record: 25,165,824 B (not in gpu-facts)", U],
+                 "vector.fp64": [0.236, "1/64 of FP32 (Ada GeForce; not in gpu-facts)", U],
+                 "vector.fp32": [15.11, "3,072 cores × 2 FLOP × 2.46 GHz (not in gpu-facts)", U],
+                 "matrix.tf32": [15.12, "RTX 4090 × (24/128 SMs) × (2.46/2.52 GHz) (not in gpu-facts)", U],
+                 "matrix.bf16": [30.2, "RTX 4090 × (24/128 SMs) × (2.46/2.52 GHz), FP32 accumulate", U],
+                 "matrix.fp16": [30.2, "RTX 4090 × (24/128 SMs) × (2.46/2.52 GHz), FP32 accumulate", U],
+                 "matrix.fp8": [60.5, "RTX 4090 × (24/128 SMs) × (2.46/2.52 GHz), FP32 accumulate", U],
+                 "matrix.int8": [120.9, "RTX 4090 × (24/128 SMs) × (2.46/2.52 GHz)", U]}},
     {"name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "num_sms": 170, "memory_gb": 32,
      "match": [r"RTX 5090"],
      "figures": {"clock_mhz": [2407, "NVIDIA RTX Blackwell whitepaper (not in gpu-facts)", U],
@@ -297,6 +314,22 @@ GPUS = [
                  "matrix.bf16": [59.5, "68 SMs × 512 FLOP/clk (FP32 accumulate, as PyTorch uses) × 1.71 GHz", U],
                  "matrix.fp16": [59.5, "68 SMs × 512 FLOP/clk (FP32 accumulate, as PyTorch uses) × 1.71 GHz", U],
                  "matrix.int8": [238.1, "68 SMs × 2048 OP/clk × 1.71 GHz, dense (as RTX 3090)", U]}},
+    # RTX 3070 (GA104): 5,888 CUDA cores (46 SMs × 128) at the 1.725 GHz boost, 8 GB GDDR6 on 256 bits at 14 Gbps =
+    # 448 GB/s (NVIDIA GeForce RTX 3070 specifications); the card's own ncu record agrees (thedavidchu/speedy_scan
+    # profile.ncu-rep: 46 SMs, 4,194,304 B L2, 256-bit bus at 7,001,000 kHz, 1,725,000 kHz max clock, CC 8.6).
+    # Peaks with the GA10x per-SM rates of the entries above: FP32 5,888 × 2 × 1.725 = 20.31, TF32 46 × 256 × 1.725,
+    # FP16/BF16 46 × 512 × 1.725 (FP32 accumulate, GeForce half rate), INT8 46 × 2048 × 1.725.
+    {"name": "NVIDIA GeForce RTX 3070", "compute_capability": "8.6", "num_sms": 46, "memory_gb": 8,
+     "match": [r"RTX 3070(?! Ti)(?!.*Laptop)"],
+     "figures": {"clock_mhz": [1725, "NVIDIA GeForce RTX 3070 specifications (boost); ncu max_gpu_frequency", U],
+                 "memory_bandwidth": [448, "256-bit GDDR6 at 14 Gbps: 256 × 14 / 8 (not in gpu-facts)", U],
+                 "l2": [4, "ncu device__attribute_l2_cache_size 4,194,304 B (not in gpu-facts)", U],
+                 "vector.fp64": [0.317, "1/64 of FP32 (GA10x)", U],
+                 "vector.fp32": [20.31, "5,888 FP32 lanes × 2 × 1.725 GHz", U],
+                 "matrix.tf32": [20.31, "46 SMs × 256 FLOP/clk × 1.725 GHz, dense (as RTX 3090)", U],
+                 "matrix.bf16": [40.63, "46 SMs × 512 FLOP/clk (FP32 accumulate, as PyTorch uses) × 1.725 GHz", U],
+                 "matrix.fp16": [40.63, "46 SMs × 512 FLOP/clk (FP32 accumulate, as PyTorch uses) × 1.725 GHz", U],
+                 "matrix.int8": [162.5, "46 SMs × 2048 OP/clk × 1.725 GHz, dense (as RTX 3090)", U]}},
     # RTX 3060 (desktop, 12 GB; GA106, some boards a cut GA104): 28 SMs × 128 FP32 lanes at the 1777 MHz boost; the
     # SM count, 360 GB/s and the 2.25 MiB L2 as nsys TARGET_INFO_GPU records them (p4arth/cuda-perf-sandbox and
     # blbadger/threebody report1.sqlite); tensor rates per SM as the GA10x parts above (32 TF32 / 128 FP16 dense
