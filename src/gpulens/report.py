@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterable
 from gpulens import __version__
 from gpulens.analyzers import AnalysisResult, Finding, run_all
 from gpulens.analyzers.ranks import world_size
+from gpulens.analyzers._unknown_time import invalid_gpu_work
 from gpulens.collectors import collect
 from gpulens.errors import note_input
 from gpulens.units import agree, plural
@@ -226,6 +227,9 @@ class SourceReport:
             "cpu_op_count": int(_kind_mask(ev, "cpu_op").sum()),
             "event_count": int(len(ev)),
             "rejected_event_count": int(len(self.timeline.rejected)),
+            # GPU work refused for an impossible time (B06): it ran, its duration is unknown (the gate cannot judge
+            # the figures it would enter)
+            "invalid_gpu_work": invalid_gpu_work(self.timeline),
             "ranks": self.timeline.ranks,
             # the run's ranks as the inputs record them (Kineto distributedInfo.world_size): more than the ranks
             # read when the trace is a sample of the job — every cross-rank figure then covers only those read

@@ -165,6 +165,31 @@ def untimed_gpu_rows(timeline: Any) -> pd.DataFrame:
     return context_of(timeline).memo("untimed_gpu_rows", compute)
 
 
+def invalid_gpu_work(timeline: Any, limit: int = 50) -> list[dict[str, Any]]:
+    """GPU work refused for an impossible time (case B06: a ``ts 0 / dur 0`` placeholder, a negative duration, an
+    end before its start): rows of ``timeline.rejected`` of a GPU kind whose reason is neither an absent time
+    (:data:`gpulens.collectors._work_rules.ABSENT_TIME_REASONS`, counted by :func:`untimed_gpu_rows`) nor a queue
+    packet that is no work (``NON_WORK_REASON``). Each ran on the GPU; its duration is unknown, so every figure it
+    would enter — the span, busy time, and for a kernel the kernel time, its own row and the kernel count — is not
+    a measurement of the run (the CI gate cannot judge them: :func:`gpulens.gate.runs.unknown_figures`).
+
+    Returns: ``[{"kind", "name", "count"}]`` per (kind, name), most first, at most ``limit`` rows."""
+    from gpulens.collectors._work_rules import ABSENT_TIME_REASONS, NON_WORK_REASON
+
+    rej = timeline.rejected
+    if rej is None or not len(rej):
+        return []
+    reason = rej["reason"].astype(str)
+    keep = rej["kind"].astype(str).isin(GPU_KINDS) & ~reason.isin(ABSENT_TIME_REASONS | {NON_WORK_REASON})
+    if not keep.any():
+        return []
+    r = rej[keep.to_numpy()]
+    counts = pd.DataFrame({"kind": r["kind"].astype(str).to_numpy(), "name": r["name"].astype(str).to_numpy()}) \
+        .value_counts(sort=False).reset_index(name="count").sort_values(["count", "kind", "name"],
+                                                                        ascending=[False, True, True])
+    return [{"kind": k, "name": n, "count": int(c)} for k, n, c in counts.head(limit).itertuples(index=False)]
+
+
 def dispatches_without_events(timeline: Any) -> pd.DataFrame:
     """Kernel and collective launches recorded without a usable time (:func:`untimed_gpu_rows` of kind kernel or
     comm) in an input whose other GPU events have one: launches of the run that are no events, so every time figure

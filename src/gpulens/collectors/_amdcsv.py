@@ -19,6 +19,7 @@ import pandas as pd
 
 from gpulens.collectors._numbers import exact_int, id_of_text, not_recorded
 
+from gpulens.collectors._agent_index import agent_texts
 from gpulens.collectors._dispatch import _SIZES, Dispatches
 from gpulens.errors import TraceFormatError
 
@@ -77,7 +78,7 @@ def exact_ns(values: list) -> tuple[pd.Series, int, np.ndarray]:
     return pd.Series(pd.array(out, dtype="Int64")), sci, bad
 
 
-def _agent_number(values: pd.Series) -> pd.Series:
+def agent_number(values: pd.Series) -> pd.Series:
     """rocprofv3 ``Agent_Id`` may read ``1`` or ``Agent 1`` / ``GPU 0``: the field as a number when it is one, else
     the last integer in it (:func:`._numbers.id_of_text`: ``1e3`` is agent 1000, not 3)."""
     if values.dtype != object:
@@ -118,7 +119,9 @@ def dispatches_from_rows(path: Path, header: list[str], rows: list[list], kind: 
         elif key == "hip_stream":
             continue
         else:
-            d.cols[key] = pd.to_numeric(_agent_number(s) if key == "device_id" else s, errors="coerce")
+            d.cols[key] = pd.to_numeric(agent_number(s) if key == "device_id" else s, errors="coerce")
+            if key == "device_id":
+                d.agent_text = agent_texts(s)
             _count_unreadable_fields(d, header[i], s, d.cols[key], whole=key not in _SIZES)
     if "block_x" in d.cols and "block_y" not in d.cols and lower[col_of["block_x"]] in ("wgr", "workgroup_size"):
         d.cols["block_y"] = d.cols["block_z"] = [1] * d.n  # flattened totals

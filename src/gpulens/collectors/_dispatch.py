@@ -98,6 +98,9 @@ class Dispatches:
     #: the GPU devices (``device_id`` values) the source lists, when it lists them: a GPU row that records no device
     #: goes to the only one; with none or several listed it goes to device 0 and a warning counts such rows
     gpus: list[int] | None = None
+    #: per row, the agent cell as written when the file writes labels (``Agent 1``, ``GPU 0``): the index space
+    #: :func:`gpulens.collectors._agent_index.resolve_agents` maps to the node id once the agents are known
+    agent_text: list | None = None
 
     def get(self, key: str) -> pd.Series:
         """The array ``key`` as a nullable Int64 Series (all NA when absent). Text is parsed as a number; a value

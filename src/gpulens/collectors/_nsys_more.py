@@ -114,6 +114,17 @@ def incomplete_capture(events: pd.DataFrame, missing: str, advice: str,
     return f"{plural(len(launches), what)} ({apis}){span} {agree(len(launches), 'has', 'have')} no GPU record and {missing} — {advice}"
 
 
+def mark_incomplete(tl: Any, path: Any, missing: str, advice: str) -> str | None:
+    """Record on Timeline ``tl`` of input ``path`` the :func:`incomplete_capture` sentence (launch calls without
+    any GPU record: case T06), when there is one: ``meta.sources[0]["incomplete_capture"]`` (what the CLI, the
+    verdict and the reports say) and one warning naming the file. Returns the sentence, or None."""
+    note = incomplete_capture(tl.events, missing, advice, rejected=tl.rejected)
+    if note and tl.meta.sources:
+        tl.meta.sources[0]["incomplete_capture"] = note
+        tl.meta.warnings.append(f"{path}: incomplete capture: {note}")
+    return note
+
+
 #: nsys DIAGNOSTIC_EVENT texts saying its CUDA collection did not work (nsys 2023–2025 wording)
 _CUDA_FAILED = ("No CUDA events collected", "CUDA profiling might have not been started correctly")
 

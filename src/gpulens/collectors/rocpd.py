@@ -313,13 +313,10 @@ class Rocpd(Collector):
                             "rank": 0, "schema_version": version, "rank_source": "process",
                             "process_id": pids[0] if len(pids) == 1 else None, "process_ids": pids}]
         tl.meta.devices = devices
-        from gpulens.collectors._nsys_more import incomplete_capture  # launches without any kernel: say so (T06)
+        from gpulens.collectors._nsys_more import mark_incomplete  # launches without any kernel: say so (T06)
 
-        note = incomplete_capture(tl.events, "the database has no kernel dispatch record",
-                                  "record with rocprofv3 --kernel-trace (or --sys-trace) so the kernels are traced", rejected=tl.rejected)
-        if note:
-            tl.meta.sources[0]["incomplete_capture"] = note
-            tl.meta.warnings.append(f"{path}: incomplete capture: {note}")
+        mark_incomplete(tl, path, "the database has no kernel dispatch record",
+                        "record with rocprofv3 --kernel-trace (or --sys-trace) so the kernels are traced")
         if db.coerced:
             tl.meta.warnings.append(f"{path}: {plural(sum(db.coerced.values()), 'value(s)')} of the wrong type read as "
                                     f"unknown ("

@@ -13,7 +13,10 @@ repair would clip a kernel running beside it (a 331 s kernel cut to 6.9 ms in a 
 ``results.db``: one table per domain, any of which may be empty — ``KERN`` (the ``results.csv`` columns), ``OPS``
 (asynchronous GPU ops of the HIP trace: ``BeginNs, EndNs, dev-id, queue-id, Name, pid, tid, …``), ``COPY``,
 ``HIP``/``HSA`` (API calls). Kernels come from ``KERN`` when it has rows (it carries the launch resources), else
-from ``OPS``.
+from ``OPS``. ``Index`` of an ``OPS`` / ``COPY`` row is the ``Index`` of the ``HIP`` call that made it
+(``hipLaunchKernel`` 8 → the kernel of ``Index`` 8, ``hipMemcpy`` 4 → its copy, in a real MI300A results.db): it is
+their ``correlation_id``, so a launch call whose GPU op has no row is counted as such (``KERN``'s ``Index`` is
+the dispatch number, no link).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from gpulens.collectors._dispatch import Dispatches, build_timeline, merge
 from gpulens.collectors._io import describe, read_head, read_input
 from gpulens.collectors._json_cut import decode_cut
 from gpulens.collectors._kineto_dupkey import repeated_choice, repeated_key_warning
+from gpulens.collectors._nsys_more import mark_incomplete
 from gpulens.collectors._numbers import exact_int, not_recorded
 from gpulens.collectors._sqlite import connect_ro, read_stored
 from gpulens.collectors.base import Collector
@@ -42,6 +46,10 @@ from gpulens.timeline import Timeline, TimelineMeta
 from gpulens.units import plural
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+#: why launch calls can lack their GPU ops in rocprof v1 output, and what records them (rocprof v1 --hip-trace
+#: writes the asynchronous ops, kernels and copies, to the OPS / COPY tables and the GPU<n> / COPY tracks)
+_RECORD_OPS = ("the GPU side was not traced or the run stopped before its records were written — record with "
+               "rocprof --hip-trace (or --sys-trace), which writes the kernels and copies too")
 V1_TABLES = {"KERN", "OPS", "COPY", "HIP", "HSA"}
 _COPY = re.compile(r"(HostToDevice|DeviceToHost|DeviceToDevice|HostToHost)")
 _COPY_KIND = {"HostToDevice": "HtoD", "DeviceToHost": "DtoH", "DeviceToDevice": "DtoD", "HostToHost": "HtoH"}
@@ -192,7 +200,9 @@ class RocprofV1Json(Collector):
             warnings.append(repeated_key_warning(path, sizes, best))
         if with_siblings:
             device_beside(path, meta, warnings)
-        return build_timeline(d, self.name, path, meta=meta, warnings=warnings)
+        tl = build_timeline(d, self.name, path, meta=meta, warnings=warnings)
+        mark_incomplete(tl, path, "the trace has no GPU track record (GPU<n> / COPY)", _RECORD_OPS)
+        return tl
 
 
 def _device(a: V1Args, track: str) -> int | None:
@@ -270,6 +280,8 @@ class RocprofV1Db(Collector):
                 continue
             header, rows, _ = loaded[table]
             d = dispatches_from_rows(path, header, rows, kind=kind)
+            if table != "KERN" and "dispatch_id" in d.cols:  # the HIP call's Index: the launch ↔ GPU op link
+                d.cols["correlation_id"] = d.cols["dispatch_id"]
             if kind != "kernel":
                 d.pmc = {}
             if kind == "memcpy":
@@ -286,4 +298,5 @@ class RocprofV1Db(Collector):
         if with_siblings:
             device_beside(path, tl.meta, warnings)
         tl.meta.warnings = warnings + tl.meta.warnings
+        mark_incomplete(tl, path, "the database has no OPS / KERN / COPY row", _RECORD_OPS)
         return tl.validate()

@@ -38,7 +38,7 @@ from pathlib import Path
 from gpulens.collectors._csvrows import last_line_cut
 from gpulens.collectors._dispatch import Dispatches, build_timeline, merge
 from gpulens.collectors._io import read_input
-from gpulens.collectors._nsys_more import incomplete_capture
+from gpulens.collectors._nsys_more import mark_incomplete
 from gpulens.collectors.base import Collector
 from gpulens.collectors.rocprof_v1_text import _kind
 from gpulens.collectors.rocprof_v1_trace import copy_kind
@@ -281,12 +281,8 @@ class RocprofV2Tracer(Collector):
                                       "files": files}])
         tl = build_timeline(merge(parts), self.name, given, rank=rank, meta=meta, warnings=warnings)
         # launch calls and no GPU record: the GPU side was not traced, not idle (the API domain alone was asked for)
-        note = incomplete_capture(tl.events, "the input holds no HIP_OPS record (no hcc_ops_trace)",
-                                  "trace the GPU side too: rocprofv2 --hip-trace --hip-activity (or --sys-trace)",
-                                  rejected=tl.rejected)
-        if note:
-            tl.meta.sources[0]["incomplete_capture"] = note
-            tl.meta.warnings.append(f"{path}: incomplete capture: {note}")
+        mark_incomplete(tl, path, "the input holds no HIP_OPS record (no hcc_ops_trace)",
+                        "trace the GPU side too: rocprofv2 --hip-trace --hip-activity (or --sys-trace)")
         return tl
 
 

@@ -24,8 +24,10 @@ Files (one per domain, optionally prefixed ``<pid>_``; columns mapped by name, s
   Start_Timestamp, End_Timestamp[, Allocation_Size]``: allocator calls, kept as host events of kind ``other``
   named by ``Operation`` (no GPU work: alone, such a file is a valid output with nothing to analyse).
 
-``device_id`` is the number in ``Agent_Id`` (``1``, ``Agent 1`` or ``GPU 0`` depending on ``--agent-index``; the
-default, relative index, equals the HSA node id on usual systems).
+``device_id`` is the agent's HSA node id: ``Agent_Id`` reads ``1``, ``Agent 1`` or ``GPU 0`` depending on
+``--agent-index``; with the run's ``agent_info.csv`` each label is resolved to the node id it lists
+(:mod:`gpulens.collectors._agent_index`: ``GPU 0`` is the first GPU agent, not node 0 — usually the CPU); without
+it, the number in the label (the default, relative index, equals the node id on usual systems).
 
 A folder holding these files (:class:`RocprofV3CsvDir`) loads as one Timeline of that run; several ``<pid>_`` file
 sets in it are several processes of one job, one rank each (numbered in pid order, with a warning).
@@ -39,9 +41,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from gpulens.collectors._agent_index import AgentTable, agent_table, agent_texts, chosen, resolve_agents
 from gpulens.collectors._amd import device_from_sdk_agent
 from gpulens.collectors._amd_generations import V1, refuse_other_generation
-from gpulens.collectors._amdcsv import ALIASES, NAME_COLUMNS, dispatches_from_rows
+from gpulens.collectors._amdcsv import ALIASES, NAME_COLUMNS, agent_number, dispatches_from_rows
 from gpulens.collectors._csvrows import read_rows
 from gpulens.collectors._dispatch import Dispatches, build_timeline
 from gpulens.collectors._links import first_of_each_file, links_twice_warning, loops_back
@@ -102,10 +105,14 @@ def _memcpy(path: Path, header: list[str], rows: list[list]) -> Dispatches:
         d.cols["name"] = ["MEMORY_COPY"] * d.n
     direction = df["direction"].astype(str).str.replace("MEMORY_COPY_", "", regex=False)
     d.cols["copy_kind"] = direction.map(_COPY_KIND).tolist()
-    src = pd.to_numeric(df.get("source_agent_id"), errors="coerce") if "source_agent_id" in df else None
-    dst = pd.to_numeric(df.get("destination_agent_id"), errors="coerce") if "destination_agent_id" in df else None
+    # agent cells as rocprofv3 writes them: 1, "Agent 1" or "GPU 0" (--agent-index): read as _agent_index says
+    src = pd.to_numeric(agent_number(df["source_agent_id"]), errors="coerce") if "source_agent_id" in df else None
+    dst = pd.to_numeric(agent_number(df["destination_agent_id"]), errors="coerce") \
+        if "destination_agent_id" in df else None
     if src is not None and dst is not None:
-        d.cols["device_id"] = np.where(direction.str.startswith("HOST_TO"), dst, src)
+        to_dst = direction.str.startswith("HOST_TO").to_numpy()
+        d.cols["device_id"] = np.where(to_dst, dst, src)
+        d.agent_text = chosen(agent_texts(df["source_agent_id"]), agent_texts(df["destination_agent_id"]), to_dst)
     for c in ("size", "bytes", "copy_bytes"):
         if c in df:
             d.cols["bytes"] = pd.to_numeric(df[c], errors="coerce")
@@ -171,8 +178,9 @@ def _other(path: Path, header: list[str], rows: list[list]) -> Dispatches:
     return d
 
 
-def load_file(path: Path, strict: bool = True) -> tuple[str, Dispatches | list, TimelineMeta, list[str]]:
-    """Parse one rocprofv3 CSV: (kind, Dispatches or device list, meta, warnings)."""
+def load_file(path: Path, strict: bool = True) -> tuple[str, Dispatches | AgentTable, TimelineMeta, list[str]]:
+    """Parse one rocprofv3 CSV: (kind, Dispatches — or for ``agent_info.csv`` its :class:`AgentTable` —, meta,
+    warnings)."""
     header, rows, warnings, size = _rows(path, strict)
     kind = v3_kind([h.lower() for h in header])
     if kind is None:  # a file whose content lacks a key column: the name tells which table it should be
@@ -182,8 +190,7 @@ def load_file(path: Path, strict: bool = True) -> tuple[str, Dispatches | list, 
     meta = TimelineMeta(sources=[source_meta(path, "rocprofv3_csv", size, rows=len(rows), table=kind)])
     if kind == "agent":
         low = [h.lower() for h in header]
-        devs = [device_from_sdk_agent(dict(zip(low, r))) for r in rows]
-        return kind, [d for d in devs if d], meta, warnings
+        return kind, agent_table([dict(zip(low, r)) for r in rows], device_from_sdk_agent), meta, warnings
     if kind == "kernel":
         if not {h.lower() for h in header} & set(ALIASES["arch_vgpr"]):
             meta.sources[0]["launch_fields_unrecorded"] = NO_REGISTER_COLUMNS
@@ -213,11 +220,11 @@ class RocprofV3Csv(Collector):
         path = Path(path)
         kind, d, meta, warnings = load_file(path, strict)
         if kind == "agent":
-            meta.devices = d
+            meta.devices = d.devices
             meta.warnings = warnings + [f"{path}: agent description only, no events"]
             return Timeline(meta=meta).validate()
         if isinstance(d, Dispatches):
-            d.gpus = agents_beside(path, meta, warnings, strict)
+            d.gpus = agents_beside(path, meta, warnings, strict, d)
         tl = build_timeline(d, self.name, path, meta=meta, warnings=warnings)
         if kind == "api":  # launch calls recorded, their kernels in a file not given: say so (as nsys does)
             from gpulens.collectors._nsys_more import incomplete_capture
@@ -240,11 +247,13 @@ class RocprofV3Csv(Collector):
         return tl
 
 
-def agents_beside(path: Path, meta: TimelineMeta, warnings: list[str], strict: bool = True) -> list[int] | None:
+def agents_beside(path: Path, meta: TimelineMeta, warnings: list[str], strict: bool = True,
+                  d: Dispatches | None = None) -> list[int] | None:
     """Devices of the ``<prefix>agent_info.csv`` rocprofv3 wrote beside ``path`` (one of the same file set: same
     folder, same ``<pid>_`` / ``-o`` prefix) added to ``meta.devices``, with a note in ``warnings`` (one line naming
     the file, or why it was not read). Returns the GPU ids it lists (the ``gpus`` a :class:`Dispatches` takes, as in
-    :class:`RocprofV3CsvDir`), or None when there is no such file or ``meta`` already has devices."""
+    :class:`RocprofV3CsvDir`), or None when there is no such file or ``meta`` already has devices. The agent cells
+    of ``d`` are re-pointed to the node ids the file lists (:func:`~gpulens.collectors._agent_index.resolve_agents`)."""
     m = _DOMAIN_FILE.match(path.name)
     sib = path.parent / f"{m.group(1)}agent_info.csv" if m and m.group(2) != "agent_info" else None
     if sib is None or not sib.is_file() or meta.devices:
@@ -254,12 +263,15 @@ def agents_beside(path: Path, meta: TimelineMeta, warnings: list[str], strict: b
     except (TraceFormatError, OSError) as exc:
         warnings.append(f"{sib}: not read beside {path.name} ({getattr(exc, 'reason', exc)})")
         return None
-    if kind != "agent" or not devices:
+    if kind != "agent" or not devices.devices:
         warnings.append(f"{sib}: not read beside {path.name} (no agent row in it)")
         return None
+    table, devices = devices, devices.devices
     meta.devices += devices
     meta.sources[0].setdefault("siblings", []).append(str(sib))
     warnings.append(f"{path}: read with {sib.name} beside it (the devices of the same run)")
+    if d is not None:
+        resolve_agents(d, table)
     return [int(dv["device_id"]) for dv in devices if dv.get("device_id") is not None]
 
 
@@ -426,6 +438,7 @@ class RocprofV3CsvDir(Collector):
     def _one_run(self, files: list[Path], strict: bool, pid: int | None = None) -> Timeline:
         loaded = {}
         metas, warnings, devices = [], [], []
+        table: AgentTable | None = None
         stats = [f for f in files if _STATS_FILE.match(f.name) and not _DOMAIN_FILE.match(f.name)]
         for f in files:
             if f in stats:
@@ -440,7 +453,8 @@ class RocprofV3CsvDir(Collector):
             metas += meta.sources
             warnings += w
             if kind == "agent":
-                devices += d
+                devices += d.devices
+                table = d if table is None else table
             else:
                 loaded.setdefault(kind, []).append((f, d))
         tls = []
@@ -450,6 +464,7 @@ class RocprofV3CsvDir(Collector):
             for _, d in items:
                 if isinstance(d, Dispatches):
                     d.gpus = gpus
+                    resolve_agents(d, table)
         kernels = loaded.pop("kernel", [])
         counters = loaded.pop("counter", [])
         for i, (f, d) in enumerate(kernels):

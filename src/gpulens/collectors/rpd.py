@@ -31,6 +31,7 @@ import pandas as pd
 
 from gpulens.collectors._dispatch import Dispatches, build_timeline, merge
 from gpulens.collectors._io import describe
+from gpulens.collectors._nsys_more import mark_incomplete
 from gpulens.collectors._sqlite import INT, TEXT, connect_ro, read_typed
 from gpulens.collectors.base import Collector
 from gpulens.collectors.rocprof_v1_trace import SQLITE_MAGIC, sqlite_tables
@@ -175,4 +176,7 @@ class Rpd(Collector):
         tl.meta.devices = [{"rank": 0, "device_id": g, "vendor": "amd"} for g in gpus]
         if not parts:
             tl.meta.warnings.extend(warnings)
+        mark_incomplete(tl, path, "the database has no GPU operation (rocpd_op) row",
+                        "the GPU side was not traced or the run stopped before rpd flushed its ops (runTracer.sh / "
+                        "rpdTracerControl record both)")
         return tl.validate()

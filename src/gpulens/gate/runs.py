@@ -410,7 +410,12 @@ def unknown_figures(source: dict[str, Any]) -> dict[str, str]:
       stream's last event recorded far past the rest of the run, :func:`gpulens.analyzers.intervals._runaway_cut`):
       what they really lasted is unknown — the kept part runs to the end of the rest of the run, a bound the trace
       does not measure — so the span and busy time, and for a kernel or collective the summed kernel time and that
-      kernel's ``kernel:<key>`` time, include an unknown duration.
+      kernel's ``kernel:<key>`` time, include an unknown duration;
+    * GPU work refused for an impossible time (``summary.invalid_gpu_work``, case B06: ``ts 0 / dur 0``, a negative
+      duration): it ran and is in none of the figures — the span and busy time, and for a kernel or collective the
+      kernel busy and summed time, its ``kernel:<key>`` row, the kernel count (and the distinct-kernel count when
+      no launch of it has a time), for a copy the copied bytes — so none of them is a measurement of the run
+      (read as measured, one such kernel made a run "IMPROVED −100 %" on that kernel).
 
     Returns: metric name → reason (empty for a run whose figures are all measured)."""
     summ = source.get("summary") or {}
@@ -427,6 +432,26 @@ def unknown_figures(source: dict[str, Any]) -> dict[str, str]:
         if any(n in kernels for n in names):
             out.update(dict.fromkeys(("kernel_busy_ns", "kernel_time_ns"), why))
             out.update({KERNEL_PREFIX + kernel_key(n): why for n in names if n in kernels})
+    bad = [b for b in summ.get("invalid_gpu_work") or [] if isinstance(b, dict) and b.get("name") is not None]
+    if bad:  # GPU work refused for an impossible time (B06): it ran, for how long is unknown
+        n = sum(int(b.get("count") or 0) for b in bad)
+        names = list(dict.fromkeys(str(b["name"]) for b in bad))
+        why = (f"{plural(n, 'GPU event')} ({', '.join(names[:3])}{' …' if len(names) > 3 else ''}) excluded as "
+               f"invalid (an impossible time recorded): {'its' if n == 1 else 'their'} duration is unknown, so the "
+               "figures it would enter are not measured")
+        for m in ("span_ns", "gpu_busy_ns"):
+            out.setdefault(m, why)
+        work = {str(b["name"]) for b in bad if b.get("kind") in ("kernel", "comm")}
+        if work:
+            timed = {str(r.get("name")) for r in _kernel_rows(source) if r.get("name") is not None}
+            for m in ("kernel_busy_ns", "kernel_time_ns", "kernel_count"):
+                out.setdefault(m, why)
+            if work - timed:  # a kernel with no timed launch left: the count of distinct kernels lacks it
+                out.setdefault("unique_kernels", why)
+            for nm in work:
+                out.setdefault(KERNEL_PREFIX + kernel_key(nm), why)
+        if any(b.get("kind") == "memcpy" for b in bad):
+            out.setdefault("memcpy_bytes", why)
     # GPU work without a time: the breakdown counts a runaway left no time among it (its duration is unknown too)
     untimed = summ.get("untimed_gpu_work") or 0
     untimed = untimed - sum(1 for o in away if o.get("dur_ns") == o.get("overrun_ns")) \
