@@ -223,7 +223,7 @@ def test_gate_table_states_threshold_noise_and_band(gate_page):
     # baseline, candidate, change, CI, p, threshold, noise, band (max(5 %, 2 × 1.5 %) = 5 %)
     assert cells[0] == "1.00 ms" and cells[1] == "1.30 ms" and cells[2] == "+30.0 %"
     assert cells[5:] == ["±5.0 %", "±1.5 %", "±5.0 %"]
-    assert "how it decided" in page and "PASS band = max(threshold, 2.0 × baseline spread)" in unescape(page)
+    assert "how it decided" in page and "PASS band = max(threshold, 2.0 × baseline noise)" in unescape(page)
 
 
 def test_gate_page_is_self_contained_and_escapes_names(gate_page):

@@ -96,7 +96,8 @@ def test_a_measured_stake_names_its_unit_everywhere(h200):
     assert "79.6 (L2)" in text and words in text
     # the lower bound of an L1-led kernel names its unit too: ncu's Memory Throughput 97.22 % for gemm_naive
     gn = _row(h200.sources[0].results["verdicts"].table, "gemm_naive")
-    assert gn["stake_note"].startswith("at least, from memory at 97.2 % of its peak (measured speed of light); up to")
+    # (s42: named by the level it is, L1 over elapsed cycles 97.15 % — within a point — as the bound column names it)
+    assert gn["stake_note"].startswith("at least, from L1 at 97.2 % of its peak (measured speed of light); up to")
     assert gn["time_at_stake_ns"] == round(3_180_000 * (1 - _metric("gemm_naive", "Memory Throughput") / 100))
 
 
@@ -115,7 +116,8 @@ def test_sol_limit_names_the_busiest_unit():
 
     row = {"compute_pct": 35.33, "memory_pct": 66.83, "dram_pct": 66.83, "l1_run_pct": 18.92, "l2_pct": 79.61}
     assert sol_limit(row) == (79.61, "L2") and sol_attained_pct(row) == 79.61
-    assert sol_limit({**row, "l2_pct": 10.0}) == (66.83, "memory")        # a tie goes to the first: memory
+    # a tie goes to the first, the profiler's memory throughput, named by the level it is (s42: DRAM 66.83 is it)
+    assert sol_limit({**row, "l2_pct": 10.0}) == (66.83, "DRAM")
     assert sol_limit({"compute_pct": 97.0, "tensor_pct": 12.0, "dram_pct": 3.0}) == (97.0, "compute")
     assert sol_limit({"tensor_pct": 88.0, "dram_pct": 3.0}) == (88.0, "tensor pipe")
     # one side not counted and the other low: how far the other roof is, is unknown

@@ -55,11 +55,11 @@ COLUMNS = {
                  "reads it) — roof_pct then stays the roofline's placement on the spec's peaks, which the counters "
                  "overrule",
     "bound_pct_unit": "the unit whose % of peak ``bound_pct`` is on a measured speed-of-light basis (the limiting "
-                      "unit, analyzers._stake.sol_limit: compute, tensor pipe, memory — the profiler's memory "
-                      "throughput, ncu's busiest memory unit —, DRAM, L1 or L2; the verdict's time at stake is its "
+                      "unit, analyzers._stake.sol_limit: compute, tensor pipe, DRAM, L1, L2, or memory — the profiler's "
+                      "memory throughput, ncu's busiest memory unit, where no level's own figure matches it —; the verdict's time at stake is its "
                       "distance to that unit's peak); 'roofline' on a roofline basis (bound_pct is roof_pct); None "
                       "without a bound [text]",
     "bound_unit": "the unit a measured memory bound is at when it is a cache, not DRAM: 'L1/TEX' or 'L2' (the "
-                  "busier cache at least 20 points above DRAM, as the verdict reads it) — a level the roofline's DRAM "
-                  "roof and its DRAM arithmetic intensity do not show; None otherwise [text]",
+                  "unit bound_pct_unit names: one rule for the bound's level and its % of peak) — a level the "
+                  "roofline's DRAM roof and its DRAM arithmetic intensity do not show; None otherwise [text]",
 }

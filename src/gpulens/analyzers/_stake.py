@@ -232,7 +232,9 @@ def sol_limit(row: dict[str, Any] | None) -> tuple[float | None, str | None]:
     """(attained share of the roof [%], the unit it is of) from a ``speed_of_light`` row: the largest of compute %,
     tensor pipe %, memory %, DRAM %, DRAM % of the measured peak, L1 % over the run and L2 % — the limiting unit, as
     the ``speed_of_light`` table's own time at stake reads it; its name from :data:`SOL_UNIT_WORDS` (a tie goes to
-    the first in that order). The ncu H200 saxpy: memory 66.83, DRAM 66.83, L2 79.61 → (79.61, "L2").
+    the first in that order; the profiler's memory throughput named by its level, :func:`memory_level`). The ncu
+    H200 saxpy: memory 66.83, DRAM 66.83, L2 79.61 → (79.61, "L2"); gemm_naive: memory 97.22, L1 97.15 → (97.22,
+    "L1").
     With one side not counted, only a known side at ≥ :data:`SOL_BOUND_PCT` % counts (the kernel is at least that
     close to a roof); a low figure alone does not say how far the other roof is ((None, None))."""
     if not row:
@@ -245,7 +247,34 @@ def sol_limit(row: dict[str, Any] | None) -> tuple[float | None, str | None]:
     if not got or ((not has_comp or not has_mem) and max(got.values()) < SOL_BOUND_PCT):
         return None, None
     k = max(got, key=lambda x: got[x])  # the first of equal maxima, in SOL_UNIT_WORDS' order
-    return got[k], SOL_UNIT_WORDS[k]
+    return got[k], memory_level(k, got)
+
+
+#: How close (percentage points) one memory level's own % of peak must be to the profiler's memory throughput for
+#: that throughput to be named as that level's: the L1 figure over elapsed cycles and ncu's own differ by rounding and
+#: by the cycles they count (H200 gemm_naive: memory 97.22, L1 97.15).
+LEVEL_MATCH_POINTS = 1.0
+
+
+def memory_level(key: str, got: dict[str, float]) -> str:
+    """The name of the limiting unit ``key`` (a :data:`SOL_UNIT_WORDS` key) of a row whose figures are ``got``
+    (key → % of peak): the profiler's memory throughput (``memory_pct``: ncu's Memory Throughput is the busiest of
+    its memory units) is named by the level it is — the busiest of DRAM, L1 and L2 when that one is within
+    :data:`LEVEL_MATCH_POINTS` of it — so the bound's level and its % of peak are named by one rule (the H200
+    ncu CSV's gemm_naive read "memory (L1)" beside "97.2 (memory)"); "memory" when no level matches."""
+    if key != "memory_pct":
+        return SOL_UNIT_WORDS[key]
+    levels = [(got[k], k) for k in ("dram_pct", "l1", "l2_pct") if k in got]
+    if levels:
+        top, k = max(levels)
+        if abs(got[key] - top) <= LEVEL_MATCH_POINTS:
+            return SOL_UNIT_WORDS[k]
+    return SOL_UNIT_WORDS[key]
+
+
+#: The cache a memory bound rests on, by the unit its % of peak is of (:func:`sol_limit`): the roofline table's
+#: ``bound_unit`` (None for DRAM: the level the roofline draws).
+CACHE_OF_UNIT = {"L1": "L1/TEX", "L2": "L2"}
 
 
 def sol_attained_pct(row: dict[str, Any] | None) -> float | None:

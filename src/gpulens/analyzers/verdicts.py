@@ -48,7 +48,7 @@ from gpulens.analyzers._optree import gpu_op_links
 from gpulens.analyzers.launches import link_gpu_to_launch
 from gpulens.analyzers.stalls import kernel_percentages
 from gpulens.analyzers._span import busy_unknown_reason, unread_device_work
-from gpulens.analyzers._stake import assumed_premise, floor_stake, l1_of_row, sol_attained_pct, sol_limit, upper_clause
+from gpulens.analyzers._stake import CACHE_OF_UNIT, assumed_premise, floor_stake, l1_of_row, sol_attained_pct, sol_limit, upper_clause
 from gpulens.analyzers.roofline import Roofline
 from gpulens.analyzers.speed_of_light import missing_for_bound
 from gpulens.analyzers._tree import roots
@@ -70,7 +70,6 @@ from gpulens.analyzers._run_shares import (
 )
 from gpulens.analyzers.stall_classes import OCCUPANCY_METRICS, SOL_METRICS
 from gpulens.analyzers.verdict_rules import BOUND_TO_VERDICT, BOUNDS, GRAPH_NODE_STEP, Evidence, decide, slow_launch
-from gpulens.analyzers._verdict_facts import _cache_led
 from gpulens.analyzers._verdict_order import fix_first
 from gpulens.timeline import Timeline
 from gpulens.timeline.names import is_graph_replay
@@ -339,10 +338,11 @@ class Verdicts(Analyzer):
             if e.sol_bound is not None and v.verdict == BOUND_TO_VERDICT.get(e.sol_bound):
                 # the verdict rests on measured speed of light: the roofline row and finding say the same bound
                 # and time at stake (one per kernel), whatever the (perhaps assumed) peaks placed it at
-                cache = _cache_led(e)  # the cache a memory bound is at: a level the roofline does not draw
+                # the cache a memory bound is at (a level the roofline does not draw): the unit its % of peak is
+                # of, so the bound's level and that % are named by one rule (sol_limit)
                 Roofline.settle((results or {}).get("roofline"), name, v.verdict,
                                 None if eff != eff else v.time_at_stake_ns, _sol_text(e), e.sol_pct,
-                                {"L1": "L1/TEX", "L2": "L2"}.get(cache or ""), e.sol_unit)
+                                CACHE_OF_UNIT.get(e.sol_unit or ""), e.sol_unit)
             if v.verdict == "latency/occupancy-bound":  # the roofline row names it as the verdict does
                 Roofline.name_latency((results or {}).get("roofline"), name)
             elif v.verdict == "launch-bound":  # its placement finding names the launches, as the verdict does

@@ -434,11 +434,10 @@ def _overall(rows: list[MetricResult], cand: RunSet, excluded_note: str) -> tupl
         if excluded_note:
             tail += f"; {excluded_note}"
         return v, f"{len(hit)} of {len(gating)} gating metrics {text}: {names}{tail}"
-    # the first row (rows are in display order: a whole-run timing first when one is hit) and, when that is a
-    # whole-run timing, the first per-kernel row too: what the run lost, and where
-    top = hit[:1] + [next((r for r in hit[1:] if kernel_like(r.metric)), None)] if hit[0].metric in _RUN_TIMINGS \
-        else hit[:1]
-    top = [r for r in top if r is not None]
+    # the kernels that caused it first (up to two, largest absolute change first: rows are in display order), then
+    # the first whole-run figure they moved (step time, span...): where the time went, then what the run lost
+    kernels = [r for r in hit if kernel_like(r.metric)]
+    top = kernels[:2] + [r for r in hit if not kernel_like(r.metric)][:1]
     named = ", ".join(r.metric + (f" ({r.change_pct:+.1f} %)" if r.change_pct is not None else "") for r in top)
     more = f" and {len(hit) - len(top)} more" if len(hit) > len(top) else ""
     also = f"; inconclusive: {', '.join(r.metric for r in amb[:3])}" if amb else ""

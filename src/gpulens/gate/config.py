@@ -4,7 +4,7 @@ Layout (every key optional; the values shown are the defaults)::
 
     [tool.gpulens.gate]            # in pyproject.toml; a separate file may use [gate] or top-level keys
     threshold = 0.05               # smallest relative change that counts (5 %)
-    noise_multiplier = 2.0         # PASS band = max(threshold, noise_multiplier × baseline spread)
+    noise_multiplier = 2.0         # PASS band = max(threshold, noise_multiplier × baseline noise)
     alpha = 0.01                   # run-level (family-wise) one-sided significance level
     confidence = 0.95              # CI level of the ratio (the PASS band uses the 1 − 2(1 − confidence) TOST CI)
     bootstrap = 2000               # unused since the Welch test replaced the bootstrap; accepted for old configs

@@ -54,9 +54,11 @@ class MetricResult:
             ``method = "threshold"``: of medians); ci_low / ci_high its confidence interval (Welch t on the logs);
             p_value: one-sided p in the direction of the change; p_adjusted: the same after the run-level weighted
             Holm adjustment (the value compared with α).
-        threshold: relative threshold T: the change that matters (timings: the configured one; counts: the tolerance;
-            ``method = "threshold"``: widened like the band) [fraction].
-        band: timings: half-width of the PASS band, ``max(T, noise_multiplier × base_spread)`` [fraction].
+        threshold: relative threshold T: the change that matters (timings: the configured one; counts: the
+            tolerance) [fraction]. Reports title it ``threshold``.
+        band: timings: half-width of the PASS band, ``max(T, noise_multiplier × base_spread)`` [fraction]; with
+            ``method = "threshold"`` (too few runs for a test) also the limit the change is compared with. Reports
+            title it ``PASS band`` and :attr:`base_spread` ``baseline noise``.
         method: ``welch-log-t+holm`` (``welch-raw-t+holm`` with zero samples), ``threshold`` or ``exact``.
         weight: the metric's share of α in the run's family (gating timings only) [fraction].
         repeats_needed: AMBIGUOUS timings: runs to add per side to detect a change of the threshold (95 % power).

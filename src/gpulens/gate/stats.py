@@ -65,7 +65,8 @@ class Comparison:
             ``method = "threshold"``; of medians for counts); None when undefined.
         ci_low, ci_high: confidence interval of ``ratio`` at the configured confidence (None when not tested).
         p_value: one-sided p in the direction of the observed change, before adjustment (None when not tested).
-        threshold: the relative threshold T actually used (after the spread rule).
+        threshold: the configured relative threshold T (the change that matters) [fraction]; with
+            ``method = "threshold"`` the decision uses :attr:`band` (T widened by the baseline noise).
         spread: the baseline's robust relative spread (fraction).
         method: ``"welch-log-t+holm"``, ``"threshold"`` (too few samples for a test) or ``"exact"``.
         reason: one sentence explaining the verdict.
@@ -102,6 +103,7 @@ class TimingTest:
         diff, se, df: the Welch estimate of the difference (of the logs, or of the values relative to the baseline
             mean for ``welch-raw``), its standard error and degrees of freedom (for bounds at other levels).
         method: ``welch-log-t+holm`` or ``welch-raw-t+holm`` (non-positive samples).
+        noise_multiplier: k of the band (named in the reason when the band is wider than T).
     """
 
     ratio: float
@@ -122,6 +124,18 @@ class TimingTest:
     diff: float = 0.0
     se: float = 0.0
     df: float = math.inf
+    noise_multiplier: float = 2.0
+
+
+def limit_text(threshold: float, band: float, spread: float, noise_multiplier: float) -> str:
+    """The limit a timing was held to, named with its parts as every gate report's columns name them
+    (``threshold``, ``baseline noise``, ``PASS band``): ``"the 5.0 % threshold"`` when the band is the configured
+    threshold T; ``"the 14.8 % PASS band — 2 × baseline noise 7.4 %, wider than the 5.0 % threshold"`` when the baseline's noise
+    widened it (``band = max(T, k · spread)``, module docstring). Fractions in, percent with one decimal out."""
+    if band > threshold and spread > 0:
+        return (f"the {_pct1(band)} PASS band — {noise_multiplier:g} × baseline noise {_pct1(spread)}, wider than "
+                f"the {_pct1(threshold)} threshold")
+    return f"the {_pct1(threshold)} threshold"
 
 
 def relative_spread(samples: np.ndarray) -> float:
@@ -193,7 +207,7 @@ def timing_tests(pairs, thresholds, noise_multipliers, directions, confidence: f
                 Comparison(REGRESSED if dirn == "lower" else IMPROVED, None, None, None, None, t, spread, "exact",
                            "zero in the baseline, non-zero in the candidate")
         elif min_p_value(b.size, c.size) > 0.01:
-            out[i] = _threshold_only(mb, mc, t, spread, dirn, b.size, c.size)
+            out[i] = _threshold_only(mb, mc, float(thr), t, spread, dirn, b.size, c.size, float(k))
         else:
             groups.setdefault((b.size, c.size, bool((b > 0).all() and (c > 0).all())), []).append(i)
     for (_, _, positive), idx in groups.items():
@@ -214,20 +228,24 @@ def timing_tests(pairs, thresholds, noise_multipliers, directions, confidence: f
             out[i] = TimingTest(float(back(d[j])), float(back(lo[j])), float(back(hi[j])), float(back(elo[j])),
                                 float(back(ehi[j])), float(pw), float(pb), float(sd[j]), b.size, c.size,
                                 float(thresholds[i]), spread, dirn, method, t, float(d[j]), float(se[j]),
-                                float(df[j]) if np.isfinite(df[j]) else math.inf)
+                                float(df[j]) if np.isfinite(df[j]) else math.inf, float(noise_multipliers[i]))
     return out
 
 
-def _threshold_only(mb: float, mc: float, t: float, spread: float, direction: str, nb: int, nc: int) -> Comparison:
+def _threshold_only(mb: float, mc: float, thr: float, t: float, spread: float, direction: str, nb: int, nc: int,
+                    k: float) -> Comparison:
+    """Too few runs for a test: the ratio of medians against the band ``t = max(thr, k · spread)``; the result
+    keeps the configured ``thr`` as its threshold and ``t`` as its band, and the reason names both."""
     ratio = mc / mb
     worse = ratio if direction == "lower" else (1 / ratio if ratio else math.inf)
+    limit = limit_text(thr, t, spread, k)
     if worse >= 1 + t:
-        v, why = REGRESSED, f"{_pct(worse)} worse, over the {_pct1(t)} threshold"
+        v, why = REGRESSED, f"{_pct(worse)} worse, over {limit}"
     elif worse <= 1 / (1 + t):
-        v, why = IMPROVED, f"{_down(worse)} better, over the {_pct1(t)} threshold"
+        v, why = IMPROVED, f"{_down(worse)} better, over {limit}"
     else:
-        v, why = PASS, f"within the {_pct1(t)} threshold"
-    return Comparison(v, ratio, None, None, None, t, spread, "threshold", band=t, reason=
+        v, why = PASS, f"within {limit}"
+    return Comparison(v, ratio, None, None, None, thr, spread, "threshold", band=t, reason=
                       f"{why} (no test: {nb} vs {nc} runs are too few; record ≥ 5 repeats per side)")
 
 
@@ -247,7 +265,7 @@ def decide(test: TimingTest, q_worse: float, q_better: float, alpha: float, leve
     back = math.exp if test.method == METHOD else (lambda x: 1 + x)
     lo, hi = sorted((_oriented(back(test.diff - reach), dirn), _oriented(back(test.diff + reach), dirn)))
     e_lo, e_hi = sorted((_oriented(test.eq_low, dirn), _oriented(test.eq_high, dirn)))
-    half, band = 1 + t / 2, f"±{_pct1(wide)}"
+    half, band = 1 + t / 2, limit_text(t, wide, test.spread, test.noise_multiplier)
     q = q_worse if worse >= 1 else q_better
     p = test.p_worse if worse >= 1 else test.p_better
     extra: dict = {}

@@ -311,22 +311,28 @@ def bound_pct_legend(table: Any) -> str:
             "arithmetic intensity: a kernel near a cache's peak can sit far below that roofline.")
 
 
-def bound_words(bound: Any, unit: Any) -> Any:
-    """A roofline row's bound as shown: with the cache level a measured memory bound is at (``bound_unit``,
-    "L1/TEX" → "memory (L1)", as the verdict's next step names it: "Its busiest memory unit is L1"); the bound
-    itself otherwise (None stays None: the table says unknown)."""
-    if isinstance(bound, str) and bound == "memory" and isinstance(unit, str) and unit:
-        return f"memory ({unit.split('/')[0]})"
+def bound_words(bound: Any, unit: Any, pct_unit: Any = None) -> Any:
+    """A roofline row's bound as shown: a measured memory bound with the level its % of peak is of — the cache
+    (``bound_unit``, "L1/TEX" → "memory (L1)", as the verdict's next step names it: "Its busiest memory unit is L1")
+    or DRAM (``bound_pct_unit`` "DRAM") — so the bound and the % beside it name one unit
+    (:func:`gpulens.analyzers._stake.sol_limit` picks it for both); the bound itself otherwise (None stays None: the
+    table says unknown)."""
+    if isinstance(bound, str) and bound == "memory":
+        if isinstance(unit, str) and unit:
+            return f"memory ({unit.split('/')[0]})"
+        if isinstance(pct_unit, str) and pct_unit.startswith("DRAM"):
+            return "memory (DRAM)"
     return bound
 
 
 def roofline_display(table: Any) -> Any:
     """The roofline table as every report shows it (a copy; the analysis result is untouched): ``bound`` names the
-    cache level of a measured memory bound (:func:`bound_words`). ``table``: the roofline result's table."""
+    level of a measured memory bound (:func:`bound_words`). ``table``: the roofline result's table."""
     if table is None or not len(table) or "bound" not in table or "bound_unit" not in table:
         return table
     out = table.copy()
-    out["bound"] = [bound_words(b, u) for b, u in zip(table["bound"], table["bound_unit"])]
+    pct_units = table["bound_pct_unit"] if "bound_pct_unit" in table else [None] * len(table)
+    out["bound"] = [bound_words(b, u, pu) for b, u, pu in zip(table["bound"], table["bound_unit"], pct_units)]
     return out
 
 

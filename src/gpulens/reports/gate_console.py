@@ -10,8 +10,9 @@ from rich.text import Text
 from gpulens.gate.result import AMBIGUOUS, ERROR, IMPROVED, INCOMPARABLE, NO_BASELINE, PASS, REGRESSED, GateResult
 from gpulens.reports._fit import Col, FitTable
 from gpulens.reports._md_safe import visible
-from gpulens.reports.gate_fmt import (CENTER_NOTE, ci_label, listed_mismatches, fmt_center, fmt_change, fmt_ci, fmt_p, fmt_threshold,
-                                     metric_labels, no_test_note, reason_text, verdict_text)
+from gpulens.reports.gate_fmt import (CENTER_NOTE, LIMIT_COLUMNS, ci_label, limit_cells, listed_mismatches, fmt_center,
+                                     fmt_change, fmt_ci, fmt_p, metric_labels, no_test_note, reason_text,
+                                     verdict_text)
 from gpulens.units import plural
 
 STYLES = {REGRESSED: "bold red", ERROR: "bold red", AMBIGUOUS: "yellow", INCOMPARABLE: "magenta",
@@ -29,9 +30,10 @@ def _line(text: str, style: str = "") -> Text:
 def renderable(result: GateResult, max_rows: int = 40, width: int = 140) -> Group:
     """Rich renderables: headline, baseline/candidate lines, notes, and up to ``max_rows`` rows in result order.
 
-    Non-gating PASS rows are the first left out when rows must be dropped; the count left out is shown. On
-    consoles narrower than 130 columns the p and threshold columns (under 100: also the CI) are left out; the
-    JSON, Markdown and JUnit outputs always have them.
+    Non-gating PASS rows are the first left out when rows must be dropped; the count left out is shown. On a
+    narrow console the optional columns are left out and named in a caption: the baseline noise first, then the
+    threshold, p and CI (the PASS band, the limit a change is compared with, last); the JSON, Markdown and HTML
+    outputs always have them.
     """
     parts = []
     head = Text(f"gpulens gate: {result.verdict}", style=STYLES.get(result.verdict, "") or "bold")
@@ -59,13 +61,14 @@ def renderable(result: GateResult, max_rows: int = 40, width: int = 140) -> Grou
         # figures never wrap nor get cut (a "+13" for +135.2 % is a wrong number in a CI log): at a narrow
         # width the optional columns are left out, the last first, and named in the caption
         cols = [Col("verdict", "left"), Col("metric", "left", figure=False), Col("baseline"), Col("candidate"),
-                Col("change"), Col(ci_label(result), optional=True), Col("p (run)", optional=True),
-                Col("threshold", optional=True)]
+                Col("change"), Col(ci_label(result), optional=True), Col("p (run)", optional=True)]
+        cols += [Col(t, optional=True, drop_first={"baseline noise": 3, "threshold": 2}.get(t, 0))
+                 for t in LIMIT_COLUMNS]
         labels = metric_labels(rows)  # kernels by short names that tell them apart (full ids in JSON and JUnit)
         label = lambda r: labels[r.metric]
         rows_ = [[Text(verdict_text(r), style=STYLES.get(r.verdict, "") if r.gating else "dim"),
                   Text(label(r)), fmt_center(r, "base"), fmt_center(r, "cand"),
-                  fmt_change(r), fmt_ci(r), fmt_p(r), fmt_threshold(r)] for r in shown]
+                  fmt_change(r), fmt_ci(r), fmt_p(r), *limit_cells(r)] for r in shown]
         parts.append(FitTable(None, cols, rows_, show_lines=False))
         parts.append(Text(CENTER_NOTE, style="dim"))
         if no_test_note(shown):

@@ -122,7 +122,7 @@ def no_test_note(rows: list[MetricResult]) -> str:
         return ""
     m = untested[0]
     return (f"CI and p read — on {plural(len(untested), 'row')}: no test ran ({m.base_n} baseline vs {m.cand_n} "
-            "candidate runs are too few; record ≥ 5 repeats per side), so the threshold alone decides them")
+            "candidate runs are too few; record ≥ 5 repeats per side), so the PASS band alone decides them")
 
 
 def fmt_p(m: MetricResult) -> str:
@@ -133,7 +133,8 @@ def fmt_p(m: MetricResult) -> str:
 
 
 def fmt_threshold(m: MetricResult) -> str:
-    """Threshold in percent (``exact`` for counts compared exactly)."""
+    """The configured threshold T in percent (``exact`` for counts compared exactly); the PASS band it widens to is
+    :func:`fmt_band`."""
     if m.method == "exact" and not m.threshold:
         return "exact"
     return "—" if m.threshold is None else f"±{m.threshold * 100:.1f} %"
@@ -161,11 +162,12 @@ def method_text(result: GateResult) -> str:
         runs = sorted({(m.base_n, m.cand_n) for m in timings})
         n = ", ".join(f"{b} vs {c}" for b, c in runs)
         return (f"No statistical test ran ({n} runs: record ≥ 5 repeats per side for one): each timing was "
-                f"compared with the {100 * cfg.get('threshold', 0):g} % threshold alone (widened by "
-                f"{cfg.get('noise_multiplier')} × baseline spread where the baseline has ≥ 2 runs); {share}")
+                f"compared with its PASS band alone: the {100 * cfg.get('threshold', 0):g} % threshold, widened to "
+                f"{cfg.get('noise_multiplier')} × baseline noise where that is larger (a baseline of ≥ 2 runs); "
+                f"{share}")
     return (f"Welch t-test on log times, weighted Holm across the run's gating timings at α = {cfg.get('alpha')}; "
             f"REGRESSED needs ≥ half the {100 * cfg.get('threshold', 0):g} % threshold and a CI reaching it; PASS "
-            f"band = max(threshold, {cfg.get('noise_multiplier')} × baseline spread); {share}")
+            f"band = max(threshold, {cfg.get('noise_multiplier')} × baseline noise); {share}")
 
 
 def fmt_spread(m: MetricResult) -> str:
@@ -175,6 +177,19 @@ def fmt_spread(m: MetricResult) -> str:
 
 
 def fmt_band(m: MetricResult) -> str:
-    """A timing row's PASS band (``band``: max(threshold, noise multiplier × baseline spread)) as ``±5.0 %``; ``—``
+    """A timing row's PASS band (``band``: max(threshold, noise multiplier × baseline noise)) as ``±5.0 %``; ``—``
     when the row has none (counts)."""
     return "—" if m.band is None else f"±{m.band * 100:.1f} %"
+
+
+#: Titles of the three columns that say what limit a row was held to, in the same words in the console, Markdown and
+#: HTML gate reports and in the reason sentences (:func:`gpulens.gate.stats.limit_text`): the configured threshold
+#: (JSON ``threshold``), the baseline's run-to-run noise (JSON ``base_spread``) and the PASS band
+#: max(threshold, noise multiplier × baseline noise) (JSON ``band``) — the limit a change is compared with when too few runs
+#: allow a test.
+LIMIT_COLUMNS = ("threshold", "baseline noise", "PASS band")
+
+
+def limit_cells(m: MetricResult) -> list[str]:
+    """A row's cells under :data:`LIMIT_COLUMNS`: threshold, baseline noise, PASS band."""
+    return [fmt_threshold(m), fmt_spread(m), fmt_band(m)]

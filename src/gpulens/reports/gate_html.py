@@ -16,8 +16,8 @@ from typing import Any
 
 from gpulens.gate.result import MARKS, PASS, GateResult
 from gpulens.reports._html_diff import BASE_COLOUR, CAND_COLOUR, CHART_CSS, bar_rows
-from gpulens.reports.gate_fmt import (CENTER_NOTE, ci_label, fmt_band, fmt_center, fmt_change, fmt_ci, fmt_p,
-                                     fmt_spread, fmt_threshold, listed_mismatches, method_text, metric_labels,
+from gpulens.reports.gate_fmt import (CENTER_NOTE, LIMIT_COLUMNS, ci_label, fmt_band, fmt_center, fmt_change, fmt_ci,
+                                     fmt_p, limit_cells, listed_mismatches, method_text, metric_labels,
                                      no_test_note, reason_text, verdict_text)
 from gpulens.units import plural
 
@@ -62,7 +62,7 @@ def _chart(result: GateResult, labels: dict[str, str]) -> str:
     left = len(failing) - len(rows) if failing else 0
     cap = (f"{plural(len(rows), 'timing')}: baseline (grey) and candidate (blue) on one scale; ▲ worse (REGRESSED), "
            "▼ better (IMPROVED), ? not enough evidence; the band is the change that counts as noise, max(threshold, "
-           "noise multiplier × baseline spread)." + (f" {left} more in the table." if left > 0 else ""))
+           "noise multiplier × baseline noise)." + (f" {left} more in the table." if left > 0 else ""))
     legend = (f'<p class="dlegend"><span class="sw b" style="background:{BASE_COLOUR}"></span>baseline'
               f'<span class="sw c" style="background:{CAND_COLOUR}"></span>candidate</p>')
     return (f'<figure class="dchart" id="chart-gate" role="img" aria-label="{_esc(title)}: {_esc(cap)}">'
@@ -72,15 +72,15 @@ def _chart(result: GateResult, labels: dict[str, str]) -> str:
 def _table(result: GateResult, labels: dict[str, str], max_rows: int) -> str:
     rows = result.metrics
     shown = [m for m in rows if m.gating or m.verdict != PASS] + [m for m in rows if not m.gating and m.verdict == PASS]
-    cols = ["verdict", "metric", "baseline", "candidate", "change", ci_label(result), "p (run)", "threshold",
-            "baseline noise", "PASS band", "note"]
+    cols = ["verdict", "metric", "baseline", "candidate", "change", ci_label(result), "p (run)", *LIMIT_COLUMNS,
+            "note"]
     out = ['<section id="metrics"><h2>Every metric</h2>', f"<p>{_esc(CENTER_NOTE)}.",
            f" {_esc(no_test_note(shown))}." if no_test_note(shown) else "", "</p>",
            '<div class="tablewrap" tabindex="0"><table><thead><tr>',
            "".join(f'<th scope="col">{_esc(c)}</th>' for c in cols), "</tr></thead><tbody>"]
     for m in shown[:max_rows]:
         cells = [verdict_text(m), labels[m.metric], fmt_center(m, "base"), fmt_center(m, "cand"), fmt_change(m),
-                 fmt_ci(m), fmt_p(m), fmt_threshold(m), fmt_spread(m), fmt_band(m), m.reason]
+                 fmt_ci(m), fmt_p(m), *limit_cells(m), m.reason]
         cls = f' class="gating-{_esc(m.verdict)}"' if m.gating else ""
         out.append(f"<tr{cls}>" + "".join(
             f'<td title="{_esc(m.metric)}">{_esc(v)}</td>' if i == 1 else

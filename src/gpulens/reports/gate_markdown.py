@@ -10,9 +10,9 @@ inject HTML.
 from __future__ import annotations
 
 from gpulens.gate.result import MARKS, PASS, GateResult, MetricResult
-from gpulens.reports.gate_fmt import (CENTER_NOTE, ci_label, listed_mismatches, fmt_center, fmt_change, fmt_ci, fmt_p, fmt_threshold,
-                                     method_text,
-                                     metric_label, metric_labels, reason_text)
+from gpulens.reports.gate_fmt import (CENTER_NOTE, LIMIT_COLUMNS, ci_label, limit_cells, listed_mismatches, fmt_center,
+                                     fmt_change, fmt_ci, fmt_p, method_text, metric_label, metric_labels,
+                                     reason_text)
 from gpulens.reports._md_safe import neutralise
 from gpulens.units import plural
 
@@ -28,7 +28,7 @@ def md_escape(text: str) -> str:
 
 
 def _header(result: GateResult) -> str:
-    cols = ["", "metric", "baseline", "candidate", "change", ci_label(result), "p (run)", "threshold", "note"]
+    cols = ["", "metric", "baseline", "candidate", "change", ci_label(result), "p (run)", *LIMIT_COLUMNS, "note"]
     return f"_{CENTER_NOTE}_\n\n| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n"
 
 
@@ -36,7 +36,7 @@ def _row(m: MetricResult, labels: dict[str, str] | None = None) -> str:
     label = (labels or {}).get(m.metric) or metric_label(m, 80)
     cells = [f"{MARKS[m.verdict]} {m.verdict}" + ("" if m.gating else " (info)"), md_escape(label),
              fmt_center(m, "base"), fmt_center(m, "cand"), fmt_change(m), fmt_ci(m), fmt_p(m),
-             fmt_threshold(m), md_escape(m.reason)]  # the reason whole: a sentence is never cut
+             *limit_cells(m), md_escape(m.reason)]  # the reason whole: a sentence is never cut
     return "| " + " | ".join(cells) + " |\n"
 
 
