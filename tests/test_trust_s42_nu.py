@@ -1,0 +1,129 @@
+"""Session 42, new-user walk: faults found by running gpulens as a new user on real inputs, each fixed as a kind.
+
+1. A rocprof counter pass without timestamps (``rocprof --pmc``, the usual form: no ``--timestamp on``) records each
+   dispatch's launch configuration (``grd``, ``wgr``, ``lds``, ``arch_vgpr``, ``accum_vgpr``) beside its counters.
+   Joined to a trace that lacks them (a ROCm Kineto trace records no VGPRs or LDS; a rocprof v1 ``results.db``
+   folder's ``OPS`` table neither), the counters were attached but the launch configuration was dropped, so the
+   occupancy analysis said "no launch data: the trace records no workgroup size, registers per thread or LDS" on a
+   folder that records all three (``v1_hip_programming_mi300a``: ``output_vec_add_gpu.csv`` has wgr 256,
+   arch_vgpr 8, lds 0 for the one kernel).
+
+Every expected value is written here from the files' own fields and the AMD occupancy rules (hand calculation in
+the comments), never from gpulens's output.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import gpulens
+from gpulens.collectors import collect
+from gpulens.collectors.join import join_dispatches
+from tests.conftest import SHARED
+
+T0_US = 1_800_000_000_000
+GEMM = "void gemm_tile<float, 128>(float const*, float const*, float*, int)"
+RELU = "elementwise_relu(float*, int)"
+# (name, start µs, dur µs) on device 0, stream 0 (ROCm's default stream)
+RUN = [(GEMM, 0, 400), (RELU, 410, 350), (GEMM, 770, 420), (RELU, 1200, 380)]  # both kernels are hot
+PMC_HEADER = ("Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,grd,wgr,lds,scr,arch_vgpr,accum_vgpr,sgpr,"
+              "wave_size,sig,obj,GPUBusy,Wavefronts")
+# per kernel: grd (work-items), wgr, lds (bytes), arch_vgpr, accum_vgpr
+RES = {GEMM: (1_048_576, 256, 16_384, 128, 64), RELU: (4_194_304, 512, 0, 12, 0)}
+
+
+def write_kineto(path, device="AMD Instinct MI300X", regs=None):
+    """A ROCm Kineto trace: kernels with grid/block but, as the PyTorch profiler writes them on ROCm, no registers
+    or LDS (``regs`` adds a registers-per-thread field to show a recorded value is kept)."""
+    events = []
+    for i, (n, s, d) in enumerate(RUN):
+        wg = RES[n][1]
+        args = {"device": 0, "stream": 0, "correlation": 10 + i, "grid": [RES[n][0] // wg, 1, 1], "block": [wg, 1, 1]}
+        if regs is not None:
+            args["registers per thread"] = regs
+        events.append({"ph": "X", "cat": "kernel", "name": n, "pid": 0, "tid": 0, "ts": T0_US + s, "dur": d,
+                       "args": args})
+    props = [{"id": 0, "name": device, "numSms": 304, "warpSize": 64, "computeMajor": 9, "computeMinor": 4,
+              "totalGlobalMem": 205822885888}]
+    path.write_text(json.dumps({"schemaVersion": 1, "traceEvents": events, "deviceProperties": props}))
+
+
+def write_pmc(path):
+    """rocprof v1 ``--pmc`` output of the same run: no timestamp columns; one row per dispatch, in launch order."""
+    rows = [PMC_HEADER]
+    for i, (n, _, _) in enumerate(RUN):
+        grd, wgr, lds, arch, accum = RES[n]
+        rows.append(f'{i},"{n} [clone .kd]",2,0,{i},9,9,{grd},{wgr},{lds},0,{arch},{accum},32,64,0x0,0x1,'
+                    f"{90 + i},{grd // 64}")
+    path.write_text("\n".join(rows) + "\n")
+
+
+def test_untimed_counter_pass_gives_its_launch_configuration_to_the_joined_kernels(tmp_path):
+    write_kineto(tmp_path / "run.pt.trace.json")
+    write_pmc(tmp_path / "pmc.csv")
+    kin, pmc = collect(tmp_path / "run.pt.trace.json"), collect(tmp_path / "pmc.csv")
+    assert len(pmc.events) == 0  # no timestamps: no event, the dispatches are untimed
+    k0 = kin.of_kind("kernel")
+    assert k0["regs_per_thread"].isna().all() and k0["smem_static_bytes"].isna().all()
+    res = join_dispatches(kin, pmc)
+    assert res.matched == 4
+    k = res.timeline.of_kind("kernel").sort_values("start_ns")
+    for (_, row), (n, _, _) in zip(k.iterrows(), RUN):
+        grd, wgr, lds, arch, accum = RES[n]
+        assert row["regs_per_thread"] == arch + accum  # unified VGPR file (gfx90a+): arch + accumulation VGPRs
+        assert row["smem_static_bytes"] == lds
+        assert (row["grid_x"], row["block_x"]) == (grd // wgr, wgr)  # the trace's own grid (workgroups) kept
+    # the counters still land on the right kernels (GPUBusy of dispatch i is 90 + i)
+    busy = res.timeline.counters[res.timeline.counters["metric"] == "GPUBusy"].set_index("event_id")["value"]
+    assert [busy[e] for e in k["event_id"]] == [90.0, 91.0, 92.0, 93.0]
+
+
+def test_a_value_the_primary_records_is_kept(tmp_path):
+    write_kineto(tmp_path / "run.pt.trace.json", regs=40)
+    write_pmc(tmp_path / "pmc.csv")
+    res = join_dispatches(collect(tmp_path / "run.pt.trace.json"), collect(tmp_path / "pmc.csv"))
+    k = res.timeline.of_kind("kernel")
+    assert set(k["regs_per_thread"]) == {40}  # recorded by the primary: not replaced
+    assert sorted(set(k["smem_static_bytes"])) == [0, 16_384]  # missing there: filled from the counter pass
+
+
+def test_occupancy_of_a_kineto_trace_joined_with_a_counter_pass(tmp_path):
+    write_kineto(tmp_path / "run.pt.trace.json")
+    write_pmc(tmp_path / "pmc.csv")
+    rep = gpulens.analyze([tmp_path / "run.pt.trace.json", tmp_path / "pmc.csv"], cache=False, join=True)
+    occ = rep.sources[0].results["occupancy"]
+    assert not occ.skipped, occ.skipped_reason
+    t = occ.table.set_index("name")
+    # MI300X (gfx942, CDNA3): 4 SIMDs per CU, 8 waves per SIMD, 512 VGPRs per lane (unified, granule 8),
+    # 64 KiB LDS per CU, at most 16 workgroups per CU.
+    # GEMM: 256 work-items = 4 waves; 192 VGPRs -> floor(512 / 192) = 2 waves per SIMD = 8 per CU -> 2 WGs;
+    #       LDS 16 KiB -> 4 WGs; so 2 WGs x 4 waves = 8 of 32 wave slots = 25 %, limited by registers.
+    g = t.loc[GEMM]
+    assert (g["block_size"], g["regs_per_thread"], g["smem_bytes"]) == (256, 192, 16_384)
+    assert g["active_blocks_per_sm"] == 2 and g["theoretical_occupancy_pct"] == pytest.approx(25.0)
+    assert g["limiter"] == "registers"
+    # RELU: 512 work-items = 8 waves; 12 VGPRs -> 16 after the granule of 8 -> 32 waves per SIMD, capped at 8 ->
+    #       32 per CU -> 4 WGs; no LDS; 4 x 8 = 32 of 32 slots = 100 %.
+    r = t.loc[RELU]
+    assert (r["block_size"], r["smem_bytes"]) == (512, 0)
+    assert r["active_blocks_per_sm"] == 4 and r["theoretical_occupancy_pct"] == pytest.approx(100.0)
+
+
+HIP_DIR = SHARED / "rocprof" / "v1_hip_programming_mi300a"
+
+
+@pytest.mark.skipif(not HIP_DIR.is_dir(), reason="developer corpus ../shared/traces absent")
+def test_rocprof_v1_folder_with_a_counter_pass_has_occupancy():
+    rep = gpulens.analyze([HIP_DIR], cache=False)
+    occ = rep.sources[0].results["occupancy"]
+    assert not occ.skipped, occ.skipped_reason
+    row = occ.table.set_index("name").iloc[0]
+    # output_vec_add_gpu.csv: grd 1000000000, wgr 256, lds 0, arch_vgpr 8, accum_vgpr 0 (results.db's OPS table
+    # records no launch configuration at all)
+    assert (row["block_size"], row["regs_per_thread"], row["smem_bytes"]) == (256, 8, 0)
+    assert row["grid_blocks"] == 1_000_000_000 // 256  # 3,906,250 workgroups
+    # MI300A (gfx942, 228 CUs): 4 waves per WG, 8 VGPRs -> 64 waves per SIMD, capped at 8 -> 8 WGs per CU = 100 %;
+    # grid waves = 3,906,250 / (8 x 228) = 2,141.6
+    assert row["active_blocks_per_sm"] == 8 and row["theoretical_occupancy_pct"] == pytest.approx(100.0)
