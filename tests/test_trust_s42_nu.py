@@ -8,6 +8,11 @@
    folder that records all three (``v1_hip_programming_mi300a``: ``output_vec_add_gpu.csv`` has wgr 256,
    arch_vgpr 8, lds 0 for the one kernel).
 
+2. A rank folder read with ``--steps`` or ``--window`` that keeps no GPU event said "2 of 2 input files hold no GPU
+   work (no kernel, collective, copy or fill)" about files that hold plenty (``multirank_hta_trace_filter
+   --steps 3:4``: 1,154 and 1,104 kernels): the selection holds none, not the files. The note now names the
+   selection; without one it is unchanged.
+
 Every expected value is written here from the files' own fields and the AMD occupancy rules (hand calculation in
 the comments), never from gpulens's output.
 """
@@ -21,6 +26,7 @@ import pytest
 import gpulens
 from gpulens.collectors import collect
 from gpulens.collectors.join import join_dispatches
+from gpulens.timeline.selection import Selection
 from tests.conftest import SHARED
 
 T0_US = 1_800_000_000_000
@@ -127,3 +133,46 @@ def test_rocprof_v1_folder_with_a_counter_pass_has_occupancy():
     # MI300A (gfx942, 228 CUs): 4 waves per WG, 8 VGPRs -> 64 waves per SIMD, capped at 8 -> 8 WGs per CU = 100 %;
     # grid waves = 3,906,250 / (8 x 228) = 2,141.6
     assert row["active_blocks_per_sm"] == 8 and row["theoretical_occupancy_pct"] == pytest.approx(100.0)
+
+
+def write_rank(path, rank, steps_with_gpu):
+    """A Kineto rank file: ProfilerStep#5 and #6 (1 ms each); a launched kernel in each step of ``steps_with_gpu``."""
+    ev = []
+    for step in (5, 6):
+        t0 = T0_US + (step - 5) * 1000
+        ev.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{step}", "pid": 1, "tid": 1,
+                   "ts": t0, "dur": 1000})
+        if step in steps_with_gpu:  # the launch call inside the step, its kernel after it (same correlation)
+            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                       "ts": t0 + 50, "dur": 20, "args": {"correlation": step}})
+            ev.append({"ph": "X", "cat": "kernel", "name": "gemm_kernel", "pid": 0, "tid": 7, "ts": t0 + 100,
+                       "dur": 200, "args": {"device": 0, "stream": 7, "correlation": step}})
+    path.write_text(json.dumps({"schemaVersion": 1, "distributedInfo": {"rank": rank, "world_size": 2},
+                                "traceEvents": ev}))
+
+
+def rank_note(tl):
+    return next((w for w in tl.meta.warnings if "input files hold" in w), None)
+
+
+def test_a_selection_that_keeps_no_gpu_event_of_a_rank_names_the_selection(tmp_path):
+    write_rank(tmp_path / "rank0.json", 0, {5, 6})
+    write_rank(tmp_path / "rank1.json", 1, {5, 6})
+    assert rank_note(collect(tmp_path)) is None  # both files hold GPU work
+    tl = collect(tmp_path, select=Selection.parse(steps="1:2"))  # the files record steps 5 and 6 only
+    note = rank_note(tl)
+    assert "2 of 2 input files hold no GPU work (no kernel, collective, copy or fill) in the selection (steps 1:2)" \
+        in note
+    # one rank without GPU work in step 6 alone: that rank's file is named, under the selection
+    write_rank(tmp_path / "rank1.json", 1, {5})
+    note = rank_note(collect(tmp_path, select=Selection.parse(steps="6:6")))
+    assert "1 of 2 input files holds no GPU work (no kernel, collective, copy or fill) in the selection (steps 6:6): " \
+           "rank1.json (rank 1)" in note
+
+
+def test_without_a_selection_the_empty_rank_note_is_unchanged(tmp_path):
+    write_rank(tmp_path / "rank0.json", 0, {5, 6})
+    write_rank(tmp_path / "rank1.json", 1, set())
+    note = rank_note(collect(tmp_path))
+    assert "1 of 2 input files holds no GPU work (no kernel, collective, copy or fill): rank1.json (rank 1)" in note
+    assert "selection" not in note.split(": ", 1)[1]  # (the folder's own name, before ": ", is pytest's)
