@@ -13,6 +13,8 @@
    --steps 3:4``: 1,154 and 1,104 kernels): the selection holds none, not the files. The note now names the
    selection; without one it is unchanged.
 
+3. Plural agreement: "a per-name summary (1 rows, kernel domain)" now reads "(1 row, …)".
+
 Every expected value is written here from the files' own fields and the AMD occupancy rules (hand calculation in
 the comments), never from gpulens's output.
 """
@@ -176,3 +178,12 @@ def test_without_a_selection_the_empty_rank_note_is_unchanged(tmp_path):
     note = rank_note(collect(tmp_path))
     assert "1 of 2 input files holds no GPU work (no kernel, collective, copy or fill): rank1.json (rank 1)" in note
     assert "selection" not in note.split(": ", 1)[1]  # (the folder's own name, before ": ", is pytest's)
+
+
+def test_a_one_row_summary_says_one_row(tmp_path):
+    """``results.stats.csv`` of one kernel (v1_hip_programming_mi300a) read "a per-name summary (1 rows, …)"."""
+    p = tmp_path / "results.stats.csv"
+    p.write_text('"Name","Calls","TotalDurationNs","AverageNs","Percentage"\n'
+                 '"vector_add(float*, float*, float*, int)",1,3431611,3431611,100.0\n')
+    note = next(w for w in collect(p).meta.warnings if "per-name summary" in w)
+    assert "a per-name summary (1 row, kernel domain), not a trace" in note
