@@ -189,3 +189,39 @@ def test_a_one_row_summary_says_one_row(tmp_path):
                  '"vector_add(float*, float*, float*, int)",1,3431611,3431611,100.0\n')
     note = next(w for w in collect(p).meta.warnings if "per-name summary" in w)
     assert "a per-name summary (1 row, kernel domain), not a trace" in note
+
+
+# 4. rocprof-compute's vcopy on an MI300X (timestamps.csv in scientific notation: start == end, durations lost)
+#    counts the DRAM traffic (TCC_EA0_RDREQ/WRREQ) but has no time to divide it by. The verdict said "memory not
+#    counted" and told the user to "Collect a memory throughput counter (rocprof-compute HBM bandwidth)" — a counter
+#    the input already holds; what is missing is the dispatches' durations.
+
+def test_untimed_memory_side_asks_for_the_duration_not_a_counter():
+    from gpulens.analyzers._verdict_text import _evidence_text
+    from gpulens.analyzers.speed_of_light import UNTIMED_MEMORY_MISSING, missing_for_bound
+    from gpulens.analyzers.verdict_rules import Evidence
+
+    untimed = missing_for_bound(0.1, None, vendor="amd", memory_untimed=True)
+    assert untimed == UNTIMED_MEMORY_MISSING and "memory throughput counter" not in untimed
+    assert missing_for_bound(0.1, None, vendor="amd").startswith("a memory throughput counter")  # not counted
+    e = Evidence("vecCopy", "kernel", 3, None, vendor="amd", compute_pct=0.1, memory_pct=None, sol_pct=0.1,
+                 sol_missing=untimed, memory_untimed=True)
+    assert "memory throughput unknown (DRAM traffic counted, no duration recorded)" in _evidence_text(e)
+    e.memory_untimed = False
+    assert "memory not counted" in _evidence_text(e)
+
+
+MI300X_VCOPY = SHARED / "omniperf" / "vcopy_MI300X_A1"
+
+
+@pytest.mark.skipif(not MI300X_VCOPY.is_dir(), reason="developer corpus ../shared/traces absent")
+def test_rocprof_compute_vcopy_without_durations_names_the_durations():
+    src = gpulens.analyze([MI300X_VCOPY], cache=False).sources[0]
+    sol = src.results["speed_of_light"].table.iloc[0]
+    # the DRAM traffic is counted: vecCopy -n 1048576 of doubles reads and writes 8 MiB each, at least 16,777,216 B
+    assert sol["dram_bytes"] >= 2 * 1_048_576 * 8 and sol["time_ns"] is None
+    row = src.results["verdicts"].table.iloc[0]
+    assert row["verdict"] == "undetermined"
+    assert "DRAM traffic counted, no duration recorded" in row["evidence"]
+    assert "memory not counted" not in row["evidence"]
+    assert "durations" in row["next_steps"][0] and "memory throughput counter" not in row["next_steps"][0]
