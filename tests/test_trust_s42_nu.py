@@ -225,3 +225,17 @@ def test_rocprof_compute_vcopy_without_durations_names_the_durations():
     assert "DRAM traffic counted, no duration recorded" in row["evidence"]
     assert "memory not counted" not in row["evidence"]
     assert "durations" in row["next_steps"][0] and "memory throughput counter" not in row["next_steps"][0]
+
+
+# 5. hta_mi250_minitoy ("AMD Radeon Graphics", gfx90a, 104 CUs): "analysed as AMD Instinct MI210 … an MI250 GCD has
+#    the same per-device figures; also matches AMD Instinct MI250 (one GCD) (first taken)" — the MI250 said twice,
+#    and "(first taken)" read as if the MI250 had been taken.
+
+def test_an_equivalent_second_part_is_named_once_and_plainly():
+    from gpulens.devices import identify_device
+
+    spec = identify_device({"name": "AMD Radeon Graphics", "gfx_arch": "gfx90a", "num_sms": 104})
+    assert spec.name == "AMD Instinct MI210"
+    # datasheets: MI210 181.0 dense BF16 TFLOPS, 1.6 TB/s; MI250 362.1 TFLOPS and 3.2 TB/s over its two GCDs
+    assert "also matches AMD Instinct MI250 (one GCD), whose clock and peaks are the same (within 3 %)" in spec.note
+    assert "first taken" not in spec.note and spec.note.count("MI250") == 1
