@@ -239,3 +239,25 @@ def test_an_equivalent_second_part_is_named_once_and_plainly():
     # datasheets: MI210 181.0 dense BF16 TFLOPS, 1.6 TB/s; MI250 362.1 TFLOPS and 3.2 TB/s over its two GCDs
     assert "also matches AMD Instinct MI250 (one GCD), whose clock and peaks are the same (within 3 %)" in spec.note
     assert "first taken" not in spec.note and spec.note.count("MI250") == 1
+
+
+# 6. aorta_mi350x: "18 launches of 8 kernels" beside "ROCm grid sizes converted …: 20 kernels with grid and
+#    workgroup sizes in swapped places" — the 20 are the trace's kernel records, two of them the runtime's fill
+#    kernels (__amd_rocclr_fillBufferAligned), counted as memsets. The note counts records, and says so.
+
+def test_rocm_grid_note_counts_kernel_records(tmp_path):
+    ev = []
+    for i, (n, grid, block) in enumerate([("gemm_kernel", [256, 1, 1], [65536, 1, 1]),
+                                          ("__amd_rocclr_fillBufferAligned.kd", [256, 1, 1], [256, 1, 1])]):
+        ev.append({"ph": "X", "cat": "kernel", "name": n, "pid": 2, "tid": 1, "ts": T0_US + 100 * i, "dur": 10,
+                   "args": {"device": 0, "stream": 1, "correlation": i + 1, "grid": grid, "block": block}})
+    p = tmp_path / "rocm.pt.trace.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "rocprofiler-sdk_version": "0.6.0", "traceEvents": ev,
+                             "deviceProperties": [{"id": 0, "name": "AMD Instinct MI350X", "numSms": 256,
+                                                   "warpSize": 64}]}))
+    tl = collect(p)
+    assert (len(tl.of_kind("kernel")), len(tl.of_kind("memset"))) == (1, 1)
+    # rocprofiler-sdk writes the workgroup size as "grid" and the work-items as "block": 65536 / 256 = 256 WGs
+    assert tl.of_kind("kernel")["grid_x"].iloc[0] == 256 and tl.of_kind("kernel")["block_x"].iloc[0] == 256
+    note = next(w for w in tl.meta.warnings if "ROCm grid sizes converted" in w)
+    assert "0 kernel records in work-items" in note and "2 with grid and workgroup sizes in swapped places" in note
