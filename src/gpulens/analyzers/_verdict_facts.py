@@ -86,6 +86,8 @@ class Evidence:
     sol_unit: str | None = None
     compute_pct: float | None = None
     memory_pct: float | None = None
+    #: the memory side is unknown only for want of a duration: DRAM bytes counted, no throughput (no start/end)
+    memory_untimed: bool = False
     memory_measured_pct: float | None = None
     #: the memory side's units [% of peak] (ncu SpeedOfLight L1/TEX and DRAM throughput): which one is busy
     l1_pct: float | None = None

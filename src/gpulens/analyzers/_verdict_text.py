@@ -53,7 +53,9 @@ def _evidence_text(e: Evidence) -> str:
             win = f" {e.l1_window}" if cache[1] == "L1/TEX" and e.l1_window else ""
             measured += f" ({cache[1]} {pct_words(cache[0])} of peak{win})"
         comp = f"compute ({e.compute_side})" if e.compute_side else "compute"
-        parts.append(f"speed of light: {comp} {_of_peak(e.compute_pct)}, memory {_of_peak(e.memory_pct)}{measured} "
+        mem = "throughput unknown (DRAM traffic counted, no duration recorded)" \
+            if e.memory_pct is None and e.memory_untimed else _of_peak(e.memory_pct)
+        parts.append(f"speed of light: {comp} {_of_peak(e.compute_pct)}, memory {mem}{measured} "
                      "→ "
                      f"{BOUND_TO_VERDICT.get(e.sol_bound, e.sol_bound) if e.sol_bound else 'no bound'}")
         # the metric each figure came from is the speed_of_light table's evidence, said there once

@@ -119,13 +119,25 @@ def bound_of(compute: float | None, memory: float | None, compute_is_sm: bool = 
     return "unknown" if compute_is_sm else "compute"
 
 
+#: What an untimed kernel's memory side lacks (:func:`missing_for_bound` ``memory_untimed``): its DRAM traffic is
+#: counted, but a throughput is bytes over time and its dispatches have no usable duration (rocprof-compute on an
+#: MI300X wrote ``timestamps.csv`` in scientific notation: start == end) — no memory counter would add it.
+UNTIMED_MEMORY_MISSING = ("the dispatches' durations (their DRAM traffic is counted, but its throughput is bytes over "
+                          "time and this input records no usable start and end: profile again with the timestamps "
+                          "kept as integers)")
+
+
 def missing_for_bound(compute: float | None, memory: float | None, compute_is_sm: bool = False,
-                      vendor: str | None = None) -> str:
+                      vendor: str | None = None, memory_untimed: bool = False) -> str:
     """What a kernel's speed of light lacks to be called compute- or memory-bound, in words ("" when nothing), in
-    the counters of ``vendor``'s tool (``"nvidia"``: ncu, ``"amd"``: rocprof; both when unknown)."""
+    the counters of ``vendor``'s tool (``"nvidia"``: ncu, ``"amd"``: rocprof; both when unknown). ``memory_untimed``:
+    the memory side is unknown because the kernel has no duration while its DRAM bytes are counted — the duration
+    is then what is missing (:data:`UNTIMED_MEMORY_MISSING`), not a memory counter."""
     known = [x is not None and x == x for x in (compute, memory)]
     out = []
-    if not known[1]:
+    if not known[1] and memory_untimed:
+        out.append(UNTIMED_MEMORY_MISSING)
+    elif not known[1]:
         out.append("a memory throughput counter (" + _advice.for_vendor(
             vendor, "ncu gpu__compute_memory_throughput / dram__throughput", "rocprof-compute HBM bandwidth") + ")")
     if not known[0] or compute_is_sm:

@@ -322,8 +322,10 @@ class Verdicts(Analyzer):
                     e.compute_side = "tensor pipe"
                 if srow.get("bound") == "unknown":  # the counters do not support a bound: say what is missing
                     sm_only = srow.get("vendor", "nvidia") == "nvidia" and not (tensor or 0) >= SOL_LATENCY_PCT
-                    e.sol_missing = missing_for_bound(e.compute_pct, e.memory_pct, sm_only,
-                                                      srow.get("vendor")) or None
+                    e.memory_untimed = e.memory_pct is None and _num(srow.get("dram_bytes")) is not None \
+                        and _num(srow.get("memory_throughput")) is None  # bytes counted, no time to divide by
+                    e.sol_missing = missing_for_bound(e.compute_pct, e.memory_pct, sm_only, srow.get("vendor"),
+                                                      e.memory_untimed) or None
                 elif e.roof_pct is None:
                     e.roof_pct, e.roof_source = sol_attained_pct(srow), "speed of light"
                 e.inputs.append("speed_of_light" if name in sol else "counters:speed-of-light")

@@ -522,7 +522,7 @@ def _collect_dir(p: Path, strict: bool, select: Selection | None, cache: bool, w
     notes += separate_recorded_ranks(labelled)  # two files of one recorded rank are not joined
     notes += number_rankless(labelled)  # rank-less files (or one per process) must not all become rank 0
     tl = assemble([t for _, t in labelled])  # tables built once for all files
-    empty = ranks_without_gpu_work([name for name, _ in labelled], tl)
+    empty = ranks_without_gpu_work([name for name, _ in labelled], tl, select)
     tl.meta.warnings = [f"{p}: {n}" for n in notes + ([empty] if empty else [])] + tl.meta.warnings
     if select is not None and select.ranks is not None:  # an unusable file of a rank not asked for is no loss
         from gpulens.collectors._parallel import _RANK_IN_NAME

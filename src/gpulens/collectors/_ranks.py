@@ -165,14 +165,18 @@ def separate_recorded_ranks(parts: list[tuple[str, Timeline | Parts]]) -> list[s
 
 
 
-def ranks_without_gpu_work(labels: list[str], tl: Timeline) -> str | None:
+def ranks_without_gpu_work(labels: list[str], tl: Timeline, select: Any = None) -> str | None:
     """The note for the input files of a multi-file run that hold no GPU work (B05 inside a folder of ranks), or
     None: ``"1 of 4 input files holds no GPU work (no kernel, collective, copy or fill): rank1.json (rank 1) — its
     rank is left out of the GPU figures and of the rank comparison"``.
 
     ``labels``: the files' names as the run reports them, in the order of ``tl.meta.sources``; ``tl``: the run
-    assembled from them (``events["rank"]``, ``events["kind"]``). A file whose rank(s) own no GPU event is counted;
-    a rank whose file was read is then never mistaken for a rank that was not profiled.
+    assembled from them (``events["rank"]``, ``events["kind"]``); ``select``: the
+    :class:`~gpulens.timeline.selection.Selection` the files were read with, or None. A file whose rank(s) own no
+    GPU event is counted; a rank whose file was read is then never mistaken for a rank that was not profiled. Under
+    a selection of steps or a window the events were cut at load time, so the note says the files hold no GPU work
+    *in the selection* (``"… hold no GPU work (…) in the selection (steps 3:4): …"``), never that the files hold
+    none.
     """
     from gpulens.timeline.schema import GPU_KINDS
 
@@ -185,8 +189,13 @@ def ranks_without_gpu_work(labels: list[str], tl: Timeline) -> str | None:
     if not empty:
         return None
     n = len(empty)
+    where = ""
+    if select is not None and getattr(select, "active", False):
+        from gpulens.timeline.selection import Selection
+
+        where = f" in the selection ({Selection(select.steps, select.window_ns).describe()})"
     return (f"{n:,} of {len(labels):,} input files hold{'s' if n == 1 else ''} no GPU work (no kernel, collective, "
-            f"copy or fill): {', '.join(empty[:8])}{f' and {n - 8:,} more' if n > 8 else ''} — "
+            f"copy or fill){where}: {', '.join(empty[:8])}{f' and {n - 8:,} more' if n > 8 else ''} — "
             f"{'its rank is' if n == 1 else 'their ranks are'} left out of the GPU figures and of the rank comparison")
 
 

@@ -15,7 +15,9 @@ Matching rule (:func:`join_dispatches`):
    the pairs) and pairs whose residual exceeds ``tolerance_ns`` are dropped as mismatches.
 
 Matched secondary counters are copied to the primary's Counters (``event_id`` of the primary kernel, ``source`` of
-the secondary); the primary's launch columns (grid, block, registers, LDS) are filled where it lacks them. The pairs
+the secondary); the primary's launch columns (grid, block, registers, LDS) are filled where it lacks them — from the
+secondary's events, or from its ``tables["untimed_launches"]`` for dispatches that are not events (a counter pass
+without timestamps, such as rocprof v1 ``--pmc``, records the launch configuration all the same). The pairs
 are kept in ``tables["joined_dispatches"]`` (``event_id``, ``secondary_source``, ``secondary_key``, ``name_norm``,
 ``offset_ns``) and a warning line reports how many matched.
 """
@@ -157,6 +159,20 @@ def join_dispatches(primary: Timeline, secondary: Timeline, device_map: dict[int
     return result
 
 
+def _fill_launch(ev: pd.DataFrame, pos: pd.Series, launches: pd.DataFrame, pairs: dict[int, int]) -> None:
+    """Fill, in place, the launch columns (:data:`_FILL`: grid, block, registers, LDS) that the primary's event
+    ``pairs[key]`` lacks from row ``key`` of ``launches`` (the secondary's events by ``event_id``, or its
+    ``untimed_launches`` by ``dispatch_seq``: the same columns and units); a value the primary records is kept."""
+    cols = [c for c in _FILL if c in launches.columns]
+    for key, p_id in pairs.items():
+        if key not in launches.index:
+            continue
+        row = pos[p_id]
+        for col in cols:
+            if pd.isna(ev.at[row, col]) and not pd.isna(launches.at[key, col]):
+                ev.at[row, col] = launches.at[key, col]
+
+
 def _attach(primary: Timeline, secondary: Timeline, pairs: pd.DataFrame) -> Timeline:
     ev = primary.events.copy()
     counters = [primary.counters]
@@ -178,13 +194,12 @@ def _attach(primary: Timeline, secondary: Timeline, pairs: pd.DataFrame) -> Time
                                        "source": uc["source"].to_numpy()}))
         new = pd.concat(parts, ignore_index=True)
         counters.append(make_table(COUNTER_COLUMNS, {c: new[c].tolist() for c in new.columns}, n=len(new)))
-        sev = secondary.events.set_index("event_id")
         pos = pd.Series(ev.index, index=ev["event_id"].to_numpy())
-        for s_id, p_id in by_event.items():
-            row = pos[p_id]
-            for col in _FILL:
-                if pd.isna(ev.at[row, col]) and not pd.isna(sev.at[s_id, col]):
-                    ev.at[row, col] = sev.at[s_id, col]
+        _fill_launch(ev, pos, secondary.events.set_index("event_id"), by_event)
+        ul = secondary.tables.get("untimed_launches")
+        if ul is not None and len(ul) and by_seq:
+            # a counter pass without timestamps (rocprof --pmc): its launch configuration is not in events
+            _fill_launch(ev, pos, ul.drop_duplicates("dispatch_seq").set_index("dispatch_seq"), by_seq)
     merged = pd.concat([c for c in counters if len(c)], ignore_index=True) if any(len(c) for c in counters) \
         else primary.counters
     merged = make_table(COUNTER_COLUMNS, {c: merged[c] for c in merged.columns}, n=len(merged))

@@ -428,8 +428,8 @@ class KinetoCollector(Collector):
                             "ignored, times are relative to the trace's own clock")
         if any(acc.grid_fixes.values()):
             warnings.append(f"{path}: ROCm grid sizes converted to workgroups: "
-                            f"{plural(acc.grid_fixes['work_items'], 'kernel(s)')} recorded in work-items "
-                            f"(hipExtModuleLaunchKernel), {acc.grid_fixes['swapped']} with grid and workgroup "
+                            f"{plural(acc.grid_fixes['work_items'], 'kernel record(s)')} in work-items "
+                            f"(hipExtModuleLaunchKernel), {acc.grid_fixes['swapped']:,} with grid and workgroup "
                             "sizes in swapped places (rocprofiler-sdk backend)")
         if getattr(acc, "copies_by_launcher", 0):
             warnings.append(f"{path}: {plural(acc.copies_by_launcher, 'kernel record(s)')} without launch geometry, "

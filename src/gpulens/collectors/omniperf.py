@@ -364,7 +364,8 @@ class OmniperfRoofline(Collector):
         said: list[str] = []
         roofs = read_roofline(path, strict, said)
         meta = TimelineMeta(sources=[source_meta(path, self.name, path.stat().st_size)],
-                            warnings=[f"{path}: measured roofs only ({len(roofs)} rows), no events", *said])
+                            warnings=[f"{path}: measured roofs only ({plural(len(roofs), 'row(s)')}), no events",
+                                      *said])
         return Timeline(meta=meta, tables={"empirical_roofs": roofs}).validate()
 
 

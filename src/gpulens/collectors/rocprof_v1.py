@@ -302,7 +302,8 @@ class RocprofStats(Collector):
             barrier = is_non_work(names)
             df.loc[barrier, "domain"] = "barrier"
         split = _row_split(df) if domain == "kernel" else ""
-        warnings.append(f"{path}: a per-name summary ({len(df)} rows, {domain} domain{split}), not a trace: no events; "
+        warnings.append(f"{path}: a per-name summary ({plural(len(df), 'row(s)')}, {domain} domain{split}), not a "
+                        "trace: no events; "
                         + ("its calls and total times are kept as the per-kernel summary" if domain == "kernel" else
                            f"its calls and total times are kept as a {domain} summary: no kernel is recorded here"))
         if barrier.any():

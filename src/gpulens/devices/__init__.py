@@ -258,7 +258,8 @@ def identify_device(rec: Mapping[str, Any]) -> DeviceSpec | None:
     clk, own = rec.get("memory_clock_hz"), spec.figure_value("memory_clock_mhz")
     if not name and clk and own and abs(own * 1e6 - float(clk)) <= MEMORY_CLOCK_TOLERANCE * float(clk):
         note += f"; its recorded DRAM clock ({float(clk) / 1e9:.2f} GHz) is the {spec.name}'s ({own:.0f} MHz)"
-    if spec.name == "AMD Instinct MI210" and "MI210" not in name:
+    others = [s.name for s in cands[1:]]
+    if spec.name == "AMD Instinct MI210" and "MI210" not in name and not any("MI250" in o for o in others):
         note += "; an MI250 GCD has the same per-device figures"
     if cc_alone:
         pass  # the alternatives are named in ``how`` already
@@ -266,8 +267,9 @@ def identify_device(rec: Mapping[str, Any]) -> DeviceSpec | None:
         # variants told apart only by their memory (GH200 96 GB HBM3 / 144 GB HBM3e): say which one was assumed
         note += (f"; the memory size is not recorded, so the {spec.name} variant is assumed (also possible: "
                  + ", ".join(s.name for s in cands[1:]) + "; pass --device-spec FILE to be exact)")
-    elif len(cands) > 1:
-        note += "; also matches " + ", ".join(s.name for s in cands[1:]) + " (first taken)"
+    elif len(cands) > 1:  # the parts left share clock and peaks (_peaks_differ): which one it is changes no figure
+        note += (f"; also matches {', '.join(others)}, whose clock and peaks are the same (within "
+                 f"{PEAK_TOLERANCE * 100:g} %): the figures hold for either")
     if rec.get("name_assumed"):
         note = str(rec["name_assumed"])
     return spec.with_note(note)
