@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from gpulens.cli import main
+from tests.test_trust_s41_cases import _k, _launch  # a Kineto kernel / launch-call event (µs)
 
 # -- rocprofv3 agent index (T12 / B11: which GPU ran the work) -------------------------------------------------------
 
@@ -154,17 +155,6 @@ def test_v1_launch_calls_without_any_gpu_op_are_an_incomplete_capture(form, tmp_
 T = 1_615_207_264_505_000  # µs, B06's epoch
 
 
-def _k(name: str, ts: int, dur: int, stream: int = 7, corr: int | None = None, cat: str = "kernel", **a) -> dict:
-    args = {"device": 0, "stream": stream, **({"correlation": corr} if corr is not None else {}), **a}
-    return {"ph": "X", "cat": cat, "name": name, "pid": 0, "tid": f"stream {stream}", "ts": ts, "dur": dur,
-            "args": args}
-
-
-def _launch(ts: int, corr: int) -> dict:
-    return {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 70, "tid": 70, "ts": ts, "dur": 3,
-            "args": {"correlation": corr}}
-
-
 def _gate(tmp_path: Path, cand: list[dict], base: list[list[dict]]) -> dict:
     paths = []
     for i, ev in enumerate(base + [cand]):
@@ -212,3 +202,28 @@ def test_gate_runaway_copy_leaves_the_kernel_figures_judged(tmp_path):
     assert g["span_ns"]["verdict"] == g["gpu_busy_ns"]["verdict"] == "AMBIGUOUS"
     for m in ("kernel_busy_ns", "kernel_time_ns", "kernel:ka", "kernel:kb", "kernel_count", "memcpy_bytes"):
         assert g[m]["verdict"] == "PASS", m
+
+
+@pytest.mark.parametrize("cand_as", ["trace", "report"])
+def test_diff_leaves_an_invalid_kernel_unknown_not_vanished(cand_as, tmp_path):
+    """Base: ka 10 µs, kb 20 µs (span 35 µs). Candidate: kb recorded at ts 0 / dur 0 (B06). kb ran (1 launch) for
+    an unknown time: its row is matched by name with 1 launch on each side and an unknown time and Δ — not
+    "vanished, −100 %" — the candidate's summed time and span are unknown (not 10 µs, −66.7 % / −71.4 %); ka's Δ is
+    0; a warning names kb."""
+    base, cand = tmp_path / "base.json", tmp_path / "cand.json"
+    base.write_text(json.dumps({"traceEvents": _clean(T, 10)}))
+    cand.write_text(json.dumps({"traceEvents": [_launch(T - 10, 1), _launch(T - 5, 2), _k("ka", T, 10, corr=1),
+                                                _k("kb", 0, 0, corr=2)]}))
+    if cand_as == "report":
+        rep = tmp_path / "cand_report.json"
+        assert main(["analyze", "-q", "--no-cache", str(cand), "--json", str(rep)]) == 0
+        cand = rep
+    out = tmp_path / "diff.json"
+    assert main(["diff", str(base), str(cand), "-q", "--json", str(out)]) == 0
+    d = json.loads(out.read_text())
+    rows = {r["kernel"]: r for r in d["tables"]["kernels"]}
+    assert (rows["kb"]["match"], rows["kb"]["base_count"], rows["kb"]["cand_count"]) == ("name", 1, 1)
+    assert rows["kb"]["cand_time_ns"] is None and rows["kb"]["delta_ns"] is None
+    assert rows["ka"]["delta_ns"] == 0 and d["summary"]["vanished_kernels"] == 0
+    assert d["summary"]["cand_time_ns"] is None and d["summary"]["cand_span_ns"] is None
+    assert any("(kb) excluded as invalid" in w for w in d["warnings"])
