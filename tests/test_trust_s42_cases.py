@@ -227,3 +227,15 @@ def test_diff_leaves_an_invalid_kernel_unknown_not_vanished(cand_as, tmp_path):
     assert rows["ka"]["delta_ns"] == 0 and d["summary"]["vanished_kernels"] == 0
     assert d["summary"]["cand_time_ns"] is None and d["summary"]["cand_span_ns"] is None
     assert any("(kb) excluded as invalid" in w for w in d["warnings"])
+
+
+def test_gate_cannot_judge_against_a_baseline_with_an_invalid_kernel(tmp_path):
+    """The fault in the baseline: its kb at ts 0 / dur 0 (B06); a clean candidate (ka 10 µs, kb 20 µs, span 35 µs)
+    is not "REGRESSED" against the baseline's 10 µs span and 1 kernel: the same 7 figures are AMBIGUOUS, "in the
+    baseline"; ka (10 = 10 µs) PASS."""
+    bad = [_launch(T - 10, 1), _launch(T - 5, 2), _k("ka", T, 10, corr=1), _k("kb", 0, 0, corr=2)]
+    g = _gate(tmp_path, _clean(T, 10), [bad])
+    assert g["verdict"] == "AMBIGUOUS" and g["kernel:ka"]["verdict"] == "PASS"
+    for m in ("span_ns", "gpu_busy_ns", "kernel_busy_ns", "kernel_time_ns", "kernel:kb", "kernel_count",
+              "unique_kernels"):
+        assert g[m]["verdict"] == "AMBIGUOUS" and g[m]["reason"].startswith("cannot be judged: in the baseline"), m
