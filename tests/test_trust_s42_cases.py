@@ -239,3 +239,15 @@ def test_gate_cannot_judge_against_a_baseline_with_an_invalid_kernel(tmp_path):
     for m in ("span_ns", "gpu_busy_ns", "kernel_busy_ns", "kernel_time_ns", "kernel:kb", "kernel_count",
               "unique_kernels"):
         assert g[m]["verdict"] == "AMBIGUOUS" and g[m]["reason"].startswith("cannot be judged: in the baseline"), m
+
+
+def test_copy_agents_written_as_labels_without_agent_info(tmp_path):
+    """A memory_copy_trace.csv alone, agents written ``Agent 0`` (host) / ``Agent 2`` (the GPU's node): both copies
+    (4,000 + 2,000 ns) are work of device 2 — not "record no device: shown on device 0" (the label was read as no
+    number at all)."""
+    p = tmp_path / "9_memory_copy_trace.csv"
+    p.write_text(_CP + '"MEMORY_COPY","MEMORY_COPY_HOST_TO_DEVICE","Agent 0","Agent 2",4,1200000,1204000\n'
+                 '"MEMORY_COPY","MEMORY_COPY_DEVICE_TO_HOST","Agent 2","Agent 0",5,1300000,1302000\n')
+    src = _analyze(p, tmp_path)
+    assert _per_device(src) == {2: 6_000}
+    assert not any("record no device" in w for w in src["warnings"])
