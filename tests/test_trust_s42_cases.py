@@ -84,6 +84,24 @@ def test_copy_agents_written_as_labels_name_the_gpu(tmp_path):
     assert _per_device(src) == {2: 122_000, 3: 54_000}
 
 
+def test_t12_two_processes_written_type_relative(tmp_path):
+    """T12 as a rocprofv3 CSV folder written with ``--agent-index=type-relative``: process 4242 ran gemm
+    [1,000,000, 1,100,000] and add [1,200,000, 1,250,000] on "GPU 0", process 4243 gemm [1,000,000, 1,100,000] and
+    add [1,190,000, 1,240,000] on "GPU 1"; each process's agent_info.csv (T12's table: CPUs at nodes 0, 1, GPUs at
+    2, 3). Expected as T12: 2 ranks; GPU 2 busy 150,000 ns of span 250,000; GPU 3 busy 150,000 ns of span 240,000;
+    4 kernels, 300,000 ns."""
+    for pid, label, add in ((4242, "GPU 0", (1_200_000, 1_250_000)), (4243, "GPU 1", (1_190_000, 1_240_000))):
+        (tmp_path / f"{pid}_agent_info.csv").write_text(_AGENTS)
+        (tmp_path / f"{pid}_kernel_trace.csv").write_text(
+            _KT + f'"KERNEL_DISPATCH","{label}",1,0,{pid},1,5,"gemm",1,1000000,1100000,256,1,1,4096,1,1\n'
+            f'"KERNEL_DISPATCH","{label}",1,0,{pid},2,6,"add",2,{add[0]},{add[1]},256,1,1,4096,1,1\n')
+    src = _analyze(tmp_path, tmp_path)
+    assert (src["summary"]["kernel_count"], src["summary"]["gpu_busy_ns"], src["summary"]["ranks"]) == (4, 300_000,
+                                                                                                        [0, 1])
+    rows = {(r["rank"], r["device_id"]): (r["busy_ns"], r["span_ns"]) for r in src["analyses"]["breakdown"]["table"]}
+    assert rows == {(0, 2): (150_000, 250_000), (1, 3): (150_000, 240_000)}
+
+
 # -- T06 in rocprof v1 output: launch calls whose GPU ops have no row -------------------------------------------------
 
 _V1_SCHEMA = """
