@@ -269,3 +269,15 @@ def test_copy_agents_written_as_labels_without_agent_info(tmp_path):
     src = _analyze(p, tmp_path)
     assert _per_device(src) == {2: 6_000}
     assert not any("record no device" in w for w in src["warnings"])
+
+
+def test_rpd_launch_calls_without_any_gpu_op_are_an_incomplete_capture(tmp_path, capsys):
+    """T06 in rocmProfileData: the RPD calls of test_trust_s28_real._rpd (hipMemcpy, hipLaunchKernel,
+    hipGraphLaunch, hipMemsetAsync, a roctx range) and no rocpd_op row: exit 5 and the one line says the capture
+    is incomplete, counting the 2 launch calls (hipLaunchKernel ×1, hipGraphLaunch ×1) — not a bare "no GPU work"."""
+    from tests.test_trust_s28_real import _rpd
+
+    p = _rpd(tmp_path / "run.rpd", with_ops=False)
+    assert main(["analyze", "-q", "--no-cache", str(p), "--json", str(tmp_path / "o.json")]) == 5
+    err = capsys.readouterr().err
+    assert "incomplete" in err and "2 launch calls" in err and "hipGraphLaunch ×1" in err
