@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from gpulens.cli import main
+from tests.test_trust_s41_cases import _k, _launch  # a Kineto kernel / launch-call event (µs)
 
 # -- rocprofv3 agent index (T12 / B11: which GPU ran the work) -------------------------------------------------------
 
@@ -81,6 +82,24 @@ def test_copy_agents_written_as_labels_name_the_gpu(tmp_path):
     src = _analyze(tmp_path, tmp_path)
     assert src["summary"]["memcpy_count"] == 2
     assert _per_device(src) == {2: 122_000, 3: 54_000}
+
+
+def test_t12_two_processes_written_type_relative(tmp_path):
+    """T12 as a rocprofv3 CSV folder written with ``--agent-index=type-relative``: process 4242 ran gemm
+    [1,000,000, 1,100,000] and add [1,200,000, 1,250,000] on "GPU 0", process 4243 gemm [1,000,000, 1,100,000] and
+    add [1,190,000, 1,240,000] on "GPU 1"; each process's agent_info.csv (T12's table: CPUs at nodes 0, 1, GPUs at
+    2, 3). Expected as T12: 2 ranks; GPU 2 busy 150,000 ns of span 250,000; GPU 3 busy 150,000 ns of span 240,000;
+    4 kernels, 300,000 ns."""
+    for pid, label, add in ((4242, "GPU 0", (1_200_000, 1_250_000)), (4243, "GPU 1", (1_190_000, 1_240_000))):
+        (tmp_path / f"{pid}_agent_info.csv").write_text(_AGENTS)
+        (tmp_path / f"{pid}_kernel_trace.csv").write_text(
+            _KT + f'"KERNEL_DISPATCH","{label}",1,0,{pid},1,5,"gemm",1,1000000,1100000,256,1,1,4096,1,1\n'
+            f'"KERNEL_DISPATCH","{label}",1,0,{pid},2,6,"add",2,{add[0]},{add[1]},256,1,1,4096,1,1\n')
+    src = _analyze(tmp_path, tmp_path)
+    assert (src["summary"]["kernel_count"], src["summary"]["gpu_busy_ns"], src["summary"]["ranks"]) == (4, 300_000,
+                                                                                                        [0, 1])
+    rows = {(r["rank"], r["device_id"]): (r["busy_ns"], r["span_ns"]) for r in src["analyses"]["breakdown"]["table"]}
+    assert rows == {(0, 2): (150_000, 250_000), (1, 3): (150_000, 240_000)}
 
 
 # -- T06 in rocprof v1 output: launch calls whose GPU ops have no row -------------------------------------------------
@@ -154,17 +173,6 @@ def test_v1_launch_calls_without_any_gpu_op_are_an_incomplete_capture(form, tmp_
 T = 1_615_207_264_505_000  # µs, B06's epoch
 
 
-def _k(name: str, ts: int, dur: int, stream: int = 7, corr: int | None = None, cat: str = "kernel", **a) -> dict:
-    args = {"device": 0, "stream": stream, **({"correlation": corr} if corr is not None else {}), **a}
-    return {"ph": "X", "cat": cat, "name": name, "pid": 0, "tid": f"stream {stream}", "ts": ts, "dur": dur,
-            "args": args}
-
-
-def _launch(ts: int, corr: int) -> dict:
-    return {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 70, "tid": 70, "ts": ts, "dur": 3,
-            "args": {"correlation": corr}}
-
-
 def _gate(tmp_path: Path, cand: list[dict], base: list[list[dict]]) -> dict:
     paths = []
     for i, ev in enumerate(base + [cand]):
@@ -212,3 +220,64 @@ def test_gate_runaway_copy_leaves_the_kernel_figures_judged(tmp_path):
     assert g["span_ns"]["verdict"] == g["gpu_busy_ns"]["verdict"] == "AMBIGUOUS"
     for m in ("kernel_busy_ns", "kernel_time_ns", "kernel:ka", "kernel:kb", "kernel_count", "memcpy_bytes"):
         assert g[m]["verdict"] == "PASS", m
+
+
+@pytest.mark.parametrize("cand_as", ["trace", "report"])
+def test_diff_leaves_an_invalid_kernel_unknown_not_vanished(cand_as, tmp_path):
+    """Base: ka 10 µs, kb 20 µs (span 35 µs). Candidate: kb recorded at ts 0 / dur 0 (B06). kb ran (1 launch) for
+    an unknown time: its row is matched by name with 1 launch on each side and an unknown time and Δ — not
+    "vanished, −100 %" — the candidate's summed time and span are unknown (not 10 µs, −66.7 % / −71.4 %); ka's Δ is
+    0; a warning names kb."""
+    base, cand = tmp_path / "base.json", tmp_path / "cand.json"
+    base.write_text(json.dumps({"traceEvents": _clean(T, 10)}))
+    cand.write_text(json.dumps({"traceEvents": [_launch(T - 10, 1), _launch(T - 5, 2), _k("ka", T, 10, corr=1),
+                                                _k("kb", 0, 0, corr=2)]}))
+    if cand_as == "report":
+        rep = tmp_path / "cand_report.json"
+        assert main(["analyze", "-q", "--no-cache", str(cand), "--json", str(rep)]) == 0
+        cand = rep
+    out = tmp_path / "diff.json"
+    assert main(["diff", str(base), str(cand), "-q", "--json", str(out)]) == 0
+    d = json.loads(out.read_text())
+    rows = {r["kernel"]: r for r in d["tables"]["kernels"]}
+    assert (rows["kb"]["match"], rows["kb"]["base_count"], rows["kb"]["cand_count"]) == ("name", 1, 1)
+    assert rows["kb"]["cand_time_ns"] is None and rows["kb"]["delta_ns"] is None
+    assert rows["ka"]["delta_ns"] == 0 and d["summary"]["vanished_kernels"] == 0
+    assert d["summary"]["cand_time_ns"] is None and d["summary"]["cand_span_ns"] is None
+    assert any("(kb) excluded as invalid" in w for w in d["warnings"])
+
+
+def test_gate_cannot_judge_against_a_baseline_with_an_invalid_kernel(tmp_path):
+    """The fault in the baseline: its kb at ts 0 / dur 0 (B06); a clean candidate (ka 10 µs, kb 20 µs, span 35 µs)
+    is not "REGRESSED" against the baseline's 10 µs span and 1 kernel: the same 7 figures are AMBIGUOUS, "in the
+    baseline"; ka (10 = 10 µs) PASS."""
+    bad = [_launch(T - 10, 1), _launch(T - 5, 2), _k("ka", T, 10, corr=1), _k("kb", 0, 0, corr=2)]
+    g = _gate(tmp_path, _clean(T, 10), [bad])
+    assert g["verdict"] == "AMBIGUOUS" and g["kernel:ka"]["verdict"] == "PASS"
+    for m in ("span_ns", "gpu_busy_ns", "kernel_busy_ns", "kernel_time_ns", "kernel:kb", "kernel_count",
+              "unique_kernels"):
+        assert g[m]["verdict"] == "AMBIGUOUS" and g[m]["reason"].startswith("cannot be judged: in the baseline"), m
+
+
+def test_copy_agents_written_as_labels_without_agent_info(tmp_path):
+    """A memory_copy_trace.csv alone, agents written ``Agent 0`` (host) / ``Agent 2`` (the GPU's node): both copies
+    (4,000 + 2,000 ns) are work of device 2 — not "record no device: shown on device 0" (the label was read as no
+    number at all)."""
+    p = tmp_path / "9_memory_copy_trace.csv"
+    p.write_text(_CP + '"MEMORY_COPY","MEMORY_COPY_HOST_TO_DEVICE","Agent 0","Agent 2",4,1200000,1204000\n'
+                 '"MEMORY_COPY","MEMORY_COPY_DEVICE_TO_HOST","Agent 2","Agent 0",5,1300000,1302000\n')
+    src = _analyze(p, tmp_path)
+    assert _per_device(src) == {2: 6_000}
+    assert not any("record no device" in w for w in src["warnings"])
+
+
+def test_rpd_launch_calls_without_any_gpu_op_are_an_incomplete_capture(tmp_path, capsys):
+    """T06 in rocmProfileData: the RPD calls of test_trust_s28_real._rpd (hipMemcpy, hipLaunchKernel,
+    hipGraphLaunch, hipMemsetAsync, a roctx range) and no rocpd_op row: exit 5 and the one line says the capture
+    is incomplete, counting the 2 launch calls (hipLaunchKernel ×1, hipGraphLaunch ×1) — not a bare "no GPU work"."""
+    from tests.test_trust_s28_real import _rpd
+
+    p = _rpd(tmp_path / "run.rpd", with_ops=False)
+    assert main(["analyze", "-q", "--no-cache", str(p), "--json", str(tmp_path / "o.json")]) == 5
+    err = capsys.readouterr().err
+    assert "incomplete" in err and "2 launch calls" in err and "hipGraphLaunch ×1" in err

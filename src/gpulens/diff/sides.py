@@ -82,6 +82,27 @@ def _rows_of(source: dict[str, Any]) -> tuple[pd.DataFrame, str]:
     return pd.DataFrame(out, columns=list(COLUMNS)), "report (hotspots only: no operators, shapes or ranks)"
 
 
+def _with_invalid(df: pd.DataFrame, bad: list[dict[str, Any]]) -> pd.DataFrame:
+    """Kernel-group rows ``df`` of one run with its kernels refused for an impossible time (``bad``: the report's
+    ``summary.invalid_gpu_work``, case B06) made unknown: a group of such a kernel gets an unknown time, and a
+    kernel none of whose launches has a time gets a row of its launches with an unknown time — it ran, so it is
+    not "vanished" and its time is not 0 ns."""
+    work = {}
+    for b in bad:
+        if b.get("kind") in ("kernel", "comm") and b.get("name") is not None:
+            work[str(b["name"])] = (str(b["kind"]), work.get(str(b["name"]), ("", 0))[1] + int(b.get("count") or 0))
+    if not work:
+        return df
+    hit = df["name"].astype(str).isin(list(work))
+    df = df.copy()
+    for c in ("time_ns", "total_ns"):
+        df[c] = pd.to_numeric(df[c], errors="coerce").astype("float64").where(~hit)
+    new = [{"rank": int(df["rank"].min()) if len(df) else 0, "kind": k, "key": kernel_key(nm), "name": nm, "op": "",
+            "shapes": "", "dtypes": "", "category": kernel_category(nm, k), "count": n, "time_ns": float("nan"),
+            "total_ns": float("nan")} for nm, (k, n) in work.items() if nm not in set(df["name"].astype(str))]
+    return pd.concat([df, pd.DataFrame(new, columns=list(COLUMNS))], ignore_index=True) if new else df
+
+
 def _summary_hotspots(src: Any) -> dict[str, Any]:
     """``{"hotspots": {"table": …}}`` for a source with no kernel events but a per-kernel summary (rocprof/rocprofv3
     ``*stats.csv``, nsys ``cuda_gpu_kern_sum``, counter rows): the kernel groups need events, so such a side read
@@ -130,6 +151,9 @@ def load_side(path: str | Path, strict: bool = True) -> DiffSide:
                    for c in ctxs for o in [c.overruns["overrun_ns"].where(~c.overruns["runaway"], 0)]]
         # per source, the GPU events the runaway rule cut (a stream's last event recorded far past the run)
         away = [sorted(set(c.gpu["name"][c.overruns["runaway"].to_numpy(dtype=bool)].astype(str))) for c in ctxs]
+        from gpulens.analyzers._unknown_time import invalid_gpu_work
+
+        bad = [invalid_gpu_work(r.timeline) for r in rep.sources if r.status != "no_gpu_work"]
     else:
         all_srcs = [s for s in doc["sources"] if isinstance(s, dict)]
         srcs = [s for s in all_srcs if s.get("status", "ok") != "no_gpu_work"]
@@ -145,6 +169,8 @@ def load_side(path: str | Path, strict: bool = True) -> DiffSide:
         rows = [[o for o in h["overruns"] if isinstance(o, dict) and o.get("past_run_end")]
                 if isinstance(h, dict) and isinstance(h.get("overruns"), list) else [] for h in hsums]
         away = [sorted({str(o.get("name")) for o in r}) for r in rows]
+        bad = [[b for b in (s.get("summary") or {}).get("invalid_gpu_work") or [] if isinstance(b, dict)]
+               for s in srcs]
         # clipped at the next event on their stream: the summary's counts less the runaways (said apart)
         clipped = [(h.get("overrun_events") - len(r) if isinstance(h.get("overrun_events"), int) else None,
                     h.get("overrun_ns") - sum(int(o.get("overrun_ns") or 0) for o in r)
@@ -161,6 +187,13 @@ def load_side(path: str | Path, strict: bool = True) -> DiffSide:
                         f"{' …' if len(names) > 3 else ''}) recorded far past the rest of the run: what "
                         f"{'it' if len(names) == 1 else 'they'} lasted is unknown, so {'its' if len(names) == 1 else 'their'}"
                         " time and the GPU span of that run are unknown here, not compared")
+    if any(bad):  # B06: GPU work refused for an impossible time ran for an unknown time
+        names = sorted({str(b.get("name")) for r in bad for b in r})
+        n = sum(int(b.get("count") or 0) for r in bad for b in r)
+        warnings.append(f"{p}: {plural(n, 'GPU event')} ({', '.join(names[:3])}{' …' if len(names) > 3 else ''}) "
+                        f"excluded as invalid (an impossible time recorded): what {'it' if n == 1 else 'they'} lasted "
+                        f"is unknown, so {'its' if len(names) == 1 else 'their'} kernel time and the GPU span of that "
+                        "run are unknown here, not compared")
     if not srcs:  # T06: launch calls without GPU records is an incomplete capture, not a run without GPU work
         from gpulens.timeline.input_notes import no_gpu_work_text
 
@@ -171,6 +204,7 @@ def load_side(path: str | Path, strict: bool = True) -> DiffSide:
         if i < len(away) and away[i]:  # a runaway's kept part is no measurement: its group's time is unknown
             df["time_ns"] = pd.to_numeric(df["time_ns"], errors="coerce").astype("float64").where(
                 ~df["name"].astype(str).isin(away[i]))
+        df = _with_invalid(df, bad[i] if i < len(bad) else [])
         frames.append(df)
         notes.add(how)
         if how.startswith("report (its last"):
@@ -180,7 +214,7 @@ def load_side(path: str | Path, strict: bool = True) -> DiffSide:
     devices = sorted({str(d.get("name")) for s in srcs for d in s.get("devices") or []
                       if isinstance(d, dict) and d.get("name")})
     span, busy = span_and_busy(srcs)
-    if any(away):  # a span holding a duration nobody measured
+    if any(away) or any(bad):  # a span holding (or missing) a duration nobody measured
         span = busy = None
     if not frames:
         return DiffSide(str(path), pd.DataFrame(columns=list(COLUMNS)), devices, note, warnings, no_times, span,
