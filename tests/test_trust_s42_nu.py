@@ -68,14 +68,19 @@ def write_pmc(path):
     path.write_text("\n".join(rows) + "\n")
 
 
-def test_untimed_counter_pass_gives_its_launch_configuration_to_the_joined_kernels(tmp_path):
-    write_kineto(tmp_path / "run.pt.trace.json")
+def joined(tmp_path, **kineto):
+    """Both files written and loaded, then joined: (Kineto Timeline, counter-pass Timeline, JoinResult)."""
+    write_kineto(tmp_path / "run.pt.trace.json", **kineto)
     write_pmc(tmp_path / "pmc.csv")
-    kin, pmc = collect(tmp_path / "run.pt.trace.json"), collect(tmp_path / "pmc.csv")
+    kin, pmc = (collect(tmp_path / n) for n in ("run.pt.trace.json", "pmc.csv"))
+    return kin, pmc, join_dispatches(kin, pmc)
+
+
+def test_untimed_counter_pass_gives_its_launch_configuration_to_the_joined_kernels(tmp_path):
+    kin, pmc, res = joined(tmp_path)
     assert len(pmc.events) == 0  # no timestamps: no event, the dispatches are untimed
     k0 = kin.of_kind("kernel")
     assert k0["regs_per_thread"].isna().all() and k0["smem_static_bytes"].isna().all()
-    res = join_dispatches(kin, pmc)
     assert res.matched == 4
     k = res.timeline.of_kind("kernel").sort_values("start_ns")
     for (_, row), (n, _, _) in zip(k.iterrows(), RUN):
@@ -89,10 +94,7 @@ def test_untimed_counter_pass_gives_its_launch_configuration_to_the_joined_kerne
 
 
 def test_a_value_the_primary_records_is_kept(tmp_path):
-    write_kineto(tmp_path / "run.pt.trace.json", regs=40)
-    write_pmc(tmp_path / "pmc.csv")
-    res = join_dispatches(collect(tmp_path / "run.pt.trace.json"), collect(tmp_path / "pmc.csv"))
-    k = res.timeline.of_kind("kernel")
+    k = joined(tmp_path, regs=40)[2].timeline.of_kind("kernel")
     assert set(k["regs_per_thread"]) == {40}  # recorded by the primary: not replaced
     assert sorted(set(k["smem_static_bytes"])) == [0, 16_384]  # missing there: filled from the counter pass
 
