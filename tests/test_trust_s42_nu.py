@@ -263,3 +263,29 @@ def test_rocm_grid_note_counts_kernel_records(tmp_path):
     assert tl.of_kind("kernel")["grid_x"].iloc[0] == 256 and tl.of_kind("kernel")["block_x"].iloc[0] == 256
     note = next(w for w in tl.meta.warnings if "ROCm grid sizes converted" in w)
     assert "0 kernel records in work-items" in note and "2 with grid and workgroup sizes in swapped places" in note
+
+
+# 7. `gpulens diff --help` said the top contributors to the total Δ "sum to it"; the README says they "need not sum
+#    to the total Δ, which nets rises and falls". Both hold, for different rows: the top rows alone do not, the table
+#    with its closing "all other rows" line does. The help now says which.
+
+def write_run(path, durs):
+    ev = [{"ph": "X", "cat": "kernel", "name": n, "pid": 0, "tid": 7, "ts": T0_US + 1000 * i, "dur": d,
+           "args": {"device": 0, "stream": 7, "correlation": i}} for i, (n, d) in enumerate(durs.items())]
+    path.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+
+
+def test_diff_top_contributors_and_the_help_agree(tmp_path):
+    from typer.testing import CliRunner
+
+    from gpulens.cli import app
+    from gpulens.diff import diff
+
+    write_run(tmp_path / "base.json", {"gemm": 100, "softmax": 50, "add": 10})
+    write_run(tmp_path / "cand.json", {"gemm": 130, "softmax": 20, "add": 15})  # +30, -30, +5: total +5 µs
+    top = diff(tmp_path / "base.json", tmp_path / "cand.json", top=1).tables["contributors"]
+    assert top["kernel"].tolist()[0] in ("gemm", "softmax") and abs(top["delta_ns"].iloc[0]) == 30_000
+    assert top["delta_ns"].iloc[0] != 5_000  # the top row alone is not the total
+    assert top["kernel"].iloc[-1] == "all other rows (2)" and top["delta_ns"].sum() == 5_000  # with it, it is
+    help_text = " ".join(CliRunner().invoke(app, ["diff", "--help"], terminal_width=200).output.split())
+    assert "they sum to it)" not in help_text and "alone they need not sum to it" in help_text
