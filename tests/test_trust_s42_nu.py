@@ -68,14 +68,19 @@ def write_pmc(path):
     path.write_text("\n".join(rows) + "\n")
 
 
-def test_untimed_counter_pass_gives_its_launch_configuration_to_the_joined_kernels(tmp_path):
-    write_kineto(tmp_path / "run.pt.trace.json")
+def joined(tmp_path, **kineto):
+    """Both files written and loaded, then joined: (Kineto Timeline, counter-pass Timeline, JoinResult)."""
+    write_kineto(tmp_path / "run.pt.trace.json", **kineto)
     write_pmc(tmp_path / "pmc.csv")
-    kin, pmc = collect(tmp_path / "run.pt.trace.json"), collect(tmp_path / "pmc.csv")
+    kin, pmc = (collect(tmp_path / n) for n in ("run.pt.trace.json", "pmc.csv"))
+    return kin, pmc, join_dispatches(kin, pmc)
+
+
+def test_untimed_counter_pass_gives_its_launch_configuration_to_the_joined_kernels(tmp_path):
+    kin, pmc, res = joined(tmp_path)
     assert len(pmc.events) == 0  # no timestamps: no event, the dispatches are untimed
     k0 = kin.of_kind("kernel")
     assert k0["regs_per_thread"].isna().all() and k0["smem_static_bytes"].isna().all()
-    res = join_dispatches(kin, pmc)
     assert res.matched == 4
     k = res.timeline.of_kind("kernel").sort_values("start_ns")
     for (_, row), (n, _, _) in zip(k.iterrows(), RUN):
@@ -89,10 +94,7 @@ def test_untimed_counter_pass_gives_its_launch_configuration_to_the_joined_kerne
 
 
 def test_a_value_the_primary_records_is_kept(tmp_path):
-    write_kineto(tmp_path / "run.pt.trace.json", regs=40)
-    write_pmc(tmp_path / "pmc.csv")
-    res = join_dispatches(collect(tmp_path / "run.pt.trace.json"), collect(tmp_path / "pmc.csv"))
-    k = res.timeline.of_kind("kernel")
+    k = joined(tmp_path, regs=40)[2].timeline.of_kind("kernel")
     assert set(k["regs_per_thread"]) == {40}  # recorded by the primary: not replaced
     assert sorted(set(k["smem_static_bytes"])) == [0, 16_384]  # missing there: filled from the counter pass
 
@@ -261,3 +263,29 @@ def test_rocm_grid_note_counts_kernel_records(tmp_path):
     assert tl.of_kind("kernel")["grid_x"].iloc[0] == 256 and tl.of_kind("kernel")["block_x"].iloc[0] == 256
     note = next(w for w in tl.meta.warnings if "ROCm grid sizes converted" in w)
     assert "0 kernel records in work-items" in note and "2 with grid and workgroup sizes in swapped places" in note
+
+
+# 7. `gpulens diff --help` said the top contributors to the total Δ "sum to it"; the README says they "need not sum
+#    to the total Δ, which nets rises and falls". Both hold, for different rows: the top rows alone do not, the table
+#    with its closing "all other rows" line does. The help now says which.
+
+def write_run(path, durs):
+    ev = [{"ph": "X", "cat": "kernel", "name": n, "pid": 0, "tid": 7, "ts": T0_US + 1000 * i, "dur": d,
+           "args": {"device": 0, "stream": 7, "correlation": i}} for i, (n, d) in enumerate(durs.items())]
+    path.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+
+
+def test_diff_top_contributors_and_the_help_agree(tmp_path):
+    from typer.testing import CliRunner
+
+    from gpulens.cli import app
+    from gpulens.diff import diff
+
+    write_run(tmp_path / "base.json", {"gemm": 100, "softmax": 50, "add": 10})
+    write_run(tmp_path / "cand.json", {"gemm": 130, "softmax": 20, "add": 15})  # +30, -30, +5: total +5 µs
+    top = diff(tmp_path / "base.json", tmp_path / "cand.json", top=1).tables["contributors"]
+    assert top["kernel"].tolist()[0] in ("gemm", "softmax") and abs(top["delta_ns"].iloc[0]) == 30_000
+    assert top["delta_ns"].iloc[0] != 5_000  # the top row alone is not the total
+    assert top["kernel"].iloc[-1] == "all other rows (2)" and top["delta_ns"].sum() == 5_000  # with it, it is
+    help_text = " ".join(CliRunner().invoke(app, ["diff", "--help"], terminal_width=200).output.split())
+    assert "they sum to it)" not in help_text and "alone they need not sum to it" in help_text

@@ -31,7 +31,8 @@ def register(app: typer.Typer) -> None:
                                                           "(never over an input)."),
     ) -> int:
         """Compare two runs: count, time, mean and share per kernel, operator, category and rank, Δ and Δ %,
-        new and vanished kernels, and the top contributors to the total Δ (they sum to it).
+        new and vanished kernels, and the top contributors to the total Δ, largest |Δ| first (alone they need not
+        sum to it: rises and falls net; with the closing "all other rows" line they do).
 
         Kernels are matched by normalised name, and across vendors through their launching operator and its
         input shapes. Exit codes: 0 ok (a diff never fails on a slowdown; use `gpulens gate`), 2 unreadable input.
