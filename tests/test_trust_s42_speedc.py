@@ -193,3 +193,27 @@ def test_an_analysis_imports_no_scipy(tmp_path):
     assert mods == "[]"
     stats = pytest.importorskip("scipy.stats")
     assert float(p) == pytest.approx(float(stats.kruskal(*per_step).pvalue), rel=1e-12)
+
+
+# --- HTML tables: a cell worked out once per distinct value of its column ---
+
+def test_a_table_cell_is_never_shared_by_values_that_only_compare_equal():
+    # True == 1 == 1.0 and -0.0 == 0.0 in Python: each must still read as itself ("yes", "1", sort keys "1.0" vs
+    # "-0.0"); two NaN read as unknown; a repeated text shows the same cell each time
+    import re
+
+    import pandas as pd
+
+    from gpulens.reports._html_parts import table_html
+    from gpulens.units import MISSING
+
+    df = pd.DataFrame({"v": pd.Series([True, 1, 1.0, -0.0, 0.0, float("nan"), float("nan"), "x", "x", 1],
+                                      dtype=object)})
+    html = table_html(df, ["v"], docs={"v": "a value [count]"})
+    cells = re.findall(r"<td[^>]*>[^<]*</td>", html.split("<tbody>")[1])
+    assert len(cells) == 10
+    assert cells[0] == '<td data-v="1" class="num">yes</td>'  # a bool: yes, sort key 1
+    assert cells[1] == cells[9] and ">1<" in cells[1] and 'data-v="1.0"' in cells[1]
+    assert 'data-v="-0.0"' in cells[3] and 'data-v="0.0"' in cells[4]
+    assert cells[5] == cells[6] == f"<td>{MISSING}</td>"
+    assert cells[7] == cells[8] == "<td>x</td>"
