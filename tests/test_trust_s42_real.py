@@ -18,6 +18,17 @@
    of blob 09c71ce1, MIT but 1 MB: not copied; one memset, no kernel) said "no hardware spec identified". The spec is
    added from NVIDIA's published figures (3,072 CUDA cores, 2.46 GHz boost, 128-bit GDDR6) and checked here against
    that hand calculation and the export's own TARGET_INFO_GPU row.
+4. A Chrome trace of an ML serving system's own request spans (async ``b``/``e`` events of category ``resnet50``, no
+   interval event, no Kineto key) was read as a Kineto trace with "no GPU work"; kind: the producer test looked at
+   interval events only. Now refused as not a PyTorch Profiler trace (an empty Kineto export is still read).
+5. nvprof's driver API table (``CUPTI_ACTIVITY_KIND_DRIVER``) was not read: an OpenACC program (PGI launches through
+   ``cuLaunchKernel``) had no launch call at all and its idle gaps "no cause the trace shows". Kind: API calls of
+   one table of two. Now read as runtime calls named by CUPTI's driver callback ids.
+6. An ncu report naming an "NVIDIA GeForce RTX 3070" had no spec: added from NVIDIA's figures, checked against the
+   report's own device attributes.
+7. A rocprof v1 trace with no kernel event beside a stats file listing kernels mixed the summary's kernel figures
+   with the trace's busy time ("661.30 ms summed, 0 ns busy"); the cross-check skipped such a trace. Kind: a summary
+   beside a trace that disagrees with it. Now compared, and the summary's kernel rows left out on disagreement.
 
 Also checked this session and found right (kernel count, Σ kernel ns, GPU span, copy bytes, device; facts computed
 with json / csv / sqlite3): Kineto traces of JeremyMorlier/GPUModel (trace.json, trace2.json, trace3.json: A100
@@ -26,7 +37,15 @@ of JoursBleu/llama.cpp (AMD Radeon AI PRO R9700 from ``results.sysinfo.txt``: 1,
 copies/fills, Σ 661,300,086 ns of kernels, span 1,469,813,799 ns); rocprof v1 stats of anghostcici/saltfish (97
 kernel rows and a <barrier packet> row, Σ 256.89 s) and ByungHyun21/LLM170; nsys exports of annikola/
 cuda_bitonic_sort (GTX 1050, 153 kernels), tomarriott/GTLS (RTX 3060, 23,419 kernels, 5,105 copies),
-hsiaogary/CUDA-course (2× RTX 2080 Ti), IllusiveAldebaran/nussinov-gpu (A30 MIG 2g.12gb: no spec, said so).
+hsiaogary/CUDA-course (2× RTX 2080 Ti), IllusiveAldebaran/nussinov-gpu (A30 MIG 2g.12gb: no spec, said so),
+frasertajima/WeatherBench2 (one memset, no kernel table); Kineto CPU-only traces of Cryptheon/CyclicRouter and
+Gabriellanaro/dtu_mlops (367 and 486 cpu_op events), harryjmoss/particle_transformer (A100 PCIe, runtime calls
+only: no GPU work); nvprof .nvvp of m-goldstein/GPU_ML (runtime and driver calls, 38 kernels) and
+SwatikSahoo/profile (empty: said no GPU work); rocprofv2 HIP API trace CSV of anghostcici/saltfish (API calls
+only: no GPU work); floritange/ebpf_cuda_monitoring chrome_trace.json (an eBPF tool's own trace: refused as not
+Kineto, as designed). Known gaps reconsidered: the legacy torch.autograd.profiler export stays refused (its GPU
+times are per operator, not kernels); no real ``;``-delimited CSV, nsys SQLite without StringIds or nvprof
+NVTX/metric table was found in this session's sources.
 """
 
 from __future__ import annotations
