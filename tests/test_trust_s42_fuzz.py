@@ -148,3 +148,36 @@ def test_report_without_a_schema_version_is_refused_as_a_damaged_report(tmp_path
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and str(bad) in err[0], (args, err)
         assert "schema_version is" in err[0] and "not a trace" not in err[0], (args, err)
+
+
+@pytest.mark.parametrize("steps", ["\u0663", "\uff13", "1_0", "\u0662:\u0663", "2:\u0663"])
+def test_steps_in_other_digits_are_refused_as_window_and_ranks_refuse_them(capsys, steps):
+    from gpulens.cli import main
+
+    trace = DATA / "kineto" / "aorta_mi350x_train_step.pt.trace.json"
+    # was read as int("٣") == 3 (Python's int takes any script's digits and "1_0"), while --window '٣' and
+    # --ranks '٣' were refused: one rule for the three options
+    assert main(["analyze", str(trace), "-q", "--no-cache", "--steps", steps]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"gpulens: error: --steps: cannot read {steps!r} (expected A:B, A:, :B or N)"]
+
+
+def test_a_window_past_the_run_names_the_run_s_profiled_window(tmp_path):
+    from gpulens.cli import main
+
+    trace = DATA / "cases" / "B13.json"
+    doc = json.loads(trace.read_text())
+    ev = [e for e in doc["traceEvents"] if e.get("ph") == "X"]
+    assert not any(str(e.get("name", "")).startswith("ProfilerStep#") for e in ev)
+    # the profiled window: first start (µs) to last end, in ns
+    length = (max(e["ts"] + e["dur"] for e in ev) - min(e["ts"] for e in ev)) * 1000
+    assert length == 90_000
+    rep = tmp_path / "r.json"
+    assert main(["analyze", str(trace), "-q", "--no-cache", "--window", "10s:20s", "--json", str(rep)]) == 5
+    inp = json.loads(rep.read_text())["sources"][0]["inputs"][0]
+    # was "the trace records no ProfilerStep#N ranges: run without --steps/--window to see the span it records"
+    assert inp["selection_hint"] == ("the profiled window is 90.00 µs long (--window counts from its start): try "
+                                     "--window 0:90us")
+    assert main(["analyze", str(trace), "-q", "--no-cache", "--window", "0:90us", "--json", str(rep)]) == 0
+    assert json.loads(rep.read_text())["sources"][0]["summary"]["kernel_count"] == sum(
+        1 for e in ev if e.get("cat") == "kernel")

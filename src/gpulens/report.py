@@ -36,18 +36,29 @@ def workload_failure(meta: Any) -> str:
 
 
 # Inputs are loaded here, not in analyzers: an empty selection's hint loads the file once more, unselected.
-def selection_hint(path: str, strict: bool = True, format: str | None = None) -> str:
+def selection_hint(path: str, strict: bool = True, format: str | None = None, window: bool = False) -> str:
     """The hint shown when a --steps/--window selection matched no GPU work of ``path``: a valid selection built
     from the ``ProfilerStep#N`` ranges the file records (loaded again without a selection) — the step before the last
-    (the last is often cut by the profiler's stop): ``"the trace records steps 3–7: try --steps 6:6"``."""
+    (the last is often cut by the profiler's stop): ``"the trace records steps 3–7: try --steps 6:6"``. For a
+    ``--window`` selection (``window``) of a trace without steps: how long its profiled window is, the range a
+    window can name (``"the profiled window is 80.00 µs long (--window counts from its start): try --window
+    0:80us"``)."""
     from gpulens.analyzers.steps import step_numbers
     from gpulens.collectors import collect
+    from gpulens.units import fmt_ns
 
+    tl = None
     try:
-        nums = step_numbers(collect(path, strict=strict, format=format))
+        tl = collect(path, strict=strict, format=format)
+        nums = step_numbers(tl)
     except Exception:  # noqa: BLE001 - the hint is a hint; the file loaded once already, with the selection
         nums = []
     if not nums:
+        length = _window_length(tl) if window and tl is not None else None
+        if length:
+            us = -(-length // 1000)
+            return (f"the profiled window is {fmt_ns(length)} long (--window counts from its start): try --window "
+                    f"0:{us}us")
         return "the trace records no ProfilerStep#N ranges: run without --steps/--window to see the span it records"
     contiguous = nums[-1] - nums[0] == len(nums) - 1  # sorted and distinct: no gap (never a list of the range)
     listed = (f"{nums[0]}–{nums[-1]}" if contiguous and len(nums) > 1 else
@@ -85,6 +96,23 @@ def note_missing_steps(select: Any, tl: Any, label: str) -> None:
         f"the trace ({shown}); the figures cover {plural(len(found), 'step')} ({kept})")])
 
 
+def _window_length(tl: Any) -> int | None:
+    """The longest rank's profiled window [ns] of ``tl``: from its :func:`~gpulens.timeline.selection.window_origin`
+    to the last end of its events (what ``--window 0:LENGTH`` selects whole); None when there are no events."""
+    from gpulens.timeline.selection import window_origin
+
+    ev = tl.events
+    if ev is None or not len(ev):
+        return None
+    ranks = ev["rank"] if "rank" in ev else None
+    out = 0
+    for _, g in (ev.groupby(ranks, observed=True) if ranks is not None else [(0, ev)]):
+        start = g["start_ns"].to_numpy()
+        end = (g["start_ns"] + g["dur_ns"].fillna(0)).to_numpy()
+        out = max(out, int(end.max()) - window_origin(start, g["kind"].astype(str).to_numpy()))
+    return out or None
+
+
 def mark_unmatched_selections(sources: list, strict: bool = True, format: str | None = None) -> None:
     """Set ``selection_unmatched`` (True) and ``selection_hint`` (:func:`selection_hint`) on each input of a source
     whose --steps/--window selection left no GPU work (in place: the reporters read them from the inputs)."""
@@ -94,7 +122,8 @@ def mark_unmatched_selections(sources: list, strict: bool = True, format: str | 
         for src in s.timeline.meta.sources:
             if src.get("selection") and not src.get("selection_unmatched"):
                 src["selection_unmatched"] = True
-                src["selection_hint"] = selection_hint(src.get("path", s.label), strict, format)
+                src["selection_hint"] = selection_hint(src.get("path", s.label), strict, format,
+                                                       "window" in str(src["selection"]))
 
 
 @dataclass

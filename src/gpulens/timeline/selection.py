@@ -89,6 +89,9 @@ def _parse_time(text: str, unit: str | None = None) -> int | None:
     return int(round(v))
 
 
+_STEP_NUMBER = re.compile(r"[+-]?[0-9]+")
+
+
 def parse_range(text: str, what: str) -> tuple[int | None, int | None]:
     """``"3:5"`` → (3, 5); ``"3"`` → (3, 3); ``"3:"`` → (3, None); ``":5"`` → (None, 5).
 
@@ -96,14 +99,13 @@ def parse_range(text: str, what: str) -> tuple[int | None, int | None]:
         GpulensError: not two integers around a colon.
     """
     parts = text.split(":")
-    try:
-        if len(parts) == 1:
+    # ASCII digits only, as --window and --ranks read them (Python's int() also takes "٣", "３" and "1_0")
+    if len(parts) <= 2 and all(_STEP_NUMBER.fullmatch(x.strip()) for x in parts if x.strip()):
+        if len(parts) == 1 and parts[0].strip():
             v = int(parts[0])
             return v, v
         if len(parts) == 2:
             return (int(parts[0]) if parts[0].strip() else None, int(parts[1]) if parts[1].strip() else None)
-    except ValueError:
-        pass
     raise GpulensError(f"{what}: cannot read {text[:80]!r} (expected A:B, A:, :B or N)")
 
 
