@@ -130,3 +130,37 @@ def test_the_demo_runs_from_python():
     readme = (ROOT.parent / "README.md")
     if readme.is_file():  # the README's Python section shows the route
         assert "gpulens.analyze([gpulens.demo_trace()])" in readme.read_text()
+
+
+def test_launch_latency_counts_each_device_kernel_of_a_multi_device_launch():
+    from gpulens.analyzers.launch_latency import latencies
+
+    # nvprof V100×4 NCCL trace: 8 cudaLaunchCooperativeKernelMultiDevice calls start 24 kernels (one per call and
+    # device); each is measured, so the table counts what the kernel tables beside it count (it read 8 = 4 + 4)
+    tl = gpulens.collect(ROOT / "data" / "nvidia" / "blinkplus_v100x4_nccl_output.nvvp.gz")
+    ev = tl.events
+    k = ev[ev["kind"].astype(str).isin(["kernel", "comm"])]
+    pairs = set(zip(k["correlation_id"].astype("int64"), k["device_id"].astype("int64")))
+    assert k["correlation_id"].nunique() == 8 and len(pairs) == 24
+    lat = latencies(tl)
+    assert len(lat) == len(pairs) == 24
+    assert lat.groupby("name").size().to_dict() == k.groupby(k["name"].astype(str)).size().to_dict()
+
+
+def test_start_up_host_wait_qualifies_host_bound_instead_of_denying_it():
+    from gpulens.analyzers._run_shares import setup_text
+
+    # nvprof V100×4: set-up calls fill 8.52 s of the 13.38 s the GPUs waited for the host (63.7 %)
+    text = setup_text({"setup_ns": 8_520_000_000, "host_ns": 13_380_000_000})
+    assert text.startswith("host-bound by start-up work") and "8.52 s of the 13.38 s" in text
+    assert "not a steady-state host bottleneck" not in text  # the verdict word is host-bound: never denied
+
+
+def test_the_computing_secondary_says_what_the_share_is_and_what_its_kernels_are():
+    from gpulens.analyzers._run_shares import computing_words
+
+    # the share is computing time; the class describes most of its kernel time — not "the computing share
+    # (launch-bound)", which read as the share itself being a launch bound
+    assert computing_words("launch-bound", "34.5 %") == "computing, 34.5 % of the span, its kernel time mostly " \
+                                                         "launch-bound"
+    assert computing_words("gpu-bound", "11.1 %", "of the GPU steady span") == "computing, 11.1 % of the GPU steady span"
