@@ -164,3 +164,25 @@ def test_the_computing_secondary_says_what_the_share_is_and_what_its_kernels_are
     assert computing_words("launch-bound", "34.5 %") == "computing, 34.5 % of the span, its kernel time mostly " \
                                                          "launch-bound"
     assert computing_words("gpu-bound", "11.1 %", "of the GPU steady span") == "computing, 11.1 % of the GPU steady span"
+
+
+def _metric(name, samples):
+    from gpulens.gate.runs import Metric
+
+    return Metric(name, "timing", "ns", list(samples), "lower", [0.1] * len(samples), [1] * len(samples))
+
+
+def test_an_eager_rms_norm_compiled_into_a_fused_reduction_is_one_replacement():
+    from gpulens.gate.replaced import replaced
+
+    # eager: rms_norm_kernel 300/310 ns and the residual add 100/100 ns; compiled: Inductor's RMS norm, a persistent
+    # reduction by name (mean, mul, pow, rsqrt), 450/460 ns. Sums per run: 400, 410 against 450, 460 — one metric,
+    # not "rms_norm −100 %" beside a new kernel that gates nothing
+    norm = "kernel:void rms_norm_kernel<c10::BFloat16>"
+    add = "kernel:void at::native::vectorized_elementwise_kernel<4, add>"
+    fused = "kernel:triton_per_fused_add_mean_mul_pow_rsqrt_0"
+    pairs, members = replaced({norm: _metric(norm, (300, 310)), add: _metric(add, (100, 100))},
+                              {fused: _metric(fused, (450, 460))})
+    assert list(pairs) == ["kernels:elementwise + reduction + normalisation replaced"]
+    b, c = pairs["kernels:elementwise + reduction + normalisation replaced"]
+    assert b.samples == [400, 410] and c.samples == [450, 460] and set(members) == {norm, add, fused}
