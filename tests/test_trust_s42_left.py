@@ -186,3 +186,16 @@ def test_an_eager_rms_norm_compiled_into_a_fused_reduction_is_one_replacement():
     assert list(pairs) == ["kernels:elementwise + reduction + normalisation replaced"]
     b, c = pairs["kernels:elementwise + reduction + normalisation replaced"]
     assert b.samples == [400, 410] and c.samples == [450, 460] and set(members) == {norm, add, fused}
+
+
+def test_partial_flop_counts_read_as_lower_bounds_in_console_and_markdown(h200):
+    from gpulens.reports import console, markdown
+
+    # gemm_wmma: bf16 tensor FLOPs 2 · 2048³ = 17,179,869,184 = 17.18 GFLOP, its FP add/mul/fma counters not collected
+    assert 2 * 2048 ** 3 == 17_179_869_184
+    text = console.render(h200, width=250)
+    hier = text[text.index("Hierarchical roofline"):]
+    assert "≥ 17.18 GFLOP" in hier and "FLOP figures of gemm_wmma: a lower bound (" in " ".join(hier.split())
+    md = markdown.render(h200)
+    sec = md[md.index("### Hierarchical roofline"):]
+    assert "\n\n_FLOP figures of gemm\\_wmma: a lower bound (" in sec
