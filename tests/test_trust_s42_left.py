@@ -58,6 +58,9 @@ def test_every_gate_report_shows_threshold_noise_and_band_alike():
         assert words in text
     assert "noise" in text and "band" in text  # headers (rich may fold a two-word header)
     assert res.to_dict()["metrics"][0]["threshold"] == 0.05 and res.to_dict()["metrics"][0]["band"] == 0.14826
+    from gpulens.reports import gate_junit
+
+    assert "threshold ±5.0 %, baseline noise ±7.4 %, PASS band ±14.8 %," in gate_junit.render(res)
 
 
 def test_headline_names_the_regressed_kernels_before_the_run_aggregates():
