@@ -202,3 +202,11 @@ def test_partial_flop_counts_read_as_lower_bounds_in_console_and_markdown(h200):
     md = markdown.render(h200)
     sec = md[md.index("### Hierarchical roofline"):]
     assert "\n\n_FLOP figures of gemm\\_wmma: a lower bound (" in sec
+
+
+def test_the_issue_figure_is_named_as_each_profiler_names_it():
+    from gpulens.reports._vendor_words import vendor_label
+
+    # ncu's section metric "Issue Slots Busy"; rocprof-compute reports IPC (peak 5 per cycle on CDNA)
+    assert vendor_label("issue_slot_pct", "nvidia") == "issue slots busy"
+    assert vendor_label("issue_slot_pct", "amd") == "IPC (% of 5/cycle)"
