@@ -137,7 +137,7 @@ def test_host_wait_filled_by_set_up_calls_is_named_start_up(tmp_path):
     assert vd["run_verdict"] == "host-bound"
     assert vd["host_setup"] == {"setup_ns": 19_600_000, "host_ns": 19_920_000}
     head = answer(s).sentence
-    assert "the host wait is start-up, not a steady-state host bottleneck: set-up calls (allocation, stream or " \
+    assert "host-bound by start-up work, not by steady-state launches: set-up calls (allocation, stream or " \
            "module creation, first kernel loads) fill 19.60 ms of the 19.92 ms the GPU waited for the host" in head
     # last kernel ends at 20,010 + 6 + 20 = 20,036 µs; the window at 30,000 µs: 9.96 ms after, 16 µs before
     assert vd["outside_span"] == {"before_ns": 16_000, "after_ns": 9_964_000, "window_ns": 30_000_000,

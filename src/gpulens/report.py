@@ -165,11 +165,15 @@ class SourceReport:
         return self.cached["status"]
 
     def __repr__(self) -> str:
-        """One line: the input, its status, its kernel launches and how many results it holds (the dataclass's own
-        repr printed every table and column document: 156,683 characters for one trace)."""
+        """One line: the input, its status, its kernel launches, the run's verdict (the ``verdicts`` analyzer's
+        ``run_verdict``, the console's "Verdict:" word; "verdict not computed" when that analyzer did not run) and
+        how many results it holds (the dataclass's own repr printed every table and column document: 156,683
+        characters for one trace)."""
         n = self.summary.get("kernel_count")
         kernels = "kernels unknown" if n is None else f"{int(n):,} kernel launches"
-        return f"SourceReport({self.label!r}: {self.status}, {kernels}, {len(self.results)} analysis results)"
+        v = self.results["verdicts"].summary.get("run_verdict") if "verdicts" in self.results else None
+        verdict = f"verdict {v}" if v else "verdict not computed"
+        return f"SourceReport({self.label!r}: {self.status}, {kernels}, {verdict}, {len(self.results)} analysis results)"
 
     def _status(self) -> str:
         from gpulens.analyzers._span import has_summary_kernels

@@ -85,6 +85,16 @@ def _computing_dominates(bn: Any, overhead: str) -> bool:
     return oh is not None and comp is not None and comp > oh  # a tie: the overhead, the cause one can act on
 
 
+def computing_words(kernel_class: str, share: str, of: str = "of the span") -> str:
+    """The computing share as the run verdict's secondary, in words: "computing, 34.5 % of the span, its kernel
+    time mostly launch-bound" — the share is the kernels' own time and the class is what most of it is (the
+    verdicts' kernel class; "gpu-bound" names no class), never "the computing share (launch-bound)", which read as
+    the share being a launch bound. ``share``: :func:`_pct_of`'s words; ``of``: the window it is of ("of the span",
+    "of the steady span")."""
+    tail = "" if kernel_class == "gpu-bound" else f", its kernel time mostly {kernel_class}"
+    return f"computing, {share} {of}{tail}"
+
+
 def _pct_of(ns: int | None, span: int) -> str:
     """A share of the span in words ("16 %"; "unknown" when not measured): the idle findings' own wording
     (:func:`gpulens.analyzers._idle_findings.span_share_text`), one definition."""
@@ -153,8 +163,10 @@ def host_setup(bn: Any, run: str) -> dict[str, int] | None:
 
 
 def setup_text(su: dict[str, int]) -> str:
-    """:func:`host_setup`'s figure in words, one wording for the verdict's basis and the headline."""
-    return (f"the host wait is start-up, not a steady-state host bottleneck: set-up calls (allocation, stream or "
+    """:func:`host_setup`'s figure in words, one wording for the verdict's basis and the headline. It says what the
+    host held the GPU up with — start-up work — so it qualifies the word "host-bound" instead of denying it (the
+    nvprof V100×4 trace read "host-bound … the host wait is start-up, not a steady-state host bottleneck")."""
+    return (f"host-bound by start-up work, not by steady-state launches: set-up calls (allocation, stream or "
             f"module creation, first kernel loads) fill {fmt_ns(su['setup_ns'])} of the {fmt_ns(su['host_ns'])} the "
             "GPU waited for the host")
 

@@ -8,7 +8,10 @@ For every GPU event linked to the runtime call that enqueued it (correlation id,
   after the call returned (0 when the GPU started it while the call was still running).
 
 A CUDA/HIP graph launch enqueues many kernels under one call: only the first of them is measured (the later ones
-wait for the earlier nodes, not for the launch). Per kernel name and for the run: count, p50, p90 and max of both
+wait for the earlier nodes, not for the launch). A multi-device launch (``cudaLaunchCooperativeKernelMultiDevice``)
+starts one kernel on each device from one call: each device's is measured, so ``launches`` counts one kernel per call
+and device — the kernels a table beside it counts (the nvprof V100×4 NCCL trace: 12 kernels from 4 such calls
+read as 4 launches). Per kernel name and for the run: count, p50, p90 and max of both
 (``numpy.percentile``, linear interpolation).
 
 Clock-domain check: a GPU event that starts *before* the call that launched it (negative launch latency) is
@@ -33,7 +36,7 @@ from gpulens.units import agree, fmt_ns, plural
 
 COLUMNS = {
     "name": "kernel name as recorded",
-    "launches": "launches measured [count]",
+    "launches": "kernel launches measured: one per launch call and device (a graph launch's first kernel) [count]",
     "latency_p50_ns": "median of kernel start − launch call start [ns]",
     "latency_p90_ns": "90th percentile of kernel start − launch call start [ns]",
     "latency_max_ns": "largest kernel start − launch call start [ns]",
@@ -42,7 +45,7 @@ COLUMNS = {
     "queue_max_ns": "largest queue delay [ns]",
 }
 SUMMARY_COLUMNS = {
-    "launches": "launches measured [count]",
+    "launches": "kernel launches measured: one per launch call and device (a graph launch's first kernel) [count]",
     "latency_p50_ns": "run median launch latency [ns]", "latency_p90_ns": "run p90 launch latency [ns]",
     "latency_max_ns": "run largest launch latency [ns]",
     "queue_p50_ns": "run median queue delay [ns]", "queue_p90_ns": "run p90 queue delay [ns]",
@@ -55,7 +58,7 @@ SUMMARY_COLUMNS = {
 def latencies(timeline: Timeline) -> pd.DataFrame:
     """One row per measured launch: ``name`` (kernel; object str), ``latency_ns``, ``queue_ns`` (see module
     docstring) and ``name_code`` (the kernel's code in the events' ``name`` categories); rows with a negative
-    latency are kept with ``skew`` True. Rows in GPU start order (stable), first GPU event per call."""
+    latency are kept with ``skew`` True. Rows in GPU start order (stable), first GPU event per call and device."""
     ctx = context_of(timeline)
     gpu = ctx.gpu
     lid = ctx.links["launch_event_id"]
@@ -65,7 +68,7 @@ def latencies(timeline: Timeline) -> pd.DataFrame:
     cols = ["name", "latency_ns", "queue_ns", "skew"]
     if not ok.any():
         return pd.DataFrame(columns=cols)
-    k = gpu[["name", "start_ns"]][ok]
+    k = gpu[["name", "start_ns", "device_id"]][ok]
     ids = lid[ok].to_numpy(dtype="int64")
     pos = ctx.positions(ids)
     found = pos >= 0
@@ -76,11 +79,12 @@ def latencies(timeline: Timeline) -> pd.DataFrame:
     codes = k["name"].cat.codes.to_numpy().astype("int64")
     rows = np.flatnonzero(found)
     rows = rows[np.argsort(start[rows], kind="stable")]
-    # first GPU event (in start order) of each call: the rows whose call id was not seen before (a hash pass, not
-    # a sort of every id)
+    # first GPU event (in start order) of each call on each device: the rows whose (call id, device) was not seen
+    # before (a hash pass, not a sort of every id); a multi-device launch's kernels are one per device
     ri = ids[rows]
     if len(ri) > 1 and not bool((ri[1:] > ri[:-1]).all()):  # call ids increasing in GPU start order: all distinct
-        rows = rows[~pd.Series(ri).duplicated(keep="first").to_numpy()]
+        dev = k["device_id"].to_numpy()[rows]
+        rows = rows[~pd.DataFrame({"call": ri, "device": dev}).duplicated(keep="first").to_numpy()]
     lat = start[rows] - c_start[rows]
     queue = np.maximum(start[rows] - (c_start[rows] + c_dur[rows]), 0)
     names = np.append(np.asarray(k["name"].cat.categories.astype(object), dtype=object), np.nan)

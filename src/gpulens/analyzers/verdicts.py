@@ -54,6 +54,7 @@ from gpulens.analyzers.speed_of_light import missing_for_bound
 from gpulens.analyzers._tree import roots
 from gpulens.analyzers._run_shares import (
     _computing_dominates,
+    computing_words,
     _mostly_host_only,
     _other_causes,
     _overlapped_comm,
@@ -493,7 +494,7 @@ class Verdicts(Analyzer):
             if runners:
                 cls, ns, computing = max(runners, key=lambda x: x[1])  # stable: computing first on a tie
                 secondary = (cls, 100.0 * ns / span)
-                basis += (f"; secondary: the computing share ({cls})" if computing else
+                basis += (f"; secondary: {computing_words(cls, _pct_of(ns, span), of)}" if computing else
                           f"; secondary cause: {class_label(cls)} ({_pct_of(ns, span)})")
         elif overhead == "host-bound" and (held := host_holds_path(results)) is not None \
                 and _shares(bn, overhead)[0] is not None:
@@ -510,7 +511,7 @@ class Verdicts(Analyzer):
                                     f"{_pct_of(comp, span)} computing")
             if kernel_class not in (None, "undetermined", "communication-bound") and comp:
                 secondary = (kernel_class, 100.0 * comp / span)
-                basis += f"; secondary: the computing share ({kernel_class})"
+                basis += f"; secondary: {computing_words(kernel_class, _pct_of(comp, span))}"
         elif kernel_class and kernel_class != "undetermined":
             run, basis = kernel_class, "the critical kernels: the kernel verdict holding the most GPU time"
             hidden = _overlapped_comm(bn, by_class) if kernel_class == "communication-bound" else None

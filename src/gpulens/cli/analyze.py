@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 from typing import List, Optional
 
@@ -14,14 +13,15 @@ from gpulens.errors import EXIT_NO_GPU_WORK, EXIT_OK, GpulensError, truncated_wi
 from gpulens.timeline.secrets import encodable, writable
 from gpulens.units import plural
 
-DEMO_TRACE = "demo_h100_bert-small.pt.trace.json.gz"
 #: Upper bound of ``--workers`` (processes; the pool also never exceeds the number of rank files).
 MAX_WORKERS = 512
 
 
 def demo_trace_path() -> Path:
-    """Path of the sample trace shipped inside the package."""
-    return Path(str(resources.files("gpulens") / "data" / DEMO_TRACE))
+    """Path of the sample trace shipped inside the package (:func:`gpulens.demo_trace`)."""
+    from gpulens import demo_trace
+
+    return demo_trace()
 
 
 def check_output(path: Path, inputs: list[Path], writing: str = "", force: bool = False) -> None:

@@ -11,7 +11,11 @@ Elementwise and reduction kernels are one family here (:data:`REPLACEMENT_FAMILY
 ops into the reduction that consumes them (TorchInductor's ``triton_per_fused_add_mul_sum`` / ``triton_red_fused_…``
 replace an eager ``vectorized_elementwise_kernel`` and a ``reduce_kernel``), so an elementwise kernel that vanished
 beside a new reduction kernel is one replacement — ``kernels:elementwise + reduction replaced`` —, never a −100 %
-"improvement" beside a new kernel that gates nothing. Their work categories stay apart everywhere else.
+"improvement" beside a new kernel that gates nothing. Normalisation kernels (layer/RMS/batch/group norm, softmax)
+join that family: a norm is a reduction (mean, variance, max) and elementwise ops, and a fusing compiler renames it
+into either — TorchInductor's RMS norm is ``triton_per_fused_mean_mul_pow_rsqrt`` (a reduction by name) where eager
+PyTorch ran an ``rms_norm_kernel``, and its ``triton_per_fused_add_native_layer_norm`` folds the residual add (an
+elementwise kernel) into the layer norm. Their work categories stay apart everywhere else.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ REPLACED_PREFIX = "kernels:"
 
 #: Work categories the gate pairs as one replacement family (see the module docstring); a category not named is its
 #: own family.
-REPLACEMENT_FAMILY = {"elementwise": "pointwise", "reduction": "pointwise"}
+REPLACEMENT_FAMILY = {"elementwise": "pointwise", "reduction": "pointwise", "normalisation": "pointwise"}
 
 
 def kernel_like(name: str) -> bool:

@@ -12,6 +12,10 @@ from typing import Any, Mapping
 #: (vector registers, one per work-item: rocprof's ``arch_vgpr`` + ``accum_vgpr``), LDS (local data share).
 VENDOR_LABELS: dict[str, tuple[str, str, str]] = {
     "num_sms": ("SMs", "CUs", "SMs / CUs"),
+    # the speed of light's issue figure as each profiler names it: ncu's "Issue Slots Busy"
+    # (sm__inst_issued.avg.pct_of_peak_sustained_active); rocprof-compute's "IPC" (SQ_INSTS / SQ_BUSY_CU_CYCLES),
+    # shown as a % of its peak of 5 instructions per cycle (analyzers._sol_amd)
+    "issue_slot_pct": ("issue slots busy", "IPC (% of 5/cycle)", "issue slots busy (AMD: IPC % of 5/cycle)"),
     "warp_size": ("warp size", "wavefront size", "warp (wavefront) size"),
     "block_size": ("block size", "workgroup size", "block (workgroup) size"),
     "regs_per_thread": ("registers / thread", "VGPRs / work-item", "registers / thread (VGPRs / work-item)"),

@@ -53,9 +53,49 @@ def other_renderables(s: Any, rows: int = ROWS) -> list:
         fit_cols = [Col(vendor_label(str(c), vendor, column_label(str(c), r.columns.get(c, "")), r.columns.get(c, "")),
                         "right" if _figure(c, r.columns.get(c, "")) else "left",
                         figure=_figure(c, r.columns.get(c, "")), optional=k >= 3) for k, c in enumerate(cols)]
+        note = _lower_bounds(r, head, cols, cells)
         rows_ = [[Text(str(cells[c][i])) for c in cols] for i in range(len(head))]
         parts.append(FitTable(f"{result_title(name, vendor)}{more}", fit_cols, rows_))
+        if note:
+            parts.append(Text(note, style="dim"))
     return parts
+
+
+#: FLOP-based units a missing FLOP counter makes a lower bound (``flops_lower_bound``, analyzers._flop_coverage).
+_FLOP_UNITS = ("FLOP", "FLOP/s", "FLOP/B")
+
+
+def _lower_bounds(r: Any, head: Any, cols: list, cells: dict) -> str:
+    """Mark the FLOP figures of the shown rows whose ``flops_lower_bound`` note is set with "≥ " (in ``cells``, in
+    place) and return :func:`lower_bound_note` to say under the table ("" when none): the console's hierarchical
+    roofline showed "17.18 GFLOP" for a kernel whose FP counters were partly missing, while the HTML and JSON said it
+    is a lower bound (H200 ncu CSV gemm_wmma)."""
+    note = lower_bound_note(head)
+    if not note:
+        return ""
+    flags = [isinstance(v, str) and bool(v) for v in head["flops_lower_bound"].tolist()]
+    for c in cols:
+        if unit_of(str(c), r.columns.get(c, "")) in _FLOP_UNITS:
+            for i, lower in enumerate(flags):
+                if lower and cells[c][i] not in ("unknown", "—", ""):
+                    cells[c][i] = f"≥ {cells[c][i]}"
+    return "≥ " + note
+
+
+def lower_bound_note(rows: Any) -> str:
+    """One sentence for the rows of a table (``rows``: the shown part) whose FLOP figures are lower bounds (their
+    ``flops_lower_bound`` note, analyzers._flop_coverage): "FLOP figures of gemm_wmma: a lower bound (… not
+    collected …)"; "" when none is. The console and Markdown compact tables say it under the table."""
+    if "flops_lower_bound" not in rows or not rows["flops_lower_bound"].notna().any():
+        return ""
+    by: dict[str, list[str]] = {}
+    names = rows["name"].tolist() if "name" in rows else [""] * len(rows)
+    for n, v in zip(names, rows["flops_lower_bound"].tolist()):
+        if isinstance(v, str) and v:
+            k = by.setdefault(v, [])
+            if str(n) not in k:
+                k.append(str(n))
+    return "; ".join(f"FLOP figures of {', '.join(short_names(k))}: {v}" for v, k in by.items())
 
 
 def compact_columns(r: Any, n: int) -> list:

@@ -9,7 +9,7 @@ Structure (the common JUnit layout read by Jenkins, GitLab, GitHub test-report a
           <failure message type="REGRESSED">…</failure>      gating REGRESSED (and AMBIGUOUS with fail_on_ambiguous)
           <error message type="ERROR">…</error>              ERROR
           <skipped message="AMBIGUOUS: …"/>                   AMBIGUOUS, INCOMPARABLE, NO_BASELINE
-          <system-out>ratio, CI, p, threshold, medians</system-out>
+          <system-out>ratio, CI, p, threshold, baseline noise, PASS band, medians</system-out>
         </testcase>
 
 Non-gating rows never fail: their verdict is in ``system-out``. A run-level ERROR / NO_BASELINE / INCOMPARABLE
@@ -23,7 +23,7 @@ import xml.etree.ElementTree as ET
 
 from gpulens.gate.result import (AMBIGUOUS, ERROR, INCOMPARABLE, NO_BASELINE, REGRESSED, GateResult,
                                  MetricResult)
-from gpulens.reports.gate_fmt import fmt_center, fmt_change, fmt_ci, fmt_p, fmt_threshold
+from gpulens.reports.gate_fmt import LIMIT_COLUMNS, fmt_center, fmt_change, fmt_ci, fmt_p, limit_cells
 
 SKIP = (AMBIGUOUS, INCOMPARABLE, NO_BASELINE)
 _NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -41,8 +41,9 @@ def _classname(m: MetricResult) -> str:
 def _detail(m: MetricResult) -> str:
     return (f"{m.verdict}{'' if m.gating else ' (not gating)'}: {m.reason}\n"
             f"baseline {m.center} {fmt_center(m, 'base')} (n={m.base_n}), candidate {fmt_center(m, 'cand')} "
-            f"(n={m.cand_n}), change {fmt_change(m)}, CI {fmt_ci(m)}, p {fmt_p(m)}, threshold {fmt_threshold(m)}, "
-            f"method {m.method or '—'}")
+            f"(n={m.cand_n}), change {fmt_change(m)}, CI {fmt_ci(m)}, p {fmt_p(m)}, "
+            + "".join(f"{t} {v}, " for t, v in zip(LIMIT_COLUMNS, limit_cells(m)))  # the reports' three limit columns
+            + f"method {m.method or '—'}")
 
 
 def _case(suite: ET.Element, m: MetricResult, fail_on_ambiguous: bool) -> str:

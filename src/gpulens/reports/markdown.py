@@ -220,12 +220,13 @@ def _generic(name: str, r: AnalysisResult, rows: int, vendor: str | None = None)
     if r.skipped or r.table is None or not len(r.table):
         return ""
     # the console's compact-table rule: columns that say something, the ranking duration kept
-    from gpulens.reports.console_other import compact_columns
+    from gpulens.reports.console_other import compact_columns, lower_bound_note
 
     cols = compact_columns(r, 8)
     vendor = (r.summary or {}).get("vendor") or vendor
+    note = lower_bound_note(r.table.head(rows))  # FLOP figures resting on partial counters, as the console says
     return f"### {md_text(result_title(name, vendor))}\n\n" + md_table(r.table, cols, rows, vendor_headers(cols, vendor, r.columns),
-                                                                docs=r.columns)
+                                                                docs=r.columns) + (f"\n\n_{md_text(note)}_\n" if note else "")
 
 
 def render(report: Report) -> str:
