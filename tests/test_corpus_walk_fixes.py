@@ -80,7 +80,8 @@ def test_timeline_tab_draws_every_stream_when_over_its_segment_budget():
 
     panel = timeline_page(SimpleNamespace(results={"stream_timeline": st}), 10, 200)[0]
     assert re.search(r"200 of 1000 segments embedded", panel.takeaway)
-    data = json.loads(gzip.decompress(base64.b64decode(panel.data)))
+    raw = panel.data if isinstance(panel.data, str) else panel.data.result()  # a Future: compressed in a thread
+    data = json.loads(gzip.decompress(base64.b64decode(raw)))
     per_lane = {lab: data["lane"].count(i) for i, lab in enumerate(data["lanes"])}
     assert per_lane == {"rank 0 · GPU 0 · stream 7": 100, "rank 0 · GPU 0 · stream 23": 90,
                         "rank 0 · GPU 0 · stream 84": 10}

@@ -50,3 +50,52 @@ def test_rank_selection_of_no_present_rank_is_empty(tmp_path):
         _rank_file(tmp_path / f"rank{r}.pt.trace.json", r)
     tl = collect(tmp_path)
     assert len(Selection.parse(ranks="5").apply(tl).events) == 0
+
+
+def test_gate_headline_counts_every_inconclusive_metric():
+    """A REGRESSED headline that also lists inconclusive metrics names how many there are and says "and N more"
+    past the three it names (it named 3 of 5 with nothing saying 2 were left out, beside 'AMBIGUOUS 5')."""
+    from types import SimpleNamespace
+
+    from gpulens.gate.compare import _overall
+
+    def row(metric, verdict, pct):
+        return SimpleNamespace(metric=metric, verdict=verdict, gating=True, change_pct=pct, share=0.1,
+                               repeats_needed=None, threshold=0.05, reason="")
+    rows = [row("kernel:flash_fwd", "REGRESSED", 28.4)] + [row(f"kernel:k{i}", "AMBIGUOUS", 3.0) for i in range(5)]
+    verdict, text = _overall(rows, SimpleNamespace(runs=[{}] * 5), "")
+    assert verdict == "REGRESSED"
+    assert "1 of 6 gating metrics regressed" in text
+    assert "5 inconclusive: kernel:k0, kernel:k1, kernel:k2 and 2 more" in text
+    verdict, text = _overall(rows[:3], SimpleNamespace(runs=[{}] * 5), "")
+    assert text.endswith("; 2 inconclusive: kernel:k0, kernel:k1")
+
+
+AGENTS = ('"Node_Id","Logical_Node_Id","Logical_Node_Type_Id","Agent_Type","Cu_Count","Simd_Count","Wave_Front_Size",'
+          '"Gfx_Target_Version","Name","Vendor_Name","Product_Name","Model_Name"\n'
+          '0,0,0,"CPU",64,0,0,0,"AMD EPYC 9654","CPU","AMD EPYC 9654",""\n'
+          '1,1,0,"GPU",304,1216,64,90402,"gfx942","AMD","AMD Instinct MI300X","ip discovery"\n')
+
+
+def test_amd_stake_note_says_workgroup_slots(tmp_path):
+    """On an AMD GPU the verdict's stake note beside the wave-quantization figure speaks of workgroups, as the
+    finding it points to does ("empty workgroup slots"; it said "empty block slots" beside it). rocprofv3 CSV
+    folder of the rocprofiler-sdk docs with an MI300X agent table: 16,384 workgroups over 304 CUs × 32 slots =
+    1.68 waves, so a wave finding with a stake exists for its kernels."""
+    import shutil
+
+    from tests.conftest import shared_trace
+
+    src = shared_trace("rocprof/v3_csv_sdk_docs")
+    d = tmp_path / "run"
+    shutil.copytree(src, d)
+    for f in d.iterdir():
+        f.chmod(0o644)
+    (d / "agent_info.csv").write_text(AGENTS)
+    import gpulens
+
+    rep = gpulens.analyze([d])
+    notes = [str(x) for x in rep.sources[0].results["verdicts"].table["stake_note"] if isinstance(x, str)]
+    waves = [n for n in notes if "wave-quantization" in n]
+    assert waves, notes
+    assert all("empty workgroup slots" in n and "block" not in n for n in waves), waves

@@ -374,9 +374,9 @@ class Verdicts(Analyzer):
             rows.append({"name": name, "kind": e.kind, "calls": e.calls, "time_ns": e.time_ns, "share": h["share"],
                          "verdict": v.verdict, "time_at_stake_ns": v.time_at_stake_ns,
                          # the unit or cap the figure is the distance to, named wherever the figure is shown
-                         "stake_note": upper or "; ".join(x for x in (v.stake_basis, stake_note(
+                         "stake_note": _advice.amd_block_words(upper or "; ".join(x for x in (v.stake_basis, stake_note(
                              v.verdict, v.time_at_stake_ns, e.time_ns, premise)) if x)
-                         or wave_stake_note(results, name, v.time_at_stake_ns, v.verdict),
+                         or wave_stake_note(results, name, v.time_at_stake_ns, v.verdict), vendor),
                          "evidence": v.evidence,
                          "next_steps": v.next_steps, "inputs": inputs})
             bad = uncoalesced(e.sectors_per_request, name) if e.kind != "comm" else []

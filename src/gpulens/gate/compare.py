@@ -440,5 +440,6 @@ def _overall(rows: list[MetricResult], cand: RunSet, excluded_note: str) -> tupl
     top = kernels[:2] + [r for r in hit if not kernel_like(r.metric)][:1]
     named = ", ".join(r.metric + (f" ({r.change_pct:+.1f} %)" if r.change_pct is not None else "") for r in top)
     more = f" and {len(hit) - len(top)} more" if len(hit) > len(top) else ""
-    also = f"; inconclusive: {', '.join(r.metric for r in amb[:3])}" if amb else ""
+    also = (f"; {len(amb)} inconclusive: {', '.join(r.metric for r in amb[:3])}"
+            + (f" and {len(amb) - 3} more" if len(amb) > 3 else "")) if amb else ""
     return v, f"{len(hit)} of {len(gating)} gating metrics {text}: {named}{more}{also}"
