@@ -194,18 +194,20 @@ def _window_option(rows: list[dict[str, Any]], big: dict[str, Any], timeline: Ti
     one-off gap in the middle names the two windows on either side of it. None when the times are unknown."""
     ctx = context_of(timeline)
     ev, gpu = timeline.events, ctx.gpu
-    rank, dev = big["rank"], big["device_id"]
+    rank = big["rank"]
     r_start = ev["start_ns"].to_numpy()[ev["rank"].to_numpy() == rank]
-    mine = (gpu["rank"].to_numpy() == rank) & (gpu["device_id"].to_numpy() == dev)
-    if not len(r_start) or not mine.any():
+    on_rank = gpu["rank"].to_numpy() == rank
+    if not len(r_start) or not ((gpu["device_id"].to_numpy() == big["device_id"]) & on_rank).any():
         return None
-    g_first = int(gpu["start_ns"].to_numpy()[mine].min())  # the rows' offsets count from the device's first event
+    # the rows' offsets count from their own device's first event: one origin per GPU of the rank
+    firsts = gpu[on_rank].groupby("device_id")["start_ns"].min().to_dict()
+    g0 = int(firsts[big["device_id"]])
     # --window counts from the rank's profiled window start (selection.window_origin: its earliest event, host
     # events included, the profiler's session record excepted) — the one origin, read through _span.trace_offsets
-    origin = g_first - int(trace_offsets(timeline, np.array([rank]), np.array([g_first], dtype="int64"))[0])
+    origin = g0 - int(trace_offsets(timeline, np.array([rank]), np.array([g0], dtype="int64"))[0])
 
     def rel(row: dict[str, Any], end: bool) -> int:  # gap start or end [ns from the rank's earliest event]
-        return g_first + int(row["offset_ns"]) + (int(row["dur_ns"]) if end else 0) - origin
+        return int(firsts[row["device_id"]]) + int(row["offset_ns"]) + (int(row["dur_ns"]) if end else 0) - origin
 
     def us(ns: int, up: bool) -> str:
         return f"{-(-ns // 1000) if up else ns // 1000}us"
@@ -213,7 +215,8 @@ def _window_option(rows: list[dict[str, Any]], big: dict[str, Any], timeline: Ti
     if big["position"] == "one-off":
         return (f"--window :{us(rel(big, False), True)} before the gap, or --window {us(rel(big, True), False)}: "
                 f"after it" if rel(big, False) > 0 else None)
-    same = [r for r in rows if r["rank"] == rank and r["device_id"] == dev]
+    # every GPU of the rank: one window leaves out the warm-up / tail gaps of all of them, as the docstring says
+    same = [r for r in rows if r["rank"] == rank and r["device_id"] in firsts]
     lead = [rel(r, True) for r in same if r["position"] == "leading"]
     tail = [rel(r, False) for r in same if r["position"] == "trailing"]
     lo = us(max(lead), False) if lead else ""
@@ -228,15 +231,17 @@ def _window_option(rows: list[dict[str, Any]], big: dict[str, Any], timeline: Ti
 WINDOW_CHECK_EVENTS = 300_000
 
 
-def _then_one_offs(timeline: Timeline, option: str, rank: int, device: int) -> str:
+def _then_one_offs(timeline: Timeline, option: str, rank: int) -> str:
     """What a suggested ``option`` (``"--window A:B"``, or the two windows around a one-off gap) would still leave
     in: a gap that is no outlier beside the one left out (its share of all idle is small) may be one within the
     window, where the verdict leaves it out in turn (SGLang MI300X decode: ``--window 463380us:`` past the
     463.30 ms gap leaves a 273.69 µs one-off gap in 10.45 ms). The selection is applied and its gaps classified as
     for any run (:func:`gpulens.timeline.selection.Selection.apply`, :func:`~._gap_classes.one_off_gaps`), on
-    ``rank`` / ``device``; returns ``"; within it, 1 more one-off gap of 273.69 µs then stands out and is left out
-    too: 2 in all"``, or ``""`` when there is none, the timeline is over :data:`WINDOW_CHECK_EVENTS` events or
-    the window cannot be read back."""
+    every GPU of ``rank`` (the window selects the rank, all its GPUs); returns ``"; within it, 1 more one-off gap of
+    273.69 µs then stands out and is left out too: 2 in all"`` (one GPU) — with several GPUs the GPUs named and no
+    total (the window itself cuts a warm-up gap per GPU: nvprof V100×4 read "1 more … 2 in all" from GPU 3 alone
+    where the window's own verdict left out 3 gaps, on GPUs 0, 1 and 3) —, or ``""`` when there is none, the
+    timeline is over :data:`WINDOW_CHECK_EVENTS` events or the window cannot be read back."""
     import re
 
     from gpulens.analyzers._gap_classes import one_off_gaps
@@ -245,21 +250,27 @@ def _then_one_offs(timeline: Timeline, option: str, rank: int, device: int) -> s
 
     if len(timeline.events) > WINDOW_CHECK_EVENTS:
         return ""
-    found: list[int] = []
+    found: list[tuple[int, int]] = []  # (duration [ns], GPU)
     for spec in re.findall(r"--window (\S*:\S*)", option):
         try:
             sub = Selection.parse(window=spec, ranks=str(rank)).apply(timeline)
             gaps = one_off_gaps(sub)
         except (GpulensError, ValueError, KeyError):
             return ""
-        mine = gaps[(gaps["rank"].to_numpy() == rank) & (gaps["device_id"].to_numpy() == device)]
-        found += [int(x) for x in mine["dur_ns"].to_numpy()]
+        mine = gaps[gaps["rank"].to_numpy() == rank]
+        found += [(int(x), int(d)) for x, d in zip(mine["dur_ns"].to_numpy(), mine["device_id"].to_numpy())]
     if not found:
         return ""
-    each = ", ".join(fmt_ns(x) for x in sorted(found, reverse=True)[:3]) + (", …" if len(found) > 3 else "")
+    found.sort(key=lambda g: -g[0])
+    each = ", ".join(fmt_ns(x) for x, _ in found[:3]) + (", …" if len(found) > 3 else "")
+    gpu = context_of(timeline).gpu
+    several = gpu.loc[gpu["rank"].to_numpy() == rank, "device_id"].nunique() > 1
+    devs = sorted({d for _, d in found})
+    where = (f" (on GPU{'s' if len(devs) > 1 else ''} " + ", ".join(map(str, devs[:-1]))
+             + (" and " if len(devs) > 1 else "") + f"{devs[-1]})") if several else ""
     return (f"; within {'it' if option.count('--window') == 1 else 'them'}, "
-            f"{plural(len(found), 'more one-off gap')} of {each} then stand{'s' if len(found) == 1 else ''} out "
-            f"and {'is' if len(found) == 1 else 'are'} left out too: {1 + len(found)} in all")
+            f"{plural(len(found), 'more one-off gap')} of {each}{where} then stand{'s' if len(found) == 1 else ''} "
+            f"out and {'is' if len(found) == 1 else 'are'} left out too" + ("" if several else f": {1 + len(found)} in all"))
 
 
 def _part_of_run(row: dict[str, Any]) -> str:
@@ -306,7 +317,7 @@ def _boundary_finding(rows: list[dict[str, Any]], tot: dict[str, Any], timeline:
     src = next((str(x["path"]) for x in timeline.meta.sources if x.get("path")), "FILE")
     window = _window_option(rows, big, timeline)
     if window:  # the suggested window's own one-off gaps (hidden beside this larger one): counted, never a surprise
-        window += _then_one_offs(timeline, window, int(big["rank"]), int(big["device_id"]))
+        window += _then_one_offs(timeline, window, int(big["rank"]))
     hint = (f"gpulens analyze {src} --steps {steps[1]}:{steps[-1]}" + (f" (or {window})" if window else "")
             if len(steps) > 2 else f"gpulens analyze {src} {window}" if window else
             f"gpulens analyze {src} --steps A:B (or --window START:END)")

@@ -162,13 +162,16 @@ def host_setup(bn: Any, run: str) -> dict[str, int] | None:
     return {"setup_ns": setup, "host_ns": int(host)}
 
 
-def setup_text(su: dict[str, int]) -> str:
+def setup_text(su: dict[str, int], gpus: int = 1) -> str:
     """:func:`host_setup`'s figure in words, one wording for the verdict's basis and the headline. It says what the
     host held the GPU up with — start-up work — so it qualifies the word "host-bound" instead of denying it (the
-    nvprof V100×4 trace read "host-bound … the host wait is start-up, not a steady-state host bottleneck")."""
+    nvprof V100×4 trace read "host-bound … the host wait is start-up, not a steady-state host bottleneck"). With
+    ``gpus`` > 1 the figures are sums over the GPUs, and say so ("the 13.38 s the 4 GPUs waited for the host,
+    summed")."""
+    who = "GPU waited for the host" if gpus <= 1 else f"{gpus} GPUs waited for the host, summed"
     return (f"host-bound by start-up work, not by steady-state launches: set-up calls (allocation, stream or "
             f"module creation, first kernel loads) fill {fmt_ns(su['setup_ns'])} of the {fmt_ns(su['host_ns'])} the "
-            "GPU waited for the host")
+            f"{who}")
 
 
 def _mostly_host_only(bn: Any) -> bool:
@@ -256,7 +259,7 @@ def host_share_basis(s: dict, steady: bool = False) -> str:
     return f": {fmt_ns(host)} of the {fmt_ns(path)} path{over} — its host rows' {fmt_ns(rows)}{less}"
 
 
-def verdict_scope(bn: Any) -> str | None:
+def verdict_scope(bn: Any, gpus: int = 1) -> str | None:
     """The part of the GPU span a run verdict is about, in words, when it is not the whole span: the warm-up / tail /
     one-off idle gaps the verdict leaves out (bottlenecks' ``boundary`` gaps, ``idle_boundary_ns``) hold at least the
     bottlenecks ``min_share`` (10 %) of the span (``device_span_ns``, summed over GPUs) — below it they are
@@ -267,6 +270,9 @@ def verdict_scope(bn: Any) -> str | None:
     it in the verdict's label ("gpu-bound (judged on the steady state: 11.60 ms, 12.9 % of the span)"), so a badge
     never reads "gpu-bound" beside a GPU 87 % idle (rocprof v1 gunrock MI300X: a 78.42 ms warm-up gap of a 90.02 ms
     span).
+    With ``gpus`` > 1 GPUs (the breakdown's ``gpu_count``) both figures are sums over them, and say so: "judged on
+    the steady state: 14.02 s summed over the 4 GPUs, 35.0 % of their summed spans" — a bare "14.02 s" beside a
+    10.45 s wall span read as a span longer than the run (nvprof V100×4 NCCL trace: 40.01 s of summed spans).
     None when the verdict is about the whole span or a figure is not measured."""
     if bn is None or getattr(bn, "skipped", True):
         return None
@@ -282,7 +288,8 @@ def verdict_scope(bn: Any) -> str | None:
         # as the gap's length (a 179.00 µs remainder of a span the gap filled)
         "on the span less a one-off gap" if len(s.get("boundary_gaps") or []) <= 1 else "on the span less one-off gaps")
     # the time judged first, then its share: "steady state: 12.9 %" alone read as "12.9 % gpu-bound"
-    return f"judged {where}: {fmt_ns(int(steady))}, {share_pct_text(100.0 * int(steady) / int(span))} of the span"
+    summed, of = (f" summed over the {gpus} GPUs", "of their summed spans") if gpus > 1 else ("", "of the span")
+    return f"judged {where}: {fmt_ns(int(steady))}{summed}, {share_pct_text(100.0 * int(steady) / int(span))} {of}"
 
 
 #: Run verdicts that name the host side: a critical path held by host work agrees with them.

@@ -202,6 +202,17 @@ def _cache_led(e: Evidence) -> str | None:
     return unit if top >= e.dram_pct + 20 else None
 
 
+def advice_level(e: Evidence) -> str | None:
+    """The cache level (``"L1"`` / ``"L2"``) a memory-bound kernel's next steps are about: the one its bound names —
+    the measured speed of light's limiting unit (``sol_unit``, :func:`gpulens.analyzers._stake.sol_limit`, the unit
+    its time at stake is "from") when the speed of light decides a memory bound —, else :func:`_cache_led`'s; None
+    for DRAM / unknown. One level for the bound and its advice: the ncu H200 saxpy read "from L2 at 79.6 % of its
+    peak" beside advice about DRAM (L2 79.6 %, DRAM 66.8 %: not cache-led by :func:`_cache_led`'s 20-point rule)."""
+    if e.sol_bound == "memory" and e.sol_pct is not None and e.sol_unit in ("L1", "L2"):
+        return e.sol_unit
+    return _cache_led(e)
+
+
 def _l1_led(e: Evidence) -> bool:
     """The memory side is L1/shared memory's (:func:`_cache_led`)."""
     return _cache_led(e) == "L1"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from gpulens.analyzers import _advice
 from gpulens.analyzers._verdict_facts import (
     Evidence, FULL_GRID_SHARE, HIGH_OCCUPANCY_PCT, QUEUED_LAUNCH_NS, SMALL_GRID_WAVES, TINY_LAUNCH_SHARE,
-    _cache_led, _grid_short, _l1_led, _waves_words, one_off_launch, persistent_grid)
+    _cache_led, _grid_short, _waves_words, advice_level, one_off_launch, persistent_grid)
 from gpulens.analyzers.occupancy import FULL_THEORETICAL_PCT
 from gpulens.units import fmt_ns, pct_words
 
@@ -62,7 +62,10 @@ def steps_for(verdict: str, e: Evidence) -> list[str]:
                             "module), not per-launch overhead: run it once before the profiled region (a warm-up "
                             "iteration) — fusing or graphs would not remove that call.")
         return steps
-    if verdict == "memory-bound" and _l1_led(e) and e.smem_bytes == 0:
+    level = advice_level(e) if verdict == "memory-bound" else None  # the cache its bound names, if any
+    if level and e.dram_pct is not None and not _cache_led(e):
+        return _streaming_steps(e, level)
+    if level == "L1" and e.smem_bytes == 0:
         # no shared memory at all: the L1 traffic is its global loads, each element fetched again by every thread
         # that needs it (a naive GEMM) — bank conflicts and shared-memory load width do not apply
         lib = (f" — or call the library's kernel ({_advice.for_vendor(e.vendor, 'cuBLAS', 'hipBLAS/rocBLAS')}, "
@@ -75,7 +78,7 @@ def steps_for(verdict: str, e: Evidence) -> list[str]:
                                    "sectors per request) for the instructions that load it.",
                                    "Check rocprof-compute's vL1D section (hit rate, requests) for the instructions "
                                    "that load it.")]
-    if verdict == "memory-bound" and _l1_led(e):
+    if level == "L1":
         # the busy memory unit is L1/shared memory, not DRAM: fusion, larger batches and narrower DRAM bytes
         # do not relieve it
         return [f"Its busiest memory unit is L1/shared memory ({_l1_words(e)}; "
@@ -86,7 +89,7 @@ def steps_for(verdict: str, e: Evidence) -> list[str]:
                                    "request, L1 hit rate) for the instructions that load it.",
                                    "Check rocprof-compute's LDS and vL1D sections (bank conflicts, hit rate) for the "
                                    "instructions that load it.")]
-    if verdict == "memory-bound" and _cache_led(e) == "L2":
+    if level == "L2":
         # the bytes come from L2, not DRAM (a producer's output still in L2): the kernel's own traffic through L2 is
         # what bounds it, and removing the round trip (fusion) or moving fewer, wider requests relieves it
         # L1 with its window (_l1_words: over the kernel's elapsed cycles, below ncu's L1/TEX figure over the cycles
@@ -125,6 +128,26 @@ def steps_for(verdict: str, e: Evidence) -> list[str]:
                 "it only where its result is needed.",
                 "Shrink it: reduce in a narrower type (BF16) or compress, send fewer and larger messages."]
     return [_advice.vendor_text(x, e.vendor) for x in STEPS[verdict]]
+
+
+def _streaming_steps(e: Evidence, level: str) -> list[str]:
+    """Next steps of a memory-bound kernel whose bound names a cache (``level``, :func:`advice_level`) while DRAM is
+    close behind it (not cache-led by :func:`_cache_led`: DRAM at ≥ 60 % of its peak or within 20 points): its bytes
+    stream from DRAM through that cache, so the advice names the cache the bound names and the DRAM traffic both
+    carry — fewer bytes through both (fusion; a matrix product: more rows per call), then narrower, wider accesses.
+    The ncu H200 saxpy: L2 79.6 %, DRAM 66.8 %, L1 18.9 %."""
+    unit = f"{_l1_words(e)}" if level == "L1" else f"{pct_words(e.l2_pct)} of peak"
+    head = (f"Its busiest memory unit is {level} ({unit}; DRAM {pct_words(e.dram_pct)}, close behind): its bytes "
+            f"stream from DRAM through {level}, so both carry them — ")
+    if e.family in ("gemm", "attention"):
+        what = "each key/value byte serves more queries" if e.family == "attention" else \
+            "each weight byte serves more rows"
+        first = (f"{head}raise its arithmetic intensity: more rows per call (larger batch, several small problems in "
+                 f"one batched or grouped call) so {what}.")
+    else:
+        first = (f"{head}fuse it with the producer or consumer so the data crosses DRAM and {level} once "
+                 f"({'torch.compile' if e.pytorch else 'one fused kernel'}).")
+    return [first, _advice.bytes_step(e.precision, e.name)]
 
 
 def _l1_words(e: Evidence) -> str:

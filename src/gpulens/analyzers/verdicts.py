@@ -448,6 +448,7 @@ class Verdicts(Analyzer):
     def _run_summary(t: pd.DataFrame, results: dict, findings: list[Finding], busy_unknown: bool = False,
                      has_counters: bool = True) -> dict[str, Any]:
         bn = results.get("bottlenecks")
+        gpus = int((getattr(results.get("breakdown"), "summary", None) or {}).get("gpu_count") or 1)  # shares' basis
         overhead = bn.summary.get("verdict") if bn is not None and not bn.skipped else None
         by_class = t.groupby("verdict")["time_ns"].sum().sort_values(ascending=False, kind="stable")
         kernel_class = str(by_class.index[0]) if len(by_class) else None
@@ -477,8 +478,6 @@ class Verdicts(Analyzer):
                                           + str(bn.summary.get("verdict_evidence") or "too few gaps")
                                           + "; the kernels' bound is undetermined too")
         elif overhead and overhead not in ("gpu-bound", "undetermined") and not _computing_dominates(bn, overhead):
-            bd = results.get("breakdown")
-            gpus = int((getattr(bd, "summary", None) or {}).get("gpu_count") or 1)
             of = "of the GPU span" if gpus <= 1 else f"of the {gpus} GPUs' summed spans"
             if bn.summary.get("steady_span_ns"):
                 of = of.replace("span", "steady span", 1)  # the warm-up/one-off gaps left out, as the cause's share
@@ -529,7 +528,7 @@ class Verdicts(Analyzer):
             run, basis = "gpu-bound", _undetermined_basis(by_class)
         setup = None if busy_unknown else host_setup(bn, run)
         if setup is not None:  # the verdict names start-up as the cause of the host wait
-            basis += "; " + setup_text(setup)
+            basis += "; " + setup_text(setup, gpus)
         outside = None if busy_unknown else outside_span(bn)
         if outside is not None:
             # the run verdict judges the GPU span (first to last GPU work); host-only time before it (start-up:
@@ -568,7 +567,7 @@ class Verdicts(Analyzer):
                 # the part of the GPU span the verdict is about when one-off/warm-up gaps holding ≥ min_share of it
                 # are left out ("steady state: 12.9 % of the span"; _run_shares.verdict_scope), shown in the
                 # verdict's label; None when it is about the whole span, the window (verdict_where) or no timeline
-                "verdict_scope": (verdict_scope(bn) if where is None and not busy_unknown
+                "verdict_scope": (verdict_scope(bn, gpus) if where is None and not busy_unknown
                                   and run != "undetermined" else None),
                 # why a verdict not on the host side stands beside a critical path held by host work (two
                 # definitions; _run_shares.path_disagreement), shown in the answer; None when they agree

@@ -356,7 +356,7 @@ def answer(s: Any) -> Answer:
     where = vd.summary.get("verdict_where") if vd is not None and not vd.skipped else None
     su = vd.summary.get("host_setup") if vd is not None and not vd.skipped else None
     if su and verdict == "host-bound":  # the verdict names start-up as the cause of the host wait
-        busy += "; " + setup_text(su)
+        busy += "; " + setup_text(su, _gpu_count(s))
     if where and span:  # a report analysed before the verdict judged the GPU span only: where it held, first
         busy = (f"{where}" + (" (the input is truncated, so GPU work after the cut may be missing from the span)"
                               if s.timeline.meta.truncated else "") + f"; {busy}")
