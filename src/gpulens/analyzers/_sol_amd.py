@@ -73,6 +73,7 @@ EVIDENCE = {
     "issue_slot_pct": "IPC = SQ_INSTS / SQ_BUSY_CU_CYCLES of 5",
     "l1_hit_pct": "vL1D hit = 100 − TCP_TCC_*_REQ_sum / TCP_TOTAL_CACHE_ACCESSES_sum",
     "l2_hit_pct": "TCC_HIT_sum / (TCC_HIT_sum + TCC_MISS_sum)",
+    "lds_conflicts_per_access": "SQ_LDS_BANK_CONFLICT / (SQ_LDS_IDX_ACTIVE − SQ_LDS_BANK_CONFLICT)",
 }
 
 #: The ``dram_pct`` evidence when the bytes come from rocprof's FETCH_SIZE / WRITE_SIZE (``dram_source``

@@ -94,6 +94,9 @@ class Evidence:
     #: the window of l1_pct in words (_stake.l1_of_row: "over its elapsed cycles" or ncu's active-cycle window)
     l1_window: str = ""
     l2_pct: float | None = None
+    #: AMD LDS bank conflicts [conflict cycles per access] (speed_of_light ``lds_conflicts_per_access``,
+    #: rocprof-compute's "LDS Bank Conflicts/Access"); None without LDS accesses or the counters
+    lds_conflicts: float | None = None
     dram_pct: float | None = None
     #: the roofline's FLOP count is a lower bound: the counters not collected, in words (roofline flops_lower_bound)
     flops_lower_bound: str | None = None

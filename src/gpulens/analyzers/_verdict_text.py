@@ -39,6 +39,19 @@ def _limiter_words(limiter: str | None, vendor: str | None) -> str:
     return ", ".join(words.get(p, p).replace("_", " ") for p in str(limiter).split(", "))
 
 
+#: rocprof-compute's peak of its "LDS Bank Conflicts/Access" (the panel's ``peak: 32``: a 32-way conflict).
+LDS_CONFLICTS_PEAK = 32
+
+
+def lds_conflicts_text(v: float) -> str:
+    """An AMD kernel's LDS bank conflicts in words with their unit: "LDS bank conflicts 0.25 conflict cycles per
+    access (rocprof-compute LDS Bank Conflicts/Access, 0 = none, peak 32)". ``v`` is SQ_LDS_BANK_CONFLICT /
+    (SQ_LDS_IDX_ACTIVE − SQ_LDS_BANK_CONFLICT), the cycles the LDS spent on bank conflicts per conflict-free access
+    cycle (rocprof-compute ``0200_system-speed-of-light.yaml``, unit "Conflicts/access")."""
+    return (f"LDS bank conflicts {v:.3g} conflict cycles per access (rocprof-compute LDS Bank Conflicts/Access, "
+            f"0 = none, peak {LDS_CONFLICTS_PEAK})")
+
+
 def _evidence_text(e: Evidence) -> str:
     parts = []
     if e.sol_bound is not None or e.sol_missing:
@@ -88,6 +101,8 @@ def _evidence_text(e: Evidence) -> str:
     if e.stall_class:
         parts.append(f"stalls: {_pct(e.stall_pct)} {e.stall_class.replace('_', ' ')} "
                      f"(top {str(e.top_stall).replace('_', ' ')})")
+    if e.lds_conflicts is not None:  # measured LDS use: judged beside the stalls and the LDS advice
+        parts.append(lds_conflicts_text(e.lds_conflicts))
     coal = _coalescing.evidence_text(e.sectors_per_request, e.name)
     if coal:
         parts.append(coal)

@@ -53,6 +53,16 @@ _MEASURED_BW = {"dram": "HBMBw", "l2": "L2Bw", "l1": "L1Bw", "shared": "LDSBw"}
 _MEASURED_FLOPS = ("MFMABF16Flops", "MFMAF16Flops", "MFMAF32Flops", "MFMAF64Flops", "FP32Flops", "FP64Flops")
 
 
+def not_placed_text(unplaced: dict[str, str]) -> str:
+    """The kernels whose per-level bytes were counted but that have no point (``unplaced``: name → why, "FLOP count
+    unknown" or "0 FLOP counted"), in words: "2 kernels with per-level bytes have no point (arithmetic intensity
+    unknown): gemm_naive(…) (FLOP count unknown), saxpy(…) (FLOP count unknown)" — up to 3 named."""
+    named = ", ".join(f"{n} ({why})" for n, why in list(unplaced.items())[:3]) + (
+        f" and {len(unplaced) - 3} more" if len(unplaced) > 3 else "")
+    return (f"{plural(len(unplaced), 'kernel')} with per-level bytes {'has' if len(unplaced) == 1 else 'have'} no "
+            f"point (arithmetic intensity unknown): {named}")
+
+
 def _pct_of_attainable(achieved: float, attainable: float) -> float:
     """achieved / attainable × 100 [%] (at most 100: :func:`~gpulens.analyzers.roofline.at_most_roof`); NaN when
     unknown or above the roof (beyond
@@ -102,7 +112,13 @@ class HierarchicalRoofline(Analyzer):
             return no_counters()
         roofs = self._roofs(timeline, device, rec)
         rows = []
+        unplaced: dict[str, str] = {}  # kernel → why its per-level bytes have no point (no FLOPs to place them)
         for name, g0 in per.groupby("name", sort=False):
+            if g0[[f"bytes_{lv}" for lv in H.LEVELS]].notna().any().any():
+                gaps = [x for x in g0.get("flops_missing", pd.Series(dtype=object)) if isinstance(x, str) and x]
+                zero = not float(g0["flops"].fillna(0).sum()) > 0
+                unplaced[str(name)] = ("FLOP count unknown" if g0["flops"].isna().all() or (zero and gaps) else
+                                       "0 FLOP counted" if zero else "")
             g0 = g0[g0["flops"].notna()]  # a launch without a FLOP count is unknown work, not 0 FLOP
             miss = [x for x in g0["flops_missing"] if isinstance(x, str) and x] if "flops_missing" in g0 else []
             lower = lower_bound_words(miss[0]) if miss else None
@@ -132,6 +148,10 @@ class HierarchicalRoofline(Analyzer):
         t = pd.DataFrame(rows, columns=list(COLUMNS))
         above = sum(1 for r in rows if r.get("_above"))
         summary = {"kernels": int(t["name"].nunique()), "points": int(len(t)), "points_above_roof": above}
+        unplaced = {n: why for n, why in unplaced.items() if why}
+        if unplaced:  # counted cache/DRAM bytes without a point: said, never a kernel silently missing (ncu H200 CSV:
+            # gemm_naive and saxpy, L1/L2/DRAM bytes counted, no FLOP counters)
+            summary["not_placed_note"] = not_placed_text(unplaced)
         if above:
             summary["above_roof_note"] = (f"{plural(above, 'point(s)')} above their roof: the counters or the GPU's "
                                           f"peak figures "
@@ -139,7 +159,9 @@ class HierarchicalRoofline(Analyzer):
                                           "attainable is unknown")
         return AnalysisResult(self.name, t, COLUMNS, summary, summary_columns={
             "points_above_roof": "points whose achieved FLOP/s exceed their roof (% of attainable unknown) [count]",
-            **({"above_roof_note": "why some % of attainable is unknown [note]"} if above else {})})
+            **({"above_roof_note": "why some % of attainable is unknown [note]"} if above else {}),
+            **({"not_placed_note": "kernels with per-level bytes but no point: their FLOPs are unknown (not "
+                                   "counted) or 0 [note]"} if unplaced else {})})
 
     @staticmethod
     def _roofs(timeline: Timeline, device: Any, rec: dict) -> dict:

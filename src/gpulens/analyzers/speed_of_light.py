@@ -62,6 +62,10 @@ COLUMNS = {
     "l2_pct": "L2 throughput, % of peak [%]",
     "l1_hit_pct": "L1/TEX (vL1D) hit rate [%]",
     "l2_hit_pct": "L2 hit rate [%]",
+    "lds_conflicts_per_access": "AMD LDS bank conflicts: cycles the LDS spent on bank conflicts per conflict-free LDS "
+                                "access cycle, SQ_LDS_BANK_CONFLICT / (SQ_LDS_IDX_ACTIVE − SQ_LDS_BANK_CONFLICT) "
+                                "(rocprof-compute's LDS Bank Conflicts/Access, peak 32); unknown without LDS "
+                                "accesses or the counters [conflict cycles/access]",
     "achieved_occupancy_pct": "achieved occupancy (AMD: wavefront occupancy) [%]",
     "tensor_pct": "tensor-core / MFMA pipe utilisation [%]",
     "issue_slot_pct": "issue slots used (AMD: IPC of 5) [%]",
@@ -80,12 +84,12 @@ COLUMNS = {
 #: how each figure is named in the ``evidence`` text a person reads
 FIG_WORDS = {"compute_pct": "compute", "memory_pct": "memory", "dram_pct": "DRAM", "dram_measured_pct":
              "DRAM (measured peak)", "l1_pct": "L1", "l2_pct": "L2", "l1_hit_pct": "L1 hit rate", "l2_hit_pct":
-             "L2 hit rate", "achieved_occupancy_pct": "achieved occupancy", "tensor_pct": "tensor pipe",
+             "L2 hit rate", "lds_conflicts_per_access": "LDS bank conflicts", "achieved_occupancy_pct": "achieved occupancy", "tensor_pct": "tensor pipe",
              "issue_slot_pct": "issue slots", "elapsed_cycles": "elapsed cycles", "dram_bytes": "DRAM bytes",
              "dram_read_bytes": "DRAM bytes read",
              "memory_throughput": "memory throughput"}
 _FIGS = ["compute_pct", "memory_pct", "dram_pct", "dram_measured_pct", "l1_pct", "l2_pct", "l1_hit_pct", "l2_hit_pct",
-         "achieved_occupancy_pct", "tensor_pct", "issue_slot_pct", "elapsed_cycles", "dram_bytes", "dram_read_bytes",
+         "lds_conflicts_per_access", "achieved_occupancy_pct", "tensor_pct", "issue_slot_pct", "elapsed_cycles", "dram_bytes", "dram_read_bytes",
          "memory_throughput"]
 
 

@@ -315,7 +315,7 @@ class Verdicts(Analyzer):
                 # L1 over the kernel's elapsed cycles (l1_of_row): a one-block kernel's 83 % while active is 0.2 %
                 e.l1_pct, e.l1_window = l1_of_row(srow)
                 e.dram_pct = _num(srow.get("dram_pct"))
-                e.l2_pct = _num(srow.get("l2_pct"))
+                e.l2_pct, e.lds_conflicts = _num(srow.get("l2_pct")), _num(srow.get("lds_conflicts_per_access"))
                 e.sol_pct, e.sol_unit = sol_limit(srow)
                 tensor = _num(srow.get("tensor_pct"))
                 if tensor is not None and (e.compute_pct is None or tensor > e.compute_pct):

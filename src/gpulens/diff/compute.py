@@ -178,6 +178,8 @@ class DiffSide:
             event; the wall span over several GPUs), the mean over a report's repeats [ns]; None when unknown.
         busy_pct: union of GPU events / GPU span × 100 (breakdown ``busy_pct``), span-weighted over repeats [%];
             None when unknown.
+        analysed_as: the device specs the side was analysed as, where the recorded names do not say them (the
+            report's ``device_spec``; the trace's resolved spec).
         runs: how many runs (a report's sources: repeats) the side's figures are the mean of — counts and times
             per run; 1 for one run (whole counts).
     """
@@ -191,6 +193,15 @@ class DiffSide:
     span_ns: float | None = None
     busy_pct: float | None = None
     runs: int = 1
+    analysed_as: list[str] = field(default_factory=list)
+
+    def device_label(self) -> str:
+        """The GPUs as the header names them, by the rule of ``gpulens analyze``'s device row: the recorded names,
+        then the spec they were analysed as where a name does not say it ("AMD Radeon Graphics, analysed as AMD
+        Instinct MI300X"); "GPU not recorded" when neither is known."""
+        names = ", ".join(self.devices)
+        spec = f"analysed as {', '.join(self.analysed_as)}" if self.analysed_as else ""
+        return ", ".join(x for x in (names, spec) if x) or "GPU not recorded"
 
 
 @dataclass

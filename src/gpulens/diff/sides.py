@@ -133,7 +133,8 @@ def load_side(path: str | Path, strict: bool = True) -> DiffSide:
         srcs = [{"analyses": {"kernel_groups": {"table": r.results["kernel_groups"].table.to_dict("records")},
                               "breakdown": {"summary": r.results["breakdown"].summary},
                               **_summary_hotspots(r)},
-                 "devices": r.timeline.meta.devices} for r in rep.sources if r.status != "no_gpu_work"]
+                 "devices": r.timeline.meta.devices, "device_spec": getattr(r.device, "name", None)}
+                for r in rep.sources if r.status != "no_gpu_work"]
         cut = [(str(f), int(n)) for r in rep.sources for f, n in r.timeline.meta.truncated_at.items()]
         lost = [f"{p}: {r.timeline.meta.unread_text()}" for r in rep.sources if r.timeline.meta.unread]
         from gpulens.analyzers._span import durations_unknown
@@ -213,12 +214,15 @@ def load_side(path: str | Path, strict: bool = True) -> DiffSide:
                             "for exact per-kernel figures")
     devices = sorted({str(d.get("name")) for s in srcs for d in s.get("devices") or []
                       if isinstance(d, dict) and d.get("name")})
+    # the spec each source was analysed as, where its recorded name does not say it (one device rule with `gpulens
+    # analyze`: "AMD Radeon Graphics (analysed as AMD Instinct MI300X …)")
+    analysed = sorted({str(s["device_spec"]) for s in srcs if s.get("device_spec")} - set(devices))
     span, busy = span_and_busy(srcs)
     if any(away) or any(bad):  # a span holding (or missing) a duration nobody measured
         span = busy = None
     if not frames:
         return DiffSide(str(path), pd.DataFrame(columns=list(COLUMNS)), devices, note, warnings, no_times, span,
-                        busy)
+                        busy, analysed_as=analysed)
     groups = pd.concat(frames, ignore_index=True)
     groups["count"] = pd.to_numeric(groups["count"], errors="coerce").fillna(0)
     # an unknown time (a group with a launch without a duration: null in a report, <NA> in a table) stays unknown
@@ -231,7 +235,8 @@ def load_side(path: str | Path, strict: bool = True) -> DiffSide:
                                "total_ns": g["total_ns"].sum() / len(frames)}).reset_index()[list(COLUMNS)]
     if note == "report" and notes != {"report"}:
         note = sorted(notes)[-1]
-    return DiffSide(str(path), groups, devices, note, warnings, no_times, span, busy, runs=max(len(frames), 1))
+    return DiffSide(str(path), groups, devices, note, warnings, no_times, span, busy, runs=max(len(frames), 1),
+                    analysed_as=analysed)
 
 
 #: Clipped time, as a fraction of a source's recorded GPU time, from which a diff warns: the hotspots analysis's

@@ -393,6 +393,30 @@ def _weight(r: MetricResult) -> float:
     return (r.share or 0.0) if kernel_like(r.metric) else 1.0
 
 
+def widened_pass(r: MetricResult) -> bool:
+    """A PASS row judged against a PASS band the baseline's noise widened past its threshold (``band`` >
+    ``threshold``, :func:`~gpulens.gate.stats.limit_text`): it is within that band, not shown within the threshold."""
+    return r.verdict == PASS and r.band is not None and r.threshold is not None and r.band > r.threshold
+
+
+def _pass_text(gating: list[MetricResult]) -> str:
+    """The PASS headline's words for the ``gating`` rows (all PASS): "all 3 gating metrics within their
+    thresholds", or, when some were judged against a noise-widened band, which — "within its threshold" is never
+    said of a row that passed only within a band wider than it (a 2 × baseline-noise band of 14.8 % beside a 5 %
+    threshold)."""
+    wide = [r for r in gating if widened_pass(r)]
+    if not wide:
+        return ("the only gating metric within its threshold" if len(gating) == 1 else
+                f"all {len(gating)} gating metrics within their thresholds")
+    names = ", ".join(r.metric for r in wide[:3]) + (f" and {len(wide) - 3} more" if len(wide) > 3 else "")
+    band = "its PASS band" if len(wide) == 1 else "their PASS bands"
+    widened = (f"{len(wide)} of them ({names}) only within {band}, widened past the threshold by the baseline's "
+               "noise")
+    if len(gating) == 1:
+        return f"the only gating metric within its PASS band, widened past its threshold by the baseline's noise ({names})"
+    return f"all {len(gating)} gating metrics within their PASS bands: {widened}"
+
+
 def _overall(rows: list[MetricResult], cand: RunSet, excluded_note: str) -> tuple[str, str]:
     """The run's verdict from its gating rows (docs/gate.md, "Run-level verdicts").
 
@@ -414,9 +438,7 @@ def _overall(rows: list[MetricResult], cand: RunSet, excluded_note: str) -> tupl
     elif imp:
         v = IMPROVED
     else:
-        within = ("the only gating metric within its threshold" if len(gating) == 1 else
-                  f"all {len(gating)} gating metrics within their thresholds")
-        return PASS, f"{within} ({plural(len(cand.runs), 'candidate run')})"
+        return PASS, f"{_pass_text(gating)} ({plural(len(cand.runs), 'candidate run')})"
     hit = by[v]
     text = {REGRESSED: "regressed", AMBIGUOUS: "inconclusive", IMPROVED: "improved"}[v]
     if v == AMBIGUOUS:

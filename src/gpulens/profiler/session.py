@@ -274,9 +274,9 @@ class profile:  # noqa: N801 (reads as a function at the call site, like torch.p
             co = self._sampler.counters(window)
             st["rows"] = len(co)
             tl.counters = _concat_tables([tl.counters, co], COUNTER_COLUMNS) if len(co) else tl.counters
+        # an unavailable sampler is a fact of the machine, not of the input: recorded in its source entry only, and
+        # shown as an environment note by every reporter (reports._warnings.environment_notes), never a warning
         tl.meta.sources.append({"path": f"telemetry:{st.get('backend') or 'none'}", "collector": "telemetry", **st})
-        if not st.get("available"):
-            tl.meta.warnings.append(f"telemetry unavailable: {st.get('reason')}")
 
     # -- decorator -----------------------------------------------------------------------------------------------
     def __call__(self, fn: Callable) -> Callable:

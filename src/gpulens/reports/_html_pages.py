@@ -488,7 +488,7 @@ def environment_page(s: SourceReport, max_rows: int, tool_version: str, created:
         blocks.append(f'<section class="panel"><h3>{esc(title)}</h3><p '
                       f'class="takeaway">{plural(len(recs), "record(s)")}.</p>'
                       f'<div class="kvgrid">{body}</div></section>')
-    from gpulens.reports._warnings import grouped_warnings
+    from gpulens.reports._warnings import environment_notes, grouped_warnings
 
     every = grouped_warnings(tl.meta)  # the same warning of several files said once
     warn = "".join(f"<li>{esc(w)}</li>" for w in every[:max_rows]) + (
@@ -496,4 +496,8 @@ def environment_page(s: SourceReport, max_rows: int, tool_version: str, created:
         if len(every) > max_rows else "")
     blocks.append(f'<section class="panel"><h3>Warnings</h3>'
                   f'{"<ul class=warnings>" + warn + "</ul>" if warn else "<p class=note>No warnings were recorded.</p>"}</section>')
+    env = environment_notes(tl.meta)  # facts of the machine, not of the input: apart from the warnings
+    if env:
+        blocks.append('<section class="panel"><h3>Environment notes (the machine, not the input)</h3><ul>'
+                      + "".join(f"<li>{esc(e)}</li>" for e in env) + "</ul></section>")
     return blocks

@@ -120,4 +120,16 @@ def input_note(s: Any, warnings_at: str = "Warnings") -> str:
     return f"{plural(len(items), 'warning')} about the input the figures rest on — {items[0]}{more}"
 
 
-__all__ = ["WARNINGS_SHOWN", "grouped_warnings", "input_warnings", "input_note"]
+def environment_notes(meta: Any) -> list[str]:
+    """Facts of the machine the run was profiled on, not faults of the input: a GPU telemetry sampler that could not
+    run (a ``telemetry`` source entry with ``available`` False, written by :mod:`gpulens.profiler.session`:
+    ``"telemetry unavailable: nvml: the 'nvidia-ml-py' package is not installed …"``). Every reporter lists them
+    apart from the input warnings (console and Markdown "Environment", the HTML Environment page, JSON
+    ``environment_notes``), and the headline's input note never counts them: ``gpulens profile`` on a CPU-only
+    machine read "INPUT: 1 warning about the input the figures rest on — telemetry unavailable: …"."""
+    return [f"telemetry unavailable: {s.get('reason') or 'no reason recorded'}"
+            for s in getattr(meta, "sources", None) or []
+            if isinstance(s, dict) and s.get("collector") == "telemetry" and not s.get("available")]
+
+
+__all__ = ["WARNINGS_SHOWN", "environment_notes", "grouped_warnings", "input_warnings", "input_note"]

@@ -56,7 +56,7 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     clocks = clock_note(s)
     if clocks:  # read with the verdict: the time bases the figures below rest on
         parts.insert(1 if partial else 0, Text(f"CLOCKS: {clocks}\n", style="bold yellow"))
-    from gpulens.reports._warnings import WARNINGS_SHOWN, grouped_warnings, input_note
+    from gpulens.reports._warnings import WARNINGS_SHOWN, environment_notes, grouped_warnings, input_note
 
     damaged = input_note(s)
     if damaged:  # beside the headline: the figures below rest on an input with warnings (listed in full at the end)
@@ -127,6 +127,10 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
         parts.append(Text("\n".join(["Warnings"] + [f"warning: {w}" for w in warnings[:WARNINGS_SHOWN]]
                                      + ([f"+{plural(left, 'more warning')} in the JSON/HTML report"] if left > 0 else [])),
                           style="yellow"))
+    env = environment_notes(tl.meta)  # facts of the machine, not of the input: apart from the warnings
+    if env:
+        parts.append(Text("\n".join(["Environment (the machine, not the input)"] + [f"environment: {e}" for e in env]),
+                          style="dim"))
     # a number and its unit never break apart when a line wraps ("10 %" split as "10" / "% of the span")
     return Group(*(glued(p) if type(p) is Text else p for p in parts))
 

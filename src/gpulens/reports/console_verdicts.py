@@ -44,6 +44,19 @@ def _cap(table: Any, by: list[str], ascending: list[bool], what: str) -> tuple[A
     return shown, f" — the {MAX_ROWS} {what} of {len(table):,}; all: --csv or --parquet"
 
 
+#: The next-step cell of an undetermined kernel whose step the line above the table says (once for all of them):
+#: a pointer, never a blank cell read as "nothing to do".
+UNDETERMINED_STEP_CELL = "what would classify it: the line above"
+
+
+def _step_cell(x: Any, said: bool) -> str:
+    """A kernel-verdict row's next-step cell: its first next step; an undetermined row's step is the one the line
+    above says for all of them (:data:`UNDETERMINED_STEP_CELL`), or its own when no line says it."""
+    if not len(x.next_steps):
+        return ""
+    return UNDETERMINED_STEP_CELL if x.verdict == "undetermined" and said else fmt_unit(x.next_steps[0], "text")
+
+
 def verdict_renderables(s: Any, top: int = 10) -> list:
     """Rich renderables for one SourceReport (empty sections are left out); the kernel-verdict table shows
     ``top`` rows (``--top``) by the rule the Markdown and HTML reports share (:func:`_answer.verdict_rows`)."""
@@ -99,9 +112,11 @@ def verdict_renderables(s: Any, top: int = 10) -> list:
     if vd is not None and not vd.skipped and len(vd.table):
         # the verdicts' own sentences for the kernels without a bound (those that could not be classified, the
         # whole CUDA graph replays), each with its next step: the console's line is the finding the others show
+        said = False  # an undetermined kernel's step is said once, in its finding's line above the table
         for f in vd.findings:
             if f.key in ("undetermined", "undetermined/graph"):
                 parts.append(Text(f"{f.title}: " + (fmt_unit(f.action, "text") if f.action else "no next step recorded")))
+                said = said or bool(f.action)
         # the rows and their order as the HTML and Markdown show them (an undetermined one with its row, its step
         # said once in the line above); a cut says "top N of M" and names a larger stake left out
         shown, cut = verdict_rows(s, top)
@@ -112,8 +127,7 @@ def verdict_renderables(s: Any, top: int = 10) -> list:
         note = f" — {cut}; all: --json, --csv or --parquet" if cut else ""
         notes = stake_notes(shown)
         rows = [[Text(short), _fmt_ns(x.time_ns), x.verdict, _fmt_ns(x.time_at_stake_ns) + notes.get(i, ("", ""))[0],
-                 Text(fmt_unit(x.next_steps[0], "text") if len(x.next_steps) and x.verdict != "undetermined"
-                      else "")]
+                 Text(_step_cell(x, said))]
                 for i, (x, short) in enumerate(zip(shown.itertuples(), short_names(shown["name"].astype(str))))]
         cols = [name_col(), Col("time", optional=True), Col("verdict", "left"),
                 Col("at stake"), Col("next step", "left", figure=False, below=True)]

@@ -225,8 +225,8 @@ def headline(r: DiffResult) -> str:
 
 def _facts(r: DiffResult) -> list[tuple[str, str]]:
     s = r.summary
-    return [("base", f"{r.base.label} ({', '.join(r.base.devices) or 'GPU not recorded'}; {r.base.note})"),
-            ("candidate", f"{r.cand.label} ({', '.join(r.cand.devices) or 'GPU not recorded'}; {r.cand.note})"),
+    return [("base", f"{r.base.label} ({r.base.device_label()}; {r.base.note})"),
+            ("candidate", f"{r.cand.label} ({r.cand.device_label()}; {r.cand.note})"),
             ("kernel rows", f"{s['matched_by_name']} matched by name{_transfers_note(s)}, {s['matched_by_op']} "
                             "through operator + "
                             f"shapes, {s.get('matched_by_variant', 0)} as variants (other template values), "
@@ -444,7 +444,7 @@ def to_dict(r: DiffResult) -> dict[str, Any]:
     """The diff as a JSON-safe dict (layout: docs/report-schema.md, section "gpulens diff")."""
     from gpulens import __version__
 
-    side = lambda s: {"label": s.label, "devices": s.devices, "read_as": s.note}
+    side = lambda s: {"label": s.label, "devices": s.devices, "analysed_as": s.analysed_as, "read_as": s.note}
     return _clean({"diff_schema_version": DIFF_SCHEMA_VERSION, "tool": {"name": "gpulens", "version": __version__},
                    "base": side(r.base), "candidate": side(r.cand), "summary": r.summary, "warnings": r.warnings,
                    "columns": r.columns,

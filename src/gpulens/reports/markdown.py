@@ -27,7 +27,7 @@ from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_t
 from gpulens.reports._format import source_vendor, vendor_headers
 from gpulens.reports._html_parts import is_name_column
 from gpulens.reports._md_safe import neutralise
-from gpulens.reports._warnings import WARNINGS_SHOWN, grouped_warnings, input_note
+from gpulens.reports._warnings import WARNINGS_SHOWN, environment_notes, grouped_warnings, input_note
 from gpulens.reports._coverage import analysis_coverage
 from gpulens.reports._names import label_scope, short_names
 
@@ -192,6 +192,9 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         yield "### Warnings\n\n" + "\n".join([f"- {md_text(w)}" for w in warnings[:WARNINGS_SHOWN]]
                                                + ([f"- +{plural(left, 'more warning')} in the JSON/HTML report"]
                                                   if left > 0 else []))
+    env = environment_notes(tl.meta)  # facts of the machine, not of the input: apart from the warnings
+    if env:
+        yield "### Environment (the machine, not the input)\n\n" + "\n".join(f"- {md_text(e)}" for e in env)
 
 
 def _verdict_section(s: SourceReport, vd: AnalysisResult, rows: int) -> str:
