@@ -456,7 +456,7 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
         row = {**big, "dur_ns": big["gap_ns"], "position": "leading" if big.get("first_gap") else "one-off"}
         window = _window_option([row], row, timeline) if timeline is not None else None
         if window:  # as the profiling-window note's: the window's own one-off gaps counted
-            window += _then_one_offs(timeline, window, int(row["rank"]), int(row["device_id"]))
+            window += _then_one_offs(timeline, window, int(row["rank"]))
         root.action = (f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}{over}"
                        + (f" ({queued_text})" if queued_text else "") + f": {unrecorded}. Judge the rest alone"
                        + (f" (gpulens analyze FILE {window})" if window else " (gpulens analyze FILE --window START:END)")
