@@ -109,10 +109,8 @@ def steps_for(verdict: str, e: Evidence) -> list[str]:
                                    "channel) for the instructions that load it.")]
     if verdict == "memory-bound" and e.family in ("gemm", "attention"):
         # a matrix product is not fused away with its producer: its bytes per FLOP fall with more rows per call
-        what = "each key/value byte serves more queries" if e.family == "attention" else \
-            "each weight byte serves more rows"
-        return [f"Raise its arithmetic intensity: more rows per call (larger batch, several small problems in one "
-                f"batched or grouped call) so {what}.", _advice.bytes_step(e.precision, e.name)]
+        step = _intensity_words(e)
+        return [step[0].upper() + step[1:], _advice.bytes_step(e.precision, e.name)]
     if verdict == "memory-bound":
         how = "torch.compile" if e.pytorch else "one fused kernel"
         return [f"Fuse it with the producer or consumer so the data crosses DRAM once ({how}).",
@@ -132,6 +130,14 @@ def steps_for(verdict: str, e: Evidence) -> list[str]:
     return [_advice.vendor_text(x, e.vendor) for x in STEPS[verdict]]
 
 
+def _intensity_words(e: Evidence) -> str:
+    """The step of a memory-bound matrix product (GEMM or attention), lower-case: "raise its arithmetic intensity:
+    more rows per call … so each weight byte serves more rows." — its bytes per FLOP fall with more rows per call."""
+    what = "each key/value byte serves more queries" if e.family == "attention" else "each weight byte serves more rows"
+    return ("raise its arithmetic intensity: more rows per call (larger batch, several small problems in one batched "
+            f"or grouped call) so {what}.")
+
+
 def _streaming_steps(e: Evidence, level: str) -> list[str]:
     """Next steps of a memory-bound kernel whose bound names a cache (``level``, :func:`advice_level`) while DRAM is
     close behind it (not cache-led by :func:`_cache_led`: DRAM at ≥ 60 % of its peak or within 20 points): its bytes
@@ -142,10 +148,7 @@ def _streaming_steps(e: Evidence, level: str) -> list[str]:
     head = (f"Its busiest memory unit is {level} ({unit}; DRAM {pct_words(e.dram_pct)}, close behind): its bytes "
             f"stream from DRAM through {level}, so both carry them — ")
     if e.family in ("gemm", "attention"):
-        what = "each key/value byte serves more queries" if e.family == "attention" else \
-            "each weight byte serves more rows"
-        first = (f"{head}raise its arithmetic intensity: more rows per call (larger batch, several small problems in "
-                 f"one batched or grouped call) so {what}.")
+        first = head + _intensity_words(e)
     else:
         first = (f"{head}fuse it with the producer or consumer so the data crosses DRAM and {level} once "
                  f"({'torch.compile' if e.pytorch else 'one fused kernel'}).")
