@@ -285,3 +285,18 @@ def test_undetermined_row_points_at_the_line_that_says_what_would_classify_it():
     assert _step_cell(und, said=False).startswith("Collect counters")
     mem = SimpleNamespace(verdict="memory-bound", next_steps=["Fuse it."])
     assert _step_cell(mem, said=True) == "Fuse it."
+
+
+def test_device_row_says_the_gpu_index_beside_the_agent_node_id():
+    from gpulens.reports._run_text import gpu_index_text, run_device_text
+
+    # results.csv: every dispatch on gpu-id 2; results.sysinfo.txt: CPU agents at HSA nodes 0 and 1, the first gfx942
+    # agent at node 2 — the first GPU agent, GPU index 0 (rocm-smi's and HIP's GPU 0); 8 GPU agents recorded
+    s = gpulens.analyze([GUNROCK]).sources[0]
+    text = run_device_text(s)
+    head = text.split("; also recorded")[0]
+    assert head.endswith("; GPU 2 in the tables is HSA agent node 2, GPU index 0 (the HIP device number when every "
+                         "GPU is visible)")
+    # one GPU recorded, or ids that are the index already: nothing added
+    assert gpu_index_text([{"device_id": 8, "gpu_index": 0}], 1) == ""
+    assert gpu_index_text([{"device_id": 0, "gpu_index": 0}, {"device_id": 1, "gpu_index": 1}], 2) == ""

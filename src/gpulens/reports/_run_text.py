@@ -103,8 +103,11 @@ def device_text(devices: list[dict[str, Any]], spec: Any, idle: Any = ()) -> str
     (:func:`gpulens.devices.split_by_work`): their names, when none of ``devices`` has them, are said apart
     (``"; also recorded, no GPU work on it: NVIDIA A40"``), never as a device of the run; idle GPUs of the run's own
     model are counted too (``"…: 7 × NVIDIA A100-PG509-200"``: a Kineto trace lists every visible device). Each idle
-    GPU counts once per device id that no busy device has (ranks of one node record the same GPUs)."""
-    text = _device_text(devices, spec)
+    GPU counts once per device id that no busy device has (ranks of one node record the same GPUs). With several
+    GPUs recorded, a busy GPU whose id in the tables (``device_id``: an AMD agent's HSA node) is not its ordinal
+    among the GPU agents (``gpu_index``, the HIP device number when every GPU is visible) says both, after its name
+    (:func:`gpu_index_text`): "GPU 2 in the tables is HSA agent node 2, GPU index 0" — rocm-smi and HIP call it 0."""
+    text = _device_text(devices, spec) + gpu_index_text(devices, len(devices) + len(list(idle or ())))
     busy_ids = {_dev_id(d) for d in devices}
     ids: dict[str, set] = {}
     for d in idle or ():
@@ -115,6 +118,26 @@ def device_text(devices: list[dict[str, Any]], spec: Any, idle: Any = ()) -> str
         many = len(rest) > 1 or any(len(v) > 1 for v in ids.values())
         text += f"; also recorded, no GPU work on {'them' if many else 'it'}: {', '.join(rest)}"
     return text
+
+
+def gpu_index_text(devices: list[dict[str, Any]], recorded: int) -> str:
+    """``"; GPU 2 in the tables is HSA agent node 2, GPU index 0 (the HIP device number when every GPU is
+    visible)"`` for the ``devices`` whose ``gpu_index`` (ordinal among the GPU agents, :mod:`gpulens.collectors._amd`)
+    differs from their ``device_id`` when ``recorded`` (busy + idle) GPUs are several; "" otherwise."""
+    pairs = sorted({(_dev_id(d), g) for d in devices for g in [_index(d.get("gpu_index"))]
+                    if g is not None and g != _dev_id(d)})
+    if recorded < 2 or not pairs:
+        return ""
+    said = ", ".join(f"GPU {i} in the tables is HSA agent node {i}, GPU index {g}" for i, g in pairs[:4])
+    return f"; {said}{' …' if len(pairs) > 4 else ''} (the HIP device number when every GPU is visible)"
+
+
+def _index(v: Any) -> int | None:
+    """A recorded ``gpu_index`` as an int; None when absent or not a whole number."""
+    try:
+        return None if v is None or v != v else int(v)
+    except (TypeError, ValueError):
+        return None
 
 
 def _dev_id(d: Mapping[str, Any]) -> Any:
