@@ -16,7 +16,7 @@ import pandas as pd
 from gpulens.analyzers._gap_codes import CODE_COLUMN, GAP_CLASSES, gap_class_mask
 from gpulens.analyzers._idle_findings import before_steady_state
 from gpulens.analyzers._span import CLOCK_GAP_NS
-from gpulens.analyzers.context import category_mask, context_of, reindex_sorted, unique_ints
+from gpulens.analyzers.context import category_mask, codes_of, context_of, reindex_sorted, unique_ints
 from gpulens.analyzers.intervals import merge
 from gpulens.analyzers.launches import launch_call_mask
 from gpulens.timeline import Timeline
@@ -170,7 +170,7 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
     rank_a, dev_a, st_a = rank_a[order], dev_a[order], st_a[order]
     dur_a = ctx.effective_ns.to_numpy("int64")[order]
     eid_a = gpu["event_id"].to_numpy()[order]
-    name_a = gpu["name"].cat.codes.to_numpy()[order]
+    name_a = codes_of(gpu["name"])[order]
     kern_a = category_mask(gpu["kind"], {"kernel", "comm"})[order]  # copies/fills do not start the steady state
     first_step = _first_step_start(timeline)
     step_spans = _step_spans(timeline)

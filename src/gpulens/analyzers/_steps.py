@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers._optree import _sweep
-from gpulens.analyzers.context import category_mask, context_of
+from gpulens.analyzers.context import category_mask, codes_of, context_of
 from gpulens.timeline import Timeline
 from gpulens.timeline.selection import STEP_NAME
 
@@ -210,7 +210,7 @@ def _hot_rows(timeline: Timeline, names: list[str]) -> pd.DataFrame:
     col = gpu["name"]
     if isinstance(col.dtype, pd.CategoricalDtype):
         lut = np.array([rank_of.get(str(c), -1) for c in col.cat.categories] + [-1], dtype=np.int64)
-        codes = col.cat.codes.to_numpy()
+        codes = codes_of(col)
         code = lut[np.where(codes < 0, len(lut) - 1, codes)]
     else:
         code = np.array([rank_of.get(str(v), -1) if isinstance(v, str) else -1 for v in col], dtype=np.int64)

@@ -11,7 +11,7 @@ import pandas as pd
 from gpulens.analyzers._groupstats import stable_order
 from gpulens.analyzers._span import durations_unknown, replayed_for_counters
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers.context import category_mask, context_of, text_series
+from gpulens.analyzers.context import category_mask, codes_of, context_of, text_series
 from gpulens.timeline import Timeline
 from gpulens.units import agree, fmt_ns, plural
 
@@ -204,7 +204,7 @@ def _by_code(k: pd.DataFrame, eff: np.ndarray) -> pd.DataFrame | None:
     if not (isinstance(name.dtype, pd.CategoricalDtype) and isinstance(kind.dtype, pd.CategoricalDtype)) \
             or dur.dtype != np.int64 or eff.dtype != np.int64:
         return None
-    nc, kc = name.cat.codes.to_numpy().astype(np.int64), kind.cat.codes.to_numpy().astype(np.int64)
+    nc, kc = codes_of(name).astype(np.int64), codes_of(kind).astype(np.int64)
     ok = (nc >= 0) & (kc >= 0)  # a missing key drops the row, as groupby does
     rows = np.flatnonzero(ok)
     grp, _ = pd.factorize(nc[ok] * (len(kind.cat.categories) + 1) + kc[ok])
