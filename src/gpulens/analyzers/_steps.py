@@ -27,7 +27,12 @@ _STEP = STEP_NAME
 def step_ranges(timeline: Timeline) -> pd.DataFrame:
     """ProfilerStep#N rows with an int ``step`` column (host and GPU-side alike): annotations, and the cpu_ops of
     the legacy (``"cat": "Operator"``) format, which writes its steps as operators — the rows the steps analyzer
-    reads (:mod:`gpulens.analyzers.steps`)."""
+    reads (:mod:`gpulens.analyzers.steps`). Memoised on the analysis context (the step owners, the gap classes and
+    the critical path's windows read it; each selection scanned every event's kind and name). Do not mutate."""
+    return context_of(timeline).memo("step_ranges", lambda: _step_ranges(timeline))
+
+
+def _step_ranges(timeline: Timeline) -> pd.DataFrame:
     ctx = context_of(timeline)
     ev = timeline.events
     ann = ev[ctx.mask_of("annotation", "cpu_op") & category_mask(ev["name"], _STEP)]  # named like a step only
