@@ -255,12 +255,12 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
     # one column at a time, each GPU's pieces dropped once joined (at 1M gaps the pieces and the joined columns
     # side by side, then a consolidating copy into the frame, were the analysis's peak memory)
     df = {c: np.concatenate(out.pop(c)) for c in cols}
-    df["next_name"] = pd.Series(names[df["next_name"]], dtype=object)
+    df["next_name"] = pd.Series(names[df["next_name"]], dtype=object, copy=False)
     # object columns of the class texts: a numpy str array became a pandas str column row by row (~0.5 s per
     # million gaps each); the values and every comparison, group and pivot on them are the same
     texts = np.array(GAP_CLASSES, dtype=object)
-    df["cls"] = pd.Series(texts[df["cls"]], dtype=object)
-    df["base_cls"] = pd.Series(texts[df["base_cls"]], dtype=object)
+    df["cls"] = pd.Series(texts[df["cls"]], dtype=object, copy=False)
+    df["base_cls"] = pd.Series(texts[df["base_cls"]], dtype=object, copy=False)
     return pd.DataFrame(df, columns=cols, copy=False)
 
 
