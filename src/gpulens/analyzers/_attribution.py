@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers._categories import categorize
-from gpulens.analyzers.context import context_of
+from gpulens.analyzers.context import codes_of, context_of
 from gpulens.timeline import Timeline
 from gpulens.timeline.names import normalize_kernel_name
 
@@ -63,7 +63,7 @@ def _map_categorical(values: pd.Series, fn) -> np.ndarray:
         values = values.astype("category")
     cats = [fn(c) for c in values.cat.categories]
     lut = np.array(cats + [fn(None)], dtype=object)
-    codes = values.cat.codes.to_numpy()
+    codes = codes_of(values)
     return lut[np.where(codes < 0, len(cats), codes)]
 
 
@@ -102,7 +102,7 @@ def _codes_of(values: pd.Series) -> tuple[np.ndarray, list]:
     """Category codes (int64, −1 missing) and categories of a column (made categorical when it is not)."""
     if not isinstance(values.dtype, pd.CategoricalDtype):
         values = values.astype("category")
-    return values.cat.codes.to_numpy().astype(np.int64), list(values.cat.categories)
+    return codes_of(values).astype(np.int64), list(values.cat.categories)
 
 
 def _dense(idx: np.ndarray, table: list) -> tuple[np.ndarray, np.ndarray]:

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers.context import codes_of
 from gpulens.collectors._collectives import dtype_bytes
 
 _C10D_OP = re.compile(r"^c10d::")
@@ -87,7 +88,7 @@ def c10d_ops_of(ops: pd.DataFrame, op_ids: np.ndarray) -> pd.DataFrame:
     parent = ops["parent_event_id"].fillna(-1).astype("int64").to_numpy()
     name = ops["name"]
     if isinstance(name.dtype, pd.CategoricalDtype):  # the categories' codes: no string per op (≈ 0.2 s at 1M ops)
-        codes, names = name.cat.codes.to_numpy(), name.cat.categories
+        codes, names = codes_of(name), name.cat.categories
     else:
         codes, names = pd.factorize(name.astype(object))
     is_c10d = np.array([isinstance(x, str) and bool(_C10D_OP.match(x)) for x in names] + [False])[

@@ -15,7 +15,7 @@ from gpulens.analyzers._critical_walk import (BLOCKING, CLASSES, CODE, Thread, W
 from gpulens.analyzers._nesting import host_ties
 from gpulens.analyzers._steps import step_ranges
 from gpulens.analyzers._span import CLOCK_GAP_NS, clock_windows
-from gpulens.analyzers.context import (category_mask, code_mask, context_of, int_sums, sorted_positions,
+from gpulens.analyzers.context import (category_mask, code_mask, codes_of, context_of, int_sums, sorted_positions,
                                        unique_ints)
 from gpulens.analyzers.intervals import group_order, key_codes
 from gpulens.timeline import Timeline
@@ -353,7 +353,7 @@ def _name_codes(host: pd.DataFrame, gpu: pd.DataFrame) -> tuple[np.ndarray, np.n
     if (isinstance(hn.dtype, pd.CategoricalDtype) and isinstance(gn.dtype, pd.CategoricalDtype)
             and hn.cat.categories.equals(gn.cat.categories)):
         names = np.asarray(hn.cat.categories.astype(object), dtype=object)
-        return hn.cat.codes.to_numpy().astype(np.int64), gn.cat.codes.to_numpy().astype(np.int64), names
+        return codes_of(hn).astype(np.int64), codes_of(gn).astype(np.int64), names
     codes, names = pd.factorize(pd.concat([hn.astype(object), gn.astype(object)], ignore_index=True))
     codes = codes.astype(np.int64)
     return codes[: len(hn)], codes[len(hn):], np.asarray(names, dtype=object)

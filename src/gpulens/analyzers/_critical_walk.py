@@ -41,6 +41,7 @@ import pandas as pd
 from gpulens.analyzers._critical_chain import follow, follower
 from gpulens.analyzers._gap_classes import BLOCKING_COPY_RE, LAUNCH_GAP_NS
 from gpulens.analyzers._nesting import _TooDeep, leaf_tiles, nest_clipped, visit_order
+from gpulens.analyzers.context import codes_of
 
 #: Blocking host calls: synchronisations, the synchronous copies of the idle split (one definition:
 #: :data:`gpulens.analyzers._gap_classes.BLOCKING_COPY_RE` — hipMemcpyWithStream was runtime work here and a
@@ -240,7 +241,7 @@ class Walker:
             else None
         if kinds is not None:
             lut = np.array([CODE[GPU_CLASS.get(k, "kernel")] for k in kinds] + [CODE["kernel"]], dtype=np.int64)
-            kc = gpu["kind"].cat.codes.to_numpy()
+            kc = codes_of(gpu["kind"])
             self.g_class = lut[np.where(kc < 0, len(kinds), kc)].astype(np.int8)
         else:
             self.g_class = np.array([CODE[GPU_CLASS.get(str(k), "kernel")] for k in gpu["kind"]], dtype=np.int8)

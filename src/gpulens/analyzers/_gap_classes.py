@@ -16,7 +16,7 @@ import pandas as pd
 from gpulens.analyzers._gap_codes import CODE_COLUMN, GAP_CLASSES, gap_class_mask
 from gpulens.analyzers._idle_findings import before_steady_state
 from gpulens.analyzers._span import CLOCK_GAP_NS
-from gpulens.analyzers.context import category_mask, context_of, reindex_sorted, unique_ints
+from gpulens.analyzers.context import category_mask, codes_of, context_of, reindex_sorted, unique_ints
 from gpulens.analyzers.intervals import merge
 from gpulens.analyzers.launches import launch_call_mask
 from gpulens.timeline import Timeline
@@ -170,7 +170,7 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
     rank_a, dev_a, st_a = rank_a[order], dev_a[order], st_a[order]
     dur_a = ctx.effective_ns.to_numpy("int64")[order]
     eid_a = gpu["event_id"].to_numpy()[order]
-    name_a = gpu["name"].cat.codes.to_numpy()[order]
+    name_a = codes_of(gpu["name"])[order]
     kern_a = category_mask(gpu["kind"], {"kernel", "comm"})[order]  # copies/fills do not start the steady state
     first_step = _first_step_start(timeline)
     step_spans = _step_spans(timeline)
@@ -255,12 +255,12 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
     # one column at a time, each GPU's pieces dropped once joined (at 1M gaps the pieces and the joined columns
     # side by side, then a consolidating copy into the frame, were the analysis's peak memory)
     df = {c: np.concatenate(out.pop(c)) for c in cols}
-    df["next_name"] = pd.Series(names[df["next_name"]], dtype=object)
+    df["next_name"] = pd.Series(names[df["next_name"]], dtype=object, copy=False)
     # object columns of the class texts: a numpy str array became a pandas str column row by row (~0.5 s per
     # million gaps each); the values and every comparison, group and pivot on them are the same
     texts = np.array(GAP_CLASSES, dtype=object)
-    df["cls"] = pd.Series(texts[df["cls"]], dtype=object)
-    df["base_cls"] = pd.Series(texts[df["base_cls"]], dtype=object)
+    df["cls"] = pd.Series(texts[df["cls"]], dtype=object, copy=False)
+    df["base_cls"] = pd.Series(texts[df["base_cls"]], dtype=object, copy=False)
     return pd.DataFrame(df, columns=cols, copy=False)
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult
-from gpulens.analyzers.context import category_mask, context_of, isin_ints, reindex_sorted, unique_ints
+from gpulens.analyzers.context import category_mask, codes_of, context_of, isin_ints, reindex_sorted, unique_ints
 from gpulens.timeline import Timeline
 from gpulens.units import agree, pct_words, plural
 
@@ -81,7 +81,7 @@ def event_counters(timeline: Timeline, event_ids: Iterable[int], metrics: Iterab
     rows = np.flatnonzero(keep)
     eid = c["event_id"].to_numpy()[rows]
     met = c["metric"]
-    codes = met.cat.codes.to_numpy()[rows].astype("int64")
+    codes = codes_of(met)[rows].astype("int64")
     used, mcol = unique_ints(codes, return_inverse=True)
     names = np.asarray(met.cat.categories.astype(object), dtype=object)[used]
     order = np.argsort(names, kind="stable")  # pivot sorts the metric columns by name

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers._optree import _sweep
-from gpulens.analyzers.context import category_mask, context_of
+from gpulens.analyzers.context import category_mask, codes_of, context_of
 from gpulens.timeline import Timeline
 from gpulens.timeline.selection import STEP_NAME
 
@@ -27,7 +27,12 @@ _STEP = STEP_NAME
 def step_ranges(timeline: Timeline) -> pd.DataFrame:
     """ProfilerStep#N rows with an int ``step`` column (host and GPU-side alike): annotations, and the cpu_ops of
     the legacy (``"cat": "Operator"``) format, which writes its steps as operators — the rows the steps analyzer
-    reads (:mod:`gpulens.analyzers.steps`)."""
+    reads (:mod:`gpulens.analyzers.steps`). Memoised on the analysis context (the step owners, the gap classes and
+    the critical path's windows read it; each selection scanned every event's kind and name). Do not mutate."""
+    return context_of(timeline).memo("step_ranges", lambda: _step_ranges(timeline))
+
+
+def _step_ranges(timeline: Timeline) -> pd.DataFrame:
     ctx = context_of(timeline)
     ev = timeline.events
     ann = ev[ctx.mask_of("annotation", "cpu_op") & category_mask(ev["name"], _STEP)]  # named like a step only
@@ -210,7 +215,7 @@ def _hot_rows(timeline: Timeline, names: list[str]) -> pd.DataFrame:
     col = gpu["name"]
     if isinstance(col.dtype, pd.CategoricalDtype):
         lut = np.array([rank_of.get(str(c), -1) for c in col.cat.categories] + [-1], dtype=np.int64)
-        codes = col.cat.codes.to_numpy()
+        codes = codes_of(col)
         code = lut[np.where(codes < 0, len(lut) - 1, codes)]
     else:
         code = np.array([rank_of.get(str(v), -1) if isinstance(v, str) else -1 for v in col], dtype=np.int64)

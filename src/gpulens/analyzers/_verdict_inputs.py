@@ -14,7 +14,7 @@ from gpulens.analyzers import _advice
 from gpulens.analyzers._flop_models import gemm_extents
 from gpulens.analyzers._sol_nvidia import METRICS as _SOL_METRICS
 from gpulens.analyzers._stake import SOL_BOUND_PCT
-from gpulens.analyzers.context import context_of, first_seen_codes, lookup_sorted
+from gpulens.analyzers.context import codes_of, context_of, first_seen_codes, lookup_sorted
 from gpulens.analyzers.speed_of_light import bound_of
 from gpulens.timeline import Timeline
 from gpulens.units import fmt_ns
@@ -96,7 +96,7 @@ def exposed_comm_by_name(timeline: Timeline) -> dict[str, int | None]:
     if not len(ev):
         return {}
     cats = list(ev["kind"].cat.categories)
-    kc = ev["kind"].cat.codes.to_numpy()
+    kc = codes_of(ev["kind"])
     is_comm = kc == cats.index("comm") if "comm" in cats else np.zeros(len(ev), dtype=bool)
     if not is_comm.any():
         return {}
@@ -133,7 +133,7 @@ def exposed_comm_by_name(timeline: Timeline) -> dict[str, int | None]:
 
     exposed = ((ce - cs) - (covered(ce) - covered(cs))).astype("float64")
     exposed[_on_another_clock(gcode, st, en, is_comp, is_comm)] = np.nan  # overlap unknown, not all exposed
-    ncodes = ev["name"].cat.codes.to_numpy()[is_comm]
+    ncodes = codes_of(ev["name"])[is_comm]
     names = np.append(np.asarray(ev["name"].cat.categories.astype(object), dtype=object), "nan")  # as astype(str)
     df = pd.DataFrame({"g": cg, "n": ncodes, "x": np.nan_to_num(exposed), "u": np.isnan(exposed)})
     per = df.groupby(["g", "n"], sort=False).agg(x=("x", "sum"), u=("u", "any")).reset_index()
@@ -185,7 +185,7 @@ def _rows_by_name(rows: pd.DataFrame) -> Any:
     if not isinstance(col.dtype, pd.CategoricalDtype):
         groups = {str(k): v for k, v in col.astype(str).groupby(col.astype(str), sort=False).indices.items()}
         return lambda name: groups.get(name, np.zeros(0, dtype="int64"))
-    codes = col.cat.codes.to_numpy()
+    codes = codes_of(col)
     code_of = {str(c): i for i, c in enumerate(col.cat.categories)}
     # positions of every code at once (one stable sort), not one scan of all rows per name
     order = np.argsort(codes, kind="stable")

@@ -35,7 +35,7 @@ import pandas as pd
 from gpulens.analyzers._flop_coverage import missing_flop_counters
 from gpulens.analyzers._flop_models import OpCost, op_cost
 from gpulens.analyzers._optree import gpu_op_links
-from gpulens.analyzers.context import category_mask, context_of, int_sums, reindex_sorted, unique_ints
+from gpulens.analyzers.context import category_mask, codes_of, context_of, int_sums, reindex_sorted, unique_ints
 from gpulens.timeline import Timeline
 
 _NCU_FP = re.compile(r"^(?:smsp|sm)__sass_thread_inst_executed_op_([dfh])(add|mul|fma)_pred_on\.sum$")
@@ -323,7 +323,7 @@ def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) 
     cols = [ev[c] if isinstance(ev[c].dtype, pd.CategoricalDtype) else ev[c].astype("category") for c in names]
     cats = [list(c.cat.categories) for c in cols]
     # (name, dims, types) codes packed into one int64 (each code + 1 so that −1, missing, stays distinct)
-    codes = [c.cat.codes.to_numpy()[pos].astype("int64") for c in cols]  # the ops' rows only, then widened
+    codes = [codes_of(c)[pos].astype("int64") for c in cols]  # the ops' rows only, then widened
     if float(np.prod([len(cs) + 1.0 for cs in cats])) < 2.0 ** 62:
         packed = np.zeros(len(pos), dtype="int64")
         for code, cs in zip(codes, cats):
@@ -396,7 +396,7 @@ def text_codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     row, −1 where missing; object array of the distinct values): its categories when categorical
     (:func:`shape_work`'s), else ``pd.factorize`` of the values (:func:`counter_work`'s object columns)."""
     if isinstance(values.dtype, pd.CategoricalDtype):
-        return values.cat.codes.to_numpy().astype(np.int64), np.asarray(values.cat.categories, dtype=object)
+        return codes_of(values).astype(np.int64), np.asarray(values.cat.categories, dtype=object)
     codes, uniq = pd.factorize(values.to_numpy(dtype=object))
     return codes.astype(np.int64, copy=False), np.asarray(uniq, dtype=object)
 

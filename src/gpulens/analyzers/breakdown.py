@@ -44,7 +44,7 @@ from gpulens.analyzers._span import (CLOCK_GAP_NS, CLOCK_GAP_TOPIC, CLOCK_SKEW_T
                                      IDLE_BOUND_UNTIMED, OVERLAP_UNKNOWN_CLOCKS, clock_domain_of, clock_windows, counter_only_reason,
                                      cross_domain_gaps, hulls_of, no_timeline_reason, other_clock_idle, run_figures,
                                      wall_span, warn_once)
-from gpulens.analyzers.context import context_of
+from gpulens.analyzers.context import codes_of, context_of
 from gpulens.analyzers.intervals import union_of
 from gpulens.timeline import GPU_KINDS, Timeline
 from gpulens.units import fmt_ns, plural, share_pct_text
@@ -264,7 +264,7 @@ def _split_all(gpu: pd.DataFrame) -> pd.DataFrame:
     n = len(pairs)
     kind = gpu["kind"]
     cats = list(kind.cat.categories)
-    kc = kind.cat.codes.to_numpy()
+    kc = codes_of(kind)
 
     def is_(k: str) -> np.ndarray:
         return kc == cats.index(k) if k in cats else np.zeros(len(kc), dtype=bool)

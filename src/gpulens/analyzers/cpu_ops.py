@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer
-from gpulens.analyzers.context import context_of, first_seen_codes
+from gpulens.analyzers.context import codes_of, context_of, first_seen_codes
 from gpulens.analyzers.intervals import group_cummax, group_order, group_sum, key_codes
 from gpulens.timeline import Timeline
 
@@ -34,7 +34,7 @@ def _outermost_ns(ev: pd.DataFrame, mask: np.ndarray) -> np.ndarray:
     thread's time. Rows sorted by (name, thread, start); a row adds what ends past the running maximum end of the
     rows before it in its group."""
     sel = np.flatnonzero(mask)
-    parts = [ev["name"].cat.codes.to_numpy()[sel].astype("int64")]
+    parts = [codes_of(ev["name"])[sel].astype("int64")]
     for c in ("rank", "pid", "tid"):
         part = ev[c].take(sel)
         if part.hasnans:  # a thread not recorded: the grouping of pandas' groupby (:func:`_outermost_ns_frame`)
@@ -78,7 +78,7 @@ def _own_ns(key: np.ndarray, start: np.ndarray, end: np.ndarray, order: np.ndarr
 def _outermost_ns_frame(ev: pd.DataFrame, mask: np.ndarray) -> np.ndarray:
     """:func:`_outermost_ns` grouped by pandas (rows whose rank, pid or tid is missing share one NaN group key):
     the path for inputs with unrecorded threads, as it always computed them."""
-    keys = pd.DataFrame({"name": ev["name"].cat.codes.to_numpy()[mask]})
+    keys = pd.DataFrame({"name": codes_of(ev["name"])[mask]})
     for c in ("rank", "pid", "tid"):
         keys[c] = ev[c].to_numpy()[mask] if ev[c].dtype.kind in "iu" else pd.array(ev[c][mask]).fillna(-1)
     key = keys.groupby(list(keys.columns), sort=False).ngroup().to_numpy()

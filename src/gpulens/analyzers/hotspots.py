@@ -11,7 +11,7 @@ import pandas as pd
 from gpulens.analyzers._groupstats import stable_order
 from gpulens.analyzers._span import durations_unknown, replayed_for_counters
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers.context import category_mask, context_of, text_series
+from gpulens.analyzers.context import category_mask, codes_of, context_of, reindex_sorted, text_series
 from gpulens.timeline import Timeline
 from gpulens.units import agree, fmt_ns, plural
 
@@ -204,7 +204,7 @@ def _by_code(k: pd.DataFrame, eff: np.ndarray) -> pd.DataFrame | None:
     if not (isinstance(name.dtype, pd.CategoricalDtype) and isinstance(kind.dtype, pd.CategoricalDtype)) \
             or dur.dtype != np.int64 or eff.dtype != np.int64:
         return None
-    nc, kc = name.cat.codes.to_numpy().astype(np.int64), kind.cat.codes.to_numpy().astype(np.int64)
+    nc, kc = codes_of(name).astype(np.int64), codes_of(kind).astype(np.int64)
     ok = (nc >= 0) & (kc >= 0)  # a missing key drops the row, as groupby does
     rows = np.flatnonzero(ok)
     grp, _ = pd.factorize(nc[ok] * (len(kind.cat.categories) + 1) + kc[ok])
@@ -304,11 +304,13 @@ class Hotspots(Analyzer):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   {"kernel_count": 0, "kernel_time_ns": 0, "critical_count": 0},
                                   skipped_reason=None)
-        rep = context_of(timeline).overruns.loc[k.index]
-        t = _by_code(k, rep["effective_ns"].to_numpy())
+        # the kernels' effective durations (a position look-up; the same rows as the GPU events' when the trace has
+        # no copies: then no look-up at all)
+        eff = reindex_sorted(context_of(timeline).effective_ns, k.index).to_numpy()
+        t = _by_code(k, eff)
         if t is None:
             df = pd.DataFrame({"name": text_series(k["name"]), "kind": text_series(k["kind"]),
-                               "dur": k["dur_ns"].to_numpy(), "eff": rep["effective_ns"].to_numpy()})
+                               "dur": k["dur_ns"].to_numpy(), "eff": eff})
             g = df.groupby(["name", "kind"], sort=False, observed=True)
             t = pd.DataFrame({
                 "calls": g.size(), "total_ns": g["dur"].sum(), "effective_ns": g["eff"].sum(),

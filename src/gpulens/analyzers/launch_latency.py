@@ -30,7 +30,7 @@ import pandas as pd
 from gpulens.analyzers._groupstats import group_percentile_table
 from gpulens.analyzers._span import CLOCK_GAP_NS, CLOCK_HOST_TOPIC, counter_only_reason, warn_once
 from gpulens.analyzers.base import AnalysisResult, Analyzer
-from gpulens.analyzers.context import context_of
+from gpulens.analyzers.context import codes_of, context_of
 from gpulens.timeline import Timeline
 from gpulens.units import agree, fmt_ns, plural
 
@@ -63,7 +63,7 @@ def latencies(timeline: Timeline) -> pd.DataFrame:
     gpu = ctx.gpu
     lid = ctx.links["launch_event_id"]
     cats = list(timeline.events["kind"].cat.categories)
-    kc = gpu["kind"].cat.codes.to_numpy()
+    kc = codes_of(gpu["kind"])
     ok = lid.notna().to_numpy() & np.isin(kc, [cats.index(k) for k in ("kernel", "comm") if k in cats])
     cols = ["name", "latency_ns", "queue_ns", "skew"]
     if not ok.any():
@@ -76,7 +76,7 @@ def latencies(timeline: Timeline) -> pd.DataFrame:
     c_start = ev["start_ns"].to_numpy("int64")[np.maximum(pos, 0)]
     c_dur = ev["dur_ns"].to_numpy("int64")[np.maximum(pos, 0)]
     start = k["start_ns"].to_numpy("int64")
-    codes = k["name"].cat.codes.to_numpy().astype("int64")
+    codes = codes_of(k["name"]).astype("int64")
     rows = np.flatnonzero(found)
     rows = rows[np.argsort(start[rows], kind="stable")]
     # first GPU event (in start order) of each call on each device: the rows whose (call id, device) was not seen

@@ -92,7 +92,7 @@ def _per_call(timeline: Timeline) -> pd.DataFrame:
         codes, cats = _codes_of(df[src])
         idx = np.where(codes < 0, len(cats), codes)
         dense, values = _dense(idx, [fn(c) for c in cats] + [fn(None)])
-        df[col] = pd.Series(values[dense], dtype=object)
+        df[col] = pd.Series(values[dense], dtype=object, copy=False)  # a fresh array: no copy of it
         df["_" + col] = dense
         if src != "op":
             df["_" + src] = codes

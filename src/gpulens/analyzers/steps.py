@@ -12,8 +12,9 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers._span import CLOCK_GAP_NS, TRACE_OFFSET_DOC, clock_windows, trace_offsets
+from gpulens.analyzers._steps import step_ranges
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers.context import category_mask, context_of, step_numbers_in
+from gpulens.analyzers.context import context_of, step_numbers_in
 from gpulens.analyzers.intervals import merge
 from gpulens.timeline import Timeline
 from gpulens.timeline.selection import STEP_NAME
@@ -49,13 +50,10 @@ class Steps(Analyzer):
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
         ev = timeline.events
         ctx = context_of(timeline)
-        # only the rows named like a step are materialised (not the million cpu_ops around them)
-        cand = ctx.mask_of("annotation", "cpu_op") & category_mask(ev["name"], STEP_RE) & \
-            (ev["device_id"] == -1).to_numpy()
-        host = ev[cand]
-        names = host["name"]
-        num = names.astype(str).str.extract(STEP_RE, expand=False) if len(host) else pd.Series(dtype=object)
-        st = host[num.notna()].assign(step=num[num.notna()].astype("int64"))
+        # the host-side step ranges of the shared step selection (only the rows named like a step, with their
+        # numbers: not the million cpu_ops around them)
+        sr = step_ranges(timeline)
+        st = sr[(sr["device_id"] == -1).to_numpy()]
         if not len(st):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   skipped_reason="no ProfilerStep#N ranges in the trace (no prof.step() calls)")

@@ -34,7 +34,7 @@ import pandas as pd
 from gpulens.analyzers._groupstats import stable_order
 from gpulens.analyzers._span import CLOCK_GAP_NS, clock_domain_of, clock_windows, counter_only_reason
 from gpulens.analyzers.base import AnalysisResult, Analyzer
-from gpulens.analyzers.context import context_of, strings
+from gpulens.analyzers.context import codes_of, context_of, strings
 from gpulens.analyzers.intervals import key_codes
 from gpulens.timeline import Timeline
 from gpulens.timeline.schema import GPU_KINDS
@@ -141,7 +141,7 @@ class _Lanes:
         rank = np.empty(len(cats) + 1, dtype=np.int64)
         rank[np.argsort(cats, kind="stable")] = np.arange(len(cats))
         rank[-1] = len(cats)  # a missing name: last
-        codes = names.cat.codes.to_numpy()  # every row's event: the GPU rows', then the host rows' (no position array)
+        codes = codes_of(names)  # every row's event: the GPU rows', then the host rows' (no position array)
         return np.concatenate((rank[codes[self.gpos]], rank[codes[self.hpos]]))
 
     def key_columns(self, rows: np.ndarray) -> np.ndarray:
