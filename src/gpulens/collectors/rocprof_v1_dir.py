@@ -14,13 +14,17 @@ same kernel trace; ``results.json`` and ``results.db`` hold the same HIP/copy/ke
 5. A folder without ``results.*`` names whose files are all rocprof v1 outputs, with counter passes and at most one
    timed trace (:func:`counter_pass_folder`), is one run too: its passes are one rank (rocprof re-ran the program for
    each pass, so their pids differ), their dispatches counted once when they list the same kernels in the same order.
-6. A folder that also holds rocprofv3 outputs (``kernel_trace.csv``…, ``*_results.json``, rocpd ``.db``) holds two
+6. A folder of rocprof v1 summaries of one run and nothing else (``<stem>.stats.csv``, ``<stem>.hip_stats.csv``,
+   ``<stem>.copy_stats.csv``…, one stem: what ``rocprof --stats`` leaves when the trace files are not kept) is one
+   run too (:func:`stats_folder`): its per-domain summaries are one process, never one rank each.
+7. A folder that also holds rocprofv3 outputs (``kernel_trace.csv``…, ``*_results.json``, rocpd ``.db``) holds two
    runs: refused with a one-line error, or with ``--lenient`` read as the v1 run with a warning naming the files left
    out (:mod:`gpulens.collectors._amd_generations`).
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from gpulens.collectors._amd_generations import V1, V3, refuse_other_generation
@@ -75,6 +79,36 @@ def counter_pass_folder(path: Path) -> bool:
     return passes >= 1 and timed <= 1
 
 
+#: the per-domain summaries ``rocprof --stats`` writes beside its trace: ``<stem>.stats.csv`` (kernels),
+#: ``<stem>.hip_stats.csv``, ``<stem>.hsa_stats.csv``, ``<stem>.copy_stats.csv`` (rocprof ``tblextr.py``)
+_V1_STATS = re.compile(r"^(.+)\.(?:stats|hip_stats|hsa_stats|copy_stats)\.csv$", re.ASCII | re.IGNORECASE)
+
+
+def stats_folder(path: Path) -> bool:
+    """True for a folder holding the rocprof v1 summaries of ONE run and nothing else gpulens reads: at least one
+    ``<stem>.*stats.csv`` summary, every one of the same stem, any other recognised file its ``rocminfo`` dump — e.g.
+    ``results.stats.csv`` + ``results.hip_stats.csv`` + ``results.copy_stats.csv``, read before as three ranks (one
+    per summary, the kernel one among the "files without GPU work"). Summaries of several stems (one per rank) are
+    not claimed."""
+    from gpulens.collectors import sniff
+
+    stems, n = set(), 0
+    for p in path.iterdir():
+        if p.name.startswith(".") or not p.is_file():
+            continue
+        n += 1
+        if n > MAX_PASS_FILES:
+            return False
+        c = sniff(p)
+        if c is None or c.name == "rocminfo":
+            continue
+        m = _V1_STATS.match(p.name)
+        if c.name != "rocprof_stats" or m is None:
+            return False
+        stems.add(m.group(1))
+    return len(stems) == 1
+
+
 def _has_timestamps(f: Path) -> bool:
     """True when a rocprof v1 CSV's header names begin/end timestamps (a kernel trace, not a counter pass)."""
     try:
@@ -107,7 +141,7 @@ class RocprofV1Dir(Collector):
             return False
         if any((path / f).is_file() for f in ("results.csv", "results.db", "results.json", "results.sysinfo.txt")):
             return True
-        return counter_pass_folder(path)
+        return counter_pass_folder(path) or stats_folder(path)
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         from gpulens.collectors import not_read_note, sniff, unread_in_folder
