@@ -8,7 +8,7 @@
    figures came from that very file. rocprofv3's ``--stats`` files (``<pid>_kernel_stats.csv``,
    ``<pid>_hip_api_stats.csv``, ``<pid>_domain_stats.csv``, as amd/HPCTrainingExamples ``Rocprofv3/HIP/README.md``
    prints them for an MPI Jacobi run, MIT) likewise. Kind: per-domain summaries of one process taken for ranks. Now a
-   v1 folder of one stem's summaries is one run (:func:`gpulens.collectors.rocprof_v1_dir.stats_folder`) and a
+   v1 folder of summaries is one process per stem (:func:`gpulens.collectors.rocprof_v1_dir.stats_stems`) and a
    rocprofv3 folder of summaries is read per ``<pid>_`` file set (one rank per process).
 2. ``rocprofv3 --summary``: its ``MEMORY_COPY`` rows (the GPU's copies: count and summed time) were dropped without a
    word while the kernel rows were read. rocprofiler-sdk's own example output (``source/docs/data/summary.txt`` @
@@ -64,25 +64,29 @@ def _analyze(tmp_path: Path, target: Path) -> dict:
 
 # --- 1. a folder of one run's summaries ---------------------------------------------------------------------------
 
-def test_rocprof_v1_stats_folder_is_one_run(tmp_path):
+@pytest.mark.parametrize("stems", [("results",), ("run_0", "run_1")])
+def test_rocprof_v1_stats_folder_is_one_process_per_stem(tmp_path, stems):
     src = shared_trace("rocprof/v1_hip_programming_mi300a")
     d = tmp_path / "stats_only"
     d.mkdir()
-    for name in ("results.stats.csv", "results.hip_stats.csv", "results.copy_stats.csv"):
-        shutil.copy(src / name, d / name)
-    with open(d / "results.stats.csv", newline="") as fh:
+    for stem in stems:  # ``rocprof -o run_<rank>.csv --stats`` per MPI rank: one stem per process
+        for kind in ("stats", "hip_stats", "copy_stats"):
+            shutil.copy(src / f"results.{kind}.csv", d / f"{stem}.{kind}.csv")
+    with open(d / f"{stems[0]}.stats.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
     calls = sum(int(r["Calls"]) for r in rows)  # 1 launch of vector_add
     total = sum(int(r["TotalDurationNs"]) for r in rows)  # 3,431,611 ns
+    assert (calls, total) == (1, 3_431_611)
     got = _analyze(tmp_path, d)
     s = got["summary"]
-    assert (s["kernel_count"], s["kernel_time_ns"]) == (calls, total) == (1, 3_431_611)
-    assert s["ranks"] == [0]  # one process: not one rank per summary file
+    assert (s["kernel_count"], s["kernel_time_ns"]) == (calls * len(stems), total * len(stems))
+    assert s["ranks"] == list(range(len(stems)))  # one rank per process: not one per summary file
     said = " ".join(got["warnings"])
-    assert "record no rank" not in said and "hold no GPU work" not in said
+    assert "hold no GPU work" not in said
+    assert ("record no rank" in said) == (len(stems) > 1)
     # the kernel summary is the one analysed; the API and copy summaries are said as what they are
-    assert "results.copy_stats.csv: a per-name summary (2 rows, copy domain)" in said
-    assert "results.hip_stats.csv: a per-name summary (7 rows, hip domain)" in said
+    assert f"{stems[0]}.copy_stats.csv: a per-name summary (2 rows, copy domain)" in said
+    assert f"{stems[0]}.hip_stats.csv: a per-name summary (7 rows, hip domain)" in said
 
 
 # amd/HPCTrainingExamples Rocprofv3/HIP/README.md (MIT; a version stored at fd624f47924e8d2d0e0cec0d7f94034ab279321b):
