@@ -11,11 +11,12 @@
    v1 folder of summaries is one process per stem (:func:`gpulens.collectors.rocprof_v1_dir.stats_stems`) and a
    rocprofv3 folder of summaries is read per ``<pid>_`` file set (one rank per process).
 2. ``rocprofv3 --summary``: its ``MEMORY_COPY`` rows (the GPU's copies: count and summed time) were dropped without a
-   word while the kernel rows were read. rocprofiler-sdk's own example output (``source/docs/data/summary.txt`` @
+   word while the kernel rows were read; so were the ``cuda_gpu_mem_time_sum`` rows of ``nsys stats`` output (the
+   ayush-os/nsight-systems-deep-dive README's A100 run: 3 copies beside 1,010 kernels). rocprofiler-sdk's own example output (``source/docs/data/summary.txt`` @
    56f831f9e130460e33ba08589644336b1b32f810, MIT): 24 copies, 4.32 ms — ten times the kernels' 453 µs. Kind: rows of
    a summary's other domain dropped silently. Now a warning says them (kept out of the kernel figures; the report's
    copy figures stay unknown, a summary placing no copy in time), counted once when the per-domain and the combined
-   sections both list them.
+   sections both list them (:mod:`gpulens.collectors._summary_copies`, one wording for both readers).
 3. An nsys export naming a "Quadro RTX 6000" (bwyogatama/Mordred-Deprecated ``report1.sqlite``, no licence file: not
    copied; 12 kernels, 48 copies) said "no hardware spec identified". The spec is added from NVIDIA's Quadro RTX 6000
    datasheet and checked here against the export's own TARGET_INFO_GPU row and a hand calculation.
@@ -226,6 +227,59 @@ def test_rocprofv3_summary_says_its_copies(tmp_path, text):
     said = [w for w in got["warnings"] if "MEMORY_COPY" in w]
     assert len(said) == 1  # counted once when both the per-domain and the combined sections list them
     assert "24 copies (2 MEMORY_COPY rows, 4.32 ms summed" in said[0] and str(p) in said[0]
+
+
+# ayush-os/nsight-systems-deep-dive README.md (@ 0e3f06f9008743e19b18bb82d7118d9f3c8323fe): ``nsys profile --stats=true``
+# console output of a vector add on an A100, its cuda_gpu_kern_sum and cuda_gpu_mem_time_sum reports, unchanged
+NSYS_STATS = """\
+[6/8] Executing 'cuda_gpu_kern_sum' stats report
+
+ Time (%)  Total Time (ns)  Instances  Avg (ns)  Med (ns)  Min (ns)  Max (ns)  StdDev (ns)                          Name                         
+ --------  ---------------  ---------  --------  --------  --------  --------  -----------  -----------------------------------------------------
+    100.0        1,831,281      1,010   1,813.1   1,823.0     1,791     4,705         93.3  vectorAdd(const float *, const float *, float *, int)
+
+[7/8] Executing 'cuda_gpu_mem_time_sum' stats report
+
+ Time (%)  Total Time (ns)  Count  Avg (ns)  Med (ns)  Min (ns)  Max (ns)  StdDev (ns)      Operation     
+ --------  ---------------  -----  --------  --------  --------  --------  -----------  ------------------
+     51.0            2,432      2   1,216.0   1,216.0     1,024     1,408        271.5  [CUDA memcpy HtoD]
+     49.0            2,336      1   2,336.0   2,336.0     2,336     2,336          0.0  [CUDA memcpy DtoH]
+
+"""
+# the same two reports as ``nsys stats --format csv`` prints them (its header names, quoted; numbers without
+# thousands separators), figures unchanged
+NSYS_STATS_CSV = """\
+Processing [/tmp/vector_add_profile_v3.sqlite] with [/opt/nsys/reports/cuda_gpu_kern_sum.py]...
+
+ ** CUDA GPU Kernel Summary (cuda_gpu_kern_sum):
+
+"Time (%)","Total Time (ns)","Instances","Avg (ns)","Med (ns)","Min (ns)","Max (ns)","StdDev (ns)","Name"
+100.0,1831281,1010,1813.1,1823.0,1791,4705,93.3,"vectorAdd(const float *, const float *, float *, int)"
+
+Processing [/tmp/vector_add_profile_v3.sqlite] with [/opt/nsys/reports/cuda_gpu_mem_time_sum.py]...
+
+ ** CUDA GPU MemOps Summary (by Time) (cuda_gpu_mem_time_sum):
+
+"Time (%)","Total Time (ns)","Count","Avg (ns)","Med (ns)","Min (ns)","Max (ns)","StdDev (ns)","Operation"
+51.0,2432,2,1216.0,1216.0,1024,1408,271.5,"[CUDA memcpy HtoD]"
+49.0,2336,1,2336.0,2336.0,2336,2336,0.0,"[CUDA memcpy DtoH]"
+"""
+
+
+@pytest.mark.parametrize("text", [NSYS_STATS, NSYS_STATS_CSV], ids=["column", "csv"])
+def test_nsys_stats_says_its_copies(tmp_path, text):
+    p = tmp_path / "stats.txt"
+    p.write_text(text)
+    lines = NSYS_STATS.splitlines()
+    at = lines.index(next(ln for ln in lines if "Operation" in ln))
+    ops = [ln.split() for ln in lines[at + 2:] if ln.strip()]
+    copies, total = sum(int(r[2]) for r in ops), sum(int(r[1].replace(",", "")) for r in ops)
+    assert (copies, total) == (3, 4_768)
+    got = _analyze(tmp_path, p)
+    s = got["summary"]
+    assert (s["kernel_count"], s["kernel_time_ns"]) == (1010, 1_831_281) and s["memcpy_count"] is None
+    said = [w for w in got["warnings"] if "cuda_gpu_mem_time_sum" in w]
+    assert len(said) == 1 and "3 copies (2 cuda_gpu_mem_time_sum rows, 4.77 µs summed" in said[0]
 
 
 # --- 3. the Quadro RTX 6000 an nsys export names -------------------------------------------------------------------

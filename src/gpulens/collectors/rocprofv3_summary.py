@@ -27,12 +27,13 @@ import io
 import re
 from pathlib import Path
 
+from gpulens.collectors._summary_copies import summary_copies_note
 from gpulens.collectors._time_units import ns_factor
 from gpulens.collectors.rocpd_summary import RocpdSummary
 from gpulens.collectors.rocprof_v1 import read_text
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline
-from gpulens.units import fmt_ns, plural
+from gpulens.units import plural
 
 _TITLE = re.compile(r"^\s*ROCPROFV3 (?:(?P<domain>[A-Z_]+) )?SUMMARY:\s*$")
 _RULE = re.compile(r"^\s*\|(-+\|){3,}\s*$")
@@ -170,8 +171,5 @@ class RocprofV3Summary(RocpdSummary):
         copies = copy_rows(read_text(Path(path))[0])
         if copies:
             names, calls, total = copies
-            tl.meta.warnings.append(
-                f"{path}: the summary also lists {plural(calls, 'copy', 'copies')} ({plural(names, 'MEMORY_COPY row')}, "
-                f"{fmt_ns(round(total))} summed, sizes not recorded): kept out of the kernel figures; the report's copy "
-                "figures stay unknown (a summary places no copy in time)")
+            tl.meta.warnings.append(summary_copies_note(path, calls, 0, total, names, "MEMORY_COPY"))
         return tl
