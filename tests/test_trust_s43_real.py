@@ -53,7 +53,7 @@ from pathlib import Path
 import pytest
 
 from gpulens.cli import main
-from tests.conftest import shared_trace
+from tests.conftest import DATA, shared_trace
 
 
 def _analyze(tmp_path: Path, target: Path) -> dict:
@@ -159,6 +159,23 @@ def test_rocprofv3_stats_folder_is_one_rank_per_process(tmp_path, pids):
     assert "hold no GPU work" not in said and "truncated" not in said
     if len(pids) == 2:
         assert "one rank per process" in said
+
+
+def test_rocprofv3_kernel_summary_beside_api_trace_only_is_the_kernels(tmp_path):
+    # a process's kernel summary whose kernel trace is not there, beside an API trace (rocprofiler-sdk's documentation
+    # hsa_api_trace.csv, PROVENANCE.md): the summary is the kernels analysed — never "not analysed (gpulens analyses
+    # the trace files)" while the kernel figures come from it
+    d = tmp_path / "run"
+    d.mkdir()
+    (d / "1389712_kernel_stats.csv").write_text(V3_KERNEL_STATS)
+    shutil.copy(DATA / "rocprof/v3_csv_sdk_docs_api/hsa_api_trace.csv", d / "1389712_hsa_api_trace.csv")
+    calls, total = _v3_kernel_facts()
+    got = _analyze(tmp_path, d)
+    assert (got["summary"]["kernel_count"], got["summary"]["kernel_time_ns"]) == (calls, total)
+    assert got["summary"]["ranks"] == [0]
+    said = [w for w in got["warnings"] if "1389712_kernel_stats.csv" in w]
+    assert said and all("not analysed" not in w for w in said)
+    assert any("kept as the per-kernel summary" in w for w in said)
 
 
 # --- 2. rocprofv3 --summary: its copy rows ------------------------------------------------------------------------

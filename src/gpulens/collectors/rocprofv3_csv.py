@@ -543,8 +543,12 @@ def _read_stats(tl: Timeline, stats: list[Path], kernels: list, strict: bool) ->
         tl.meta.sources += st.meta.sources
         check = kernel_stats_check(tl, table, f, kernels[0][0]) if kernels else None
         domain = str(table["domain"].iloc[0]) if len(table) else "empty"
-        out.append(check or f"{f}: a per-name {domain} summary ({plural(len(table), 'row')}) beside the trace files: "
-                            "kept as a side table, not analysed (gpulens analyses the trace files)")
+        if domain == "kernel" and not kernels:  # no kernel trace of the process: this summary is its kernels
+            out.append(f"{f}: a per-name kernel summary ({plural(len(table), 'row')}) with no kernel trace beside "
+                       "it: its calls and total times are kept as the per-kernel summary (no timeline)")
+        else:
+            out.append(check or f"{f}: a per-name {domain} summary ({plural(len(table), 'row')}) beside the trace "
+                                "files: kept as a side table, not analysed (gpulens analyses the trace files)")
         out += [w for w in st.meta.warnings if "per-name summary" not in w]
     if tables:
         tl.tables["rocprof_stats"] = pd.concat(tables, ignore_index=True)
