@@ -54,6 +54,7 @@ import pytest
 
 from gpulens.cli import main
 from tests.conftest import DATA, shared_trace
+from tests.test_trust_s40_real import NSYS_CONSOLE
 
 
 def _analyze(tmp_path: Path, target: Path) -> dict:
@@ -246,23 +247,8 @@ def test_rocprofv3_summary_says_its_copies(tmp_path, text):
     assert "24 copies (2 MEMORY_COPY rows, 4.32 ms summed" in said[0] and str(p) in said[0]
 
 
-# ayush-os/nsight-systems-deep-dive README.md (@ 0e3f06f9008743e19b18bb82d7118d9f3c8323fe): ``nsys profile --stats=true``
-# console output of a vector add on an A100, its cuda_gpu_kern_sum and cuda_gpu_mem_time_sum reports, unchanged
-NSYS_STATS = """\
-[6/8] Executing 'cuda_gpu_kern_sum' stats report
-
- Time (%)  Total Time (ns)  Instances  Avg (ns)  Med (ns)  Min (ns)  Max (ns)  StdDev (ns)                          Name                         
- --------  ---------------  ---------  --------  --------  --------  --------  -----------  -----------------------------------------------------
-    100.0        1,831,281      1,010   1,813.1   1,823.0     1,791     4,705         93.3  vectorAdd(const float *, const float *, float *, int)
-
-[7/8] Executing 'cuda_gpu_mem_time_sum' stats report
-
- Time (%)  Total Time (ns)  Count  Avg (ns)  Med (ns)  Min (ns)  Max (ns)  StdDev (ns)      Operation     
- --------  ---------------  -----  --------  --------  --------  --------  -----------  ------------------
-     51.0            2,432      2   1,216.0   1,216.0     1,024     1,408        271.5  [CUDA memcpy HtoD]
-     49.0            2,336      1   2,336.0   2,336.0     2,336     2,336          0.0  [CUDA memcpy DtoH]
-
-"""
+# ayush-os/nsight-systems-deep-dive README.md: ``nsys profile --stats=true`` console output of a vector add on an A100
+# (NSYS_CONSOLE of test_trust_s40_real: nvtx_sum … cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, unchanged)
 # the same two reports as ``nsys stats --format csv`` prints them (its header names, quoted; numbers without
 # thousands separators), figures unchanged
 NSYS_STATS_CSV = """\
@@ -283,13 +269,13 @@ Processing [/tmp/vector_add_profile_v3.sqlite] with [/opt/nsys/reports/cuda_gpu_
 """
 
 
-@pytest.mark.parametrize("text", [NSYS_STATS, NSYS_STATS_CSV], ids=["column", "csv"])
+@pytest.mark.parametrize("text", [NSYS_CONSOLE, NSYS_STATS_CSV], ids=["column", "csv"])
 def test_nsys_stats_says_its_copies(tmp_path, text):
     p = tmp_path / "stats.txt"
     p.write_text(text)
-    lines = NSYS_STATS.splitlines()
+    lines = NSYS_CONSOLE.splitlines()
     at = lines.index(next(ln for ln in lines if "Operation" in ln))
-    ops = [ln.split() for ln in lines[at + 2:] if ln.strip()]
+    ops = [ln.split() for ln in lines[at + 2:at + 4]]  # its two rows, under the header and its rule
     copies, total = sum(int(r[2]) for r in ops), sum(int(r[1].replace(",", "")) for r in ops)
     assert (copies, total) == (3, 4_768)
     got = _analyze(tmp_path, p)
