@@ -34,6 +34,7 @@ import pandas as pd
 from gpulens.collectors._csvrows import dedupe_header, split_name_ok
 from gpulens.collectors._io import read_input
 from gpulens.collectors._shares import missing_share
+from gpulens.collectors._summary_copies import summary_copies_note
 from gpulens.collectors._time_units import ns_factor
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError, TruncationNote
@@ -362,11 +363,44 @@ class NsysStatsCollector(Collector):
         table["total_ns"] = table["total_ns"].round().astype("int64")
         for c in ("mean_ns", "min_ns", "max_ns", "median_ns", "stddev_ns", "time_pct"):
             table[c] = table[c].astype("float64")
+        mem = mem_time_rows(lines)
+        if mem:
+            warnings.append(summary_copies_note(path, *mem, "cuda_gpu_mem_time_sum"))
         meta = TimelineMeta(sources=[{"path": str(path), "collector": self.name, "size_bytes": raw.size_bytes,
                                       "rank": 0, "aggregate": True}],
                             warnings=[*warnings, f"{path}: nsys stats summary: per-kernel aggregates only, no "
                                                  "timeline (span, busy time and overlap are unknown)"])
         return Timeline(meta=meta, tables={"kernel_summary": table}).validate()
+
+
+def mem_time_rows(lines: list[str]) -> tuple[int, int, float, int] | None:
+    """The copy/fill rows of the ``cuda_gpu_mem_time_sum`` report (``gpumemtimesum`` before nsys 2022) among ``lines``
+    (CSV, or the console form already rewritten as CSV by :func:`column_tables_as_csv`): (copies, fills, summed
+    Total Time in ns, rows) — its header has ``Total Time``, ``Count`` and ``Operation`` (``[CUDA memcpy HtoD]``,
+    ``[CUDA memset]``…); None when there is no such table with a row."""
+    for i, ln in enumerate(lines):
+        head = [c.strip().lower() for c in next(csv.reader([ln]), [])]
+        total = next((j for j, c in enumerate(head) if c.startswith("total time")), None)
+        if total is None or "count" not in head or "operation" not in head:
+            continue
+        unit = _UNIT_RE.match(head[total])
+        factor = ns_factor(unit.group(2)) if unit else 1.0  # no unit: ns, as the kernel table's
+        if factor is None:  # a unit that is no time
+            return None
+        count, op = head.index("count"), head.index("operation")
+        copies = fills = rows = 0
+        summed = 0.0
+        for row in csv.reader(_table_lines(lines, i)):
+            try:
+                n, t = int(row[count].replace(",", "")), float(row[total].replace(",", ""))
+            except (IndexError, ValueError):
+                continue
+            kind = row[op].lower()
+            copies += n if "memcpy" in kind else 0
+            fills += n if "memset" in kind else 0
+            summed, rows = summed + t * factor, rows + 1
+        return (copies, fills, summed, rows) if rows else None
+    return None
 
 
 def _cut_names_note(path: Path, names: pd.Series) -> str | None:

@@ -14,13 +14,18 @@ same kernel trace; ``results.json`` and ``results.db`` hold the same HIP/copy/ke
 5. A folder without ``results.*`` names whose files are all rocprof v1 outputs, with counter passes and at most one
    timed trace (:func:`counter_pass_folder`), is one run too: its passes are one rank (rocprof re-ran the program for
    each pass, so their pids differ), their dispatches counted once when they list the same kernels in the same order.
-6. A folder that also holds rocprofv3 outputs (``kernel_trace.csv``…, ``*_results.json``, rocpd ``.db``) holds two
+6. A folder of rocprof v1 summaries and nothing else (``<stem>.stats.csv``, ``<stem>.hip_stats.csv``,
+   ``<stem>.copy_stats.csv``…: what ``rocprof --stats`` leaves when the trace files are not kept) is read one process
+   per stem (:func:`stats_stems`): a stem's per-domain summaries are one process, never one rank each; several
+   stems (``rocprof -o run_<rank>.csv`` per MPI rank) are one rank each.
+7. A folder that also holds rocprofv3 outputs (``kernel_trace.csv``…, ``*_results.json``, rocpd ``.db``) holds two
    runs: refused with a one-line error, or with ``--lenient`` read as the v1 run with a warning naming the files left
    out (:mod:`gpulens.collectors._amd_generations`).
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from gpulens.collectors._amd_generations import V1, V3, refuse_other_generation
@@ -75,6 +80,55 @@ def counter_pass_folder(path: Path) -> bool:
     return passes >= 1 and timed <= 1
 
 
+#: the per-domain summaries ``rocprof --stats`` writes beside its trace: ``<stem>.stats.csv`` (kernels),
+#: ``<stem>.hip_stats.csv``, ``<stem>.hsa_stats.csv``, ``<stem>.copy_stats.csv`` (rocprof ``tblextr.py``)
+_V1_STATS = re.compile(r"^(.+)\.(?:stats|hip_stats|hsa_stats|copy_stats)\.csv$", re.ASCII | re.IGNORECASE)
+
+
+def stats_stems(path: Path) -> dict[str, list[Path]]:
+    """The rocprof v1 summaries of a folder that holds nothing else gpulens reads, by stem (``{}`` otherwise): at
+    least one ``<stem>.*stats.csv`` summary, any other recognised file a ``rocminfo`` dump — e.g. ``results.stats.csv``
+    + ``results.hip_stats.csv`` + ``results.copy_stats.csv`` (one stem: one process), read before as three ranks (one
+    per summary, the kernel one among the "files without GPU work")."""
+    from gpulens.collectors import sniff
+
+    stems: dict[str, list[Path]] = {}
+    n = 0
+    for p in sorted(path.iterdir(), key=lambda f: f.name):
+        if p.name.startswith(".") or not p.is_file():
+            continue
+        n += 1
+        if n > MAX_PASS_FILES:
+            return {}
+        c = sniff(p)
+        if c is None or c.name == "rocminfo":
+            continue
+        m = _V1_STATS.match(p.name)
+        if c.name != "rocprof_stats" or m is None:
+            return {}
+        stems.setdefault(m.group(1), []).append(p)
+    return stems
+
+
+def _stats_by_stem(path: Path, stems: dict[str, list[Path]], strict: bool) -> Timeline:
+    """The summaries of each stem as one process (their Timelines concatenated), several stems numbered as ranks in
+    stem order (:func:`~gpulens.collectors._ranks.number_rankless`); ``path``'s rocminfo dump gives the devices."""
+    from gpulens.collectors import sniff
+    from gpulens.collectors._ranks import number_rankless
+
+    parts = [(stem, concat([sniff(f).collect(f, strict=strict) for f in files])) for stem, files in stems.items()]
+    notes = [f"{path}: {n}" for n in number_rankless(parts)]
+    tl = concat([t for _, t in parts])
+    info = [f for f in sorted(path.iterdir(), key=lambda f: f.name) if f.is_file() and not f.name.startswith(".")
+            and getattr(sniff(f), "name", None) == "rocminfo"]
+    for f in info[:1]:
+        extra = sniff(f).collect(f, strict=strict)
+        tl.meta.devices = extra.meta.devices
+        tl.meta.warnings += extra.meta.warnings
+    tl.meta.warnings[:0] = notes
+    return tl
+
+
 def _has_timestamps(f: Path) -> bool:
     """True when a rocprof v1 CSV's header names begin/end timestamps (a kernel trace, not a counter pass)."""
     try:
@@ -107,12 +161,15 @@ class RocprofV1Dir(Collector):
             return False
         if any((path / f).is_file() for f in ("results.csv", "results.db", "results.json", "results.sysinfo.txt")):
             return True
-        return counter_pass_folder(path)
+        return counter_pass_folder(path) or bool(stats_stems(path))
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         from gpulens.collectors import not_read_note, sniff, unread_in_folder
 
         path = Path(path)
+        stems = stats_stems(path)
+        if len(stems) > 1:  # summaries only, one stem per process: each stem one rank
+            return _stats_by_stem(path, stems, strict)
         loaded: dict[str, Timeline] = {}
         files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
         found = {f: sniff(f) for f in files}

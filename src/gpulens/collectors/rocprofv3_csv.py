@@ -373,6 +373,27 @@ def _files(path: Path, twice: list[str] | None = None) -> list[Path]:
     return out
 
 
+def _stats_only(files: list[Path]) -> bool:
+    """Whether ``files`` are rocprofv3 ``--stats`` summaries (``<pid>_kernel_stats.csv``, ``<pid>_hip_api_stats.csv``,
+    ``<pid>_domain_stats.csv``…) with no trace beside them and nothing else gpulens reads: one file set per process,
+    read as the process's summaries (one rank per process, never one per summary file)."""
+    from gpulens.collectors import sniff
+
+    stats = [f for f in files if _STATS_FILE.match(f.name)]
+    if not stats or len(files) > 64:
+        return False
+    for f in files:
+        if f in stats:
+            continue
+        try:
+            c = sniff(f)
+        except (OSError, TraceFormatError):
+            return False
+        if c is not None and not _DOMAIN_FILE.match(f.name):
+            return False
+    return True
+
+
 def _generation_v1(f: Path) -> bool:
     """Whether a file beside rocprofv3 CSVs is a rocprof v1 trace (another run: see ``_amd_generations``)."""
     from gpulens.collectors import sniff
@@ -393,8 +414,11 @@ class RocprofV3CsvDir(Collector):
     priority = 25
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        return path.is_dir() and any(re.search(r"(kernel_trace|counter_collection|memory_copy_trace)\.csv$", f.name)
-                                     for f in _files(path))
+        if not path.is_dir():
+            return False
+        files = _files(path)
+        return any(re.search(r"(kernel_trace|counter_collection|memory_copy_trace)\.csv$", f.name) for f in files) \
+            or _stats_only(files)
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
@@ -440,6 +464,8 @@ class RocprofV3CsvDir(Collector):
         metas, warnings, devices = [], [], []
         table: AgentTable | None = None
         stats = [f for f in files if _STATS_FILE.match(f.name) and not _DOMAIN_FILE.match(f.name)]
+        if len(stats) == len(files):  # summaries only (--stats without the trace files): each read as it is alone
+            return _summaries(stats, strict)
         for f in files:
             if f in stats:
                 continue
@@ -489,6 +515,15 @@ class RocprofV3CsvDir(Collector):
         return tl.validate()
 
 
+def _summaries(stats: list[Path], strict: bool) -> Timeline:
+    """One process's ``*_stats.csv`` summaries with no trace file beside them: each read as the stats reader reads it
+    alone (the kernel summary is the per-kernel summary analysed; the API/copy/domain ones side tables), as one
+    Timeline."""
+    from gpulens.collectors.rocprof_v1 import RocprofStats
+
+    return concat([RocprofStats().collect(f, strict=strict) for f in stats]).validate()
+
+
 def _read_stats(tl: Timeline, stats: list[Path], kernels: list, strict: bool) -> list[str]:
     """Read the ``*_stats.csv`` summaries of one file set into ``tl.tables["rocprof_stats"]`` (sources added to
     ``tl.meta.sources``); a kernel summary beside a kernel trace is cross-checked against it
@@ -508,8 +543,12 @@ def _read_stats(tl: Timeline, stats: list[Path], kernels: list, strict: bool) ->
         tl.meta.sources += st.meta.sources
         check = kernel_stats_check(tl, table, f, kernels[0][0]) if kernels else None
         domain = str(table["domain"].iloc[0]) if len(table) else "empty"
-        out.append(check or f"{f}: a per-name {domain} summary ({plural(len(table), 'row')}) beside the trace files: "
-                            "kept as a side table, not analysed (gpulens analyses the trace files)")
+        if domain == "kernel" and not kernels:  # no kernel trace of the process: this summary is its kernels
+            out.append(f"{f}: a per-name kernel summary ({plural(len(table), 'row')}) with no kernel trace beside "
+                       "it: its calls and total times are kept as the per-kernel summary (no timeline)")
+        else:
+            out.append(check or f"{f}: a per-name {domain} summary ({plural(len(table), 'row')}) beside the trace "
+                                "files: kept as a side table, not analysed (gpulens analyses the trace files)")
         out += [w for w in st.meta.warnings if "per-name summary" not in w]
     if tables:
         tl.tables["rocprof_stats"] = pd.concat(tables, ignore_index=True)

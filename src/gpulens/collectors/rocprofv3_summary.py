@@ -27,9 +27,12 @@ import io
 import re
 from pathlib import Path
 
+from gpulens.collectors._summary_copies import summary_copies_note
 from gpulens.collectors._time_units import ns_factor
 from gpulens.collectors.rocpd_summary import RocpdSummary
+from gpulens.collectors.rocprof_v1 import read_text
 from gpulens.errors import TraceFormatError
+from gpulens.timeline import Timeline
 from gpulens.units import plural
 
 _TITLE = re.compile(r"^\s*ROCPROFV3 (?:(?P<domain>[A-Z_]+) )?SUMMARY:\s*$")
@@ -102,6 +105,39 @@ def summary_parts(text: str) -> tuple[str, int] | None:
     return buf.getvalue(), rows
 
 
+def copy_rows(text: str) -> tuple[int, int, float] | None:
+    """The ``MEMORY_COPY`` rows of rocprofv3's summary in ``text``: (names, calls, summed duration in ns), from the
+    per-domain ``MEMORY_COPY`` section when there is one, else from the combined section; None when neither holds a
+    copy row. The kernel figures never include them (a copy is no kernel); a summary records no copy size."""
+    lines = text.splitlines()
+    titles = [(i, m.group("domain")) for i, ln in enumerate(lines) if (m := _TITLE.match(ln))]
+    for want in ("MEMORY_COPY", None):
+        at = next((i for i, d in titles if d == want), None)
+        if at is None or at + 2 >= len(lines):
+            continue
+        keys = [(h.split("(")[0].strip().lower().split() or [""])[0] for h in _cells(lines[at + 2])]
+        unit = _UNIT.match(next((h.lower() for h in _cells(lines[at + 2]) if h.lower().startswith("duration")), ""))
+        if not {"name", "domain", "calls", "duration"} <= set(keys) or unit is None or ns_factor(unit.group("unit")) \
+                is None:
+            continue
+        names = calls = 0
+        total = 0.0
+        for ln in lines[at + 4:]:
+            cells = _cells(ln)
+            if len(cells) != len(keys):
+                break
+            if cells[keys.index("domain")] != "MEMORY_COPY":
+                continue
+            try:
+                c, t = int(cells[keys.index("calls")]), float(cells[keys.index("duration")])
+            except ValueError:
+                continue
+            names, calls, total = names + 1, calls + c, total + t * ns_factor(unit.group("unit"))
+        if names:
+            return names, calls, total
+    return None
+
+
 def _ns(text: str, factor: float, whole: bool) -> str:
     """A printed time in the summary's unit as ns (rounded to whole ns when ``whole``); the text as it is when it is
     no number (the stats reader drops that row and counts it)."""
@@ -129,3 +165,11 @@ class RocprofV3Summary(RocpdSummary):
                                          f"{plural(rows, 'row')} are API calls or copies): no kernel was traced — "
                                          "run rocprofv3 with --kernel-trace as well as --summary")
         return table
+
+    def collect(self, path: Path, strict: bool = True) -> Timeline:
+        tl = super().collect(path, strict)
+        copies = copy_rows(read_text(Path(path))[0])
+        if copies:
+            names, calls, total = copies
+            tl.meta.warnings.append(summary_copies_note(path, calls, 0, total, names, "MEMORY_COPY"))
+        return tl

@@ -253,6 +253,21 @@ GPUS = [
                  "vector.fp32": [13.4, "Turing whitepaper"],
                  "matrix.fp16": [53.8, "Turing whitepaper (FP32 accumulate, as PyTorch uses)", U],
                  "matrix.int8": [215.2, "Turing whitepaper"]}},
+    # Quadro RTX 6000 (TU102, the professional part: tensor cores at the full FP32-accumulate rate, unlike GeForce):
+    # 72 SMs × 64 FP32 lanes = 4,608 CUDA cores and 576 tensor cores at 1,770 MHz boost; 24 GB GDDR6 on 384 bits at
+    # 14 Gbps = 672 GB/s; 6 MB L2 (NVIDIA Quadro RTX 6000 datasheet: 16.3 TFLOPS FP32, 130.5 TFLOPS tensor, 261 TOPS
+    # INT8; source "QRTX6000" below; not in gpu-facts). Each checks: 4,608 × 2 × 1.77 GHz = 16.3; 72 × 1024 × 1.77 =
+    # 130.5; INT8 2× that. An nsys export's TARGET_INFO_GPU of the card (bwyogatama/Mordred-Deprecated
+    # report1.sqlite) records 72 SMs, 1,770,000 kHz, 672,096,000,000 B/s and 6,291,456 B of L2. Not the laptop
+    # "Quadro RTX 6000" parts (lower clocks) nor the Ada "RTX 6000 Ada Generation".
+    {"name": "NVIDIA Quadro RTX 6000", "compute_capability": "7.5", "num_sms": 72, "memory_gb": 24,
+     "match": [r"Quadro RTX 6000(?!.*(?:Mobile|Max-Q|Laptop))"],
+     "figures": {"clock_mhz": [1770, "QRTX6000 (boost)"],
+                 "memory_bandwidth": [672, "QRTX6000 (384-bit GDDR6 at 14 Gbps)"],
+                 "l2": [6, "QRTX6000 (TU102: 6 MB)"], "vector.fp64": [0.51, "1/32 of FP32 (Turing)", U],
+                 "vector.fp32": [16.3, "QRTX6000"],
+                 "matrix.fp16": [130.5, "QRTX6000 (tensor, FP32 accumulate: 72 SMs × 1024 FLOP/clk × 1.77 GHz)"],
+                 "matrix.int8": [261, "QRTX6000 (INT8 tensor)"]}},
     # RTX 2060 SUPER (TU106-410, desktop): 34 SMs × 64 FP32 lanes = 2,176 CUDA cores at the 1650 MHz reference
     # boost; 8 GB GDDR6 on 256 bits at 14 Gbps = 448 GB/s; 4 MB L2; 272 tensor cores (RTX 2060 SUPER spec tables of
     # guru3d's "GeForce RTX 2060 SUPER and 2070 SUPER review" and topcpu.net: source "2060S" below). Peaks derived

@@ -52,6 +52,7 @@ SOURCE_KEYS: dict[str, str] = {
     "RX-7900": "AMD's RX 7900 series launch specifications (Tom's Hardware deep dive, 2022-11-14)",
     "W7900": "Radeon PRO W7900 product figures (itcreations.com, huggingface.co/hardware/pro-w7900)",
     "VEGA20": "Vega 20 figures: guru3d's Radeon VII review, AMD's MI50/MI60 launch figures",
+    "QRTX6000": "NVIDIA Quadro RTX 6000 datasheet (FP32, tensor and INT8 peaks, GDDR6 bandwidth, L2)",
 }
 
 
