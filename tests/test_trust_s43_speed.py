@@ -133,26 +133,31 @@ def test_damaged_text_is_set_aside_the_same_through_views(tmp_path):
     assert st.col == st.offset - (text.rfind(b"\n", 0, st.offset) + 1)
 
 
+def _add(t: _Text, blk: bytes, lo: int) -> int:
+    t.lo = lo
+    return t.append(blk)
+
+
 def test_text_buffer_moves_only_the_uncut_text_and_reuses_a_free_buffer():
     small = _Text(8)
-    small.append(b"abc", 0)
+    _add(small, b"abc", 0)
     assert len(small.buf) == 6  # a block shorter than a whole one (a small file): twice its size, not 4 blocks
     t = _Text(8)
-    assert t.append(b"0123456789", 0) == 0
+    assert _add(t, b"0123456789", 0) == 0
     first = t.buf
     assert len(first) == 32  # 4 blocks of 8 bytes
-    assert t.append(b"abcdefghijklmnop", 6) == 0  # 26 bytes fit: appended where they are
+    assert _add(t, b"abcdefghijklmnop", 6) == 0  # 26 bytes fit: appended where they are
     assert bytes(t.buf[:t.hi]) == b"0123456789abcdefghijklmnop"
-    assert t.append(b"ABCDEFGHIJ", 20) == 20  # 36 > 32: the uncut "klmnop" moves to a new buffer's front
+    assert _add(t, b"ABCDEFGHIJ", 20) == 20  # 36 > 32: the uncut "klmnop" moves to a new buffer's front
     second = t.buf
     assert second is not first and bytes(t.buf[:t.hi]) == b"klmnopABCDEFGHIJ" and t.consumed == 20
-    assert t.append(b"QRSTUVWXYZ0123456", 14) == 14  # 33 > 32: into the first buffer again (no view of it)
+    assert _add(t, b"QRSTUVWXYZ0123456", 14) == 14  # 33 > 32: into the first buffer again (no view of it)
     assert t.buf is first and bytes(t.buf[:t.hi]) == b"IJQRSTUVWXYZ0123456" and t.consumed == 34
     view = memoryview(t.buf)[2:6]
     assert _viewed(first) and not _viewed(second) and len(first) == 32  # the probe leaves the size as it was
-    assert t.append(b"x" * 14, 18) == 18  # into the second buffer (no view of it)
+    assert _add(t, b"x" * 14, 18) == 18  # into the second buffer (no view of it)
     assert t.buf is second and bytes(t.buf[:t.hi]) == b"6" + b"x" * 14 and t.consumed == 52
-    assert t.append(b"y" * 20, 15) == 15  # the first buffer is viewed: a new one, the first left as it is
+    assert _add(t, b"y" * 20, 15) == 15  # the first buffer is viewed: a new one, the first left as it is
     assert t.buf is not first and t.buf is not second and bytes(view) == b"QRST"
     assert bytes(t.buf[:t.hi]) == b"y" * 20 and t.consumed == 67
 
@@ -224,3 +229,39 @@ def test_scanned_pieces_from_views_match_the_json(tmp_path):
     assert np.array_equal(k["start_ns"].to_numpy() - k["start_ns"].min(), np.arange(4000) * 1000)  # ts 1000 + i µs
     assert k["correlation_id"].tolist()[1:] == list(range(1, 4000))  # (correlation 0 is Kineto's "none")
     assert set(k["name"].astype(str)) == {e["name"] for e in events[:3]}
+
+
+def test_a_plain_file_is_read_into_the_buffer_and_a_transcoded_one_as_bytes(tmp_path):
+    from gpulens.collectors._stream import iter_blocks
+
+    data = _text(_events(3000))  # ~450 KB: several 64 KiB blocks
+    plain, bom = tmp_path / "p.json", tmp_path / "b.json"
+    plain.write_bytes(data)
+    bom.write_bytes(b"\xef\xbb\xbf" + data)
+    for path, direct in ((plain, True), (bom, False)):
+        t = _Text(1 << 16)
+        info = StreamInfo()
+        kinds = []
+        for blk in iter_blocks(path, info, block=1 << 16, into=t.read_into):
+            kinds.append(type(blk))
+            if not isinstance(blk, int):
+                t.append(blk)
+        assert kinds[0] is bytes and (int in kinds) == direct
+        assert info.nbytes == path.stat().st_size
+        if direct:  # the text read in place: the file's bytes, in order (lo stays 0: the buffer only grows)
+            assert bytes(t.buf[:t.hi]) == data
+
+
+@pytest.mark.parametrize("n", [1381, 2790, 2868, 3001, 3400])
+def test_the_end_of_the_file_anywhere_in_a_block(tmp_path, n):
+    """Files whose end falls at many places relative to the 64 KiB blocks and the buffer's room (1,381 events, one
+    thread: the last read, which finds nothing, first moves the text to the other buffer, as with 2,868 to ~3,200
+    events on two threads): every event once, in order, plain and gzip, one thread and two."""
+    events = _events(n)
+    data = _text(events)
+    for gz in (False, True):
+        path = tmp_path / ("t.json.gz" if gz else "t.json")
+        path.write_bytes(gzip.compress(data) if gz else data)
+        for ahead in (False, True):
+            got, _ = _read(path, _Views(), 40000, ahead)
+            assert [e for piece in got for e in piece] == events

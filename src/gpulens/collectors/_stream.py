@@ -27,7 +27,7 @@ import numpy as np
 
 from gpulens.collectors._stream_ahead import Rounds
 from gpulens.collectors._stream_damage import Stretch, damage_at, next_event
-from gpulens.collectors._io import GZIP_MAGIC, as_utf8, decompress_limit, gunzip_blocks, open_error
+from gpulens.collectors._io import GZIP_MAGIC, as_utf8, decompress_limit, gunzip_blocks, open_error, text_codec
 from gpulens.errors import TraceFormatError
 
 #: Default piece size (decompressed bytes). Peak memory grows with it; speed hardly changes above a few MB.
@@ -56,8 +56,14 @@ class StreamInfo:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def iter_blocks(path: Path, info: StreamInfo, block: int = 8 << 20) -> Iterator[bytes]:
+def iter_blocks(path: Path, info: StreamInfo, block: int = 8 << 20,
+                into: Callable[[Any, int], int] | None = None) -> Iterator[bytes | int]:
     """Yield the decompressed content of ``path`` block by block (gzip members concatenated).
+
+    ``into(file, n)``: reads up to ``n`` bytes of the open file straight into the caller's buffer and answers how
+    many (:meth:`_Text.read_into`). Given, a plain file in UTF-8 (no byte-order mark, :func:`._io.text_codec`) is read
+    that way after its first block with content, and the number of bytes read is yielded instead of the bytes (one
+    copy of the file's text fewer); a compressed or transcoded file is yielded as bytes all along.
 
     Raises:
         TraceFormatError: missing, unreadable, empty, whitespace-only or corrupt-gzip file (same messages as
@@ -76,10 +82,17 @@ def iter_blocks(path: Path, info: StreamInfo, block: int = 8 << 20) -> Iterator[
         seen_content = False
         if not info.compressed:
             raw = first
+            direct = into is not None and text_codec(first) is None
             while raw:
                 info.nbytes += len(raw)
                 seen_content = seen_content or bool(raw.strip())
                 yield raw
+                while direct and seen_content:  # the rest read into the caller's buffer
+                    got = into(fh, block)
+                    if not got:
+                        return
+                    info.nbytes += got
+                    yield got
                 raw = fh.read(block)
             if not seen_content:
                 raise TraceFormatError(path, "file contains only whitespace")
@@ -241,7 +254,7 @@ def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: Strea
     prefix: bytes | None = None
     start = 0  # index in text.buf of the `[` or `,` before the next event not yet yielded
     array_form = False
-    blocks = as_utf8(iter_blocks(path, info, block=block))  # BOM / UTF-16
+    blocks = as_utf8(iter_blocks(path, info, block=block, into=text.read_into))  # BOM / UTF-16
     eof = False
     pool = rounds = None
     yielded = False
@@ -254,14 +267,15 @@ def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: Strea
     step: int | None = None  # after damage: pieces of this size, doubled while they decode (damage often recurs)
     try:
         while not eof:
-            blk = next(blocks, None)
+            text.lo, text.moved = mark, 0  # buf[mark] (at or before `start`): the first byte still needed
+            blk = next(blocks, None)  # bytes, or how many were read into text.buf (iter_blocks' `into`)
             if blk is None:
                 eof = True
-            else:
-                shift = text.append(blk, mark)  # buf[mark] (at or before `start`): the first byte still needed
-                if shift:  # the text not yet cut moved to a new buffer's front
-                    start, mark = start - shift, mark - shift
-                    damaged = None if damaged is None else damaged - shift
+            elif not isinstance(blk, int):
+                text.append(blk)
+            if text.moved:  # the text not yet cut moved to a buffer's front (also by a read that found the end)
+                start, mark = start - text.moved, mark - text.moved
+                damaged = None if damaged is None else damaged - text.moved
             buf, hi = text.buf, text.hi
             if prefix is None:
                 s = buf[:hi].lstrip()
@@ -378,12 +392,30 @@ class _Text:
         self.block = block
         self.buf = bytearray()
         self.spare: bytearray | None = None
-        self.hi = self.consumed = 0
+        self.hi = self.consumed = self.lo = self.moved = 0
 
-    def append(self, blk: bytes, lo: int) -> int:
+    def append(self, blk: bytes) -> int:
         """Append ``blk``; the text before ``lo`` is no longer needed. Returns how far the indexes into ``buf``
-        moved back (0 when the block fitted where it was)."""
-        buf, hi, n = self.buf, self.hi, len(blk)
+        moved back (0 when the block fitted where it was; also in :attr:`moved`)."""
+        n = len(blk)
+        shift = self._room(n)
+        self.buf[self.hi:self.hi + n] = blk
+        self.hi += n
+        return shift
+
+    def read_into(self, fh: Any, n: int) -> int:
+        """Read up to ``n`` bytes of the file ``fh`` after ``hi`` (made room for as :meth:`append` does, how far
+        the indexes moved in :attr:`moved`); returns the bytes read (0 at the end of the file)."""
+        self._room(n)
+        with memoryview(self.buf) as whole, whole[self.hi:self.hi + n] as view:  # released: no view left alive
+            got = fh.readinto(view)
+        self.hi += got
+        return got
+
+    def _room(self, n: int) -> int:
+        """Room for ``n`` bytes after ``hi``: the text from ``lo`` on moved to the front of the other buffer when
+        they do not fit. Returns (and keeps in :attr:`moved`) how far the indexes into ``buf`` moved back."""
+        buf, hi, lo = self.buf, self.hi, self.lo
         shift = 0
         if hi + n > len(buf):
             live = hi - lo
@@ -393,10 +425,8 @@ class _Text:
             with memoryview(buf) as old:
                 new[:live] = old[lo:hi]
             self.spare = buf if len(buf) else None
-            self.buf, self.consumed, shift = new, self.consumed + lo, lo
-            buf, hi = new, live
-        buf[hi:hi + n] = blk
-        self.hi = hi + n
+            self.buf, self.consumed, self.hi, self.lo, shift = new, self.consumed + lo, live, 0, lo
+        self.moved = shift
         return shift
 
 
