@@ -358,16 +358,18 @@ def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: Strea
             pool.shutdown(wait=True)
     buf, hi, consumed = text.buf, text.hi, text.consumed
     if prefix is None:  # no traceEvents array at all: hand the whole (small) document to the tail decoder
-        yield Tail(bytes(buf[:hi]), False, 0)
-        return
-    with memoryview(buf) as whole, whole[start + 1:hi] as body:
-        doc = prefix + body.tobytes()
-    if counting:
-        lines, col = _advance_within(buf, mark, start + 1, lines, col)
-        yield Tail(doc, array_form, consumed + start + 1 - len(prefix), (len(prefix), lines, col))
-        return
-    at, head = consumed + start + 1, len(prefix)
-    yield Tail(doc, array_form, at - head, locate=lambda: (head,) + position_at(path, at, block))
+        tail = Tail(bytes(buf[:hi]), False, 0)
+    else:
+        with memoryview(buf) as whole, whole[start + 1:hi] as body:
+            doc = prefix + body.tobytes()
+        if counting:
+            lines, col = _advance_within(buf, mark, start + 1, lines, col)
+            tail = Tail(doc, array_form, consumed + start + 1 - len(prefix), (len(prefix), lines, col))
+        else:
+            at, head = consumed + start + 1, len(prefix)
+            tail = Tail(doc, array_form, at - head, locate=lambda: (head,) + position_at(path, at, block))
+    del buf, text  # the buffers (2 × 32 MiB) freed before the tail is read, not when the consumer drops this stream
+    yield tail
 
 
 class _Text:
