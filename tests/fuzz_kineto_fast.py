@@ -71,7 +71,7 @@ def load(path: Path, fast: bool, chunk: int, small_blocks: bool = False) -> tupl
     kineto_mod.piece_reader = spy
     orig_blocks = stream_mod.iter_blocks
     if small_blocks:
-        stream_mod.iter_blocks = lambda p, info, block=0: orig_blocks(p, info, block=max(16, min(block, chunk)))
+        stream_mod.iter_blocks = lambda p, info, block=0, **kw: orig_blocks(p, info, block=max(16, min(block, chunk)), **kw)
     try:
         return KinetoCollector().collect(path, fast=fast, chunk_bytes=chunk), (readers[0] if readers else None)
     except GpulensError as exc:

@@ -37,17 +37,17 @@ def _ir() -> tuple[Any, Callable]:
     # the argument order of _kineto_native.call
     sig = i64(P(u8), i64, P(i64), P(u64), P(f64), P(i64), P(f64), i64,
               P(i64), P(u64), P(u8), P(i64), P(i64), P(u64), P(u8), P(i64), P(b1), P(u8), P(b1), P(b1),
-              P(i64), P(i64), P(i64), P(u64), P(i64), P(i64), i64, i64, u64, P(i64))
+              P(i64), P(i64), P(i64), P(u64), P(i64), P(i64), i64, i64, u64, i64, P(i64))
 
     def entry(buf, n, I, H, D, O, OD, cap, ts, tf, td, to, as_, af, ad, ao, sk, st, se, tse, sl, gs, ge, gh, gsl,
-              ng, size, cells, mask, rows):
+              ng, size, cells, mask, framed, rows):
         status, r = scan(carray(buf, (n,)), carray(I, (ring, nf)), carray(H, (ring, nh)), carray(D, (ring, 4)),
                          carray(O, (nout, cap)), carray(OD, (4, cap)),
                          carray(ts, (1024,)), carray(tf, (nk_t,)), carray(td, (nd_t,)), carray(to, (nk_t + 1,)),
                          carray(as_, (1024,)), carray(af, (nk_a,)), carray(ad, (nd_a,)), carray(ao, (nk_a + 1,)),
                          carray(sk, (256,)), carray(st, (depth,)), carray(se, (nseen,)), carray(tse, (ntseen,)),
                          carray(sl, (nt, size)), carray(gs, (nt, cells)), carray(ge, (nt, cells)),
-                         carray(gh, (nt, cells)), carray(gsl, (nt, cells)), carray(ng, (nt,)), mask)
+                         carray(gh, (nt, cells)), carray(gsl, (nt, cells)), carray(ng, (nt,)), mask, framed)
         rows[0] = r
         return status
 

@@ -69,9 +69,16 @@ class piece_reader:  # noqa: N801  (used as a function)
     It is also the stream's ``ahead`` reader: with the scanner on and two CPUs, :meth:`read_ahead` scans a second
     piece on a worker thread (the scanner releases the GIL) while the first is read.
 
+    It reads the stream's pieces in place (:attr:`takes_views`): a piece handed over as a :class:`memoryview` of the
+    stream's buffer (its first and last bytes standing for ``[`` and ``]``) is scanned there, and copied into a JSON
+    array of its own (:func:`._stream.framed_copy`) only when ``decode`` must read it.
+
     Attributes:
         scanned, decoded: pieces read by the scanner / handed to ``decode`` so far.
     """
+
+    #: the stream hands pieces over as views of its buffer (:func:`gpulens.collectors._stream.stream_pieces`)
+    takes_views = True
 
     def __init__(self, decode: Callable[[Any], Any], info: Any, force: bool | None = None) -> None:
         self.decode, self.info, self.force = decode, info, force
@@ -92,6 +99,10 @@ class piece_reader:  # noqa: N801  (used as a function)
         if buf is self._refused:
             self._refused = None
         self.decoded += 1
+        if isinstance(buf, memoryview):  # decoded Raw values keep their text: a copy, not the stream's buffer
+            from gpulens.collectors._stream import framed_copy
+
+            buf = framed_copy(buf)
         return self.decode(buf)
 
     def wanted(self) -> bool:
@@ -167,7 +178,7 @@ def _strings(data: bytes, I: np.ndarray, gcol: int, spans: tuple):
     are numbered in order of first appearance, each group's first row gives the text)."""
     values = []
     for a, b in zip(spans[0].tolist(), spans[1].tolist()):
-        text = data[a:b]
+        text = bytes(data[a:b])
         if text.isascii() and b"\\" not in text:
             values.append(text.decode("ascii"))
         else:  # escapes or non-ASCII bytes (T_ESCAPED): decoded as msgspec decodes them
@@ -183,7 +194,7 @@ class ScannedPiece:
     """One piece read by the scanner: its bytes, the per-row fields, the names and categories grouped.
 
     Attributes:
-        data: the piece's bytes (the stream's bytearray, not a copy); I, D: the scanner's field and float matrices (one row per field, one column per
+        data: the piece's bytes (the stream's bytearray or a view of its buffer, not a copy); I, D: the scanner's field and float matrices (one row per field, one column per
         ``X`` event in file order), texts: the spans of its interned texts' groups (see
         :func:`._kineto_scan.scan`); names, cats: (decoded value per group, group per event or -1).
     """
@@ -236,9 +247,9 @@ def _certain(buf: Any, I: np.ndarray, D: np.ndarray, texts: list) -> ScannedPiec
     certainty (module docstring)."""
     from gpulens.collectors import _kineto_scan as S
 
-    # the piece itself, not a copy (8 MiB a piece: 1.2 GB of copies at 1M kernels): the stream makes each piece a
-    # bytearray of its own and never changes it; the few texts taken from it are made bytes where they are kept
-    data = buf if isinstance(buf, (bytes, bytearray)) else bytes(buf)
+    # the piece itself, not a copy (8 MiB a piece: 1.2 GB of copies at 1M kernels): the stream never changes a piece
+    # (a view of its buffer, or a bytearray of its own) while it is read; the few texts taken from it are made bytes
+    data = buf if isinstance(buf, (bytes, bytearray, memoryview)) else bytes(buf)
     F = S.F
     try:
         names = _strings(data, I, F["NAME_G"], texts[S.T_NAMES])
@@ -393,7 +404,7 @@ class ScannedRows:
     def values(self, key: str, rows: np.ndarray, gpu: bool = False) -> list:
         if key != "kind":
             return [None] * len(rows)  # kernel_details: pieces that have one are read by msgspec
-        return [self.data[int(a):int(b)].decode("ascii") if t == self.S.T_GOOD else None
+        return [bytes(self.data[int(a):int(b)]).decode("ascii") if t == self.S.T_GOOD else None
                 for a, b, t in zip(self._f("KIND_S", rows), self._f("KIND_E", rows), self._f("KIND_T", rows))]
 
     def collectives(self) -> tuple[np.ndarray, list]:

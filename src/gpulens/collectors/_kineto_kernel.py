@@ -259,22 +259,34 @@ def _flush(I, D, O, OD, r0, m):
 
 @_jit(nogil=True)
 def _scan(buf, I, H, D, O, OD, tslots, tfirsts, tdata, toffs, aslots, afirsts, adata, aoffs, skipped, stack, seen, tseen,
-          slots, gs, ge, gh, gslot, ngroups, mask):
+          slots, gs, ge, gh, gslot, ngroups, mask, framed):
     """See :func:`scan`; returns (status, rows). ``I``, ``H``, ``D``: row-major rings of :data:`RING` rows (event
     ``r`` in row ``r % RING``), each full ring copied into the field-major outputs ``O`` (the first :data:`NOUT`
     fields of ``I``) and ``OD`` (``D``) while in cache (:func:`_flush`). ``stack``, ``seen``, ``tseen``: scratch
     arrays of :data:`MAX_DEPTH` + 1 bytes, one flag per args key / top-level key (:func:`_run`; compiled without the
-    NRT, the scan allocates nothing)."""
+    NRT, the scan allocates nothing). ``framed``: ``buf`` is a piece of the stream's buffer in place
+    (:func:`gpulens.collectors._stream.stream_pieces`): its first byte (``[`` or the ``,`` before the first event)
+    stands for the array's ``[`` and its last byte (the ``,`` or white space after the last event's ``}``) for its
+    ``]``, whatever they are — neither is read, so two threads may scan two pieces that share that byte; else
+    ``buf`` is a JSON array, white space around it allowed."""
     n = len(buf)
     cap = O.shape[1]
-    p = _ws(buf, 0, n)
-    if p >= n or buf[p] != 91:
-        return FALLBACK, 0
-    p = _ws(buf, p + 1, n)
     r = 0
-    if p < n and buf[p] == 93:
+    if framed:
+        n -= 1
+        if n < 1:
+            return FALLBACK, 0
+        p = _ws(buf, 1, n)
+        if p >= n:
+            return OK, 0
+    else:
+        p = _ws(buf, 0, n)
+        if p >= n or buf[p] != 91:
+            return FALLBACK, 0
         p = _ws(buf, p + 1, n)
-        return (OK if p == n else FALLBACK), 0
+        if p < n and buf[p] == 93:
+            p = _ws(buf, p + 1, n)
+            return (OK if p == n else FALLBACK), 0
     while True:
         if p >= n or buf[p] != 123:
             return FALLBACK, r
@@ -395,8 +407,11 @@ def _scan(buf, I, H, D, O, OD, tslots, tfirsts, tdata, toffs, aslots, afirsts, a
                 _flush(I, D, O, OD, r - RING, RING)
         p = _ws(buf, p, n)
         if p >= n:
+            if framed:  # the end of the piece after an event: its closing byte
+                _flush(I, D, O, OD, r - (r & (RING - 1)), r & (RING - 1))
+                return OK, r
             return FALLBACK, r
-        if buf[p] == 93:
+        if buf[p] == 93 and not framed:
             p = _ws(buf, p + 1, n)
             if p != n:
                 return FALLBACK, r
@@ -429,10 +444,10 @@ def _keyed_entry(digest: str):
 
     @_jit(cache=True, nogil=True)
     def scan_entry(buf, I, H, D, O, OD, tslots, tfirsts, tdata, toffs, aslots, afirsts, adata, aoffs, skipped, stack,
-                   seen, tseen, slots, gs, ge, gh, gslot, ngroups, mask):
+                   seen, tseen, slots, gs, ge, gh, gslot, ngroups, mask, framed):
         digest  # noqa: B018  (read, so that it is a closure cell: numba hashes those into the cache key)
         return _scan(buf, I, H, D, O, OD, tslots, tfirsts, tdata, toffs, aslots, afirsts, adata, aoffs, skipped,
-                     stack, seen, tseen, slots, gs, ge, gh, gslot, ngroups, mask)
+                     stack, seen, tseen, slots, gs, ge, gh, gslot, ngroups, mask, framed)
 
     return scan_entry
 

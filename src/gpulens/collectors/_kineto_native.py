@@ -100,15 +100,16 @@ _I64 = ctypes.c_int64
 
 
 def call(fn: Callable[..., int], arr: np.ndarray, work: tuple, stack: np.ndarray, seen: np.ndarray,
-         tseen: np.ndarray, mask: np.uint64) -> tuple[int, int]:
+         tseen: np.ndarray, mask: np.uint64, framed: bool = False) -> tuple[int, int]:
     """:func:`._kineto_kernel._scan` of the bytes ``arr`` through the library's entry point ``fn``, with the
     arguments :func:`gpulens.collectors._kineto_scan._run` passes to the numba entry point: (status, rows).
 
     The C signature (:func:`._kineto_aot.build` writes the matching one): the buffer and its length; the rings
     ``I``, ``H``, ``D``; the outputs ``O``, ``OD`` and their columns; the top-level and args key tables (4 arrays
     each); the skipped-phase set; the scratch ``stack``, ``seen``, ``tseen``; the interning tables (``slots``,
-    ``gs``, ``ge``, ``gh``, ``gslot``, ``ngroups``), the columns of ``slots`` and of the others; the hash mask; a
-    one-cell int64 array for the rows. Every array is passed by address: its shape is fixed by the layout
+    ``gs``, ``ge``, ``gh``, ``gslot``, ``ngroups``), the columns of ``slots`` and of the others; the hash mask;
+    ``framed`` (1: ``arr`` is a piece of the stream's buffer in place, its first and last bytes standing for ``[``
+    and ``]``, see :func:`._kineto_kernel._scan`); a one-cell int64 array for the rows. Every array is passed by address: its shape is fixed by the layout
     (:mod:`._kineto_layout`) or by the three column counts given. Returns -1 when the compiled code raised (never
     expected: the scan raises nothing) — reported here as RuntimeError."""
     I, H, D, O, OD, slots, gs, ge, gh, gslot, ng = work
@@ -122,16 +123,17 @@ def call(fn: Callable[..., int], arr: np.ndarray, work: tuple, stack: np.ndarray
     status = fn(_ptr(arr), _I64(len(arr)), _ptr(I), _ptr(H), _ptr(D), _ptr(O), _ptr(OD), _I64(O.shape[1]),
                 *map(_ptr, L.TOP_TABLE), *map(_ptr, L.ARG_TABLE), _ptr(L._SKIPPED_SET), _ptr(stack), _ptr(seen),
                 _ptr(tseen), _ptr(slots), _ptr(gs), _ptr(ge), _ptr(gh), _ptr(gslot), _ptr(ng),
-                _I64(slots.shape[1]), _I64(gs.shape[1]), ctypes.c_uint64(int(mask)), _ptr(rows))
+                _I64(slots.shape[1]), _I64(gs.shape[1]), ctypes.c_uint64(int(mask)), _I64(int(framed)),
+                _ptr(rows))
     if status < 0:
         raise RuntimeError("the compiled Kineto scanner raised")
     return int(status), int(rows[0])
 
 
 def wrap(fn: Callable[..., int]) -> Callable[..., tuple[int, int]]:
-    """``run(arr, work, stack, seen, tseen, mask)`` over the entry point ``fn`` (:func:`call`)."""
+    """``run(arr, work, stack, seen, tseen, mask, framed)`` over the entry point ``fn`` (:func:`call`)."""
     def run(arr: np.ndarray, work: tuple, stack: np.ndarray, seen: np.ndarray, tseen: np.ndarray,
-            mask: Any) -> tuple[int, int]:
-        return call(fn, arr, work, stack, seen, tseen, mask)
+            mask: Any, framed: bool = False) -> tuple[int, int]:
+        return call(fn, arr, work, stack, seen, tseen, mask, framed)
 
     return run

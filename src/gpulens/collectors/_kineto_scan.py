@@ -136,14 +136,14 @@ _WORK = _Work()
 _SCAN: Any = None
 
 
-def _run(arr: np.ndarray, work: tuple) -> tuple[int, int]:
+def _run(arr: np.ndarray, work: tuple, framed: bool = False) -> tuple[int, int]:
     """:func:`._kineto_kernel._scan` of the bytes ``arr`` into the work matrices ``work`` (:meth:`_Work.get`):
-    (status, rows). Its scratch arrays are made here (the scan, compiled without the NRT, allocates nothing): the
+    (status, rows); ``framed``: ``arr`` is a piece of the stream's buffer in place (:func:`scan`). Its scratch arrays are made here (the scan, compiled without the NRT, allocates nothing): the
     container stack of :func:`._kineto_lex._skip`, one flag per args key and per top-level key seen in the current
     event."""
     stack = np.zeros(MAX_DEPTH + 1, dtype=np.uint8)
     seen, tseen = np.zeros(len(_ARG_KEYS), dtype=np.bool_), np.zeros(len(_TOP_KEYS), dtype=np.bool_)
-    return (_SCAN or _numba_entry())(arr, work, stack, seen, tseen, HASH_MASK)
+    return (_SCAN or _numba_entry())(arr, work, stack, seen, tseen, HASH_MASK, framed)
 
 
 def _numba_entry():
@@ -151,8 +151,9 @@ def _numba_entry():
     the kernel compiled or loaded from numba's cache."""
     from gpulens.collectors._kineto_kernel import scan_entry
 
-    def run(arr, work, stack, seen, tseen, mask):
-        return scan_entry(arr, *work[:5], *TOP_TABLE, *ARG_TABLE, _SKIPPED_SET, stack, seen, tseen, *work[5:], mask)
+    def run(arr, work, stack, seen, tseen, mask, framed=False):
+        return scan_entry(arr, *work[:5], *TOP_TABLE, *ARG_TABLE, _SKIPPED_SET, stack, seen, tseen, *work[5:], mask,
+                          bool(framed))
 
     return run
 
@@ -218,6 +219,10 @@ HASH_MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
 def scan(buf: bytes | bytearray | memoryview) -> tuple[int, np.ndarray, np.ndarray, list]:
     """Scan a JSON array of events (bytes): :func:`scan_only` then :func:`scan_result`.
 
+    A :class:`memoryview` is a piece of the stream's buffer in place (:func:`._stream.stream_pieces`, a reader that
+    takes views): its first byte (``[`` or ``,``) stands for ``[`` and its last for ``]``, whatever they are
+    (:func:`._kineto_kernel._scan`, ``framed``); any other buffer is a whole JSON array.
+
     Returns:
         (status, I, D, texts): :data:`OK` with, per ``X`` event in file order, ``I`` (int64, the first :data:`NOUT`
         fields × rows; ``NAME_G``/``CAT_G``/``TEXT_DIMS_G``/``TYPES_G``: the row's group in interning table
@@ -237,9 +242,10 @@ def scan_only(buf: bytes | bytearray | memoryview) -> tuple:
     which must run before this thread scans again."""
     arr = np.frombuffer(buf, dtype=np.uint8)
     cap = _WORK.want(buf, len(arr))
+    framed = isinstance(buf, memoryview)
     while True:
         work = _WORK.get(cap)
-        status, rows = _run(arr, work)
+        status, rows = _run(arr, work, framed)
         if status != FULL:
             if status == OK:
                 _WORK.last = rows

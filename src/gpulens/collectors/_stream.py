@@ -27,7 +27,7 @@ import numpy as np
 
 from gpulens.collectors._stream_ahead import Rounds
 from gpulens.collectors._stream_damage import Stretch, damage_at, next_event
-from gpulens.collectors._io import GZIP_MAGIC, as_utf8, decompress_limit, gunzip_blocks, open_error
+from gpulens.collectors._io import GZIP_MAGIC, as_utf8, decompress_limit, gunzip_blocks, open_error, text_codec
 from gpulens.errors import TraceFormatError
 
 #: Default piece size (decompressed bytes). Peak memory grows with it; speed hardly changes above a few MB.
@@ -56,8 +56,14 @@ class StreamInfo:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def iter_blocks(path: Path, info: StreamInfo, block: int = 8 << 20) -> Iterator[bytes]:
+def iter_blocks(path: Path, info: StreamInfo, block: int = 8 << 20,
+                into: Callable[[Any, int], int] | None = None) -> Iterator[bytes | int]:
     """Yield the decompressed content of ``path`` block by block (gzip members concatenated).
+
+    ``into(file, n)``: reads up to ``n`` bytes of the open file straight into the caller's buffer and answers how
+    many (:meth:`_Text.read_into`). Given, a plain file in UTF-8 (no byte-order mark, :func:`._io.text_codec`) is read
+    that way after its first block with content, and the number of bytes read is yielded instead of the bytes (one
+    copy of the file's text fewer); a compressed or transcoded file is yielded as bytes all along.
 
     Raises:
         TraceFormatError: missing, unreadable, empty, whitespace-only or corrupt-gzip file (same messages as
@@ -76,10 +82,17 @@ def iter_blocks(path: Path, info: StreamInfo, block: int = 8 << 20) -> Iterator[
         seen_content = False
         if not info.compressed:
             raw = first
+            direct = into is not None and text_codec(first) is None
             while raw:
                 info.nbytes += len(raw)
                 seen_content = seen_content or bool(raw.strip())
                 yield raw
+                while direct and seen_content:  # the rest read into the caller's buffer
+                    got = into(fh, block)
+                    if not got:
+                        return
+                    info.nbytes += got
+                    yield got
                 raw = fh.read(block)
             if not seen_content:
                 raise TraceFormatError(path, "file contains only whitespace")
@@ -114,17 +127,18 @@ def _in_string(buf: bytearray, start: int, p: int) -> bool:
     return seg.count(b'"') % 2 == 1
 
 
-def _candidate(buf: bytearray, start: int, end: int, budget: int = _MAX_TRIES) -> tuple[int, int, int] | None:
+def _candidate(buf: bytearray, start: int, end: int, budget: int = _MAX_TRIES,
+               limit: int | None = None) -> tuple[int, int, int] | None:
     """The last cut candidate before ``end``: (index of a top-level-looking ``}``, index of the ``,`` after it, the
     ``},`` looked at to find it) with the ``}`` outside a string (:func:`_in_string`), within the last ``budget``
-    ``},``; None when none."""
+    ``},``; None when none. ``limit``: the end of the text in ``buf`` (default ``len(buf)``)."""
     tries = 0
+    n = len(buf) if limit is None else limit
     while tries < budget:
         p = buf.rfind(b"}", start, end)
         if p < 0:
             return None
         q = p + 1
-        n = len(buf)
         while q < n and buf[q] in _WS:
             q += 1
         if q >= n or buf[q] != 0x2C:  # ','
@@ -146,21 +160,25 @@ def _piece(buf: bytearray, start: int, p: int) -> bytearray:
 
 
 def _cut(buf: bytearray, start: int, decode: Callable[[bytes], Any], end: int | None = None,
-         damage: list[int] | None = None) -> tuple[Any, int] | None:
+         damage: list[int] | None = None, views: bool = False, limit: int | None = None) -> tuple[Any, int] | None:
     """Decode the longest prefix of events in ``buf[start:end]`` that ends at a validated cut.
 
     ``buf[start]`` is the ``[`` or ``,`` before the first event. Returns (decoded events, index of the ``,`` where the
     next piece starts) or None when no candidate within the last few ``},`` decodes. ``damage``: when given, the index
-    in ``buf`` of damage a failed decode named (:func:`._stream_damage.damage_at`) is appended to it.
+    in ``buf`` of damage a failed decode named (:func:`._stream_damage.damage_at`) is appended to it. ``views``:
+    ``decode`` reads pieces in place (:func:`piece_of`); ``limit``: the end of the text in ``buf`` (default
+    ``len(buf)``).
     """
-    end, left = len(buf) if end is None else end, _MAX_TRIES
+    limit = len(buf) if limit is None else limit
+    end, left = limit if end is None else end, _MAX_TRIES
+    cut = piece_of(views)
     while left > 0:
-        c = _candidate(buf, start, end, left)  # a `},` inside a string would fail to decode: skipped, counted
+        c = _candidate(buf, start, end, left, limit)  # a `},` inside a string would fail to decode: skipped, counted
         if c is None:
             return None
         p, q, used = c
         left -= used
-        piece = _piece(buf, start, p)  # one copy, decoded as is (decoded Raw values keep it alive, not `buf`)
+        piece = cut(buf, start, p)  # a view, or one copy decoded as is (decoded Raw values keep it alive, not `buf`)
         try:
             return decode(piece), q
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
@@ -213,6 +231,11 @@ def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: Strea
     :class:`~gpulens.collectors._stream_damage.Stretch` for the caller to judge, and the pieces after it as usual
     (:mod:`._stream_damage`). Damage with no event after it stays in the tail.
 
+    The text is read into a buffer that is never resized (:class:`_Text`): a piece is cut by moving an index, and a
+    reader that takes views (``decode_events.takes_views``) reads each piece in place, as a :class:`memoryview` of
+    the buffer whose first and last bytes stand for ``[`` and ``]`` (:func:`framed_copy` makes it a JSON array);
+    other readers get each piece as a JSON array of its own (a copy).
+
     Args:
         decode_events: decodes a JSON array of events (bytes) into a list; raises msgspec errors when invalid.
         chunk_bytes: approximate decompressed size of each piece.
@@ -225,69 +248,74 @@ def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: Strea
             decode). The pieces are yielded in file order; a cut that does not decode is retried as without it.
             Any ``ahead`` gives the same events in the same order.
     """
-    buf = bytearray()
-    consumed = 0  # absolute offset of buf[0]
-    prefix: bytes | None = None
-    start = 0
-    array_form = False
     block = max(1 << 16, min(chunk_bytes, 8 << 20))
-    blocks = as_utf8(iter_blocks(path, info, block=block))  # BOM / UTF-16
+    text = _Text(block)
+    views = bool(getattr(decode_events, "takes_views", False))
+    prefix: bytes | None = None
+    start = 0  # index in text.buf of the `[` or `,` before the next event not yet yielded
+    array_form = False
+    blocks = as_utf8(iter_blocks(path, info, block=block, into=text.read_into))  # BOM / UTF-16
     eof = False
     pool = rounds = None
     yielded = False
-    lines = col = 0  # newlines in the bytes cut off so far, bytes after the last of them (while `counting`)
-    # a regular file is read again to count its newlines when a position is needed (damaged text: rare); the
-    # pieces of intact text are not counted as they are cut (2–3 % of a 1M-kernel load). A pipe is counted as read.
+    # newlines in the text before text.buf[mark], bytes after the last of them (while `counting`): a regular file is
+    # read again to count its newlines when a position is needed (damaged text: rare); the pieces of intact text are
+    # not counted as they are cut (2–3 % of a 1M-kernel load). A pipe is counted as read.
+    lines = col = mark = 0
     counting = not _rereadable(path)
-    damaged: int | None = None  # after damage: where in buf the search for the next event goes on
+    damaged: int | None = None  # after damage: where in text.buf the search for the next event goes on
     step: int | None = None  # after damage: pieces of this size, doubled while they decode (damage often recurs)
     try:
         while not eof:
-            blk = next(blocks, None)
+            text.lo, text.moved = mark, 0  # buf[mark] (at or before `start`): the first byte still needed
+            blk = next(blocks, None)  # bytes, or how many were read into text.buf (iter_blocks' `into`)
             if blk is None:
                 eof = True
-            else:
-                buf += blk
+            elif not isinstance(blk, int):
+                text.append(blk)
+            if text.moved:  # the text not yet cut moved to a buffer's front (also by a read that found the end)
+                start, mark = start - text.moved, mark - text.moved
+                damaged = None if damaged is None else damaged - text.moved
+            buf, hi = text.buf, text.hi
             if prefix is None:
-                s = buf.lstrip()
+                s = buf[:hi].lstrip()
                 if not s:
                     continue
                 if s[:1] == b"[":
                     array_form = True
-                    start = len(buf) - len(s)
+                    start = hi - len(s)
                     prefix = bytes(buf[:start + 1])
                 else:
-                    m = _ARRAY_START.search(buf)
+                    m = _ARRAY_START.search(buf, 0, hi)
                     if m is None:
                         continue
                     prefix = bytes(buf[:m.end()])
                     start = m.end() - 1
             while True:  # after damage: the stretch and the pieces after it, before more text is read
                 if damaged is not None:  # text after damage: set aside up to the next event, then stream on from it
-                    j, damaged = next_event(buf, damaged, len(buf))
+                    j, damaged = next_event(buf, damaged, hi)
                     if j is None:
                         break  # read more; at the end of the file the rest goes to the tail's recovery
-                    if not counting:  # the first damage: the position of buf[0] from the file, then counted on
-                        lines, col = position_at(path, consumed, block)
+                    if not counting:  # the first damage: the position of buf[mark] from the file, then counted on
+                        lines, col = position_at(path, text.consumed + mark, block)
                         counting = True
-                    lines, col = _advance(buf, start + 1, lines, col)
-                    stretch = Stretch(bytes(buf[start + 1:j]), consumed + start + 1, lines, col, bytes(buf[j:j + 32]))
+                    lines, col = _advance_within(buf, mark, start + 1, lines, col)
+                    stretch = Stretch(bytes(buf[start + 1:j]), text.consumed + start + 1, lines, col,
+                                      bytes(buf[j:min(j + 32, hi)]))
                     lines, col = _advance_within(buf, start + 1, j - 1, lines, col)
-                    del buf[:j - 1]  # buf[0] (the stretch's last byte) stands for the separator before the event
-                    consumed += j - 1
-                    start, damaged = 0, None
+                    # buf[j - 1] (the stretch's last byte) stands for the separator before the event
+                    start = mark = j - 1
+                    damaged = None
                     yield stretch
                     del stretch
-                if eof or len(buf) - start < (step or chunk_bytes):
+                if eof or hi - start < (step or chunk_bytes):
                     if rounds is not None and rounds.pending is not None:  # the worker's last piece first
-                        got = rounds.flush(consumed)
+                        got = rounds.flush(text.consumed)
                         if got:
                             events, comma = got.pop()
                             if counting:
-                                lines, col = _advance(buf, comma, lines, col)
-                            del buf[:comma]
-                            consumed += comma
-                            start = 0
+                                lines, col = _advance_within(buf, mark, comma, lines, col)
+                            start = mark = comma
                             yield events
                             del events
                         continue  # cut again from here (the rest of the text, or the piece that did not decode)
@@ -299,26 +327,22 @@ def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: Strea
                         from concurrent.futures import ThreadPoolExecutor
 
                         pool = ThreadPoolExecutor(1, thread_name_prefix="gpulens-scan")
-                        rounds = Rounds(decode_events, ahead, pool, _candidate, _piece)
-                    # two pieces of the new text (not one round's text twice over: a buffer past glibc's largest
-                    # mmap threshold, 32 MiB, is mapped afresh at each growth — 5× the page faults, +2 s CPU at
-                    # 1.2 GB); the worker's piece is taken next round (:mod:`._stream_ahead`)
-                    got = rounds.step(buf, start, consumed)
+                        rounds = Rounds(decode_events, ahead, pool, _candidate, piece_of(views))
+                    # two pieces of the new text (not one round's text twice over); the worker's piece is taken next
+                    # round (:mod:`._stream_ahead`)
+                    got = rounds.step(buf, start, text.consumed, hi)
                 at: list[int] = []
                 if not got:
-                    one = _cut(buf, start, decode_events, None if step is None else start + step, at)
+                    one = _cut(buf, start, decode_events, hi if step is None else min(hi, start + step), at, views,
+                               hi)
                     if one is None and at:  # damaged text: the intact events before it, then the search for the next
-                        one = _cut(buf, start, decode_events, end=min(at))
+                        one = _cut(buf, start, decode_events, min(at), None, views, hi)
                     got = [one] if one is not None else []
-                done = 0  # bytes of buf already cut off in this round
                 while got:
                     events, comma = got.pop(0)
                     if counting:
-                        lines, col = _advance(buf, comma - done, lines, col)
-                    del buf[:comma - done]
-                    consumed += comma - done
-                    done = comma
-                    start = 0
+                        lines, col = _advance_within(buf, mark, comma, lines, col)
+                    start = mark = comma
                     yielded = True
                     yield events
                     del events  # the consumer owns the piece now; keep no reference while decoding the next one
@@ -327,23 +351,120 @@ def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: Strea
                         break  # one round per block read, as for an intact file
                     step = step * 2 if step * 2 < chunk_bytes else None  # also when no cut decoded within it
                     continue
-                damaged = min(at) - done + 1  # searched from the byte after the damage, before more is read
+                damaged = min(at) + 1  # searched from the byte after the damage, before more is read
                 step = STEP_AFTER_DAMAGE
     finally:
         if pool is not None:
             pool.shutdown(wait=True)
+    buf, hi, consumed = text.buf, text.hi, text.consumed
     if prefix is None:  # no traceEvents array at all: hand the whole (small) document to the tail decoder
-        yield Tail(bytes(buf), False, 0)
-        return
-    body = memoryview(buf)[start + 1:]
-    doc = prefix + body.tobytes()
-    body.release()
-    if counting:
-        lines, col = _advance(buf, start + 1, lines, col)
-        yield Tail(doc, array_form, consumed + start + 1 - len(prefix), (len(prefix), lines, col))
-        return
-    at, head = consumed + start + 1, len(prefix)
-    yield Tail(doc, array_form, at - head, locate=lambda: (head,) + position_at(path, at, block))
+        tail = Tail(bytes(buf[:hi]), False, 0)
+    else:
+        with memoryview(buf) as whole, whole[start + 1:hi] as body:
+            doc = prefix + body.tobytes()
+        if counting:
+            lines, col = _advance_within(buf, mark, start + 1, lines, col)
+            tail = Tail(doc, array_form, consumed + start + 1 - len(prefix), (len(prefix), lines, col))
+        else:
+            at, head = consumed + start + 1, len(prefix)
+            tail = Tail(doc, array_form, at - head, locate=lambda: (head,) + position_at(path, at, block))
+    del buf, text  # the buffers (2 × 32 MiB) freed before the tail is read, not when the consumer drops this stream
+    yield tail
+
+
+class _Text:
+    """The stream's text buffer: a bytearray that is never resized, so that pieces are read in place
+    (:func:`stream_pieces`) — a front delete and an append of a growing bytearray copied each 8 MB block of text
+    about four times (measured, forty-second session: 0.63–0.76 s CPU of a 1M-kernel load).
+
+    ``buf[:hi]`` holds the text read; ``consumed`` is the offset in the file's text of ``buf[0]``. When a block
+    does not fit after ``hi``, the text not yet cut (from ``lo`` on) is copied to the front of the other of two
+    buffers used in turn — the one left is not written again while a view of it is alive (a worker thread's piece
+    being read): a buffer still viewed (:func:`_viewed`) is replaced by a new one. Two buffers, not a new one each
+    time: a new buffer's pages are faulted in afresh (0.18 s of allocation and a slower copy per 1M-kernel load).
+
+    Sized for four blocks of ``block`` bytes (twice the text to hold, when more), or twice a block shorter than
+    that (a small file, read in one block, gets no 32 MiB buffer).
+
+    Attributes:
+        buf: the buffer; hi: end of the text in it; consumed: file offset of ``buf[0]``.
+    """
+
+    def __init__(self, block: int) -> None:
+        self.block = block
+        self.buf = bytearray()
+        self.spare: bytearray | None = None
+        self.hi = self.consumed = self.lo = self.moved = 0
+
+    def append(self, blk: bytes) -> int:
+        """Append ``blk``; the text before ``lo`` is no longer needed. Returns how far the indexes into ``buf``
+        moved back (0 when the block fitted where it was; also in :attr:`moved`)."""
+        n = len(blk)
+        shift = self._room(n)
+        self.buf[self.hi:self.hi + n] = blk
+        self.hi += n
+        return shift
+
+    def read_into(self, fh: Any, n: int) -> int:
+        """Read up to ``n`` bytes of the file ``fh`` after ``hi`` (made room for as :meth:`append` does, how far
+        the indexes moved in :attr:`moved`); returns the bytes read (0 at the end of the file)."""
+        self._room(n)
+        with memoryview(self.buf) as whole, whole[self.hi:self.hi + n] as view:  # released: no view left alive
+            got = fh.readinto(view)
+        self.hi += got
+        return got
+
+    def _room(self, n: int) -> int:
+        """Room for ``n`` bytes after ``hi``: the text from ``lo`` on moved to the front of the other buffer when
+        they do not fit. Returns (and keeps in :attr:`moved`) how far the indexes into ``buf`` moved back."""
+        buf, hi, lo = self.buf, self.hi, self.lo
+        shift = 0
+        if hi + n > len(buf):
+            live = hi - lo
+            new = self.spare
+            if new is None or len(new) < live + n or _viewed(new):
+                new = bytearray(max(4 * self.block if n >= self.block else 0, 2 * (live + n)))
+            with memoryview(buf) as old:
+                new[:live] = old[lo:hi]
+            self.spare = buf if len(buf) else None
+            self.buf, self.consumed, self.hi, self.lo, shift = new, self.consumed + lo, live, 0, lo
+        self.moved = shift
+        return shift
+
+
+def _viewed(buf: bytearray) -> bool:
+    """Whether a view of ``buf`` (a piece handed out) may still be read: CPython refuses to resize a bytearray
+    while a buffer of it is exported (BufferError), so its last byte is removed and put back (no copy: the size
+    stays within what is allocated)."""
+    last = buf[-1]
+    try:
+        del buf[-1]
+    except BufferError:
+        return True
+    buf.append(last)
+    return False
+
+
+def piece_of(views: bool) -> Callable[[bytearray, int, int], Any]:
+    """The piece ``buf[start:p + 2]`` (``buf[p]`` the last event's ``}``): a view of it in place when ``views`` (its
+    first and last bytes stand for ``[`` and ``]``), else a JSON array of its own (:func:`_piece`)."""
+    if not views:
+        return _piece
+
+    def view(buf: bytearray, start: int, p: int) -> memoryview:
+        with memoryview(buf) as whole:
+            return whole[start:p + 2]
+
+    return view
+
+
+def framed_copy(view: memoryview) -> bytearray:
+    """A piece handed out as a view (:func:`piece_of`) as a JSON array of its own: a copy whose first byte is made
+    ``[`` and last ``]`` (what a reader that cannot read it in place decodes)."""
+    piece = bytearray(view)
+    piece[0] = 0x5B
+    piece[-1] = 0x5D
+    return piece
 
 
 def _rereadable(path: Path) -> bool:
@@ -412,8 +533,5 @@ def _count_newlines(data: memoryview) -> int:
 
 def _advance(buf: bytearray, k: int, lines: int, col: int) -> tuple[int, int]:
     """(newlines, column − 1) at the end of ``buf[:k]``, which follows text of ``lines`` newlines ending ``col``
-    bytes after the last one."""
-    nl = _newlines(buf, k)
-    if nl:
-        return lines + nl, k - (buf.rfind(b"\n", 0, k) + 1)
-    return lines, col + k
+    bytes after the last one (:func:`_advance_within` from ``buf[0]``)."""
+    return _advance_within(buf, 0, k, lines, col)

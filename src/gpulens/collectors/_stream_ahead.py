@@ -33,11 +33,12 @@ class Pending:
     """The worker's piece of the last round, not yet yielded.
 
     Attributes:
-        piece: its text as a JSON array (``[`` … ``]``, a copy); future: the worker's answer; comma: absolute offset
+        piece: its text as a JSON array (``[`` … ``]``, a copy) or a view of the stream's buffer in place
+        (:func:`._stream.piece_of`); future: the worker's answer; comma: absolute offset
         in the file's text of the ``,`` after it (where the next piece starts).
     """
 
-    piece: bytearray
+    piece: Any
     future: Any
     comma: int
 
@@ -47,7 +48,7 @@ class Rounds:
     stream cuts on its own (the end of the text, a piece that does not decode)."""
 
     def __init__(self, decode: Callable[[Any], Any], ahead: Any, pool: Any,
-                 candidate: Callable[..., Any], piece: Callable[..., bytearray]) -> None:
+                 candidate: Callable[..., Any], piece: Callable[..., Any]) -> None:
         self.decode, self.ahead, self.pool = decode, ahead, pool
         self._candidate, self._piece = candidate, piece
         self.pending: Pending | None = None
@@ -74,17 +75,20 @@ class Rounds:
         ok, events = self._take(pend)
         return [(events, pend.comma - consumed)] if ok else []
 
-    def step(self, buf: bytearray, start: int, consumed: int) -> list[tuple[Any, int]]:
-        """One round over ``buf`` (``buf[start]`` is the ``[`` or ``,`` before the next event not yet yielded,
-        ``buf[0]`` at absolute offset ``consumed``): the pieces to yield, in order, as [(events, index in ``buf``
-        of the ``,`` where the next piece starts)]. [] when nothing could be cut or decoded here: nothing is
-        pending then, and the stream cuts ``buf`` from ``start`` on its own."""
+    def step(self, buf: bytearray, start: int, consumed: int, end: int | None = None) -> list[tuple[Any, int]]:
+        """One round over ``buf[:end]`` (``buf[start]`` is the ``[`` or ``,`` before the next event not yet yielded,
+        ``buf[0]`` at absolute offset ``consumed``; ``end`` the end of the text in ``buf``, default ``len(buf)``):
+        the pieces to yield, in order, as [(events, index in ``buf`` of the ``,`` where the next piece starts)]. []
+        when nothing could be cut or decoded here: nothing is pending then, and the stream cuts ``buf`` from
+        ``start`` on its own. The worker's piece is made by the ``piece`` function given (a view of ``buf`` in
+        place or a copy): ``buf[:end]`` must stay as it is until it is taken."""
         if self._alone:  # as a failed first cut did without a worker: the stream's own cut, tries included
             self._alone = False
             return self.flush(consumed)
         s0 = start if self.pending is None else self.pending.comma - consumed
-        c1 = self._candidate(buf, s0, s0 + int((len(buf) - s0) * MAIN_SHARE))
-        c2 = self._candidate(buf, c1[1], len(buf)) if c1 is not None else None  # (}, ',' after it, tries)
+        end = len(buf) if end is None else end
+        c1 = self._candidate(buf, s0, s0 + int((end - s0) * MAIN_SHARE), limit=end)
+        c2 = self._candidate(buf, c1[1], end, limit=end) if c1 is not None else None  # (}, ',' after it, tries)
         if c2 is None:
             return self.flush(consumed)
         second = self._piece(buf, c1[1], c2[0])
