@@ -199,3 +199,58 @@ def test_ranks_all_timed_are_still_compared(tmp_path):
     rk = src["analyses"]["rank_kernels"]["summary"]
     assert code == 0 and rk["untimed_ranks"] == [] and rk["compute_heaviest_rank"] == 1
     assert abs(rk["compute_more_pct"] - 100 * 20 / 30) < 1e-9 and abs(rk["imbalance_pct"] - 50.0) < 1e-9
+
+
+# -- T07 in the CI gate: graph-level replays on one side only ------------------------------------------------------
+
+def _graph_run(path: Path, graph_level: bool) -> Path:
+    """The same run traced two ways (ns): embed [1000, 6000] and topk [625000, 630000] on stream 7 (launched by
+    cudaLaunchKernel corr 1 and 4), and two cudaGraphLaunch replays (corr 2, 3) of a graph of three kernels —
+    at graph level one record each, [10000, 310000] and [320000, 620000]; kernel by kernel qkv 100 µs, attn 150 µs,
+    mlp 50 µs from each replay's start. Kernel time 5 + 300 + 300 + 5 = 610 µs either way; kernels counted 4 at
+    graph level (2 replays + 2), 8 kernel by kernel (6 + 2); distinct 3 (CUDA graph 5, embed, topk) vs 5."""
+    from tests.case_variants import _nsys_db
+
+    strings = ["cudaLaunchKernel_v7000", "cudaGraphLaunch_v10000", "embed", "topk", "qkv", "attn", "mlp"]
+    rt = [(500, 900, 1, 1), (5000, 9000, 2, 2), (9500, 13000, 3, 2), (600_000, 601_000, 4, 1)]
+    kernels = [(1000, 6000, 7, 1, 3, 3), (625_000, 630_000, 7, 4, 4, 4)]
+    graphs = []
+    for corr, t0 in ((2, 10_000), (3, 320_000)):
+        if graph_level:
+            graphs.append((t0, t0 + 300_000, 7, corr))
+        else:
+            kernels += [(t0, t0 + 100_000, 7, corr, 5, 5), (t0 + 100_000, t0 + 250_000, 7, corr, 6, 6),
+                        (t0 + 250_000, t0 + 300_000, 7, corr, 7, 7)]
+    return _nsys_db(path, strings, rt, kernels, graphs)
+
+
+def _gate(cand: Path, base: Path, tmp_path: Path) -> tuple[int, dict]:
+    out = tmp_path / "gate.json"
+    code = main(["gate", str(cand), "-b", str(base), "-q", "--json", str(out)])
+    g = json.loads(out.read_text())
+    return code, {m["metric"]: m for m in g["metrics"]} | {"": g}
+
+
+def test_gate_kernel_counts_of_graph_level_and_node_level_traces_are_not_judged(tmp_path):
+    """Baseline graph-level (4 kernels, 3 distinct), candidate kernel by kernel (8, 5) of the same 610 µs: the counts
+    differ by the capture — kernel_count and unique_kernels AMBIGUOUS "cannot be judged" (was REGRESSED 4 → 8, exit
+    1); kernel time 610,000 = 610,000 PASS. The other way round likewise (was 8 → 4)."""
+    graph, node = _graph_run(tmp_path / "graph.sqlite", True), _graph_run(tmp_path / "node.sqlite", False)
+    for base, cand, side in ((graph, node, "baseline"), (node, graph, "candidate")):
+        code, m = _gate(cand, base, tmp_path)
+        assert code == 0 and m[""]["verdict"] == "AMBIGUOUS"
+        for name in ("kernel_count", "unique_kernels"):
+            assert m[name]["verdict"] == "AMBIGUOUS" and m[name]["reason"].startswith(
+                f"cannot be judged: the {side} traced CUDA graphs at graph level")
+        assert {(m["kernel_count"]["base_median"], m["kernel_count"]["cand_median"])} <= {(4, 8), (8, 4)}
+        assert (m["kernel_time_ns"]["base_median"], m["kernel_time_ns"]["cand_median"], m["kernel_time_ns"]["verdict"]) \
+            == (610_000, 610_000, "PASS")
+
+
+def test_gate_two_graph_level_traces_compare_their_counts(tmp_path):
+    """Both graph-level (4 kernels each): the counts are the same measure — kernel_count 4 = 4 PASS, overall PASS."""
+    a, b = _graph_run(tmp_path / "a.sqlite", True), _graph_run(tmp_path / "b.sqlite", True)
+    code, m = _gate(b, a, tmp_path)
+    assert code == 0 and m[""]["verdict"] == "PASS"
+    assert (m["kernel_count"]["base_median"], m["kernel_count"]["cand_median"], m["kernel_count"]["verdict"]) == (
+        4, 4, "PASS")
