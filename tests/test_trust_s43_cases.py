@@ -254,3 +254,47 @@ def test_gate_two_graph_level_traces_compare_their_counts(tmp_path):
     assert code == 0 and m[""]["verdict"] == "PASS"
     assert (m["kernel_count"]["base_median"], m["kernel_count"]["cand_median"], m["kernel_count"]["verdict"]) == (
         4, 4, "PASS")
+
+
+# -- T08's per-event report against the same run's SQLite export in the gate ------------------------------------------
+
+def _sqlite_with_copy(path: Path) -> Path:
+    """nsys SQLite (ns): gemm_kernel [10000, 30000] and softmax_kernel [30000, 35000] on stream 7, launched by two
+    cudaLaunchKernel calls (corr 1, 2); an HtoD cudaMemcpyAsync (corr 3) → a copy [40000, 44000] of 4,194,304 B."""
+    import sqlite3
+
+    from tests.case_variants import _nsys_db
+
+    p = _nsys_db(path, ["cudaLaunchKernel_v7000", "cudaMemcpyAsync_v3020", "gemm_kernel", "softmax_kernel"],
+                 [(1000, 5000, 1, 1), (6000, 8000, 2, 1), (36000, 40000, 3, 2)],
+                 [(10000, 30000, 7, 1, 3, 3), (30000, 35000, 7, 2, 4, 4)], [])
+    con = sqlite3.connect(p)
+    con.execute('CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, "end" INTEGER NOT NULL, '
+                'deviceId INTEGER, contextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, '
+                'bytes INTEGER, copyKind INTEGER, srcKind INTEGER, dstKind INTEGER)')
+    con.execute("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (40000, 44000, 0, 1, 7, 3, 71168950272, 4194304, 1, 0, 1)")
+    con.commit()
+    con.close()
+    return p
+
+
+def test_gate_gpu_trace_export_against_the_sqlite_export_of_the_same_run(tmp_path):
+    """The same run as ``nsys stats --report cuda_gpu_trace`` (GPU rows only, sizes in MB to 3 decimals: 4.194 MB =
+    4,194,000 B) and as the SQLite export (2 launch calls, 4,194,304 B). Kernel time 20,000 + 5,000 = 25,000 ns on
+    both sides: PASS. The trace's 0 launch calls is no count (its 2 kernels ran from calls it does not record) and its
+    bytes are rounded: launch_calls and memcpy_bytes AMBIGUOUS "cannot be judged" (were REGRESSED 0 → 2 and
+    4,194,000 → 4,194,304, exit 1, or IMPROVED the other way). Two cuda_gpu_trace runs compare: PASS."""
+    db = _sqlite_with_copy(tmp_path / "run.sqlite")
+    trace = tmp_path / "run_gpu_trace.csv"
+    trace.write_text(_GT + "\n" + "\n".join([_gt(10000, 20000, 1, "gemm_kernel"), _gt(30000, 5000, 2, "softmax_kernel"),
+                                             _gt(40000, 4000, 3, "[CUDA memcpy Host-to-Device]", mb="4.194")])
+                     .replace("NVIDIA H100 80GB HBM3", "NVIDIA L40S") + "\n")
+    for cand, base in ((trace, db), (db, trace)):
+        code, m = _gate(cand, base, tmp_path)
+        assert code == 0 and m[""]["verdict"] == "AMBIGUOUS"
+        assert (m["kernel_time_ns"]["base_median"], m["kernel_time_ns"]["cand_median"]) == (25_000, 25_000)
+        assert m["launch_calls"]["verdict"] == m["memcpy_bytes"]["verdict"] == "AMBIGUOUS"
+        assert "no launch call recorded for its 2 kernels" in m["launch_calls"]["reason"]
+        assert "nearest 1,000 B" in m["memcpy_bytes"]["reason"]
+    code, m = _gate(trace, trace, tmp_path)
+    assert code == 0 and m[""]["verdict"] == "PASS" and "launch_calls" not in m
