@@ -12,6 +12,14 @@ CSV and rocpd, µs in Kineto files, ns in reports) — never copied from gpulens
   after the rest of its run ended, a kernel recorded without ``dur``) was compared with the others on the sum of
   its other kernels — "imbalance 0.0 %", or a straggler named from a partial sum; its kernel time is now unknown and
   the ranks are not compared.
+* T07 in the CI gate: a baseline traced with CUDA graphs at graph level (one record per replay) against a candidate
+  traced kernel by kernel was REGRESSED on kernel_count 4 → 8 (exit 1): the counts differ by the capture; now
+  "cannot be judged" (AMBIGUOUS), the kernel time still compared.
+* T08's per-event report as one side of the gate: its 0 launch calls (the report has no host side) and its copy
+  sizes rounded to 1,000 B were compared with the same run's SQLite export (REGRESSED 0 → 2 and +304 B); now not
+  measurements, "cannot be judged".
+* B17 in the per-event report: an unquoted name with commas in the last column dropped the kernel ("wrong field
+  count"); it is re-joined by the rule the kernel summary of the same tool already used.
 """
 
 from __future__ import annotations
@@ -298,3 +306,21 @@ def test_gate_gpu_trace_export_against_the_sqlite_export_of_the_same_run(tmp_pat
         assert "nearest 1,000 B" in m["memcpy_bytes"]["reason"]
     code, m = _gate(trace, trace, tmp_path)
     assert code == 0 and m[""]["verdict"] == "PASS" and "launch_calls" not in m
+
+
+def test_gpu_trace_unquoted_name_with_commas_in_the_last_column(tmp_path):
+    """B17's fault in nsys' per-event report: ``void f<float, 2>(float *, int)`` written unquoted in the last
+    column (Name) splits into 3 extra fields; read as one name (as the kernel summary of the same tool is), the
+    kernel is kept: 2 kernels, 20,000 + 5,000 = 25,000 ns, no row skipped. A quoted name followed by a number
+    ("k",5) stays a row of the wrong width, skipped and counted."""
+    rows = [_gt(1000, 20000, 1, "gemm"), _gt(21000, 5000, 2, "NAME").replace(",NAME", ",void f<float, 2>(float *, int)")]
+    p = tmp_path / "gpu_trace.csv"
+    p.write_text(_GT + "\n" + "\n".join(rows) + "\n")
+    code, src = _analyze(p, tmp_path)
+    assert code == 0 and (src["summary"]["kernel_count"], src["summary"]["kernel_time_ns"]) == (2, 25_000)
+    assert {r["name"] for r in src["analyses"]["hotspots"]["table"]} == {"gemm", "void f<float, 2>(float *, int)"}
+    assert not any("field count" in w for w in src["warnings"])
+    p.write_text(_GT + "\n" + "\n".join([rows[0], _gt(21000, 5000, 2, "k") + ",5"]) + "\n")
+    code, src = _analyze(p, tmp_path)
+    assert code == 0 and src["summary"]["kernel_count"] == 1
+    assert any("1 row with a wrong field count skipped" in w for w in src["warnings"])

@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._dispatch import Dispatches, build_timeline
+from gpulens.collectors._csvrows import rejoin_last_name
 from gpulens.collectors._io import read_input
 from gpulens.collectors._kineto_kinds import copy_kind_of
 from gpulens.collectors._numbers import DIGITS, exact_int, not_recorded
@@ -95,10 +96,12 @@ class NsysGpuTrace(Collector):
         at = header_at(lines)
         if at is None:
             raise TraceFormatError(path, "no nsys cuda_gpu_trace header (Start, Duration, …, Name)")
-        table = [lines[at], *table_lines(lines, at)]  # up to the table's end: never the next report's rows
-        rows = [r for r in csv.reader(io.StringIO("\n".join(table), newline="")) if r]
-        header, rows = rows[0], rows[1:]
+        under = [ln for ln in table_lines(lines, at) if ln.strip()]  # up to the table's end: never the next report's
+        header = next(csv.reader([lines[at]]))
+        rows = [r for r in csv.reader(io.StringIO("\n".join(under), newline="")) if r]
         cells = _cells(header)
+        if cells.get("name", (None,))[0] == len(header) - 1:  # an unquoted name with commas in the last column
+            rows = rejoin_last_name(rows, under, len(header))
         factors = {}
         for key in ("start", "duration"):
             if key not in cells:

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gpulens.collectors._csvrows import dedupe_header, split_name_ok
+from gpulens.collectors._csvrows import dedupe_header, rejoin_last_name
 from gpulens.collectors._io import read_input
 from gpulens.collectors._shares import missing_share
 from gpulens.collectors._time_units import ns_factor
@@ -226,11 +226,6 @@ def table_lines(lines: list[str], header: int) -> list[str]:
     return out
 
 
-def _all_quoted(line: str, fields: list[str]) -> bool:
-    """Whether ``line`` is exactly ``fields`` written with every field quoted (``"a","b"``, ``""`` for a quote)."""
-    return line.strip() == ",".join('"' + f.replace('"', '""') + '"' for f in fields)
-
-
 class NsysStatsCollector(Collector):
     """``nsys stats`` CUDA GPU kernel summary CSV (see module docstring)."""
 
@@ -276,17 +271,7 @@ class NsysStatsCollector(Collector):
         width = len(head)
         name_at = next(i for i, (c, _) in mapping.items() if c == "name")
         if name_at == width - 1:  # an unquoted name with commas (``f(float *, int)``) in the last column: rejoin it
-            # — only a name written unquoted (the line ends with the re-joined text; one line per row) whose pieces
-            # can be one name (_csvrows.split_name_ok): a quoted name followed by an extra field ("k",5) is a row of
-            # the wrong width, skipped and counted, never the name "k,5"
-            # — or a row written with every field quoted (the same content in a quote-all dialect: the name's
-            # pieces quoted one by one, no field left bare to mark a shifted number)
-            one_line = len(rows) == len(under)
-            rows = [r[:width - 1] + [",".join(r[width - 1:])]
-                    if len(r) > width and split_name_ok(r[width - 1:]) and one_line
-                    and (under[i].rstrip().endswith(",".join(r[width - 1:]))
-                         or _all_quoted(under[i], r)) else r
-                    for i, r in enumerate(rows)]
+            rows = rejoin_last_name(rows, under, width)
         warnings = dedupe_header(path, [c.strip() for c in head])[1]
         assumed = unit_note(path, head)
         if assumed:
