@@ -18,6 +18,12 @@ breakdown and the verdicts count: one runaway recorded duration would otherwise 
   finding's), for every report to state beside ``imbalance_pct`` (None when the lightest rank ran no compute);
 * the table — for the ``top`` kernel names by summed time over all ranks, one row per (rank, name):
   ``calls``, ``time_ns`` and ``share`` of that rank's kernel time.
+
+A rank holding a kernel launch whose duration is unknown (a runaway with nothing to cut it at, a launch recorded
+without a time: :mod:`gpulens.analyzers._unknown_time`) has an unknown kernel time (and compute time, when the launch
+is a compute kernel): its sum is None, never the sum of its other kernels, and every comparison that includes it —
+``imbalance_pct`` and the slowest / fastest rank, the compute comparison and its finding — is unknown too;
+``untimed_ranks`` lists those ranks.
 """
 
 from __future__ import annotations
@@ -67,6 +73,7 @@ class RankKernels(Analyzer):
         df = pd.DataFrame({"rank": k["rank"].to_numpy("int64"), "name": text_series(k["name"]),
                            "dur": reindex_sorted(context_of(timeline).effective_ns, k.index).to_numpy("int64")})
         per_rank = df.groupby("rank")["dur"].sum()
+        untimed_any, untimed_compute = _untimed_ranks(timeline, k)
         top = df.groupby("name")["dur"].sum().sort_values(ascending=False, kind="stable").head(self.top).index
         sel = df[df["name"].isin(top)]
         g = sel.groupby(["rank", "name"], sort=False)
@@ -77,12 +84,19 @@ class RankKernels(Analyzer):
         t = t[list(COLUMNS)]
         mean = float(per_rank.mean())
         imb = 100.0 * float(per_rank.max() - per_rank.min()) / mean if mean else 0.0
-        slow = int(per_rank.idxmax())
-        summary = {"ranks": ranks, "kernel_time_ns_by_rank": {str(r): int(v) for r, v in per_rank.items()},
-                   "imbalance_pct": imb, "slowest_rank": slow, "fastest_rank": int(per_rank.idxmin())}
+        summary = {"ranks": ranks, "kernel_time_ns_by_rank": {str(r): None if r in untimed_any else int(v)
+                                                              for r, v in per_rank.items()},
+                   "imbalance_pct": imb, "slowest_rank": int(per_rank.idxmax()),
+                   "fastest_rank": int(per_rank.idxmin()), "untimed_ranks": sorted(untimed_any)}
+        if untimed_any:  # a rank's sum lacks a launch of unknown duration: no comparison holds
+            summary.update(imbalance_pct=None, slowest_rank=None, fastest_rank=None)
         comp = df[(k["kind"] == "kernel").to_numpy()].groupby("rank")["dur"].sum().reindex(ranks, fill_value=0)
-        summary["compute_time_ns_by_rank"] = {str(r): int(v) for r, v in comp.items()}
+        summary["compute_time_ns_by_rank"] = {str(r): None if r in untimed_compute else int(v)
+                                              for r, v in comp.items()}
         findings = []
+        if untimed_compute:
+            summary.update(compute_heaviest_rank=None, compute_lightest_rank=None, compute_more_pct=None)
+            return AnalysisResult(self.name, t, COLUMNS, summary, findings)
         heavy, light = int(comp.idxmax()), int(comp.idxmin())
         more = 100.0 * float(comp.max() - comp.min()) / float(comp.min()) if comp.min() > 0 else None
         summary.update(compute_heaviest_rank=heavy, compute_lightest_rank=light, compute_more_pct=more)
@@ -104,3 +118,18 @@ class RankKernels(Analyzer):
                 # the other ranks wait for the slowest inside their collectives: part of the exposed communication
                 parent="exposed-comm"))
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
+
+
+def _untimed_ranks(timeline: Timeline, k: pd.DataFrame) -> tuple[set[int], set[int]]:
+    """(ranks with a kernel or collective launch of unknown duration, ranks with a compute-kernel one): the events
+    :func:`gpulens.analyzers._unknown_time.untimed_mask` marks among ``k`` and the launches recorded without a time
+    that are no events (:func:`gpulens.analyzers._unknown_time.dispatches_without_events`)."""
+    from gpulens.analyzers._unknown_time import dispatches_without_events, untimed_mask
+
+    mask = pd.Series(untimed_mask(timeline), index=timeline.events.index).reindex(k.index, fill_value=False)
+    mine = k[mask.to_numpy(dtype=bool)]
+    side = dispatches_without_events(timeline)
+    ranks = {int(r) for r in mine["rank"]} | {int(r) for r in side["rank"]}
+    compute = {int(r) for r in mine.loc[(mine["kind"] == "kernel").to_numpy(), "rank"]} | \
+        {int(r) for r in side.loc[(side["kind"] == "kernel").to_numpy(), "rank"]}
+    return ranks, compute

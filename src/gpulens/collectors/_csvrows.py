@@ -108,6 +108,27 @@ def split_name_ok(pieces: list[str]) -> bool:
     return len(pieces) >= 1 and not is_numeric_field(pieces[0]) and not is_numeric_field(pieces[-1])
 
 
+def rejoin_last_name(rows: list[list[str]], lines: list[str], width: int) -> list[list[str]]:
+    """``rows`` (parsed from ``lines``, one row per line) with an unquoted name that commas split in the *last*
+    column of a ``width``-column table re-joined (``f(float *, int)`` → one field), as nsys' CSV reports need (nsys
+    quotes such names; a hand-edited or re-exported file may not). Re-joined only for a name written unquoted (the
+    line ends with the re-joined text) whose pieces can be one name (:func:`split_name_ok`) — a quoted name followed
+    by an extra field (``"k",5``) stays a row of the wrong width, never the name ``k,5`` — or a row written with
+    every field quoted (a quote-all dialect: the name's pieces quoted one by one, no bare field to mark a shifted
+    number). Rows are returned unchanged when the table's rows span several lines (a quoted line break)."""
+    if len(rows) != len(lines):
+        return rows
+    return [r[:width - 1] + [",".join(r[width - 1:])]
+            if len(r) > width and split_name_ok(r[width - 1:])
+            and (lines[i].rstrip().endswith(",".join(r[width - 1:])) or _all_quoted(lines[i], r)) else r
+            for i, r in enumerate(rows)]
+
+
+def _all_quoted(line: str, fields: list[str]) -> bool:
+    """Whether ``line`` is exactly ``fields`` written with every field quoted (``"a","b"``, ``""`` for a quote)."""
+    return line.strip() == ",".join('"' + f.replace('"', '""') + '"' for f in fields)
+
+
 def read_rows(path: Path, text: str, strict: bool = True, name_columns: tuple[str, ...] = (),
               leading_name: bool = False, verify: Callable[[list[str], list], bool] | None = None
               ) -> tuple[list[str], list[list[str | None]], list[str]]:

@@ -315,7 +315,9 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
     reason[unreadable] = UNREADABLE_TS
     reason[reason.isna() & (start.isna() | end.isna())] = NO_TIMESTAMPS
     ok = reason.isna()
-    reason[ok & ((start < 0) | (end < 0)).fillna(False)] = "negative timestamp (AMD timestamps are unsigned)"
+    # a negative start, or a negative end that is no end before its start (that one is a negative duration below)
+    negative_ts = (start < 0) | ((end < 0) & (end >= start))
+    reason[ok & negative_ts.fillna(False)] = "negative timestamp (AMD timestamps are unsigned)"
     ok = (reason.isna() & start.notna() & end.notna()).to_numpy(dtype=bool)
     st = start.fillna(0).to_numpy(dtype="int64")
     if (st[ok] == 0).any():  # a 0 start that is a placeholder, by the Kineto reader's rule (a clock from 0 keeps it)

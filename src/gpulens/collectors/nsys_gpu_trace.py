@@ -20,8 +20,11 @@ Header (nsys 2023+; the columns are mapped by name, and older reports lack ``Gre
   ``[CUDA memset]`` — named ``Memcpy HtoD`` / ``Memset`` as the SQLite reader names them, and classified by the
   rules every collector uses (:mod:`._work_rules`).
 
-Lines before the header (``Processing [...] with [cuda_gpu_trace.py]...``, ``NOTICE:``) are skipped. There are no
-host events: launch calls, synchronisations and the CPU side are not in this report.
+Lines before the header (``Processing [...] with [cuda_gpu_trace.py]...``, ``NOTICE:``) are skipped, and so are the
+other reports of an ``nsys stats`` stdout that holds several (``--report cuda_api_sum --report cuda_gpu_trace``): the
+header is found wherever it is and the table read up to its end (a blank line or the next report's banner), never
+the rows of the reports after it. There are no host events: launch calls, synchronisations and the CPU side are not
+in this report.
 """
 
 from __future__ import annotations
@@ -35,10 +38,12 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._dispatch import Dispatches, build_timeline
+from gpulens.collectors._csvrows import rejoin_last_name
 from gpulens.collectors._io import read_input
 from gpulens.collectors._kineto_kinds import copy_kind_of
 from gpulens.collectors._numbers import DIGITS, exact_int, not_recorded
 from gpulens.collectors._time_units import ns_factor
+from gpulens.collectors.nsys_stats import table_lines
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline, TimelineMeta
@@ -53,10 +58,11 @@ _DEVICE_INDEX = re.compile(rf"\(({DIGITS})\)\s*$|({DIGITS})\s*$")
 _MB = 1_000_000
 
 
-def _header_at(lines: list[str]) -> int | None:
-    """Index of the ``cuda_gpu_trace`` header among the first lines (Start, Duration and Name columns, and the
-    launch-configuration or stream columns only this report prints), or None."""
-    for i, ln in enumerate(lines[:50]):
+def header_at(lines: list[str]) -> int | None:
+    """Index of the ``cuda_gpu_trace`` header among ``lines`` (Start, Duration and Name columns, and the
+    launch-configuration or stream columns only this report prints), or None. Anywhere in the lines: in ``nsys stats``
+    stdout other reports (an API summary of a hundred rows) may come first."""
+    for i, ln in enumerate(lines):
         if ln.startswith("Start") and "Duration" in ln and "Name" in ln and ("GrdX" in ln or "Strm" in ln):
             return i
     return None
@@ -80,19 +86,22 @@ class NsysGpuTrace(Collector):
     priority = 24
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        return _header_at(head.decode("utf-8", errors="replace").splitlines()) is not None
+        return header_at(head.decode("utf-8", errors="replace").splitlines()) is not None
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         """Read one report; raises :class:`TraceFormatError` (no header, a time column without a time unit)."""
         path = Path(path)
         raw = read_input(path)
         lines = raw.data.decode("utf-8", errors="replace").lstrip("\ufeff").splitlines()
-        at = _header_at(lines)
+        at = header_at(lines)
         if at is None:
             raise TraceFormatError(path, "no nsys cuda_gpu_trace header (Start, Duration, …, Name)")
-        rows = [r for r in csv.reader(io.StringIO("\n".join(lines[at:]), newline="")) if r]
-        header, rows = rows[0], rows[1:]
+        under = [ln for ln in table_lines(lines, at) if ln.strip()]  # up to the table's end: never the next report's
+        header = next(csv.reader([lines[at]]))
+        rows = [r for r in csv.reader(io.StringIO("\n".join(under), newline="")) if r]
         cells = _cells(header)
+        if cells.get("name", (None,))[0] == len(header) - 1:  # an unquoted name with commas in the last column
+            rows = rejoin_last_name(rows, under, len(header))
         factors = {}
         for key in ("start", "duration"):
             if key not in cells:
@@ -146,8 +155,10 @@ class NsysGpuTrace(Collector):
                     seen[dev] = label
             d.cols["device_id"] = ids
             devices = [{"rank": 0, "device_id": k, "name": v} for k, v in sorted(seen.items())]
-        meta = TimelineMeta(sources=[{"path": str(path), "collector": self.name, "size_bytes": raw.size_bytes,
-                                      "rank": 0, "rows": n}], devices=devices)
+        src = {"path": str(path), "collector": self.name, "size_bytes": raw.size_bytes, "rank": 0, "rows": n}
+        if "bytes" in d.cols:  # sizes printed to 0.001 MB: what the CI gate may compare them to (gate.runs)
+            src["copy_bytes_resolution"] = _MB // 1000
+        meta = TimelineMeta(sources=[src], devices=devices)
         warnings.append(f"{path}: nsys cuda_gpu_trace report: GPU work only (no launch calls, synchronisations or "
                         "host activity: idle time cannot be attributed); copy sizes to the 1,000 bytes the report "
                         "prints, shared memory per block not read (printed in MB)")

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gpulens.collectors._csvrows import dedupe_header, split_name_ok
+from gpulens.collectors._csvrows import dedupe_header, rejoin_last_name
 from gpulens.collectors._io import read_input
 from gpulens.collectors._shares import missing_share
 from gpulens.collectors._summary_copies import summary_copies_note
@@ -217,7 +217,7 @@ def _boxed_tables_as_csv(lines: list[str], out: list[str]) -> bool:
     return found
 
 
-def _table_lines(lines: list[str], header: int) -> list[str]:
+def table_lines(lines: list[str], header: int) -> list[str]:
     """The rows of the table under ``header``: up to the first blank line or the start of the next report."""
     out = []
     for ln in lines[header + 1:]:
@@ -225,11 +225,6 @@ def _table_lines(lines: list[str], header: int) -> list[str]:
             break
         out.append(ln)
     return out
-
-
-def _all_quoted(line: str, fields: list[str]) -> bool:
-    """Whether ``line`` is exactly ``fields`` written with every field quoted (``"a","b"``, ``""`` for a quote)."""
-    return line.strip() == ",".join('"' + f.replace('"', '""') + '"' for f in fields)
 
 
 class NsysStatsCollector(Collector):
@@ -251,6 +246,10 @@ class NsysStatsCollector(Collector):
         path = Path(path)
         raw = read_input(path)
         lines = raw.data.decode("utf-8", errors="replace").splitlines()
+        from gpulens.collectors.nsys_gpu_trace import NsysGpuTrace, header_at
+
+        if header_at(lines) is not None:  # a cuda_gpu_trace table after reports filling the sniffed head: the
+            return NsysGpuTrace().collect(path, strict)  # per-event table, as when it lies in the head
         found = _find_header(lines)
         if found is None:  # nsys' console form (--format column): its tables as CSV, line for line
             columns = column_tables_as_csv(lines)
@@ -267,29 +266,19 @@ class NsysStatsCollector(Collector):
                                          "profile with nsys profile -t cuda)" if skipped else
                                    "no nsys kernel-summary header (Time (%), Total Time, Instances, ..., Name)")
         h, mapping = found
-        table_lines = _table_lines(lines, h)
-        rows = list(csv.reader(io.StringIO("\n".join(table_lines), newline="")))
+        under = table_lines(lines, h)
+        rows = list(csv.reader(io.StringIO("\n".join(under), newline="")))
         head = next(csv.reader([lines[h]]))
         width = len(head)
         name_at = next(i for i, (c, _) in mapping.items() if c == "name")
         if name_at == width - 1:  # an unquoted name with commas (``f(float *, int)``) in the last column: rejoin it
-            # — only a name written unquoted (the line ends with the re-joined text; one line per row) whose pieces
-            # can be one name (_csvrows.split_name_ok): a quoted name followed by an extra field ("k",5) is a row of
-            # the wrong width, skipped and counted, never the name "k,5"
-            # — or a row written with every field quoted (the same content in a quote-all dialect: the name's
-            # pieces quoted one by one, no field left bare to mark a shifted number)
-            one_line = len(rows) == len(table_lines)
-            rows = [r[:width - 1] + [",".join(r[width - 1:])]
-                    if len(r) > width and split_name_ok(r[width - 1:]) and one_line
-                    and (table_lines[i].rstrip().endswith(",".join(r[width - 1:]))
-                         or _all_quoted(table_lines[i], r)) else r
-                    for i, r in enumerate(rows)]
+            rows = rejoin_last_name(rows, under, width)
         warnings = dedupe_header(path, [c.strip() for c in head])[1]
         assumed = unit_note(path, head)
         if assumed:
             warnings.append(assumed)
         text = raw.data.decode("utf-8", errors="replace")
-        cut = _cut_last_row(path, text, lines, h + len(table_lines), rows, width, name_at)
+        cut = _cut_last_row(path, text, lines, h + len(under), rows, width, name_at)
         if cut is not None:
             warnings.append(cut)
             rows.pop()
@@ -323,7 +312,7 @@ class NsysStatsCollector(Collector):
                 data[col].append(x)
         n = len(good)
         table = pd.DataFrame({c: (data[c] if data[c] else [np.nan] * n) for c in SUMMARY_COLUMNS})
-        short = None if cut else _rows_missing(path, text, lines, h + len(table_lines), good, mapping,
+        short = None if cut else _rows_missing(path, text, lines, h + len(under), good, mapping,
                                                table["total_ns"])
         if short is not None:
             warnings.append(short)

@@ -301,6 +301,7 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
     base_unknown = {(KERNEL_PREFIX + kernel_key(n[len(KERNEL_PREFIX):]) if n.startswith(KERNEL_PREFIX) else n): why
                     for n, why in (getattr(baseline, "unknown", None) or {}).items()}
     names = list(base_metrics) + [n for n in cand_metrics if n not in base_metrics]
+    counted_apart = graph_capture_mismatch(base_metrics, cand_metrics)
     swaps, members = replaced(base_metrics, cand_metrics)  # renamed/re-fused kernels: compared per category
     # new kernels no category pairs with a vanished one (``other``, or a category the baseline lacks): while any
     # exists, a vanished kernel may have been renamed into it, so its −100 % is not a saving by itself
@@ -321,6 +322,11 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
             row, _ = _prepare(name, b, None, config)
             if row is not None:
                 row.reason += f"; the candidate runs {plural(len(unpaired_new), 'kernel(s)')} the baseline lacks"
+                rows.append(row)
+            continue
+        if counted_apart and name in GRAPH_COUNTED and b is not None and c is not None:
+            row = _unjudged(name, b, c, config, counted_apart)  # the counts differ by the capture, not the run
+            if row is not None:
                 rows.append(row)
             continue
         if (c is None and name in unknown) or (b is None and name in base_unknown):
@@ -366,6 +372,32 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
     if not mism:
         res.verdict, res.reason = _overall(res.metrics, candidate, note if candidate.excluded else "")
     return res
+
+
+#: Run metrics that count a CUDA graph replay traced at graph level as one kernel (its nodes are not records)
+GRAPH_COUNTED = ("kernel_count", "unique_kernels")
+
+
+def graph_capture_mismatch(base: dict[str, Metric], cand: dict[str, Metric]) -> str | None:
+    """Why the kernel counts of ``base`` and ``cand`` (metrics by name) cannot be compared, or None: one side traced
+    CUDA graphs at graph level (``nsys --cuda-graph-trace=graph``, shared case T07: each replay one record, its
+    ``kernel:CUDA graph N`` metric, :func:`gpulens.timeline.names.is_graph_replay`) and the other has no such
+    record — kernel by kernel (``--cuda-graph-trace=node``, the default of recent nsys) or no graph at all — so one
+    replay is one kernel on one side and all its nodes on the other: the counts differ by the capture, not by the
+    run."""
+    from gpulens.timeline.names import is_graph_replay
+
+    def graphs(ms: dict[str, Metric]) -> list[str]:
+        return [n[len(KERNEL_PREFIX):] for n in ms if n.startswith(KERNEL_PREFIX)
+                and is_graph_replay(n[len(KERNEL_PREFIX):])]
+
+    b, c = graphs(base), graphs(cand)
+    if bool(b) == bool(c):
+        return None
+    side, other = ("baseline", "candidate") if b else ("candidate", "baseline")
+    return (f"the {side} traced CUDA graphs at graph level ({', '.join((b or c)[:3])}: each replay one record, its "
+            f"kernels not counted one by one) and the {other} did not, so kernel counts differ by the capture, not "
+            "the run (trace both with the same nsys --cuda-graph-trace)")
 
 
 def same_measure(baseline: Baseline, base: dict[str, Metric], cand: dict[str, Metric]) -> None:

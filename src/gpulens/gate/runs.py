@@ -415,7 +415,13 @@ def unknown_figures(source: dict[str, Any]) -> dict[str, str]:
       duration): it ran and is in none of the figures — the span and busy time, and for a kernel or collective the
       kernel busy and summed time, its ``kernel:<key>`` row, the kernel count (and the distinct-kernel count when
       no launch of it has a time), for a copy the copied bytes — so none of them is a measurement of the run
-      (read as measured, one such kernel made a run "IMPROVED −100 %" on that kernel).
+      (read as measured, one such kernel made a run "IMPROVED −100 %" on that kernel);
+    * kernels without a single launch call (``analyses.launches.summary``: ``launch_calls`` 0, ``kernels`` > 0):
+      the input records no host side, so ``launch_calls`` is not counted (read as 0, the same run exported with its
+      API calls was "REGRESSED 0 → 2");
+    * copy sizes the input prints rounded (an input's ``copy_bytes_resolution`` > 1 B: nsys stats
+      ``cuda_gpu_trace``, 0.001 MB): ``memcpy_bytes`` is not exact (4,194,000 B beside the 4,194,304 B of the same
+      run's SQLite export was "REGRESSED +304").
 
     Returns: metric name → reason (empty for a run whose figures are all measured)."""
     summ = source.get("summary") or {}
@@ -452,6 +458,17 @@ def unknown_figures(source: dict[str, Any]) -> dict[str, str]:
                 out.setdefault(KERNEL_PREFIX + kernel_key(nm), why)
         if any(b.get("kind") == "memcpy" for b in bad):
             out.setdefault("memcpy_bytes", why)
+    la = _get(source, ("analyses", "launches", "summary")) or {}
+    if la.get("launch_calls") == 0 and isinstance(la.get("kernels"), int) and la["kernels"] > 0:
+        # kernels ran, so calls launched them: an input without a single one records no host side
+        out["launch_calls"] = (f"no launch call recorded for its {plural(la['kernels'], 'kernel')}: the input records "
+                               "no host side (a GPU-only export: nsys stats cuda_gpu_trace, a rocprofv3 kernel trace "
+                               "without --hip-trace), so its count of launch calls is not a measurement")
+    step = max((int(i.get("copy_bytes_resolution") or 1) for i in source.get("inputs") or [] if isinstance(i, dict)
+                and isinstance(i.get("copy_bytes_resolution"), int)), default=1)
+    if step > 1 and (summ.get("memcpy_count") or 0) > 0:
+        out.setdefault("memcpy_bytes", f"copy sizes printed to the nearest {step:,} B (nsys stats cuda_gpu_trace "
+                                       "prints MB to 3 decimals): the copied bytes are not exact")
     # GPU work without a time: the breakdown counts a runaway left no time among it (its duration is unknown too)
     untimed = summ.get("untimed_gpu_work") or 0
     untimed = untimed - sum(1 for o in away if o.get("dur_ns") == o.get("overrun_ns")) \

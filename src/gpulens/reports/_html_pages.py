@@ -375,10 +375,15 @@ def multirank_page(s: SourceReport, max_rows: int) -> list[Any]:
     by_rank = sm.get("kernel_time_ns_by_rank") or {}
     rank_rows = "".join(f"<tr><th scope='row'>rank {esc(r)}</th><td class='num' data-v='{v}'>{esc(fmt_ns(v))}</td></tr>"
                         for r, v in by_rank.items())
+    untimed = sm.get("untimed_ranks") or []
+    compared = (f"Kernel time is unknown on {'rank' if len(untimed) == 1 else 'ranks'} "
+                f"{', '.join(map(str, untimed))} (a kernel launch of unknown duration): the ranks are not compared."
+                if untimed else
+                f"Rank {fmt_unit(sm.get('slowest_rank'), 'id')} has the most kernel time, collectives "
+                f"included, and rank {fmt_unit(sm.get('fastest_rank'), 'id')} the least: an imbalance of "
+                f"{fmt_unit(sm.get('imbalance_pct'), '%')} of the mean.{_compute_imbalance_text(sm)}")
     out.append(Panel("Top kernels on each rank",
-                     f"Rank {fmt_unit(sm.get('slowest_rank'), 'id')} has the most kernel time, collectives "
-                     f"included, and rank {fmt_unit(sm.get('fastest_rank'), 'id')} the least: an imbalance of "
-                     f"{fmt_unit(sm.get('imbalance_pct'), '%')} of the mean.{_compute_imbalance_text(sm)} Each row is "
+                     f"{compared} Each row is "
                      "scaled to its own maximum, so a kernel that differs across ranks shows whatever its size.", fig2,
                      "<table class='data sortable'><thead><tr><th>rank</th><th>kernel time (overruns clipped, as the kernel "
                      "tables)</th></tr></thead>"
