@@ -379,7 +379,7 @@ def mem_time_rows(lines: list[str]) -> tuple[int, int, float, int] | None:
         count, op = head.index("count"), head.index("operation")
         copies = fills = rows = 0
         summed = 0.0
-        for row in csv.reader(_table_lines(lines, i)):
+        for row in csv.reader(table_lines(lines, i)):
             try:
                 n, t = int(row[count].replace(",", "")), float(row[total].replace(",", ""))
             except (IndexError, ValueError):
