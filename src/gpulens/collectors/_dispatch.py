@@ -300,7 +300,10 @@ def _build(files: list[FileRows], d: Dispatches) -> tuple[pd.DataFrame, pd.DataF
         "unit": _cat([u for part in c_unit for u in part]),
         "source": _cat(source_of[fo[idx]][np.concatenate(c_eid)].tolist() if nc else [])}, n=nc)
     counters = counters.sort_values(["event_id"], kind="stable").reset_index(drop=True) if nc else counters
+    norm_order = _joined_norm_order(events["name"], fo[idx]) if nf > 1 else None
     events, counters, dup_notes = _drop_duplicates(events, counters, files, fo[idx])
+    if norm_order is not None and list(events["name_norm"].cat.categories) != norm_order:
+        events["name_norm"] = events["name_norm"].cat.reorder_categories(pd.Index(norm_order, dtype="str"))
 
     bad = np.flatnonzero(~valid)
     nr = len(bad)
@@ -313,15 +316,17 @@ def _build(files: list[FileRows], d: Dispatches) -> tuple[pd.DataFrame, pd.DataF
     tables_of = [dict(f.tables or {}) for f in files]
     n_kept = np.zeros(nf, dtype=np.int64)  # counter values of rows that are not events, kept per file
     if u_rows:
-        rows = np.concatenate(u_rows)
-        un = pd.DataFrame({
-            "dispatch_seq": rows - starts[fo[rows]], "name": names.to_numpy()[rows],
-            "device_id": dev.to_numpy()[rows].astype("int64"), "metric": u_metric, "value": np.concatenate(u_val),
-            "unit": [u for p in u_unit for u in p], "source": source_of[fo[rows]], "reason": reason.to_numpy()[rows]})
+        rows, vals = np.concatenate(u_rows), np.concatenate(u_val)
+        units = [u for p in u_unit for u in p]
         n_kept = np.bincount(fo[rows], minlength=nf)
-        for i in np.flatnonzero(n_kept):
-            part = un[fo[rows] == i]
-            tables_of[i]["unattached_counters"] = part.reset_index(drop=True) if nf > 1 else un
+        for i in np.flatnonzero(n_kept):  # each file's table as it has it alone (metric by metric, its rows)
+            at = np.flatnonzero(fo[rows] == i) if nf > 1 else np.arange(len(rows))
+            r = rows[at]
+            tables_of[i]["unattached_counters"] = pd.DataFrame({
+                "dispatch_seq": r - starts[i], "name": names.to_numpy()[r],
+                "device_id": dev.to_numpy()[r].astype("int64"), "metric": [u_metric[j] for j in at],
+                "value": vals[at], "unit": [units[j] for j in at], "source": files[i].source,
+                "reason": reason.to_numpy()[r]})
     for i, t in _untimed_launches(d, names, kinds, dev, valid, non_work, reason, files, fo, starts):
         tables_of[i]["untimed_launches"] = t
     metas = []
@@ -337,6 +342,26 @@ def _build(files: list[FileRows], d: Dispatches) -> tuple[pd.DataFrame, pd.DataF
                    reasons=file_reasons, kept=int(n_kept[i]))
         metas.append(meta)
     return events, counters, rejected, metas, tables_of
+
+
+def _joined_norm_order(names: pd.Series, file_of_event: np.ndarray) -> list[str] | None:
+    """The ``name_norm`` categories the join of the files' own tables holds (``pd.concat``, then
+    ``_as_category``): each file's are its distinct normalised names (:func:`~gpulens.timeline.names.
+    normalized_names` of its sorted names); the first file's order when every file with events has the same set,
+    else the sorted union. None when there are no names."""
+    from gpulens.timeline.names import normalize_kernel_name
+
+    cats = names.cat.categories
+    if not len(cats):
+        return None
+    codes = names.cat.codes.to_numpy().astype(np.int64)
+    pairs = np.unique(file_of_event.astype(np.int64) * len(cats) + codes)
+    _, first = np.unique(pairs // len(cats), return_index=True)
+    normed = [normalize_kernel_name(c) for c in cats]
+    orders = [list(dict.fromkeys(normed[c] for c in part % len(cats))) for part in np.split(pairs, first[1:])]
+    if all(set(o) == set(orders[0]) for o in orders[1:]):
+        return orders[0]
+    return sorted({x for o in orders for x in o})
 
 
 def _drop_duplicates(events: pd.DataFrame, counters: pd.DataFrame, files: list[FileRows], file_of_event: np.ndarray
