@@ -121,6 +121,14 @@ _SIZES = ("grid_items_x", "grid_items_y", "grid_items_z", "block_x", "block_y", 
 UNNAMED = "(unnamed)"
 
 
+def _gpu_rows(p: Dispatches) -> np.ndarray:
+    """Per row of ``p``: whether its kind (``kernel`` when not given) is GPU work — a row :func:`build_timeline`
+    places on a device even when the source records none (host rows are the host, -1)."""
+    kinds = p.cols.get("kind", "kernel")
+    kinds = [kinds] * p.n if isinstance(kinds, str) else list(kinds)
+    return np.fromiter((kd in _GPU_KINDS for kd in kinds), dtype=bool, count=p.n)
+
+
 def merge(parts: list[Dispatches]) -> Dispatches:
     """One Dispatches holding the rows of ``parts`` in order (kernels, copies, API calls of one file), so that
     :func:`build_timeline` assembles and validates them once instead of once per part plus a concat.
@@ -150,9 +158,7 @@ def merge(parts: list[Dispatches]) -> Dispatches:
             if isinstance(v, str):  # one kind for the whole part
                 v = [v] * p.n
             elif v is None and k == "device_id":
-                kinds = p.cols.get("kind", "kernel")
-                kinds = [kinds] * p.n if isinstance(kinds, str) else list(kinds)
-                v = [None if kd in _GPU_KINDS else -1 for kd in kinds]  # GPU rows: no device (build_timeline)
+                v = [None if gpu else -1 for gpu in _gpu_rows(p)]  # GPU rows: no device (build_timeline)
             elif v is None:
                 v = ["kernel" if k == "kind" else None] * p.n  # build_timeline's default kind
             pieces.append(pd.Series(v, dtype=object) if not isinstance(v, pd.Series) else v.astype(object))
@@ -264,9 +270,7 @@ def _join_column(k: str, parts: list[Dispatches]) -> Any:
             if isinstance(v, str):
                 out += [v] * p.n
             elif v is None and k == "device_id":
-                kinds = p.cols.get("kind", "kernel")
-                kinds = [kinds] * p.n if isinstance(kinds, str) else list(kinds)
-                out += [None if kd in _GPU_KINDS else -1 for kd in kinds]
+                out += [None if gpu else -1 for gpu in _gpu_rows(p)]
             elif v is None:
                 out += ["kernel" if k == "kind" else None] * p.n
             else:
@@ -288,9 +292,7 @@ def _join_column(k: str, parts: list[Dispatches]) -> Any:
         if v is None:  # unknown; device_id: unknown on GPU rows, the host's -1 on host rows (as merge)
             na = np.ones(p.n, dtype=bool)
             if k == "device_id":
-                kinds = p.cols.get("kind", "kernel")
-                kinds = [kinds] * p.n if isinstance(kinds, str) else list(kinds)
-                na = np.fromiter((kd in _GPU_KINDS for kd in kinds), dtype=bool, count=p.n)
+                na = _gpu_rows(p)
             fill = pd.arrays.IntegerArray(np.where(na, 0, -1).astype("int64"), na)
             pieces.append(fill.to_numpy(dtype="float64", na_value=np.nan) if dtype == "float64" else fill)
             continue
