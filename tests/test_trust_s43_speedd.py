@@ -218,3 +218,46 @@ def test_normalised_name_categories_as_the_join_holds_them(tmp_path: Path, names
     _frames_equal(joined, alone)
     want = ["a_kernel", "b_kernel"] if len(names[1]) == 1 else ["b_kernel", "a_kernel"]
     assert list(joined.events["name_norm"].cat.categories) == want
+
+
+def test_mixed_process_file_sets_equal_each_process_built_alone(tmp_path: Path) -> None:
+    """Per process: kernels, copies, counters, HSA/marker calls and (for some) a summary beside them — runs with a
+    summary are built alone, the others together; the folder reads as every process built alone and joined."""
+    from gpulens.collectors import _process_runs
+    import gpulens.collectors.rocprofv3_csv as v3
+
+    data = Path(__file__).parent / "data" / "rocprof"
+    run = tmp_path / "run"
+    run.mkdir()
+    for pid in (11, 12, 13, 14, 15):
+        for src in ("v3_csv_sdk_docs/kernel_trace.csv", "v3_csv_sdk_docs/memory_copy_trace.csv",
+                    "v3_csv_sdk_docs/counter_collection.csv", "v3_csv_sdk_docs_api/hsa_api_trace.csv",
+                    "v3_csv_sdk_docs_api/marker_api_trace.csv"):
+            (run / f"{pid}_{Path(src).name}").write_text((data / src).read_text())
+    (run / "13_hip_api_stats.csv").write_text((data / "v3_csv_sdk_docs/hip_api_stats.csv").read_text())
+    import gpulens.collectors._dispatch as dispatch
+
+    alone = []  # files built one by one: only the 4 of process 13, whose summary needs its own Timeline
+
+    def counted(*a, **k):
+        alone.append(a[2])
+        return build_timeline(*a, **k)
+
+    for mod in (dispatch, _process_runs):
+        setattr(mod, "build_timeline", counted)
+    try:
+        fast = collect(run)
+    finally:
+        for mod in (dispatch, _process_runs):
+            setattr(mod, "build_timeline", build_timeline)
+    assert sorted(Path(f).name[:3] for f in alone) == ["13_"] * 4
+    real = _process_runs.build_runs
+    try:
+        v3.build_runs = lambda runs: [r.timeline() if isinstance(r, _process_runs.ProcessRun) else r for r in runs]
+        slow = collect(run)
+    finally:
+        v3.build_runs = real
+    _frames_equal(fast, slow)
+    kernels = [r for r in csv.reader(io.StringIO((data / "v3_csv_sdk_docs/kernel_trace.csv").read_text())) if r][1:]
+    assert (fast.events["kind"] == "kernel").sum() == 5 * len(kernels)
+    assert sorted(set(fast.events["rank"])) == [0, 1, 2, 3, 4]

@@ -258,10 +258,22 @@ def join_files(parts: list[Dispatches]) -> Dispatches | None:
     return out
 
 
+def _whole_list(v: list) -> Any:
+    """A list of ints within int64 and Nones as a nullable Int64 array (what :meth:`Dispatches.get` and the other
+    readers make of it), else the list itself."""
+    if all(x is None or (isinstance(x, (int, np.integer)) and not isinstance(x, bool) and -_I64 <= int(x) < _I64)
+           for x in v):
+        return pd.array(v, dtype="Int64")
+    return v
+
+
 def _join_column(k: str, parts: list[Dispatches]) -> Any:
     """Column ``k`` of every part joined (see :func:`join_files`); None when the parts' types differ."""
     vals = [p.cols.get(k) for p in parts]
-    typed = [v for v in vals if isinstance(v, (pd.Series, np.ndarray))]
+    arrays = (pd.Series, np.ndarray, pd.api.extensions.ExtensionArray)
+    if any(isinstance(v, arrays) for v in vals):  # a list of whole numbers reads as the Int64 array of them
+        vals = [_whole_list(v) if isinstance(v, list) else v for v in vals]
+    typed = [v for v in vals if isinstance(v, arrays)]
     if len(typed) < sum(v is not None for v in vals):  # text constants and lists: object, read value by value
         if typed:
             return None
