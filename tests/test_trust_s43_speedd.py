@@ -261,3 +261,28 @@ def test_mixed_process_file_sets_equal_each_process_built_alone(tmp_path: Path) 
     kernels = [r for r in csv.reader(io.StringIO((data / "v3_csv_sdk_docs/kernel_trace.csv").read_text())) if r][1:]
     assert (fast.events["kind"] == "kernel").sum() == 5 * len(kernels)
     assert sorted(set(fast.events["rank"])) == [0, 1, 2, 3, 4]
+
+
+def test_day_long_kernel_keeps_each_process_note(tmp_path: Path) -> None:
+    """A start of ``5`` beside ends near 8.8e15 ns makes a 102-day kernel: the Timeline's check names the process's
+    file when its run is validated with its sources, so the folder builds such runs one by one (found by fuzzing
+    folders of per-process files: the joined build had dropped that file-led note)."""
+    from gpulens.collectors import _process_runs
+    import gpulens.collectors.rocprofv3_csv as v3
+
+    run = tmp_path / "run"
+    run.mkdir()
+    for pid in range(4):
+        rows = _rows(pid, k=3)
+        if pid == 2:
+            rows[1][8] = "5"
+        _write(run, pid, rows)
+    fast = collect(run)
+    real = v3.build_runs
+    try:
+        v3.build_runs = lambda runs: [r.timeline() if isinstance(r, _process_runs.ProcessRun) else r for r in runs]
+        slow = collect(run)
+    finally:
+        v3.build_runs = real
+    _frames_equal(fast, slow)
+    assert any(w.startswith(str(run / "2_kernel_trace.csv")) and "longer than a day" in w for w in fast.meta.warnings)

@@ -38,7 +38,7 @@ A dispatch recorded twice (every field and counter equal) counts once
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -116,36 +116,49 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
 
 def build_timelines(files: list[FileRows]) -> Timeline:
     """``concat([build_timeline(f.d, f.source, f.path, ...) for f in files])`` — the same rows, ids, categories,
-    metadata, per-file warnings and side tables — with the rows of all files checked and the tables built once:
-    a folder of 1,000 small per-process CSVs paid ~45 ms of pandas per file for three tables built, validated and
-    copied again by the join (issue 16). Files whose columns cannot be joined exactly
-    (:func:`~gpulens.collectors._dispatch_rows.join_files`), files given metadata or side tables, and files on
-    which the Timeline's own checks (:meth:`Timeline.validate`: impossible counters, launch configurations, device
-    records) would warn are built one by one as before, so each keeps its own warning. Neither the files'
-    Dispatches nor their arguments are changed.
-    """
-    from gpulens.timeline.timeline import concat, join_meta
+    metadata, per-file warnings and side tables — with the rows of all files checked and the tables built once
+    (:func:`joined_build`) when that gives the same Timeline, else file by file. The files' Dispatches and
+    arguments are left as they are."""
+    from gpulens.timeline.timeline import concat
 
-    if len(files) > 1 and all(f.meta is None and not f.tables for f in files):
-        d = join_files([f.d for f in files])
-        if d is not None:
-            events, counters, rejected, metas, tables_of = _build(files, d)
-            meta, tables = join_meta([SimpleNamespace(meta=m, tables=t) for m, t in zip(metas, tables_of)],
-                                     [0] * len(files))
-            n_warn, n_co = len(meta.warnings), len(counters)
-            n_un = len(tables.get("unattached_counters", ()))
-            tl = Timeline(events, counters, rejected, meta, tables).validate()
-            if (len(tl.meta.warnings), len(tl.counters), len(tl.tables.get("unattached_counters", ()))) == \
-                    (n_warn, n_co, n_un):
-                return tl
+    tl = joined_build(files) if len(files) > 1 else None
+    if tl is not None:
+        return tl
     out = []
     for f in files:
-        tl = build_timeline(f.d, f.source, f.path, f.rank, f.meta, f.tables, f.warnings)
+        d = replace(f.d, cols=dict(f.d.cols))  # build_timeline writes its readings into the columns it is given
+        tl = build_timeline(d, f.source, f.path, f.rank, f.meta, f.tables, f.warnings)
         if f.relabel is not None:
             tl.events["rank"] = f.relabel
             tl.rejected["rank"] = f.relabel
         out.append(tl)
     return concat(out)
+
+
+def joined_build(files: list[FileRows]) -> Timeline | None:
+    """The Timeline of ``files`` built once: every per-row rule over all their rows, the tables built and validated
+    once — a folder of 1,000 small per-process CSVs paid ~45 ms of pandas per file for three tables built,
+    validated and copied again by the join (issue 16). Equal to the join of the files built one by one, or None
+    when that cannot be promised: columns that cannot be joined exactly
+    (:func:`~gpulens.collectors._dispatch_rows.join_files`), files given metadata or side tables, rows on which the
+    Timeline's own checks (:meth:`Timeline.validate`: impossible counters, launch configurations, day-long events)
+    warn — each file's build would say so in its own words. Changes neither the files' Dispatches nor their
+    arguments."""
+    from gpulens.timeline.timeline import join_meta
+
+    if not all(f.meta is None and not f.tables for f in files):
+        return None
+    d = join_files([f.d for f in files])
+    if d is None:
+        return None
+    events, counters, rejected, metas, tables_of = _build(files, d)
+    meta, tables = join_meta([SimpleNamespace(meta=m, tables=t) for m, t in zip(metas, tables_of)], [0] * len(files))
+    n_warn, n_co = len(meta.warnings), len(counters)
+    n_un = len(tables.get("unattached_counters", ()))
+    tl = Timeline(events, counters, rejected, meta, tables).validate()
+    same = (len(tl.meta.warnings), len(tl.counters), len(tl.tables.get("unattached_counters", ()))) == \
+        (n_warn, n_co, n_un)
+    return tl if same else None
 
 
 def _build(files: list[FileRows], d: Dispatches) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame,

@@ -2,11 +2,11 @@
 
 Each process's files are read first into a :class:`ProcessRun` (their Dispatches, sources, devices and reading
 notes); the folder numbers the rank-less processes on those (:func:`gpulens.collectors._ranks.number_rankless`)
-and then builds every run's rows at once (:func:`gpulens.collectors._dispatch.build_timelines`) instead of a
+and then builds every run's rows at once (:func:`gpulens.collectors._dispatch.joined_build`) instead of a
 Timeline per file, one per process and a join of them all: 1,000 small per-process CSVs cost ~60 ms each that way
-(issue 16). The result equals the join of the runs built one by one (:meth:`ProcessRun.timeline`), which is what a
-run that cannot be built with the others (summaries beside its traces, device records the Timeline's checks would
-change, no rows) still gets.
+(issue 16). The result equals the join of the runs built one by one (:meth:`ProcessRun.timeline`), which is what
+runs get that cannot be built with the others (summaries beside their traces, device records the Timeline's checks
+would change, no rows), or on which the Timeline's checks warn (each run's build says so in its own words).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import copy
 from pathlib import Path
 from typing import Callable
 
-from gpulens.collectors._dispatch import Dispatches, FileRows, build_timeline, build_timelines
+from gpulens.collectors._dispatch import Dispatches, FileRows, build_timeline, joined_build
 from gpulens.timeline import Timeline, TimelineMeta, concat
 from gpulens.timeline.launch import scrub_device_records
 
@@ -79,21 +79,26 @@ class ProcessRun:
 
 def build_runs(runs: list[ProcessRun | Timeline]) -> list[Timeline]:
     """The Timelines of ``runs`` in order (a Timeline stays as it is): consecutive joinable runs built as one
-    (:func:`~gpulens.collectors._dispatch.build_timelines`), each with the sources, devices and notes it would have
-    on its own; :func:`gpulens.timeline.concat` of the result equals that of every run built alone."""
+    (:func:`~gpulens.collectors._dispatch.joined_build`), each with the sources, devices and notes it would have
+    on its own — one by one where the Timeline's checks (validation with their sources and devices) warn;
+    :func:`gpulens.timeline.concat` of the result equals that of every run built alone."""
     out: list[Timeline] = []
     batch: list[ProcessRun] = []
 
     def flush() -> None:
-        if len(batch) == 1:
-            out.append(batch[0].timeline())
-        elif batch:
+        tl = None
+        if len(batch) > 1:
             files = [FileRows(d, run.source, f, warnings=run.meta.warnings if j == 0 else None, relabel=run.rank)
                      for run in batch for j, (f, d) in enumerate(run.rows)]
-            tl = build_timelines(files)
+            tl = joined_build(files)
+        if tl is not None:
             tl.meta.sources = [s for run in batch for s in run.meta.sources]
             tl.meta.devices = [x for run in batch for x in run.meta.devices]
-            out.append(tl.validate())
+            n_warn = len(tl.meta.warnings)
+            tl.validate()  # with the runs' devices and sources: a launch check or note there is each run's to say
+            if len(tl.meta.warnings) != n_warn:
+                tl = None
+        out.extend([tl] if tl is not None else [run.timeline() for run in batch])
         batch.clear()
 
     for run in runs:
