@@ -261,6 +261,9 @@ def test_mixed_process_file_sets_equal_each_process_built_alone(tmp_path: Path) 
     kernels = [r for r in csv.reader(io.StringIO((data / "v3_csv_sdk_docs/kernel_trace.csv").read_text())) if r][1:]
     assert (fast.events["kind"] == "kernel").sum() == 5 * len(kernels)
     assert sorted(set(fast.events["rank"])) == [0, 1, 2, 3, 4]
+    # every file of a process is that process's, its summary (13_hip_api_stats.csv) included
+    pids = {Path(s["path"]).name: s.get("process_id") for s in fast.meta.sources}
+    assert pids["13_hip_api_stats.csv"] == 13 and all(v == int(k[:2]) for k, v in pids.items())
 
 
 def test_day_long_kernel_keeps_each_process_note(tmp_path: Path) -> None:

@@ -30,12 +30,21 @@ class ProcessRun:
         finish: what the run still does once built into its own Timeline (reading summaries beside the traces);
             None when nothing.
         rank: the rank :func:`~gpulens.collectors._ranks.number_rankless` gave the run (None: as read, 0).
+        stamp: fields every source of the run gets (``rank_source``, ``process_id``), those the summaries read
+            once built included.
     """
 
     def __init__(self, rows: list[tuple[Path, Dispatches]], meta: TimelineMeta, source: str,
                  finish: Callable[[Timeline], list[str]] | None = None) -> None:
         self.rows, self.meta, self.source, self.finish = rows, meta, source, finish
         self.rank: int | None = None
+        self.stamp: dict = {}
+
+    def mark(self, **fields: object) -> None:
+        """Give every source of the run ``fields`` (see :attr:`stamp`)."""
+        self.stamp.update(fields)
+        for s in self.meta.sources:
+            s.update(fields)
 
     @property
     def ranks(self) -> list[int]:
@@ -70,6 +79,8 @@ class ProcessRun:
         tl.meta.warnings = self.meta.warnings + tl.meta.warnings
         if self.finish is not None:
             tl.meta.warnings += self.finish(tl)
+            for s in tl.meta.sources:  # the summaries' sources too
+                s.update(self.stamp)
         tl = tl.validate()
         if self.rank is not None:
             tl.events["rank"] = self.rank

@@ -414,9 +414,7 @@ class RocprofV3CsvDir(Collector):
             prefix, files = group
             pid = re.match(r"^([0-9]+)_$", Path(prefix).name)
             run = self._read_run(files, strict, int(pid.group(1)) if pid else None)
-            for src in run.meta.sources:  # one file set per process; a process records no rank
-                src["rank_source"] = "process"
-                src["process_id"] = int(pid.group(1)) if pid else None
+            run.mark(rank_source="process", process_id=int(pid.group(1)) if pid else None)  # a process: no rank
             return Path(prefix).name or path.name, run
 
         if not groups:
