@@ -38,19 +38,21 @@ A dispatch recorded twice (every field and counter equal) counts once
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
-
 
 import numpy as np
 import pandas as pd
 
-from gpulens.collectors._duplicates import drop_exact_duplicates
-from gpulens.collectors._numbers import exact_int, not_recorded
+from gpulens.collectors._dispatch_rows import (_F64_I64, _GPU_KINDS, _IDS, _SIZES, UNNAMED, UNREADABLE_TS,  # noqa: F401
+                                               Dispatches, _beyond_int64, _cat, _grid_groups, _recorded, join_files,
+                                               merge, timestamps)
+from gpulens.collectors._dispatch_notes import file_notes
+from gpulens.collectors._duplicates import drop_exact_duplicates, duplicates_note, exact_duplicate_ids
 from gpulens.collectors._work_rules import NO_TIMESTAMPS, NON_WORK_REASON, is_non_work, kinds_of_kernel_names
 from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
-from gpulens.units import agree, plural
 
 #: Columns of ``tables["unattached_counters"]``: counters of dispatches that are not events.
 UNATTACHED_COLUMNS = ("dispatch_seq", "name", "device_id", "metric", "value", "unit", "source", "reason")
@@ -77,199 +79,21 @@ RESOURCE_METRICS = (("arch_vgpr", ""), ("accum_vgpr", ""), ("sgpr", ""), ("scrat
 _PASS_THROUGH = ("device_id", "stream_id", "pid", "tid", "correlation_id", "bytes", "copy_kind")
 
 
+
 @dataclass
-class Dispatches:
-    """Per-row arrays of one AMD source (see module docstring); ``pmc`` maps counter name → float array."""
+class FileRows:
+    """One file's dispatches and the arguments :func:`build_timeline` takes for them (see there); ``relabel``: the
+    rank a folder of per-process files gives this file's events and rejected rows once read
+    (:func:`gpulens.collectors._ranks.relabel_rank`; its side tables and device notes keep ``rank``)."""
 
-    n: int
-    cols: dict[str, Any] = field(default_factory=dict)
-    pmc: dict[str, np.ndarray] = field(default_factory=dict)
-    sci_notation_rows: int = 0
-    #: per row: a start or end timestamp was recorded but could not be read as an integer ns (set by readers that
-    #: parse the text themselves, e.g. :func:`gpulens.collectors._amdcsv.exact_ns`); None: no such row known
-    unreadable_ts: np.ndarray | None = None
-    #: counter cells that hold something other than a number (text, a list...), left out of every figure
-    unreadable_counter_cells: int = 0
-    unreadable_counter_example: str = ""  # the first such cell and its column, for the warning
-    #: id and size cells (queue, agent, process, workgroup...) that hold something other than a number
-    #: (:func:`gpulens.collectors._amdcsv.dispatches_from_rows`): unknown, counted in a warning
-    unreadable_field_cells: int = 0
-    unreadable_field_example: str = ""
-    #: the GPU devices (``device_id`` values) the source lists, when it lists them: a GPU row that records no device
-    #: goes to the only one; with none or several listed it goes to device 0 and a warning counts such rows
-    gpus: list[int] | None = None
-    #: per row, the agent cell as written when the file writes labels (``Agent 1``, ``GPU 0``): the index space
-    #: :func:`gpulens.collectors._agent_index.resolve_agents` maps to the node id once the agents are known
-    agent_text: list | None = None
-
-    def get(self, key: str) -> pd.Series:
-        """The array ``key`` as a nullable Int64 Series (all NA when absent). Text is parsed as a number; a value
-        that is no whole finite number within int64 (``'x'``, ``inf``, ``1e30``, 2^64, ``7.5``) is NA."""
-        v = self.cols.get(key)
-        if v is None:
-            return pd.Series(pd.array([pd.NA] * self.n, dtype="Int64"))
-        s = v if isinstance(v, pd.Series) else pd.Series(v)
-        s = s.reset_index(drop=True)
-        if s.dtype == object and _whole_ints(s):  # ints only: exact (to_numeric made 2^63 − 1 a float beside 2^64)
-            return pd.Series(pd.array([x if x is not None and -_I64 <= x < _I64 else None for x in s.tolist()],
-                                      dtype="Int64"))
-        if not pd.api.types.is_numeric_dtype(s.dtype) or s.dtype.kind in "ub":
-            s = pd.to_numeric(s.astype(object), errors="coerce")
-            if s.dtype == object:  # Python ints beyond int64 (to_numeric keeps them as objects)
-                s = pd.Series([x if isinstance(x, int) and -_I64 <= x < _I64 else None for x in s], dtype="Int64")
-        if s.dtype.kind == "f":  # a fraction is no id, size or count: unknown (7.5 was read as 8, 5e-324 as 0)
-            s = s.where(np.isfinite(s) & (s.abs() < _F64_I64) & (s == np.trunc(s)))
-        if s.dtype.kind == "u":
-            s = s.astype("float64").where(s <= np.iinfo(np.int64).max)
-        return s.astype("Int64")
-
-
-_I64 = 1 << 63
-#: The id columns whose values beyond int64 are counted in a warning, by the name the warning gives them.
-_IDS = {"stream_id": "queue", "pid": "process", "tid": "thread", "correlation_id": "correlation"}
-
-
-def _whole_ints(s: pd.Series) -> bool:
-    """Whether an object Series holds Python ints (bool aside) and Nones only."""
-    return all(x is None or (isinstance(x, int) and not isinstance(x, bool)) for x in s.tolist())
-
-
-def _beyond_int64(values: Any, n: int) -> np.ndarray:
-    """Per row of a column of ``n`` rows (or one value for all): whether it holds a number whose magnitude no
-    int64 holds (a Python int beyond ±2^63, a uint64 past 2^63 − 1, a finite float of at least 9.2e18, digits of
-    such a number): :meth:`Dispatches.get` reads it as NA. Text that is no number, fractions and NaN are not
-    counted here (the collector's own warnings count those)."""
-    if isinstance(values, (str, int, float)) or values is None:
-        values = [values] * n
-    s = values if isinstance(values, pd.Series) else pd.Series(values)
-    if s.dtype.kind == "u":
-        return (s > np.iinfo(np.int64).max).to_numpy(dtype=bool)
-    if s.dtype.kind == "f":
-        a = s.to_numpy(dtype="float64")
-        with np.errstate(invalid="ignore"):
-            return np.isfinite(a) & (np.abs(a) >= _F64_I64)
-    if s.dtype.kind in "ib":
-        return np.zeros(len(s), dtype=bool)
-
-    def big(x: Any) -> bool:
-        if isinstance(x, str):
-            t = x.strip()
-            x = int(t) if t.isascii() and t.lstrip("-").isdigit() and len(t) < 4000 else None
-        if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
-            return not -_I64 <= int(x) < _I64
-        return isinstance(x, (float, np.floating)) and np.isfinite(x) and abs(x) >= _F64_I64
-
-    return np.fromiter((big(x) for x in s.tolist()), dtype=bool, count=len(s))
-
-
-def _recorded(values: Any, n: int) -> np.ndarray:
-    """Per row of a column of ``n`` rows (or one value for all): whether the source wrote a value there (not
-    empty, NaN, None or a "no value" marker such as ``n/a``: :func:`._numbers.not_recorded`)."""
-    if isinstance(values, (str, int, float)) or values is None:
-        return np.full(n, not not_recorded(values), dtype=bool)
-    s = values if isinstance(values, pd.Series) else pd.Series(values)
-    if pd.api.types.is_numeric_dtype(s.dtype):
-        return s.notna().to_numpy(dtype=bool)
-    return np.fromiter((not not_recorded(x) for x in s.tolist()), dtype=bool, count=n)
-_F64_I64 = 9.2e18  # the largest float64 magnitude that still converts to int64
-
-
-_GPU_KINDS = ("kernel", "comm", "memcpy", "memset")
-#: Columns that are sizes or counts: never negative (a negative value is unknown).
-_SIZES = ("grid_items_x", "grid_items_y", "grid_items_z", "block_x", "block_y", "block_z", "lds_bytes", "arch_vgpr",
-          "accum_vgpr", "sgpr", "scratch_bytes", "wave_size", "bytes")
-#: Name of a row whose source gives none (the placeholder of the Kineto reader too).
-UNNAMED = "(unnamed)"
-
-
-def merge(parts: list[Dispatches]) -> Dispatches:
-    """One Dispatches holding the rows of ``parts`` in order (kernels, copies, API calls of one file), so that
-    :func:`build_timeline` assembles and validates them once instead of once per part plus a concat.
-
-    A column a part lacks is unknown for its rows, except ``kind`` (``kernel``) and ``device_id``, which take the
-    defaults :func:`build_timeline` gives a part without them (GPU kinds device 0, host rows −1); ``pmc`` counters a
-    part lacks are NaN for its rows.
-    """
-    if len(parts) == 1:
-        return parts[0]
-    n = sum(p.n for p in parts)
-    out = Dispatches(n=n, sci_notation_rows=sum(p.sci_notation_rows for p in parts),
-                     unreadable_counter_cells=sum(p.unreadable_counter_cells for p in parts),
-                     unreadable_counter_example=next((p.unreadable_counter_example for p in parts
-                                                      if p.unreadable_counter_example), ""),
-                     unreadable_field_cells=sum(p.unreadable_field_cells for p in parts),
-                     unreadable_field_example=next((p.unreadable_field_example for p in parts
-                                                    if p.unreadable_field_example), ""))
-    if any(p.unreadable_ts is not None for p in parts):
-        out.unreadable_ts = np.concatenate([np.zeros(p.n, bool) if p.unreadable_ts is None else
-                                            np.asarray(p.unreadable_ts, bool) for p in parts])
-    keys = list(dict.fromkeys(["kind", *(k for p in parts for k in p.cols)]))
-    for k in keys:
-        pieces = []
-        for p in parts:
-            v = p.cols.get(k)
-            if isinstance(v, str):  # one kind for the whole part
-                v = [v] * p.n
-            elif v is None and k == "device_id":
-                kinds = p.cols.get("kind", "kernel")
-                kinds = [kinds] * p.n if isinstance(kinds, str) else list(kinds)
-                v = [None if kd in _GPU_KINDS else -1 for kd in kinds]  # GPU rows: no device (build_timeline)
-            elif v is None:
-                v = ["kernel" if k == "kind" else None] * p.n  # build_timeline's default kind
-            pieces.append(pd.Series(v, dtype=object) if not isinstance(v, pd.Series) else v.astype(object))
-        out.cols[k] = pd.concat(pieces, ignore_index=True) if pieces else []
-    for m in dict.fromkeys(m for p in parts for m in p.pmc):
-        out.pmc[m] = np.concatenate([np.asarray(p.pmc[m], dtype="float64") if m in p.pmc else np.full(p.n, np.nan)
-                                     for p in parts])
-    return out
-
-
-def _cat(values: Any) -> pd.Series:
-    """Categorical Series (building categories from a list once is much faster than make_table's conversion)."""
-    return pd.Series(pd.Categorical(list(values) if not isinstance(values, (list, np.ndarray)) else values))
-
-
-def _grid_groups(items: pd.Series, block: pd.Series) -> pd.Series:
-    """Grid size in workgroups, ``ceil(items / block)``, from the grid size in work-items and the workgroup size.
-
-    Unknown (NA) where the workgroup size is unknown or not positive — the work-item count is not a workgroup
-    count — except for 0 or 1 work-items, which are 0 or 1 workgroups whatever the size. Computed without
-    ``items + block - 1`` (no int64 overflow near 2^63)."""
-    b = block.where(block > 0)
-    out = items // b + (items % b != 0).astype("Int64")
-    return out.where(out.notna() | ~items.isin([0, 1]), items)
-
-
-#: Reason of a row whose start or end timestamp is recorded but is no integer ns (text, NaN/inf, beyond int64).
-UNREADABLE_TS = "unreadable timestamp (not a number, or beyond int64 ns)"
-
-
-def timestamps(d: Dispatches, key: str) -> tuple[pd.Series, np.ndarray]:
-    """Column ``key`` (``start_ns``/``end_ns``) as exact Int64 ns and the mask of rows whose value is recorded but
-    unreadable (text, a list, NaN-free non-finite or non-integral beyond int64...). Text and Python ints are read
-    one by one through :func:`exact_int` (never through float64: ns timestamps above 2^53 keep every digit)."""
-    v = d.cols.get(key)
-    if v is None:
-        return d.get(key), np.zeros(d.n, dtype=bool)
-    s = v.reset_index(drop=True) if isinstance(v, pd.Series) else pd.Series(list(v) if not isinstance(
-        v, np.ndarray) else v, dtype=object if not isinstance(v, np.ndarray) else None)
-    if pd.api.types.is_numeric_dtype(s.dtype) and s.dtype.kind not in "bO":
-        out = d.get(key)
-        with np.errstate(invalid="ignore"):
-            bad = (s.notna() & out.isna()).to_numpy(dtype=bool)
-        if s.dtype.kind == "f":  # NaN in a float column is "not recorded", not unreadable
-            bad &= ~np.isnan(s.to_numpy(dtype="float64"))
-        return out, bad
-    vals, bad = [], np.zeros(len(s), dtype=bool)
-    for i, x in enumerate(s.tolist()):
-        if not_recorded(x):  # empty, NaN or a "no value" marker (n/a): not recorded
-            vals.append(pd.NA)
-            continue
-        n = exact_int(x) if not isinstance(x, (list, dict, tuple)) else None
-        if n is None:
-            bad[i] = True
-        vals.append(pd.NA if n is None else n)
-    return pd.Series(pd.array(vals, dtype="Int64")), bad
+    d: Dispatches
+    source: str
+    path: Path
+    rank: int = 0
+    meta: TimelineMeta | None = None
+    tables: dict[str, pd.DataFrame] | None = None
+    warnings: list[str] | None = None
+    relabel: int | None = None
 
 
 def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
@@ -286,8 +110,71 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
         tables: extra side tables to attach.
         warnings: notes from parsing, prepended to the Timeline's warnings.
     """
-    meta = meta or TimelineMeta()
+    events, counters, rejected, metas, tables_of = _build([FileRows(d, source, path, rank, meta, tables, warnings)], d)
+    return Timeline(events, counters, rejected, metas[0], tables_of[0]).validate()
+
+
+def build_timelines(files: list[FileRows]) -> Timeline:
+    """``concat([build_timeline(f.d, f.source, f.path, ...) for f in files])`` — the same rows, ids, categories,
+    metadata, per-file warnings and side tables — with the rows of all files checked and the tables built once
+    (:func:`joined_build`) when that gives the same Timeline, else file by file. The files' Dispatches and
+    arguments are left as they are."""
+    from gpulens.timeline.timeline import concat
+
+    tl = joined_build(files) if len(files) > 1 else None
+    if tl is not None:
+        return tl
+    out = []
+    for f in files:
+        d = replace(f.d, cols=dict(f.d.cols))  # build_timeline writes its readings into the columns it is given
+        tl = build_timeline(d, f.source, f.path, f.rank, f.meta, f.tables, f.warnings)
+        if f.relabel is not None:
+            tl.events["rank"] = f.relabel
+            tl.rejected["rank"] = f.relabel
+        out.append(tl)
+    return concat(out)
+
+
+def joined_build(files: list[FileRows]) -> Timeline | None:
+    """The Timeline of ``files`` built once: every per-row rule over all their rows, the tables built and validated
+    once — a folder of 1,000 small per-process CSVs paid ~45 ms of pandas per file for three tables built,
+    validated and copied again by the join (issue 16). Equal to the join of the files built one by one, or None
+    when that cannot be promised: columns that cannot be joined exactly
+    (:func:`~gpulens.collectors._dispatch_rows.join_files`), files given metadata or side tables, rows on which the
+    Timeline's own checks (:meth:`Timeline.validate`: impossible counters, launch configurations, day-long events)
+    warn — each file's build would say so in its own words. Changes neither the files' Dispatches nor their
+    arguments."""
+    from gpulens.timeline.timeline import join_meta
+
+    if not all(f.meta is None and not f.tables for f in files):
+        return None
+    d = join_files([f.d for f in files])
+    if d is None:
+        return None
+    events, counters, rejected, metas, tables_of = _build(files, d)
+    meta, tables = join_meta([SimpleNamespace(meta=m, tables=t) for m, t in zip(metas, tables_of)], [0] * len(files))
+    n_warn, n_co = len(meta.warnings), len(counters)
+    n_un = len(tables.get("unattached_counters", ()))
+    tl = Timeline(events, counters, rejected, meta, tables).validate()
+    same = (len(tl.meta.warnings), len(tl.counters), len(tl.tables.get("unattached_counters", ()))) == \
+        (n_warn, n_co, n_un)
+    return tl if same else None
+
+
+def _build(files: list[FileRows], d: Dispatches) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame,
+                                                           list[TimelineMeta], list[dict[str, pd.DataFrame]]]:
+    """Events, counters and rejected rows of ``d`` — the rows of ``files`` in order, joined — and per file its
+    metadata (warnings counted over its own rows) and side tables. Each file's rows are checked as
+    :func:`build_timeline` checks one file's: every per-row rule runs once on all rows, the rules that look at a
+    whole file (zero-timestamp placeholders, exact duplicates, scientific notation, the lone GPU) per file."""
+    nf = len(files)
     n = d.n
+    starts = np.cumsum([0] + [f.d.n for f in files])
+    fo = np.repeat(np.arange(nf), np.diff(starts))  # the file of each row
+
+    def per_file(mask: Any) -> np.ndarray:
+        return np.bincount(fo[np.asarray(mask, dtype=bool)], minlength=nf)
+
     (start, bad_start), (end, bad_end) = timestamps(d, "start_ns"), timestamps(d, "end_ns")
     unreadable = bad_start | bad_end
     if d.unreadable_ts is not None:
@@ -301,15 +188,15 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
     if n and (kinds == "kernel").any():  # collectives, blit copies/fills by name, as every collector (_work_rules)
         is_kern = (kinds == "kernel").to_numpy()
         kinds[is_kern] = kinds_of_kernel_names(names[is_kern])
-    negative = 0  # sizes and counts below zero (a -1 sentinel, a sign error): unknown, counted
-    unwhole = 0  # sizes and counts recorded but no whole number (7.5, inf, text): unknown, counted
+    negative = np.zeros(nf, dtype=np.int64)  # sizes and counts below zero (a -1 sentinel, a sign error): unknown
+    unwhole = np.zeros(nf, dtype=np.int64)  # sizes and counts recorded but no whole number (7.5, inf, text)
     for key in _SIZES:
         if key in d.cols:
             v = d.get(key)
-            unwhole += int((v.isna().to_numpy() & _recorded(d.cols[key], n)).sum())
+            unwhole += per_file(v.isna().to_numpy() & _recorded(d.cols[key], n))
             bad = (v < 0).fillna(False)
             if bad.any():
-                negative += int(bad.sum())
+                negative += per_file(bad.to_numpy())
                 d.cols[key] = v.mask(bad)
     reason = pd.Series([None] * n, dtype=object)
     reason[unreadable] = UNREADABLE_TS
@@ -325,13 +212,18 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
 
         with np.errstate(over="ignore"):
             du = np.where(ok, end.fillna(0).to_numpy(dtype="int64") - st, 0)
-        reason[zero_ts_placeholders(st, du, ok & (du >= 0))] = "zero timestamp (never recorded)"
+        zero = np.zeros(n, dtype=bool)
+        for i in np.unique(fo[ok & (st == 0)]):  # the rule reads one file's other events
+            a, b = starts[i], starts[i + 1]
+            zero[a:b] = zero_ts_placeholders(st[a:b], du[a:b], ok[a:b] & (du[a:b] >= 0))
+        reason[zero] = "zero timestamp (never recorded)"
     reason[reason.isna() & (end < start).fillna(False)] = "negative duration (end before start)"
     with np.errstate(over="ignore"):  # end − start beyond int64 (e.g. −2^63 … 2^63−1) wraps around: not a duration
         wraps = (end.astype("float64") - start.astype("float64")).abs() >= _F64_I64
     reason[reason.isna() & wraps.fillna(False)] = "timestamps out of range (duration beyond int64)"
-    if d.sci_notation_rows:
-        reason[reason.isna() & (end == start).fillna(False)] = \
+    sci = np.array([f.d.sci_notation_rows for f in files]) > 0
+    if sci.any():
+        reason[reason.isna() & (end == start).fillna(False) & sci[fo]] = \
             "timestamps written in scientific notation lost precision (duration 0 is not real)"
     non_work = np.zeros(n, dtype=bool)
     if n:  # barrier / marker packets on a GPU queue are not work: not events, counted with the other rows
@@ -342,6 +234,8 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
     valid = reason.isna().to_numpy()
     idx = np.flatnonzero(valid)
     nv = len(idx)
+    rank_of = np.array([f.rank if f.relabel is None else f.relabel for f in files], dtype="int64")
+    source_of = np.array([f.source for f in files], dtype=object)
 
     bx, by, bz = d.get("block_x"), d.get("block_y"), d.get("block_z")
     cols: dict[str, Any] = {
@@ -350,32 +244,33 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
         "name": _cat(names[valid].tolist()),
         "start_ns": start[valid].astype("int64").to_numpy(),
         "dur_ns": (end - start)[valid].astype("int64").to_numpy(),
-        "rank": np.full(nv, rank, dtype="int64"),
-        "source": _cat([source] * nv),
+        "rank": rank_of[fo[valid]],
+        "source": _cat(source_of[fo[valid]].tolist()),
     }
     # a row whose device the source does not say: a host row is the host (-1); a GPU row is the source's only GPU,
     # else device 0 with a warning that counts them (below) — never silently one GPU among several
     dev = d.get("device_id")
     # a GPU row on a negative device (agent) id: no GPU has one (-1 is the host's mark): not recorded, counted
     neg_dev = ((dev < 0).fillna(False) & kinds.isin(_GPU_KINDS)).to_numpy(dtype=bool)
-    neg_example = int(dev[neg_dev].iloc[0]) if neg_dev.any() else None
+    neg_example = {int(fo[i]): int(dev.iloc[i]) for i in np.flatnonzero(neg_dev)[::-1]}  # the first of each file
     dev = dev.mask(neg_dev)
     no_dev = (dev.isna() & kinds.isin(_GPU_KINDS)).to_numpy()
-    lone = d.gpus[0] if d.gpus is not None and len(set(d.gpus)) == 1 else None
+    lone = [f.d.gpus[0] if f.d.gpus is not None and len(set(f.d.gpus)) == 1 else None for f in files]
     dev = dev.fillna(-1)
-    dev[no_dev] = lone if lone is not None else 0
+    if no_dev.any():
+        dev[no_dev] = np.array([0 if g is None else g for g in lone], dtype="int64")[fo[no_dev]]
     d.cols["device_id"] = dev
-    n_no_dev = int((no_dev & valid).sum())
-    beyond: dict[str, int] = {}  # ids recorded as numbers beyond int64 (2^64, 1e30): unknown, counted
+    n_no_dev = per_file(no_dev & valid)
+    beyond: list[dict[str, int]] = [{} for _ in files]  # ids recorded as numbers beyond int64 (2^64, 1e30): counted
     for key in _PASS_THROUGH:
         if key in d.cols:
             # ids stay Int64 (a list of ints and NA made 2^63 − 1 a float, then unknown)
             cols[key] = (pd.Series(d.cols[key], dtype=object)[valid].tolist() if key == "copy_kind" else
                          (dev if key == "device_id" else d.get(key))[valid])
             if key in _IDS:
-                k = int((_beyond_int64(d.cols[key], n) & valid).sum())
-                if k:
-                    beyond[_IDS[key]] = k
+                for i, k in enumerate(per_file(_beyond_int64(d.cols[key], n) & valid)):
+                    if k:
+                        beyond[i][_IDS[key]] = int(k)
     for ax, b in (("x", bx), ("y", by), ("z", bz)):
         if f"block_{ax}" in d.cols:
             cols[f"block_{ax}"] = b[valid]
@@ -417,106 +312,144 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
     counters = make_table(COUNTER_COLUMNS, {
         "event_id": np.concatenate(c_eid) if c_eid else np.zeros(0, "int64"),
         "metric": _cat(c_metric), "value": np.concatenate(c_val) if c_val else np.zeros(0),
-        "unit": _cat([u for part in c_unit for u in part]), "source": _cat([source] * nc)}, n=nc)
+        "unit": _cat([u for part in c_unit for u in part]),
+        "source": _cat(source_of[fo[idx]][np.concatenate(c_eid)].tolist() if nc else [])}, n=nc)
     counters = counters.sort_values(["event_id"], kind="stable").reset_index(drop=True) if nc else counters
-    events, counters, dup_note = drop_exact_duplicates(events, counters, path)
+    norm_order = _joined_norm_order(events["name"], fo[idx]) if nf > 1 else None
+    events, counters, dup_notes = _drop_duplicates(events, counters, files, fo[idx])
+    if norm_order is not None and list(events["name_norm"].cat.categories) != norm_order:
+        events["name_norm"] = events["name_norm"].cat.reorder_categories(pd.Index(norm_order, dtype="str"))
 
     bad = np.flatnonzero(~valid)
     nr = len(bad)
     rejected = make_table(REJECTED_COLUMNS, {
         "kind": kinds[~valid].tolist(), "name": names[~valid].tolist(),
         "start_ns": start[~valid].reset_index(drop=True), "dur_ns": (end - start)[~valid].reset_index(drop=True),
-        "rank": [rank] * nr, "reason": reason[~valid].tolist(), "source": [source] * nr,
+        "rank": rank_of[fo[bad]].tolist(), "reason": reason[~valid].tolist(), "source": source_of[fo[bad]].tolist(),
         **({"correlation_id": d.get("correlation_id")[~valid].reset_index(drop=True)}
            if "correlation_id" in d.cols else {})}, n=nr)
-    tables = dict(tables or {})
+    tables_of = [dict(f.tables or {}) for f in files]
+    n_kept = np.zeros(nf, dtype=np.int64)  # counter values of rows that are not events, kept per file
     if u_rows:
-        rows = np.concatenate(u_rows)
-        tables["unattached_counters"] = pd.DataFrame({
-            "dispatch_seq": rows, "name": names.to_numpy()[rows], "device_id": dev.to_numpy()[rows].astype("int64"),
-            "metric": u_metric, "value": np.concatenate(u_val), "unit": [u for p in u_unit for u in p],
-            "source": source, "reason": reason.to_numpy()[rows]})
-    untimed = _untimed_launches(d, names, kinds, dev, valid, non_work, reason, rank, source)
-    if untimed is not None:
-        tables["untimed_launches"] = untimed
-    meta.warnings = list(warnings or []) + meta.warnings
-    if n_no_dev and lone is None:
-        many = ("the trace does not list its GPUs" if d.gpus is None else
-                f"the trace lists {len(set(d.gpus))} GPUs" if d.gpus else "the trace lists no GPU")
-        meta.warnings.append(f"{path}: {plural(n_no_dev, 'GPU row(s)')} (kernels, copies) {agree(n_no_dev, 'records', 'record')} no device (agent id "
-                             f"absent, empty "
-                             f"or naming no listed agent): shown on device 0, which is not known to be the GPU that "
-                             f"ran them ({many}); "
-                             "per-GPU figures count them with device 0")
-        if not any(isinstance(x, dict) and x.get("device_id") == 0 and x.get("rank", rank) == rank
-                   for x in meta.devices):  # device 0 stands in for them: listed, hardware unknown (no 2nd warning)
-            vendor = next((x.get("vendor") for x in meta.devices if isinstance(x, dict) and x.get("vendor")), None)
-            meta.devices.append({"rank": rank, "device_id": 0, "name": None, "vendor": vendor,
-                                 "stand_in": d.gpus is None or not d.gpus})  # not a record of the file's
-    if neg_dev.any():
-        n_neg = int((neg_dev & valid).sum())
-        meta.warnings.append(f"{path}: {plural(n_neg, 'GPU row(s)')} {agree(n_neg, 'records', 'record')} a negative "
-                             f"device (agent) id (e.g. {neg_example}), which no GPU has: read as not recorded")
-    if negative:
-        meta.warnings.append(f"{path}: {plural(negative, 'negative size or count value(s)')} (workgroup, grid, LDS, "
-                             "registers, bytes) read as unknown")
-    if unwhole:
-        meta.warnings.append(f"{path}: {plural(unwhole, 'size or count value(s)')} (workgroup, grid, LDS, registers, "
-                             f"bytes) {agree(unwhole, 'is', 'are')} no whole number (a fraction such as 7.5, inf, "
-                             "text): read as unknown")
-    if unnamed.any():
-        meta.warnings.append(f"{path}: {plural(int(unnamed.sum()), 'row(s)')} without a name (symbol or string not "
-                             f"recorded): named {UNNAMED!r}")
-    if d.unreadable_counter_cells:
-        meta.warnings.append(f"{path}: {plural(d.unreadable_counter_cells, 'counter value(s)')} {agree(d.unreadable_counter_cells, 'is not a number', 'are not numbers')} (e.g. "
-                             f"{d.unreadable_counter_example}): read as unknown, left out of every mean and total")
-    if beyond:
-        k = sum(beyond.values())
-        meta.warnings.append(f"{path}: {plural(k, 'id value(s)')} beyond int64 (±2^63) read as unknown: "
-                             + ", ".join(f"{name} ×{v}" for name, v in sorted(beyond.items())))
-    if d.unreadable_field_cells:
-        k = d.unreadable_field_cells
-        meta.warnings.append(f"{path}: {plural(k, 'id or size value(s)')} (queue, agent, process, thread, "
-                             f"correlation, workgroup, grid, LDS, registers) {agree(k, 'is', 'are')} no number (e.g. "
-                             f"{d.unreadable_field_example}): read as unknown")
-    if d.sci_notation_rows:
-        meta.warnings.append(f"{path}: {plural(d.sci_notation_rows, 'row(s)')} {agree(d.sci_notation_rows, 'has', 'have')} timestamps in scientific notation "
-                             "(e.g. 8.1097E+14): ns precision is lost; zero durations are rejected, not reported")
-    if dup_note:
-        meta.warnings.append(dup_note)
-    if nr:
-        by = pd.Series(reason[~valid]).value_counts()
-        meta.warnings.append(f"{path}: {plural(nr, 'row(s)')} {agree(nr, 'is', 'are')} not events: "
-                             f"" + ", ".join(f"{k} ×{v}" for k, v in by.items())
-                             + (f"; their {plural(sum(len(r) for r in u_rows), 'counter value(s)')} {agree(sum(len(r) for r in u_rows), 'is', 'are')} kept as "
-                                "per-kernel counters (the kernel counters table)" if u_rows else ""))
-    return Timeline(events, counters, rejected, meta, tables).validate()
+        rows, vals = np.concatenate(u_rows), np.concatenate(u_val)
+        units = [u for p in u_unit for u in p]
+        n_kept = np.bincount(fo[rows], minlength=nf)
+        for i in np.flatnonzero(n_kept):  # each file's table as it has it alone (metric by metric, its rows)
+            at = np.flatnonzero(fo[rows] == i) if nf > 1 else np.arange(len(rows))
+            r = rows[at]
+            tables_of[i]["unattached_counters"] = pd.DataFrame({
+                "dispatch_seq": r - starts[i], "name": names.to_numpy()[r],
+                "device_id": dev.to_numpy()[r].astype("int64"), "metric": [u_metric[j] for j in at],
+                "value": vals[at], "unit": [units[j] for j in at], "source": files[i].source,
+                "reason": reason.to_numpy()[r]})
+    for i, t in _untimed_launches(d, names, kinds, dev, valid, non_work, reason, files, fo, starts):
+        tables_of[i]["untimed_launches"] = t
+    metas = []
+    for i, f in enumerate(files):
+        meta = f.meta or TimelineMeta()
+        meta.warnings = list(f.warnings or []) + meta.warnings
+        a, b = starts[i], starts[i + 1]
+        file_reasons = reason[a:b][~valid[a:b]] if (~valid[a:b]).any() else None
+        file_notes(meta, f.d, f.path, f.rank, lone=lone[i], n_no_dev=int(n_no_dev[i]),
+                   n_neg_dev=int((neg_dev[a:b] & valid[a:b]).sum()) if neg_example.get(i) is not None else 0,
+                   neg_example=neg_example.get(i), negative=int(negative[i]), unwhole=int(unwhole[i]),
+                   unnamed=int(unnamed[a:b].sum()), beyond=beyond[i], dup_note=dup_notes[i],
+                   reasons=file_reasons, kept=int(n_kept[i]))
+        metas.append(meta)
+    return events, counters, rejected, metas, tables_of
 
 
-def _untimed_launches(d: Dispatches, names: pd.Series, kinds: pd.Series, dev: pd.Series,
-                      valid: np.ndarray, non_work: np.ndarray, reason: pd.Series, rank: int,
-                      source: str) -> pd.DataFrame | None:
-    """``tables["untimed_launches"]`` (:data:`UNTIMED_COLUMNS`): the launch configuration of the kernel rows that
-    are not events (no timestamps…), in the event columns' units; None when there is none or the source records no
-    configuration."""
-    rows = np.flatnonzero(~valid & ~non_work & kinds.isin(["kernel", "comm"]).to_numpy())
-    keys = ("grid_items_x", "block_x", "lds_bytes", "arch_vgpr")
-    if not len(rows) or not any(k in d.cols for k in keys):
+def _joined_norm_order(names: pd.Series, file_of_event: np.ndarray) -> list[str] | None:
+    """The ``name_norm`` categories the join of the files' own tables holds (``pd.concat``, then
+    ``_as_category``): each file's are its distinct normalised names (:func:`~gpulens.timeline.names.
+    normalized_names` of its sorted names); the first file's order when every file with events has the same set,
+    else the sorted union. None when there are no names."""
+    from gpulens.timeline.names import normalize_kernel_name
+
+    cats = names.cat.categories
+    if not len(cats):
         return None
-    out: dict[str, Any] = {"dispatch_seq": rows, "name": names.to_numpy()[rows], "kind": kinds.to_numpy()[rows],
-                           "rank": np.full(len(rows), rank, dtype="int64"),
-                           "device_id": dev.to_numpy()[rows].astype("int64")}
+    codes = names.cat.codes.to_numpy().astype(np.int64)
+    pairs = np.unique(file_of_event.astype(np.int64) * len(cats) + codes)
+    _, first = np.unique(pairs // len(cats), return_index=True)
+    normed = [normalize_kernel_name(c) for c in cats]
+    orders = [list(dict.fromkeys(normed[c] for c in part % len(cats))) for part in np.split(pairs, first[1:])]
+    if all(set(o) == set(orders[0]) for o in orders[1:]):
+        return orders[0]
+    return sorted({x for o in orders for x in o})
+
+
+def _drop_duplicates(events: pd.DataFrame, counters: pd.DataFrame, files: list[FileRows], file_of_event: np.ndarray
+                     ) -> tuple[pd.DataFrame, pd.DataFrame, list[str | None]]:
+    """:func:`~gpulens.collectors._duplicates.drop_exact_duplicates` of each file's events (two files may hold the
+    same kernel: only a copy within one file is a capture artefact), the events renumbered ``0..n-1`` as the join
+    of the files' Timelines numbers them; the warning of each file (None when it dropped none)."""
+    if len(files) == 1:
+        events, counters, note = drop_exact_duplicates(events, counters, files[0].path)
+        return events, counters, [note]
+    notes: list[str | None] = [None] * len(files)
+    if not len(events):
+        return events, counters, notes
+    # the cheap first pass of drop_exact_duplicates (times alone), within each file
+    cand = pd.DataFrame({"f": file_of_event, "s": events["start_ns"].to_numpy(),
+                         "d": events["dur_ns"].to_numpy()}).duplicated(keep=False).to_numpy()
+    if not cand.any():
+        return events, counters, notes
+    gone = []
+    for i in np.unique(file_of_event[cand]):
+        rows = np.flatnonzero(file_of_event == i)
+        sub = events.iloc[int(rows[0]):int(rows[-1]) + 1]
+        ids, names = exact_duplicate_ids(sub, counters)
+        if len(ids):
+            gone.append(ids)
+            notes[i] = duplicates_note(files[i].path, len(ids), names)
+    if not gone:
+        return events, counters, notes
+    keep = ~np.isin(events["event_id"].to_numpy(), np.concatenate(gone))
+    cid = counters["event_id"].to_numpy()
+    new_of = np.full(len(events), -1, dtype="int64")
+    new_of[keep] = np.arange(int(keep.sum()))
+    events = events[keep].reset_index(drop=True)
+    events["event_id"] = np.arange(len(events), dtype="int64")
+    counters = counters[keep[cid]].reset_index(drop=True)
+    counters["event_id"] = new_of[counters["event_id"].to_numpy()]
+    return events, counters, notes
+
+
+def _untimed_launches(d: Dispatches, names: pd.Series, kinds: pd.Series, dev: pd.Series, valid: np.ndarray,
+                      non_work: np.ndarray, reason: pd.Series, files: list[FileRows], fo: np.ndarray,
+                      starts: np.ndarray) -> list[tuple[int, pd.DataFrame]]:
+    """Per file (its position in ``files``), ``tables["untimed_launches"]`` (:data:`UNTIMED_COLUMNS`): the launch
+    configuration of its kernel rows that are not events (no timestamps…), in the event columns' units,
+    ``dispatch_seq`` counted within the file; only files with such rows whose source records a configuration."""
+    keys = ("grid_items_x", "block_x", "lds_bytes", "arch_vgpr")
+    recorded = np.array([any(k in f.d.cols for k in keys) for f in files])
+    every = np.flatnonzero(~valid & ~non_work & kinds.isin(["kernel", "comm"]).to_numpy())
+    every = every[recorded[fo[every]]]
+    if not len(every):
+        return []
     b = {ax: d.get(f"block_{ax}") for ax in "xyz"}
-    for ax in "xyz":
-        out[f"grid_{ax}"] = _grid_groups(d.get(f"grid_items_{ax}"), b[ax]).to_numpy()[rows] \
-            if f"grid_items_{ax}" in d.cols else pd.array([pd.NA] * len(rows), dtype="Int64")
-        out[f"block_{ax}"] = b[ax].to_numpy()[rows]
+    grid = {ax: _grid_groups(d.get(f"grid_items_{ax}"), b[ax]).to_numpy() if f"grid_items_{ax}" in d.cols else None
+            for ax in "xyz"}
     arch, accum = d.get("arch_vgpr"), d.get("accum_vgpr")
-    out["regs_per_thread"] = (arch + accum.fillna(0)).to_numpy()[rows]
-    out["smem_static_bytes"] = d.get("lds_bytes").to_numpy()[rows]
-    out["source"] = source
-    out["reason"] = reason.to_numpy()[rows]
-    t = pd.DataFrame(out)
-    for c in ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "regs_per_thread", "smem_static_bytes"):
-        t[c] = pd.array(t[c], dtype="Int64")
-    return t[list(UNTIMED_COLUMNS)]
+    regs, lds = (arch + accum.fillna(0)).to_numpy(), d.get("lds_bytes").to_numpy()
+    out = []
+    for i in np.unique(fo[every]):
+        rows = every[fo[every] == i]
+        t: dict[str, Any] = {"dispatch_seq": rows - starts[i], "name": names.to_numpy()[rows],
+                             "kind": kinds.to_numpy()[rows], "rank": np.full(len(rows), files[i].rank, dtype="int64"),
+                             "device_id": dev.to_numpy()[rows].astype("int64")}
+        for ax in "xyz":
+            t[f"grid_{ax}"] = grid[ax][rows] if grid[ax] is not None and f"grid_items_{ax}" in files[i].d.cols \
+                else pd.array([pd.NA] * len(rows), dtype="Int64")
+            t[f"block_{ax}"] = b[ax].to_numpy()[rows]
+        t["regs_per_thread"] = regs[rows]
+        t["smem_static_bytes"] = lds[rows]
+        t["source"] = files[i].source
+        t["reason"] = reason.to_numpy()[rows]
+        table = pd.DataFrame(t)
+        for c in ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "regs_per_thread",
+                  "smem_static_bytes"):
+            table[c] = pd.array(table[c], dtype="Int64")
+        out.append((int(i), table[list(UNTIMED_COLUMNS)]))
+    return out

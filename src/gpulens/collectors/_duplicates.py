@@ -46,23 +46,10 @@ def drop_exact_duplicates(events: pd.DataFrame, counters: pd.DataFrame | None, p
     warning counts the rows dropped and names a few (None when there were none)."""
     if not len(events):
         return events, counters, None
-    gpu = events["kind"].astype(str).isin(GPU_KINDS).to_numpy()
-    if not gpu.any():
+    gone_ids, names = exact_duplicate_ids(events, counters)
+    if not len(gone_ids):
         return events, counters, None
-    g = events[gpu]
-    # cheap first pass on the times alone; the full comparison only where two GPU rows share start and duration
-    cand = pd.DataFrame({"s": g["start_ns"].to_numpy(), "d": g["dur_ns"].to_numpy()}).duplicated(keep=False)
-    if not cand.any():
-        return events, counters, None
-    c = g[cand.to_numpy()]
-    key = c.drop(columns=["event_id"]).astype(object).where(c.drop(columns=["event_id"]).notna(), None)
-    key["_counters"] = _counter_signatures(counters, c["event_id"].to_numpy()).to_numpy()
-    dup = key.astype(str).duplicated(keep="first").to_numpy()
-    if not dup.any():
-        return events, counters, None
-    gone_ids = c["event_id"].to_numpy()[dup]
     keep = ~events["event_id"].isin(gone_ids).to_numpy()
-    names = sorted(set(c.loc[dup, "name"].astype(str)))
     old_ids = events["event_id"].to_numpy()[keep]
     out = events[keep].reset_index(drop=True)
     new_of = pd.Series(np.arange(len(out), dtype="int64"), index=old_ids)
@@ -72,8 +59,34 @@ def drop_exact_duplicates(events: pd.DataFrame, counters: pd.DataFrame | None, p
     if counters is not None and len(counters):
         counters = counters[counters["event_id"].isin(old_ids)].reset_index(drop=True)
         counters["event_id"] = counters["event_id"].map(new_of).to_numpy(dtype="int64")
-    n = int(dup.sum())
-    warning = (f"{path}: {plural(n, 'exact duplicate GPU row(s)')} dropped (the same kind, name, device, stream, start, end, "
-               "correlation id and every other field as a row kept: one kernel written twice by the capture or "
-               f"export), counted once: {', '.join(names[:3])[:160]}")
-    return out, counters, warning
+    return out, counters, duplicates_note(path, len(gone_ids), names)
+
+
+def exact_duplicate_ids(events: pd.DataFrame, counters: pd.DataFrame | None) -> tuple[np.ndarray, list[str]]:
+    """The ``event_id`` of the second and later copies of exact duplicate GPU rows of ``events`` (see the module
+    docstring; ``counters`` by ``event_id``), and the sorted distinct names of those rows."""
+    none = np.zeros(0, dtype="int64"), []
+    if not len(events):
+        return none
+    gpu = events["kind"].astype(str).isin(GPU_KINDS).to_numpy()
+    if not gpu.any():
+        return none
+    g = events[gpu]
+    # cheap first pass on the times alone; the full comparison only where two GPU rows share start and duration
+    cand = pd.DataFrame({"s": g["start_ns"].to_numpy(), "d": g["dur_ns"].to_numpy()}).duplicated(keep=False)
+    if not cand.any():
+        return none
+    c = g[cand.to_numpy()]
+    key = c.drop(columns=["event_id"]).astype(object).where(c.drop(columns=["event_id"]).notna(), None)
+    key["_counters"] = _counter_signatures(counters, c["event_id"].to_numpy()).to_numpy()
+    dup = key.astype(str).duplicated(keep="first").to_numpy()
+    if not dup.any():
+        return none
+    return c["event_id"].to_numpy()[dup], sorted(set(c.loc[dup, "name"].astype(str)))
+
+
+def duplicates_note(path: str | Path, n: int, names: list[str]) -> str:
+    """The warning of :func:`drop_exact_duplicates`: ``n`` rows dropped from ``path``, a few of their ``names``."""
+    return (f"{path}: {plural(n, 'exact duplicate GPU row(s)')} dropped (the same kind, name, device, stream, start, end, "
+            "correlation id and every other field as a row kept: one kernel written twice by the capture or "
+            f"export), counted once: {', '.join(names[:3])[:160]}")

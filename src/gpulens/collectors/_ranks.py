@@ -22,8 +22,9 @@ RANKLESS = {None, "none", "process"}
 
 
 def relabel_rank(tl: Timeline | Parts, rank: int) -> Timeline | Parts:
-    """``tl`` with every event, rejected event, source and device moved to ``rank`` (in place; returned)."""
-    if isinstance(tl, Parts):
+    """``tl`` with every event, rejected event, source and device moved to ``rank`` (in place; returned); anything
+    with its own ``relabel_rank`` (:class:`Parts`, a per-process run not yet built) is moved by it."""
+    if hasattr(tl, "relabel_rank"):
         tl.relabel_rank(rank)
         return tl
     tl.events["rank"] = rank

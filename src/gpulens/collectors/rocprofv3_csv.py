@@ -47,6 +47,7 @@ from gpulens.collectors._amd_generations import V1, refuse_other_generation
 from gpulens.collectors._amdcsv import ALIASES, NAME_COLUMNS, agent_number, dispatches_from_rows
 from gpulens.collectors._csvrows import read_rows
 from gpulens.collectors._dispatch import Dispatches, build_timeline
+from gpulens.collectors._process_runs import ProcessRun, build_runs
 from gpulens.collectors._links import first_of_each_file, links_twice_warning, loops_back
 from gpulens.collectors._ranks import number_rankless, read_each
 from gpulens.collectors.base import Collector
@@ -433,14 +434,12 @@ class RocprofV3CsvDir(Collector):
                 rest.append(f)
         note = refuse_other_generation(path, "v3", [f for fs in groups.values() for f in fs],
                                        [f for f in rest if _generation_v1(f)], strict)
-        def one(group: tuple[str, list[Path]]) -> tuple[str, Timeline]:
+        def one(group: tuple[str, list[Path]]) -> tuple[str, ProcessRun]:
             prefix, files = group
             pid = re.match(r"^([0-9]+)_$", Path(prefix).name)
-            tl = self._one_run(files, strict, int(pid.group(1)) if pid else None)
-            for src in tl.meta.sources:  # one file set per process; a process records no rank
-                src["rank_source"] = "process"
-                src["process_id"] = int(pid.group(1)) if pid else None
-            return Path(prefix).name or path.name, tl
+            run = self._read_run(files, strict, int(pid.group(1)) if pid else None)
+            run.mark(rank_source="process", process_id=int(pid.group(1)) if pid else None)  # a process: no rank
+            return Path(prefix).name or path.name, run
 
         if not groups:
             raise TraceFormatError(path, "no rocprofv3 CSV file in this folder")
@@ -448,10 +447,10 @@ class RocprofV3CsvDir(Collector):
         parts, unread = read_each(list(groups.items()), one)
         linked = [links_twice_warning(path, twice)] if twice else []
         if len(parts) == 1:
-            tl = parts[0][1]
+            tl = parts[0][1].timeline()
         else:
             notes = number_rankless(parts)
-            tl = concat([t for _, t in parts])
+            tl = concat(build_runs([t for _, t in parts]))  # the rows of all processes checked and built at once
             linked += [f"{path}: {n}" for n in notes]
         if unread:
             tl.meta.unread, tl.meta.rank_files = unread, len(groups)
@@ -459,7 +458,8 @@ class RocprofV3CsvDir(Collector):
         tl.meta.warnings[:0] = ([note] if note else []) + linked
         return tl
 
-    def _one_run(self, files: list[Path], strict: bool, pid: int | None = None) -> Timeline:
+    def _read_run(self, files: list[Path], strict: bool, pid: int | None = None) -> ProcessRun:
+        """Read one process's files (not yet built: :class:`~gpulens.collectors._process_runs.ProcessRun`)."""
         loaded = {}
         metas, warnings, devices = [], [], []
         table: AgentTable | None = None
@@ -483,7 +483,7 @@ class RocprofV3CsvDir(Collector):
                 table = d if table is None else table
             else:
                 loaded.setdefault(kind, []).append((f, d))
-        tls = []
+        rows = []
         # the GPUs agent_info.csv lists: a row without an agent goes to the only one (or is counted: _dispatch)
         gpus = [int(dv["device_id"]) for dv in devices if dv.get("device_id") is not None] if devices else None
         for items in loaded.values():
@@ -504,15 +504,13 @@ class RocprofV3CsvDir(Collector):
                     else:
                         warnings.append(f"{cf}: counters of {plural(cd.n, 'dispatch(es)')} attached to their kernels")
                 counters = []
-            tls.append(build_timeline(d, self.name, f))
+            rows.append((f, d))
         for kind, items in list(loaded.items()) + [("counter", counters)]:
-            for f, d in items:
-                tls.append(build_timeline(d, self.name, f))
-        tl = concat(tls) if tls else Timeline()
-        tl.meta.sources = metas
-        tl.meta.devices = devices
-        tl.meta.warnings = warnings + tl.meta.warnings + _read_stats(tl, stats, kernels, strict)
-        return tl.validate()
+            rows += items
+        finish = (lambda tl: _read_stats(tl, stats, kernels, strict)) if stats else None
+        meta = TimelineMeta()  # as read: no scrub yet (it would make truncation notes plain text)
+        meta.sources, meta.devices, meta.warnings = metas, devices, warnings
+        return ProcessRun(rows, meta, self.name, finish)
 
 
 def _summaries(stats: list[Path], strict: bool) -> Timeline:
