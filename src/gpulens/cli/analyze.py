@@ -190,6 +190,10 @@ def register(app: typer.Typer) -> None:
             distinct_outputs(outputs + ([(folder, "", what)] if folder is not None else []))
         for out, module, _ in outputs:  # refused before the analysis, not after it
             check_output(out, inputs, module, force)
+        from gpulens._inputs import check_input
+
+        for p in inputs:  # a missing input is said before pandas and the analyzers are imported
+            check_input(p)
         if not no_cache and len(inputs) == 1 and scheduler is None and not join and device_spec is None \
                 and csv_dir is None and parquet_dir is None:
             if _serve_stored(inputs, not lenient, format, select, outputs, console, quiet, top, force):
