@@ -58,7 +58,7 @@ def occupancy_page(s: SourceReport, max_rows: int) -> list[Any]:
     r = s.results.get("occupancy")
     if r is None or r.skipped or not len(r.table):
         return _absent("Occupancy", r)
-    t = r.table.head(25)
+    t = r.table.iloc[:25]
     vendor = r.summary.get("vendor")
     ys = tick_labels(short_names(t["name"].astype(str)), full=t["name"].astype(str).tolist())
     lims = t["limiters"] if "limiters" in t else t["limiter"]
@@ -181,7 +181,7 @@ def _idle_panel(bn: AnalysisResult, max_rows: int, vendor: str | None = None) ->
 
 
 def _stall_panel(st: AnalysisResult, max_rows: int) -> Panel:
-    t = st.table.head(20)
+    t = st.table.iloc[:20]
     parts = [(c, column_label(c, st.columns.get(c, "")).replace("share of stall time in class ", ""))
              for c in t.columns if c.endswith("_pct") and "in class" in st.columns.get(c, "")]
     ys = tick_labels(short_names(t["name"].astype(str)), full=t["name"].astype(str).tolist())
@@ -255,7 +255,7 @@ def generic_panels(name: str, r: AnalysisResult, max_rows: int, vendor: str | No
     t = r.table if r.table is not None else pd.DataFrame()
     # columns with no value at all are left out (isna: is_missing, vectorised); the table is not copied
     keep = [c for c in shown_columns(t.columns) if not unknown_everywhere(t, c)] if len(t) else shown_columns(t.columns)
-    top = t.head(25)  # the rows the chart draws, its columns `keep` (a list selection copied 24 tables' heads)
+    top = t.iloc[:25]  # the rows the chart draws (a view), its columns `keep` (a list selection copied them)
     fig = None
     if len(t) > 1:
         label = _pick(top, keep, ("name", "kernel", "op", "class", "category", "verdict", "reason", "metric"),
