@@ -247,3 +247,43 @@ def test_neutralise_fast_path_and_substitutions(text, expected):
     from gpulens.reports._md_safe import neutralise
 
     assert neutralise(text) == expected
+
+
+def test_the_html_report_module_imports_no_plotly_and_reads_plotlys_own_version():
+    r = _child("""
+import sys
+import gpulens.reports.html as H
+print("plotly" in sys.modules)
+v = H.plotlyjs_version()
+print("plotly" in sys.modules, v)
+from plotly.offline import get_plotlyjs_version
+print(v == get_plotlyjs_version())
+""")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["False", "False", r.stdout.split()[2], "True"]
+
+
+def test_unknown_everywhere_is_pandas_isna_all_per_column():
+    from gpulens.reports._values import unknown_everywhere
+
+    t = pd.DataFrame({"a": [np.nan, np.nan], "b": [1.0, np.nan], "c": [None, None], "d": ["", None],
+                      "e": pd.array([pd.NA, pd.NA], dtype="Int64"), "f": pd.Series([None, None], dtype="str")})
+    expected = {c: bool(t[c].isna().all()) for c in t.columns}
+    assert expected == {"a": True, "b": False, "c": True, "d": False, "e": True, "f": True}
+    assert {c: unknown_everywhere(t, c) for c in reversed(t.columns)} == expected
+
+
+def test_compact_tables_keep_the_duration_the_rows_are_ranked_by():
+    """The sort column: the first [ns] duration that never rises down the table over two distinct values or more."""
+    from types import SimpleNamespace
+
+    from gpulens.reports.console_other import _sort_column
+
+    t = pd.DataFrame({"op": ["a", "b", "c"], "start_ns": [3.0, 2.0, 1.0], "flat_ns": [5.0, 5.0, 5.0],
+                      "rising_ns": [1.0, 2.0, 3.0], "gpu_ns": [9.0, np.nan, 4.0], "host_ns": [8.0, 7.0, 1.0]})
+    cols = {"op": "operator [text]", "start_ns": "start on the profiler clock [ns]", "flat_ns": "a [ns]",
+            "rising_ns": "b [ns]", "gpu_ns": "GPU time [ns]", "host_ns": "host time [ns]"}
+    r = SimpleNamespace(table=t, columns=cols)  # what the function reads of a result
+    assert _sort_column(r, list(t.columns)) == "gpu_ns"  # flat (one value) and rising are not; NaN left out
+    assert _sort_column(r, ["op", "flat_ns", "rising_ns"]) is None
+    assert _sort_column(r, ["host_ns", "gpu_ns"]) == "host_ns"
