@@ -169,6 +169,11 @@ def main(argv: list[str] | None = None) -> int:
             use_small_pages()
         else:
             os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
+            # gpulens calls no BLAS routine (no matmul, no linalg), but numpy's OpenBLAS starts a worker thread
+            # per core at import, and each spins before sleeping: 0.04–0.08 s of CPU per command on 2 cores
+            # (`import numpy` 0.16–0.18 → 0.08–0.09 s CPU). Read once, when numpy loads OpenBLAS; a user's own
+            # setting is kept.
+            os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     global _ENDS_PROCESS
     _ENDS_PROCESS = argv is None
     if _ENDS_PROCESS and args[:1] != ["profile"]:

@@ -116,6 +116,21 @@ def light_coercion(params: Any) -> None:
                                       descriptor=desc, many=kind[0], leaf=kind[1])
 
 
+def element_metavars(params: Any) -> None:
+    """Show a list parameter's values in ``--help`` as what a user types, one value's type as for any other
+    parameter (``paths... <path>``, ``command... <str>``), instead of typer's annotation (``<list[Path]>``,
+    ``<list[str]>``): the ``...`` after the name already says that several may be given."""
+    for p in params:
+        desc = getattr(p, "type_descriptor", None)
+        if desc is None or not getattr(desc, "is_list", False) or getattr(desc, "is_choice", False):
+            continue
+        args = get_args(desc.annotation)
+        if len(args) != 1 or not isinstance(args[0], type):
+            continue
+        label = (getattr(desc, "path_type", None) or "path") if args[0] is Path else args[0].__name__
+        p.display_type = lambda ctx, _text=f"<{label}>": _text
+
+
 class LightGroup(TyperGroup):
     """typer's command group whose own parameters and whose commands' parameters (``--help`` included, which click
     makes on first use) are coerced as :func:`light_coercion` says: no pydantic import for the values a command
@@ -124,10 +139,13 @@ class LightGroup(TyperGroup):
     def get_params(self, ctx: Any) -> list:
         params = super().get_params(ctx)
         light_coercion(params)
+        element_metavars(params)
         return params
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         cmd = super().get_command(ctx, cmd_name)
         if cmd is not None and not isinstance(cmd, LightGroup):
-            light_coercion(cmd.get_params(ctx))
+            params = cmd.get_params(ctx)
+            light_coercion(params)
+            element_metavars(params)
         return cmd

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from gpulens.cli._console import console as make_console, status as console_status
 from gpulens.errors import EXIT_NO_GPU_WORK, EXIT_OK, GpulensError, truncated_without_gpu_work
-from gpulens.timeline.secrets import encodable, writable
+from gpulens.timeline.secrets import encodable, writable_utf8
 from gpulens.units import plural
 
 #: Upper bound of ``--workers`` (processes; the pool also never exceeds the number of rank files).
@@ -65,7 +65,7 @@ def write_output(path: Path, text: str | bytes, inputs: list[Path], writing: str
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         # a lone surrogate (a file name that is not UTF-8, quoted in a warning) written visibly, never a crash
-        write_atomic(path, text if isinstance(text, bytes) else writable(text).encode("utf-8"))
+        write_atomic(path, text if isinstance(text, bytes) else writable_utf8(text))
     except OSError as exc:
         raise GpulensError(f"{path}: cannot write the report ({exc.strerror or exc})") from None
 
@@ -190,6 +190,10 @@ def register(app: typer.Typer) -> None:
             distinct_outputs(outputs + ([(folder, "", what)] if folder is not None else []))
         for out, module, _ in outputs:  # refused before the analysis, not after it
             check_output(out, inputs, module, force)
+        from gpulens._inputs import check_input
+
+        for p in inputs:  # a missing input is said before pandas and the analyzers are imported
+            check_input(p)
         if not no_cache and len(inputs) == 1 and scheduler is None and not join and device_spec is None \
                 and csv_dir is None and parquet_dir is None:
             if _serve_stored(inputs, not lenient, format, select, outputs, console, quiet, top, force):

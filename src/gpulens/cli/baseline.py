@@ -33,6 +33,10 @@ def save_cmd(
     Never overwrites an existing baseline without --force; every save is appended to <store>/history.jsonl.
     Exit codes: 0 saved, 2 unreadable input, existing baseline without --force, or no usable run.
     """
+    from gpulens._inputs import check_input
+
+    for p in reports:  # a missing report is said before pandas and the gate's statistics are imported
+        check_input(p)
     from gpulens.gate import default_store, load_config, save_baseline
     from gpulens.gate.baseline import copied_runs
 

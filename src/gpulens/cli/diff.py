@@ -37,9 +37,8 @@ def register(app: typer.Typer) -> None:
         Kernels are matched by normalised name, and across vendors through their launching operator and its
         input shapes. Exit codes: 0 ok (a diff never fails on a slowdown; use `gpulens gate`), 2 unreadable input.
         """
+        from gpulens._inputs import check_input
         from gpulens.cli.analyze import check_output, distinct_outputs, write_output
-        from gpulens.diff import diff
-        from gpulens.reports import diff as render
 
         inputs = [base, cand]
         outputs = [(out, kind, what) for out, kind, what in (
@@ -48,6 +47,10 @@ def register(app: typer.Typer) -> None:
         distinct_outputs(outputs)
         for out, kind, _ in outputs:  # refused before the comparison runs
             check_output(out, inputs, kind, force)
+        for p in inputs:  # a missing side is said before pandas and the analyzers are imported
+            check_input(p)
+        from gpulens.diff import diff
+        from gpulens.reports import diff as render
         console = make_console(stderr=quiet)
         with console_status(console, "Comparing …"):
             result = diff(base, cand, top=top, strict=not lenient)

@@ -88,15 +88,18 @@ def register(app: typer.Typer) -> None:
 def _run(candidates, baseline, warn_only, require_baseline, fail_on_ambiguous, allow_cross_machine, json_out,
          markdown, junit, config, store, quiet, force=False, allow_other_workload=False, html_out=None,
          strict=True) -> int:
-    from gpulens.gate import default_store, exit_code, find_baseline, load_config, run_gate
-    from gpulens.gate.runs import collect_runs
-
     outputs = [(p, kind, what) for p, kind, what in (
         (json_out, "gate_json", "JSON result"), (markdown, "gate_markdown", "Markdown summary"),
         (junit, "gate_junit", "JUnit XML"), (html_out, "gate_html", "HTML page")) if p is not None]
     distinct_outputs(outputs)
     for out, kind, _ in outputs:  # refused before any input is read (the baseline is checked again once found)
         check_output(out, list(candidates) + ([Path(baseline)] if baseline.endswith(".json") else []), kind, force)
+    from gpulens._inputs import check_input
+
+    for p in candidates:  # a missing candidate is said before pandas and the gate's statistics are imported
+        check_input(p)
+    from gpulens.gate import default_store, exit_code, find_baseline, load_config, run_gate
+    from gpulens.gate.runs import collect_runs
 
     cfg = load_config(config)
     cfg.fail_on_ambiguous = cfg.fail_on_ambiguous or fail_on_ambiguous

@@ -17,8 +17,9 @@ import pkgutil
 from pathlib import Path
 from typing import Any
 
+from gpulens._inputs import check_input
 from gpulens.collectors._assemble import Parts, assemble
-from gpulens.collectors._io import check_special, nul_only, open_error, read_head, reading
+from gpulens.collectors._io import nul_only, open_error, read_head, reading
 from gpulens.collectors.base import Collector, registry
 from gpulens.errors import GpulensError, TraceFormatError, UnknownFormatError
 from gpulens.timeline import Timeline
@@ -358,14 +359,7 @@ def collect(path: str | Path, strict: bool = True, format: str | None = None, se
         TraceFormatError: the path does not exist, is empty, or no collector recognises it (UnknownFormatError).
         DependencyError: ``scheduler`` given but Dask ``distributed`` is not installed.
     """
-    p = Path(path)
-    try:
-        missing = not p.exists()
-    except OSError as exc:  # Path.exists raises past "not found": a name too long (ENAMETOOLONG), EACCES...
-        raise open_error(p, exc) from None
-    if missing:
-        raise TraceFormatError(p, "no such file or directory")
-    check_special(p)
+    p = check_input(path)  # missing, unreadable or special: refused (gpulens._inputs)
     with reading(p):
         return _collect(p, strict, format, select, cache, workers, scheduler, require_all)
 

@@ -20,6 +20,7 @@ from typing import Any, BinaryIO, Iterator
 
 import msgspec
 
+from gpulens._inputs import check_special, open_error  # noqa: F401 (defined there: the command line checks inputs first)
 from gpulens.errors import GpulensError, TraceFormatError, note_input
 from gpulens.units import plural
 
@@ -60,23 +61,6 @@ def reading(path: str | Path, what: str = "trace") -> Iterator[None]:
         note_input(exc, f"reading {path}")
         raise
 
-
-def check_special(path: Path) -> None:
-    """Refuse FIFOs, sockets and devices (``/dev/zero``, a named pipe...) before anything opens them: reading them
-    can block forever or never end. Directories and regular files pass; a missing path passes (the reader says so).
-
-    Raises:
-        TraceFormatError: ``path`` is not a regular file or directory.
-    """
-    try:
-        mode = path.stat().st_mode
-    except OSError:
-        return
-    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
-        return
-    kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
-            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
-    raise TraceFormatError(path, f"is {kind}; gpulens reads regular files and directories only")
 
 GZIP_MAGIC = b"\x1f\x8b"
 
@@ -265,15 +249,6 @@ def as_utf8(blocks: Iterator[bytes]) -> Iterator[bytes]:
     for b in it:
         yield dec.decode(b).encode("utf-8", "surrogatepass")
     yield dec.decode(b"", final=True).encode("utf-8", "surrogatepass")
-
-
-def open_error(path: Path, exc: OSError) -> TraceFormatError:
-    """The one-line error for a file that cannot be opened or read (missing, a directory, no permission...)."""
-    if isinstance(exc, FileNotFoundError):
-        return TraceFormatError(path, "no such file")
-    if isinstance(exc, IsADirectoryError):
-        return TraceFormatError(path, "is a directory, expected a file")
-    return TraceFormatError(path, f"cannot read file ({exc.strerror or exc})")
 
 
 def read_magic(path: Path, n: int) -> bytes:

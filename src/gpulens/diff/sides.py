@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens._inputs import check_input
 from gpulens.analyzers._attribution import kernel_key
 from gpulens.analyzers._categories import kernel_category
 from gpulens.analyzers.kernel_groups import COLUMNS, GROUP_KEYS
@@ -122,9 +123,7 @@ def load_side(path: str | Path, strict: bool = True) -> DiffSide:
     Raises:
         TraceFormatError: the path does not exist or cannot be read as a trace or report.
     """
-    p = Path(path)
-    if not p.exists():
-        raise TraceFormatError(p, "no such file or directory")
+    p = check_input(path)  # missing, unreadable or special: refused (gpulens._inputs)
     doc = _report_doc(p)
     if doc is None:
         from gpulens.report import analyze

@@ -498,7 +498,7 @@ def verdict_rows(s: Any, n: int) -> tuple[Any, str]:
     vd = s.results.get("verdicts")
     t = vd.table
     n = max(int(n), 0)
-    return t.head(n), (critical_shown_text(s, n) if len(t) > n else "")
+    return t.iloc[:n], (critical_shown_text(s, n) if len(t) > n else "")
 
 
 def critical_shown_text(s: Any, shown: int) -> str:

@@ -58,7 +58,7 @@ def occupancy_page(s: SourceReport, max_rows: int) -> list[Any]:
     r = s.results.get("occupancy")
     if r is None or r.skipped or not len(r.table):
         return _absent("Occupancy", r)
-    t = r.table.head(25)
+    t = r.table.iloc[:25]
     vendor = r.summary.get("vendor")
     ys = tick_labels(short_names(t["name"].astype(str)), full=t["name"].astype(str).tolist())
     lims = t["limiters"] if "limiters" in t else t["limiter"]
@@ -181,7 +181,7 @@ def _idle_panel(bn: AnalysisResult, max_rows: int, vendor: str | None = None) ->
 
 
 def _stall_panel(st: AnalysisResult, max_rows: int) -> Panel:
-    t = st.table.head(20)
+    t = st.table.iloc[:20]
     parts = [(c, column_label(c, st.columns.get(c, "")).replace("share of stall time in class ", ""))
              for c in t.columns if c.endswith("_pct") and "in class" in st.columns.get(c, "")]
     ys = tick_labels(short_names(t["name"].astype(str)), full=t["name"].astype(str).tolist())
@@ -234,11 +234,12 @@ def verdict_columns(t: Any) -> list[str]:
     return [c for c in cols if says_something(c)]
 
 
-def _pick(t: pd.DataFrame, preferred: tuple[str, ...], test) -> str | None:
+def _pick(t: pd.DataFrame, columns: list, preferred: tuple[str, ...], test) -> str | None:
+    """The first of ``preferred``, else of ``columns`` (columns of ``t``), whose column ``test`` accepts."""
     for c in preferred:
-        if c in t.columns and test(t[c]):
+        if c in columns and test(t[c]):
             return c
-    for c in t.columns:
+    for c in columns:
         if test(t[c]):
             return c
     return None
@@ -254,12 +255,12 @@ def generic_panels(name: str, r: AnalysisResult, max_rows: int, vendor: str | No
     t = r.table if r.table is not None else pd.DataFrame()
     # columns with no value at all are left out (isna: is_missing, vectorised); the table is not copied
     keep = [c for c in shown_columns(t.columns) if not unknown_everywhere(t, c)] if len(t) else shown_columns(t.columns)
-    top = t.head(25)[keep]  # the rows the chart draws (dtypes as the whole table's)
+    top = t.iloc[:25]  # the rows the chart draws (a view), its columns `keep` (a list selection copied them)
     fig = None
     if len(t) > 1:
-        label = _pick(top, ("name", "kernel", "op", "class", "category", "verdict", "reason", "metric"),
+        label = _pick(top, keep, ("name", "kernel", "op", "class", "category", "verdict", "reason", "metric"),
                       lambda c: c.dtype == object or isinstance(c.dtype, pd.CategoricalDtype) or c.dtype == "str")
-        value = _pick(top, ("time_at_stake_ns", "time_ns", "effective_ns", "total_ns", "share"),
+        value = _pick(top, keep, ("time_at_stake_ns", "time_ns", "effective_ns", "total_ns", "share"),
                       lambda c: unit_of(str(c.name), r.columns.get(str(c.name), "")) in ("ns", "share", "%")
                       and pd.api.types.is_numeric_dtype(c) and not pd.api.types.is_bool_dtype(c))
         if label and value:
@@ -269,10 +270,10 @@ def generic_panels(name: str, r: AnalysisResult, max_rows: int, vendor: str | No
             # kernel names stay as recorded (short form); class / category identifiers read as words
             shown = short_names(names) if is_name_column(label, r.columns.get(label, "")) else \
                 [n.replace("_", " ") if label not in ("name", "kernel", "op") else n for n in names]
-            ids = [c for c in ("rank", "device_id", "stream_id") if c in top.columns]
+            ids = [c for c in ("rank", "device_id", "stream_id") if c in keep]
             if len(set(names)) < len(names) and ids:  # one row per (name, rank…): say which rank
                 shown = [f"{lab} · " + " · ".join(f"{column_label(c)} {fmt_unit(row[c], 'id')}" for c in ids)
-                         for lab, (_, row) in zip(shown, top.iterrows())]
+                         for lab, (_, row) in zip(shown, top[keep].iterrows())]
         if label and value and len(set(shown)) == len(shown):
             bar = {"type": "bar", "x": _numbers(top[value], scale), "orientation": "h",
                    "y": tick_labels(shown, full=names if is_name_column(label, r.columns.get(label, "")) else None),

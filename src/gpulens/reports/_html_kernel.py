@@ -135,12 +135,13 @@ def _kv_row(r: AnalysisResult, row: pd.Series, skip: tuple[str, ...] = ("name", 
     row of the result."""
     vendor = r.summary.get("vendor") or vendor  # the result's vendor (occupancy), else the input's: SM or CU…
     t = r.table if isinstance(r.table, pd.DataFrame) else pd.DataFrame()
-    cols = [c for c in shown_columns(row.index) if c not in skip
+    in_t = set(t.columns) if len(t) > 1 else set()  # (a str Index is slow to iterate and to ask, column by column)
+    cols = [c for c in shown_columns(row.index.tolist()) if c not in skip
             and not (unit_of(c, r.columns.get(c, "")) == "note" and (row[c] is None or row[c] != row[c]
                                                                        or str(row[c]).strip() == ""))
             # a figure no row of this input has (an AMD-only measured-peak % on an NVIDIA capture) is no line
             # "not measured" beside the figure that is: it is left out
-            and not (c in t and len(t) > 1 and unknown_everywhere(t, c))]
+            and not (c in in_t and unknown_everywhere(t, c))]
     if "limiters" in cols and "limiter" in cols:  # the binding limit is the first of the tied ones: said once, as the
         cols.remove("limiter")                    # page's 'Limiter:' line says it ('registers + shared memory')
     return kv_html([(vendor_label(c, vendor, column_label(c, r.columns.get(c, "")), r.columns.get(c, "")),

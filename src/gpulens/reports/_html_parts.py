@@ -219,7 +219,7 @@ def table_html(df: pd.DataFrame | None, columns: Sequence[str] | None = None, ma
     cols = [c for c in (columns or list(df.columns)) if c in df.columns]
     headers, docs = headers or {}, docs or {}
     units = {c: unit_of(c, docs.get(c, "")) for c in cols}
-    body = df.head(max_rows)  # head first, and no column selection: never copy a long table's columns
+    body = df.iloc[:max_rows]  # head first (a view: head() copies), no column selection: never copy a long table's columns
     shorts = {c: short_names(body[c].astype(str).tolist()) for c in cols if is_name_column(c, docs.get(c, ""))}
     out = ['<input type="search" class="tfilter" placeholder="Filter rows…" aria-label="Filter the table below">'
            '<div class="tablewrap"><table class="data sortable">']

@@ -94,7 +94,7 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     elif hs is not None and len(hs.table):
         cols = [Col("", "left"), name_col(), Col("calls"), Col("total"),
                 Col("mean", optional=True), Col(column_label("share"))]  # "share of kernel time", as in HTML/Markdown
-        head_t = hs.table.head(top)
+        head_t = hs.table.iloc[:top]
         rows = [["★" if r.critical else "", Text(short), f"{r.calls:,}", fmt_ns(r.effective_ns), fmt_ns(r.mean_ns),
                  fmt_share(r.share)] for r, short in zip(head_t.itertuples(),
                                                                 short_names(head_t["name"].astype(str)))]
@@ -225,7 +225,7 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
         parts.append(Text(f"roofline: skipped — {rf.skipped_reason}", style="dim"))
     elif rf is not None and len(rf.table):
         sm = rf.summary
-        rt = rf.table.head(top)
+        rt = rf.table.iloc[:top]
         # the bound names a measured cache level ("memory (L1)"), its % of peak the unit it is of ("79.6 (L2)")
         rows = [[Text(short), _num(r.flops_per_s, 1e12, "{:.2f}"), _num(r.bytes_per_s, 1e9, "{:.0f}"),
                  _num(r.arithmetic_intensity), fmt_unit(r.precision, "text"),
@@ -251,7 +251,7 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
         parts.append(Text(f"occupancy: skipped — {oc.skipped_reason}", style="dim"))
     elif oc is not None and len(oc.table):
         vendor = oc.summary.get("vendor")
-        ot = oc.table.head(top)
+        ot = oc.table.iloc[:top]
         rows = [[Text(short), fmt_unit(r.block_size, "count"), fmt_unit(r.regs_per_thread, "count"),
                  kib_text(r.smem_bytes), fmt_unit(r.active_blocks_per_sm, "count"),
                  _num(r.theoretical_occupancy_pct), _num(r.achieved_occupancy_pct),

@@ -100,7 +100,7 @@ def verdict_renderables(s: Any, top: int = 10) -> list:
         parts.append(FitTable("Ranks compared" + ranks_scope(rk.summary) + note, cols, rows))
     st = r.get("stalls")
     if st is not None and not st.skipped and len(st.table):
-        stt = st.table.head(10)
+        stt = st.table.iloc[:10]
         rows = [[Text(short), _fmt_ns(x.time_ns), fmt_unit(x.dominant_class, "text").replace("_", " "),
                  fmt_unit(x.dominant_pct, "ratio"), f"{fmt_unit(x.top_reason, 'text')} "
                  f"({fmt_unit(x.top_reason_pct, '%')})".replace("_", " "),

@@ -32,8 +32,7 @@ from typing import Any, Callable
 import base64
 import functools
 import gzip
-
-from plotly.offline import get_plotlyjs
+import re
 
 from gpulens.report import Report, SourceReport
 from gpulens.reports import _html_analyses as A
@@ -143,13 +142,38 @@ def plotly_gz_b64(full: bool = False) -> str:
         from importlib.resources import files
 
         try:
-            from plotly.offline import get_plotlyjs_version
-
-            if get_plotlyjs_version() == CARTESIAN_VERSION:
+            if plotlyjs_version() == CARTESIAN_VERSION:
                 return base64.b64encode(files("gpulens.data").joinpath(CARTESIAN_BUNDLE).read_bytes()).decode()
         except (OSError, ImportError):
             pass
+    from plotly.offline import get_plotlyjs
+
     return base64.b64encode(gzip.compress(get_plotlyjs().encode("utf-8"), 9, mtime=0)).decode("ascii")
+
+
+def plotlyjs_version() -> str:
+    """The plotly.js version of the installed plotly package (``plotly.offline.get_plotlyjs_version()``), read from
+    the module that holds it (``plotly/offline/_plotlyjs_version.py``) without importing plotly, whose import reads
+    its package metadata (13 ms of every HTML report); plotly's own function where that file is not found.
+
+    Raises:
+        ImportError: plotly is not installed.
+    """
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("plotly")
+    for folder in (spec.submodule_search_locations or []) if spec is not None else []:
+        try:
+            text = (Path(folder) / "offline" / "_plotlyjs_version.py").read_text(encoding="utf-8")
+        except OSError:
+            continue
+        found = re.findall(r"""^__plotlyjs_version__ = ["']([^"']+)["']$""", text, re.MULTILINE)
+        if len(found) == 1:
+            return found[0]
+    from plotly.offline import get_plotlyjs_version
+
+    return get_plotlyjs_version()
 
 
 def trace_types(pages: list[Page]) -> set[str]:

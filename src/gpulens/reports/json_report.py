@@ -122,7 +122,7 @@ def source_dict(s: SourceReport, top: int = 20) -> dict[str, Any]:
     """One source's section of the JSON report."""
     tl = s.timeline
     hs = s.results.get("hotspots")
-    top_rows = table_records(hs.table.head(top)) if hs is not None else []
+    top_rows = table_records(hs.table.iloc[:top]) if hs is not None else []
     tables = {str(name): capped_records(r.table, r.columns) for name, r in s.results.items()}
     doc = _clean({
         "label": s.label,

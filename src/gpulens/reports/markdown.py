@@ -62,7 +62,7 @@ def md_table(df: pd.DataFrame, columns: Sequence[str], max_rows: int, headers: d
     cols = [c for c in columns if c in df.columns]
     headers, docs = headers or {}, docs or {}
     units = {c: unit_of(c, docs.get(c, "")) for c in cols}
-    body = df.head(max_rows)  # head first, and no column selection: never copy a long table's columns
+    body = df.iloc[:max_rows]  # head first (a view: head() copies), no column selection: never copy a long table's columns
     shorts = {c: short_names(body[c].astype(str).tolist()) for c in cols if is_name_column(c, docs.get(c, ""))}
     lines = ["| " + " | ".join(md_text(headers.get(c, column_label(c, docs.get(c, "")))) for c in cols) + " |",
              "|" + "|".join("---" for _ in cols) + "|"]
@@ -172,11 +172,11 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
             vendor = r.summary.get("vendor") or source_vendor(s)
             title = roofline_heading(r.summary) if name == "roofline" else result_title(name, vendor)
             table = with_limiter_text(r.table, r.summary.get("vendor"))
-            legend = bound_pct_legend(r.table.head(rows)) if name == "roofline" else ""
+            legend = bound_pct_legend(r.table.iloc[:rows]) if name == "roofline" else ""
             if name == "roofline":  # a measured memory bound names its cache level ("memory (L1)")
                 table = roofline_display(table)
                 cols = [c for c in cols if c in table.columns or c != "bound_pct_unit"]  # a cached report from before
-            if name == "roofline" and not bound_pct_differs(r.table.head(rows)):  # one figure: one column
+            if name == "roofline" and not bound_pct_differs(r.table.iloc[:rows]):  # one figure: one column
                 cols = [c for c in cols if c not in ("bound_pct", "bound_pct_unit")]
             yield f"### {md_text(title)}\n\n" + md_table(table, cols, rows, vendor_headers(cols, vendor, r.columns),
                                                                  docs=r.columns) + (f"\n\n_{md_text(legend)}_" if legend else "")
@@ -227,7 +227,7 @@ def _generic(name: str, r: AnalysisResult, rows: int, vendor: str | None = None)
 
     cols = compact_columns(r, 8)
     vendor = (r.summary or {}).get("vendor") or vendor
-    note = lower_bound_note(r.table.head(rows))  # FLOP figures resting on partial counters, as the console says
+    note = lower_bound_note(r.table.iloc[:rows])  # FLOP figures resting on partial counters, as the console says
     return f"### {md_text(result_title(name, vendor))}\n\n" + md_table(r.table, cols, rows, vendor_headers(cols, vendor, r.columns),
                                                                 docs=r.columns) + (f"\n\n_{md_text(note)}_\n" if note else "")
 

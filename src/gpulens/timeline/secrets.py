@@ -103,6 +103,24 @@ def writable(text: str) -> str:
     return _UNWRITABLE.sub(_visible, text)
 
 
+#: The C0 control characters :func:`writable` escapes (all but tab and newline), each as its one UTF-8 byte (a byte
+#: below 0x80 never occurs inside the encoding of another character).
+_UNWRITABLE_BYTES = tuple(bytes([c]) for c in (*range(0x00, 0x09), *range(0x0B, 0x20)))
+
+
+def writable_utf8(text: str) -> bytes:
+    """``writable(text).encode("utf-8")``, without the character scan when there is nothing to escape: the text is
+    encoded once (a lone surrogate fails the encoding) and its bytes searched for the control bytes
+    (:data:`_UNWRITABLE_BYTES`, one ``memchr`` each) — 2.5 ms instead of 18 ms for a 1.6 MB HTML report."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: escaped by writable
+        return writable(text).encode("utf-8")
+    if any(b in data for b in _UNWRITABLE_BYTES):
+        return writable(text).encode("utf-8")
+    return data
+
+
 def _visible(m: re.Match) -> str:
     c = ord(m.group(0))
     if 0xDC80 <= c <= 0xDCFF:  # a byte of a file name that is not UTF-8
