@@ -88,6 +88,23 @@ class ProcessRun:
         return tl
 
 
+class BuiltRun(ProcessRun):
+    """A run already built as a Timeline (a process's ``*_stats.csv`` summaries with no trace beside them, read as
+    each is alone): marked and renumbered as any run, never joined with others (it has no rows)."""
+
+    def __init__(self, tl: Timeline, source: str) -> None:
+        super().__init__([], tl.meta, source)
+        self.built = tl
+
+    def timeline(self) -> Timeline:
+        """The Timeline as read, its events and rejected rows moved to the run's rank if it was given one."""
+        tl = self.built
+        if self.rank is not None:
+            tl.events["rank"] = self.rank
+            tl.rejected["rank"] = self.rank
+        return tl
+
+
 def build_runs(runs: list[ProcessRun | Timeline]) -> list[Timeline]:
     """The Timelines of ``runs`` in order (a Timeline stays as it is): consecutive joinable runs built as one
     (:func:`~gpulens.collectors._dispatch.joined_build`), each with the sources, devices and notes it would have

@@ -47,7 +47,7 @@ from gpulens.collectors._amd_generations import V1, refuse_other_generation
 from gpulens.collectors._amdcsv import ALIASES, NAME_COLUMNS, agent_number, dispatches_from_rows
 from gpulens.collectors._csvrows import read_rows
 from gpulens.collectors._dispatch import Dispatches, build_timeline
-from gpulens.collectors._process_runs import ProcessRun, build_runs
+from gpulens.collectors._process_runs import BuiltRun, ProcessRun, build_runs
 from gpulens.collectors._links import first_of_each_file, links_twice_warning, loops_back
 from gpulens.collectors._ranks import number_rankless, read_each
 from gpulens.collectors.base import Collector
@@ -465,7 +465,7 @@ class RocprofV3CsvDir(Collector):
         table: AgentTable | None = None
         stats = [f for f in files if _STATS_FILE.match(f.name) and not _DOMAIN_FILE.match(f.name)]
         if len(stats) == len(files):  # summaries only (--stats without the trace files): each read as it is alone
-            return _summaries(stats, strict)
+            return BuiltRun(_summaries(stats, strict), self.name)
         for f in files:
             if f in stats:
                 continue
