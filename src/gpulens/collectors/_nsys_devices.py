@@ -14,6 +14,7 @@ import pandas as pd
 
 from gpulens.collectors._nsys_db import _Db
 from gpulens.collectors._sqlite import INT, TEXT, read_typed
+from gpulens.units import plural
 
 #: TARGET_INFO_GPU column → device dict key.
 GPU_FIELDS = {"name": "name", "computeMajor": None, "smCount": "num_sms", "totalMemory": "total_memory_bytes",
@@ -131,4 +132,26 @@ def metadata(db: _Db, warnings: list[str]) -> tuple[dict[str, Any], list[dict[st
             info = got
         else:
             devices = got
+    unread = _gpu_rows_unread(db, devices)
+    if unread:
+        warnings.append(f"{db.path}: {unread}: the GPUs' hardware (name, SMs, clocks) is not known from this export")
     return info, devices
+
+
+def _gpu_rows_unread(db: _Db, devices: list[dict[str, Any]]) -> str | None:
+    """Why the rows of the export's GPU table gave no device (``TARGET_INFO_GPU`` of an nsys version whose layout
+    lacks the id column, or whose ids are all NULL), or None when a device was read or the table holds no row."""
+    if devices:
+        return None
+    for t in ("TARGET_INFO_GPU", "TARGET_INFO_CUDA_GPU"):
+        if t not in db.cols:
+            continue
+        try:
+            n = int(db.con.execute(f'SELECT COUNT(*) FROM "{t}"').fetchone()[0])
+        except sqlite3.DatabaseError:
+            continue
+        if n:
+            how = ("no id column (nor deviceId)" if "id" not in db.cols[t] and "deviceId" not in db.cols[t]
+                   else "no integer device id in any")
+            return f"{t} holds {plural(n, 'row(s)')} but {how}"
+    return None
