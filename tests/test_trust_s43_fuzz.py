@@ -6,6 +6,10 @@
    JSON) is refused saying JSON/TOML, not "Expecting value: line 1 column 1".
 3. nsys export whose ``TARGET_INFO_GPU`` lacks the ``id`` column (another nsys layout): the GPU (an H200) was
    silently unknown; now a warning counts the rows not read.
+4. Time: a CSV header of 10^5 columns (rocprofv3 / rocprof v1 counters, ncu raw metrics) took minutes with
+   ``--lenient`` (a DataFrame column per counter); a header over 65,536 columns is now refused in one line. ncu's raw
+   page built one DataFrame per metric column (~10 ms each: a few thousand columns of ``--set full``); now stacked
+   once — every value still read, in base units.
 """
 
 from __future__ import annotations
@@ -117,3 +121,53 @@ def test_nsys_gpu_table_without_id_column_is_said(tmp_path):
     said = [w for w in cut.meta.warnings if "TARGET_INFO_GPU" in w]
     assert len(said) == 1 and "holds 1 row but no id column" in said[0] and str(p) in said[0]
     assert not any("TARGET_INFO_GPU" in w for w in full.meta.warnings)
+
+
+# --- 4. wide CSV headers: refused in one line; ncu's raw page of many metric columns read whole -----------------------
+_V3_HEAD = '"Kind","Agent_Id","Queue_Id","Kernel_Id","Kernel_Name","Start_Timestamp","End_Timestamp"'
+_NCU_HEAD = '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size",' \
+            '"Device","CC"'
+
+
+@pytest.mark.parametrize("lenient", [False, True])
+@pytest.mark.parametrize("which", ["rocprofv3", "ncu_raw"])
+def test_csv_header_of_100k_columns_is_refused_in_one_line(tmp_path, capsys, which, lenient):
+    n = 100_000  # extra columns; --lenient once built a DataFrame column per counter: minutes
+    if which == "rocprofv3":
+        p = tmp_path / "1_kernel_trace.csv"
+        p.write_text(_V3_HEAD + "," + ",".join(f"c{j}" for j in range(n)) + "\n"
+                     + '"KERNEL_DISPATCH",1,1,1,"k",100,200' + ",1" * n + "\n")
+        cols = 7 + n
+    else:
+        p = tmp_path / "raw.csv"
+        p.write_text(_NCU_HEAD + "," + ",".join(f'"m{j}"' for j in range(n)) + "\n" + '""' + ',""' * 10
+                     + ',"byte"' * n + "\n" + '"0","1","a","h","k","1","7","(1, 1, 1)","(1, 1, 1)","0","9.0"'
+                     + ',"1"' * n + "\n")
+        cols = 11 + n
+    t0 = time.process_time()
+    assert main(["analyze", str(p), "-q", "--no-cache"] + (["--lenient"] if lenient else [])) == 2
+    assert time.process_time() - t0 < 20.0
+    err = [ln for ln in capsys.readouterr().err.strip().splitlines() if ln]
+    assert len(err) == 1 and str(p) in err[0] and f"CSV header has {cols:,} columns" in err[0]
+
+
+def test_ncu_raw_page_of_many_metric_columns_reads_every_value(tmp_path):
+    from gpulens.collectors.ncu_csv import NcuCsvCollector
+
+    n, launches = 300, 3
+    # metric m<j> of launch <i> holds j * 10 + i Kbyte: (j * 10 + i) * 1000 bytes (ncu's decimal prefixes)
+    lines = [_NCU_HEAD + "," + ",".join(f'"m{j}"' for j in range(n)), '""' + ',""' * 10 + ',"Kbyte"' * n]
+    for i in range(launches):
+        lines.append(f'"{i}","1","a","h","k{i}","1","7","(1, 1, 1)","(1, 1, 1)","0","9.0",'
+                     + ",".join(f'"{j * 10 + i:,}"' for j in range(n)))
+    p = tmp_path / "raw.csv"
+    p.write_text("\n".join(lines) + "\n")
+    t0 = time.process_time()
+    tl = NcuCsvCollector().collect(p)
+    assert time.process_time() - t0 < 10.0
+    c = tl.counters[tl.counters["metric"].astype(str).str.fullmatch(r"m\d+")]
+    assert len(c) == n * launches
+    names = dict(zip(tl.events["event_id"], tl.events["name"].astype(str)))
+    got = {(int(m[1:]), int(names[e][1:])): v for e, m, v in zip(c["event_id"], c["metric"].astype(str), c["value"])}
+    assert got == {(j, i): (j * 10 + i) * 1000.0 for j in range(n) for i in range(launches)}
+    assert set(c["unit"].astype(str)) == {"bytes"}

@@ -57,6 +57,17 @@ def excel_sep(text: str) -> tuple[str, str]:
     return text, ","
 
 
+def check_header_width(path: Path, columns: int) -> None:
+    """Refuse a CSV header of more than :data:`MAX_COLUMNS` columns.
+
+    Raises:
+        TraceFormatError: naming ``path`` and the count.
+    """
+    if columns > MAX_COLUMNS:
+        raise TraceFormatError(path, f"CSV header has {columns:,} columns, more than the {MAX_COLUMNS:,} a profiler "
+                                     "table holds (one per field, counter or metric): not a trace table")
+
+
 def is_numeric_field(s: str | None) -> bool:
     """True for empty, decimal, scientific, hexadecimal (``0x…``) or nan/inf fields."""
     return s is None or bool(_NUMERIC.match(s))
@@ -148,9 +159,7 @@ def read_rows(path: Path, text: str, strict: bool = True, name_columns: tuple[st
         if not rec or (len(rec) == 1 and not rec[0].strip()):
             continue
         if header is None:
-            if len(rec) > MAX_COLUMNS:
-                raise TraceFormatError(path, f"CSV header has {len(rec):,} columns, more than the {MAX_COLUMNS:,} "
-                                             "a profiler table holds (one per field or counter): not a trace table")
+            check_header_width(path, len(rec))
             header = [h.strip() for h in rec]
             continue
         if len(rec) == len(header):

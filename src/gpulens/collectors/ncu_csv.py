@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors import _ncu
-from gpulens.collectors._csvrows import cut_note, dedupe_header, project
+from gpulens.collectors._csvrows import check_header_width, cut_note, dedupe_header, project
 from gpulens.collectors._io import read_input
 from gpulens.collectors._ncu_units import UNIT_NOT_RECORDED, parse_number
 from gpulens.collectors.base import Collector
@@ -133,6 +133,7 @@ class NcuCsvCollector(Collector):
         rows = list(csv.reader(io.StringIO("\n".join(ln for _, ln in seg), newline="")))
         header, rows = rows[0], [r for r in rows[1:] if r]
         width = len(header)
+        check_header_width(path, width)
         cut = cut_note(path, _text(raw.data), width, rows[-1] if rows else None, header) if last else None
         if cut is not None and rows:  # a last row cut mid-line: not a launch (short rows are padded below)
             rows.pop()
