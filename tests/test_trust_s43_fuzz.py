@@ -5,7 +5,8 @@
 2. ``--device-spec`` with unit strings: the error now names the unit the figure is written in; a YAML spec (not
    JSON) is refused saying JSON/TOML, not "Expecting value: line 1 column 1".
 3. nsys export whose ``TARGET_INFO_GPU`` lacks the ``id`` column (another nsys layout): the GPU (an H200) was
-   silently unknown; now a warning counts the rows not read.
+   silently unknown; now a warning counts the rows not read. A kernel table without ``start`` / ``end`` (another
+   layout) was said without a count; now "its 19 rows are not read".
 4. Time: a CSV header of 10^5 columns (rocprofv3 / rocprof v1 counters, ncu raw metrics) took minutes with
    ``--lenient`` (a DataFrame column per counter); a header over 65,536 columns is now refused in one line. ncu's raw
    page built one DataFrame per metric column (~10 ms each: a few thousand columns of ``--set full``); now stacked
@@ -171,3 +172,22 @@ def test_ncu_raw_page_of_many_metric_columns_reads_every_value(tmp_path):
     got = {(int(m[1:]), int(names[e][1:])): v for e, m, v in zip(c["event_id"], c["metric"].astype(str), c["value"])}
     assert got == {(j, i): (j * 10 + i) * 1000.0 for j in range(n) for i in range(launches)}
     assert set(c["unit"].astype(str)) == {"bytes"}
+
+
+@pytest.mark.parametrize("column", ["start", "end"])
+def test_nsys_kernel_table_without_a_timing_column_counts_its_rows(tmp_path, column):
+    """nsys layouts differ by version: a kernel table without ``start`` / ``end`` is not read, and the warning says
+    how many kernels that is (19 in the real H200 export, counted here with SQL)."""
+    if sqlite3.sqlite_version_info < (3, 35):
+        pytest.skip("ALTER TABLE DROP COLUMN needs SQLite 3.35")
+    p = tmp_path / "report1.sqlite"
+    shutil.copyfile(NSYS_H200, p)
+    con = sqlite3.connect(p)
+    n = con.execute("SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0]
+    con.execute(f'ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN "{column}"')
+    con.commit()
+    con.close()
+    tl = collect(p)
+    assert n == 19 and int((tl.events["kind"] == "kernel").sum()) == 0
+    said = [w for w in tl.meta.warnings if "CUPTI_ACTIVITY_KIND_KERNEL has no" in w]
+    assert said == [f"{p}: CUPTI_ACTIVITY_KIND_KERNEL has no {column} column: its 19 rows are not read"]

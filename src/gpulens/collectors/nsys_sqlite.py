@@ -126,7 +126,12 @@ class NsysSqliteCollector(Collector):
         lacking = {t: [c for c in ("start", "end") if c not in db.cols[t]] for t in _TIMED_TABLES if t in db.cols}
         for t, cols in lacking.items():
             if cols and (t != "NVTX_EVENTS" or "start" in cols):  # an NVTX table without end holds only marks
-                warnings.append(f"{path}: {t} has no {' or '.join(cols)} column: its rows are not read")
+                try:
+                    n = int(db.con.execute(f'SELECT COUNT(*) FROM "{t}"').fetchone()[0])
+                except sqlite3.DatabaseError:  # a damaged page: the count is unknown, the rows are still unread
+                    n = None
+                held = "its rows are" if n is None else f"its {plural(n, 'row(s)')} {'is' if n == 1 else 'are'}"
+                warnings.append(f"{path}: {t} has no {' or '.join(cols)} column: {held} not read")
         names_table = None
         kernel_corr: set[int] = set()
 
