@@ -191,3 +191,27 @@ def test_nsys_kernel_table_without_a_timing_column_counts_its_rows(tmp_path, col
     assert n == 19 and int((tl.events["kind"] == "kernel").sum()) == 0
     said = [w for w in tl.meta.warnings if "CUPTI_ACTIVITY_KIND_KERNEL has no" in w]
     assert said == [f"{p}: CUPTI_ACTIVITY_KIND_KERNEL has no {column} column: its 19 rows are not read"]
+
+
+def test_nvprof_kernel_table_without_start_is_said_not_called_empty(tmp_path):
+    """nvprof's kernels live in CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: a layout without its ``start`` column was
+    said to be an *empty* kernel table with nsys advice; now its one row (the T4 vectorAdd profile of
+    tests/test_trust_s41_real.py, counted with SQL) is said not read, and why."""
+    from tests.test_trust_s41_real import nvprof_db
+
+    if sqlite3.sqlite_version_info < (3, 35):
+        pytest.skip("ALTER TABLE DROP COLUMN needs SQLite 3.35")
+    p = tmp_path / "app.nvvp"
+    nvprof_db(p)
+    con = sqlite3.connect(p)
+    n = con.execute("SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL").fetchone()[0]
+    con.execute("ALTER TABLE CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL DROP COLUMN start")
+    con.commit()
+    con.close()
+    tl = collect(p)
+    assert n == 1 and int((tl.events["kind"] == "kernel").sum()) == 0
+    w = tl.meta.warnings
+    assert f"{p}: CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL has no start column: its 1 row is not read" in w
+    capture = [x for x in w if "incomplete capture" in x]
+    assert len(capture) == 1 and "table is not read (no start/end column)" in capture[0]
+    assert "empty" not in capture[0] and "nsys profile" not in capture[0]

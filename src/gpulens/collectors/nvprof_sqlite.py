@@ -260,6 +260,7 @@ class NvprofSqliteCollector(NsysSqliteCollector):
     suffixes = (".nvvp", ".prof")
     priority = 10
     kernel_tables = ("CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL", "CUPTI_ACTIVITY_KIND_KERNEL")
+    capture_hint = ""  # nvprof: no nsys option to name
 
     def sniff(self, path: Path, head: bytes) -> bool:
         """A Visual Profiler session by its XML head, or an SQLite file holding nvprof's tables."""
