@@ -9,7 +9,8 @@ a folder outside the repository, DIR under /tmp). Kinds (:data:`KINDS`):
   (``usecond`` → ``msecond`` / ``nsecond`` / ``second``, ``Mbyte`` → ``Kbyte`` / ``Gbyte``, ``Gbyte/second`` →
   ``Mbyte/msecond``, ``Ghz`` → ``Mhz``), the value scaled to match and printed with thousands separators: a
   metamorphic check — every kernel duration and byte count read must equal the seed's (rel. 1e-4);
-* ``nsys_columns`` — a column of an nsys export table (the real H200 export of tests/data, or the seed) dropped as
+* ``nsys_columns`` — a column of an nsys export table (the real H200 export of tests/data, or the seed) or of an
+  nvprof profile (tests/test_trust_s41_real.py's) dropped as
   another nsys version's layout would lack it, or an extra column added: a report within the invariants, the
   kernel count unchanged unless a timing column (``start`` / ``end``) was dropped, then a warning naming the table;
   a GPU table that gives no device must say so;
@@ -56,7 +57,8 @@ _FAMILIES = [{"nsecond": 1, "usecond": 1e3, "msecond": 1e6, "second": 1e9, "ns":
              {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12},
              {"hz": 1, "Khz": 1e3, "Mhz": 1e6, "Ghz": 1e9}]
 _PER = {"second": 1.0, "msecond": 1e-3, "usecond": 1e-6, "nsecond": 1e-9, "s": 1.0}
-NSYS_TABLES = ["CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_MEMCPY",
+NSYS_TABLES = ["CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL", "StringTable",
+               "CUPTI_ACTIVITY_KIND_DEVICE", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_MEMCPY",
                "CUPTI_ACTIVITY_KIND_MEMSET", "NVTX_EVENTS", "TARGET_INFO_GPU", "StringIds", "META_DATA_EXPORT"]
 KINETO_OPS = ["pid_text", "dur_zero", "dur_negative", "overlap", "corr_reused"]
 AGENT_OPS = ["other_nodes", "other_gpu", "cpu_only", "header_only"]
@@ -137,8 +139,19 @@ def _same(a: list[float], b: list[float]) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------------- nsys columns
+def _nvprof_seed(work: Path) -> Path:
+    """nvprof's profile of tests/test_trust_s41_real.py (T4 vectorAdd), built once beside the campaign's work."""
+    from tests.test_trust_s41_real import nvprof_db
+
+    p = work.parent / "nvprof_seed" / "app.nvvp"
+    if not p.exists():
+        p.parent.mkdir(exist_ok=True)
+        nvprof_db(p)
+    return p
+
+
 def nsys_columns(rng, seeds, names, work: Path, i: int):
-    src = rng.choice([NSYS_REAL, seeds["nsys_sqlite"]])
+    src = rng.choice([NSYS_REAL, seeds["nsys_sqlite"], _nvprof_seed(work)])
     p = work / src.name
     shutil.copyfile(src, p)
     con = sqlite3.connect(p)
@@ -163,6 +176,9 @@ def nsys_columns(rng, seeds, names, work: Path, i: int):
     return p, src
 
 
+_KERNEL_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL")
+
+
 def _nsys_check(path: Path, work: Path, o: str) -> str | None:
     from gpulens.collectors import collect
     from gpulens.errors import GpulensError
@@ -175,11 +191,11 @@ def _nsys_check(path: Path, work: Path, o: str) -> str | None:
     want = collect(src)
     # kernels and collectives: a collective named nccl… is a kernel once its name is unknown (StringIds cut)
     n_got, n_want = (int(t.events["kind"].isin(["kernel", "comm"]).sum()) for t in (got, want))
-    if table == "CUPTI_ACTIVITY_KIND_KERNEL" and op in ("drop start", "drop end"):
+    if table in _KERNEL_TABLES and op in ("drop start", "drop end"):
         if not any(table in w for w in got.meta.warnings):
             return f"{o}: the kernel table's rows were not read and no warning names {table}"
         return None
-    if n_got != n_want and table in ("CUPTI_ACTIVITY_KIND_KERNEL", "StringIds", "META_DATA_EXPORT", "TARGET_INFO_GPU"):
+    if n_got != n_want and table in _KERNEL_TABLES + ("StringIds", "META_DATA_EXPORT", "TARGET_INFO_GPU"):
         return f"{o}: {n_got} kernels read, the export holds {n_want}"
     if want.meta.devices and not got.meta.devices and not any("TARGET_INFO_GPU" in w for w in got.meta.warnings):
         return f"{o}: the GPU table gave no device and no warning says so"

@@ -215,3 +215,24 @@ def test_nvprof_kernel_table_without_start_is_said_not_called_empty(tmp_path):
     capture = [x for x in w if "incomplete capture" in x]
     assert len(capture) == 1 and "table is not read (no start/end column)" in capture[0]
     assert "empty" not in capture[0] and "nsys profile" not in capture[0]
+
+
+def test_nvprof_device_table_without_id_column_is_said(tmp_path):
+    """The same fault in nvprof's layout: CUPTI_ACTIVITY_KIND_DEVICE (a Tesla T4 in the test profile) without
+    ``id`` gave no device and no word."""
+    from tests.test_trust_s41_real import nvprof_db
+
+    if sqlite3.sqlite_version_info < (3, 35):
+        pytest.skip("ALTER TABLE DROP COLUMN needs SQLite 3.35")
+    p = tmp_path / "app.nvvp"
+    nvprof_db(p)
+    assert [d["name"] for d in collect(p).meta.devices] == ["Tesla T4"]
+    con = sqlite3.connect(p)
+    rows = con.execute("SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_DEVICE").fetchone()[0]
+    con.execute("ALTER TABLE CUPTI_ACTIVITY_KIND_DEVICE DROP COLUMN id")
+    con.commit()
+    con.close()
+    tl = collect(p)
+    assert rows == 1 and not tl.meta.devices
+    said = [w for w in tl.meta.warnings if "CUPTI_ACTIVITY_KIND_DEVICE" in w]
+    assert len(said) == 1 and "holds 1 row but no id column" in said[0]

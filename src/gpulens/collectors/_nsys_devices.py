@@ -132,18 +132,22 @@ def metadata(db: _Db, warnings: list[str]) -> tuple[dict[str, Any], list[dict[st
             info = got
         else:
             devices = got
-    unread = _gpu_rows_unread(db, devices)
-    if unread:
-        warnings.append(f"{db.path}: {unread}: the GPUs' hardware (name, SMs, clocks) is not known from this export")
+    gpu_rows_unread(db, devices, ("TARGET_INFO_GPU", "TARGET_INFO_CUDA_GPU"), warnings)
     return info, devices
 
 
-def _gpu_rows_unread(db: _Db, devices: list[dict[str, Any]]) -> str | None:
-    """Why the rows of the export's GPU table gave no device (``TARGET_INFO_GPU`` of an nsys version whose layout
-    lacks the id column, or whose ids are all NULL), or None when a device was read or the table holds no row."""
-    if devices:
-        return None
-    for t in ("TARGET_INFO_GPU", "TARGET_INFO_CUDA_GPU"):
+def gpu_rows_unread(db: _Db, devices: list[dict[str, Any]], tables: tuple[str, ...], warnings: list[str]) -> None:
+    """Say in ``warnings`` when the rows of the export's GPU table gave no device (nsys' ``TARGET_INFO_GPU`` or
+    nvprof's ``CUPTI_ACTIVITY_KIND_DEVICE`` in a layout without the id column, or with every id NULL): nothing when
+    a device was read or the first of ``tables`` present holds no row."""
+    unread = None if devices else _rows_unread(db, tables)
+    if unread:
+        warnings.append(f"{db.path}: {unread}: the GPUs' hardware (name, SMs, clocks) is not known from this export")
+
+
+def _rows_unread(db: _Db, tables: tuple[str, ...]) -> str | None:
+    """Why the first of ``tables`` that holds rows gave no device, or None when none holds a row."""
+    for t in tables:
         if t not in db.cols:
             continue
         try:
