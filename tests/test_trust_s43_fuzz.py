@@ -103,18 +103,27 @@ def test_yaml_spec_is_refused_saying_json_or_toml(tmp_path):
 
 
 # --- 3. nsys: a GPU table that gives no device -----------------------------------------------------------------------
-def test_nsys_gpu_table_without_id_column_is_said(tmp_path):
+def _drop_column(p: Path, table: str, column: str, count: str) -> int:
+    """Drop ``table.column`` in the SQLite file ``p`` (another profiler version's layout); returns the row count of
+    the table ``count`` read with SQL first (the independent figure the tests compare with)."""
     if sqlite3.sqlite_version_info < (3, 35):
         pytest.skip("ALTER TABLE DROP COLUMN needs SQLite 3.35")
+    con = sqlite3.connect(p)
+    n = con.execute(f'SELECT COUNT(*) FROM "{count}"').fetchone()[0]
+    con.execute(f'ALTER TABLE "{table}" DROP COLUMN "{column}"')
+    con.commit()
+    con.close()
+    return n
+
+
+def test_nsys_gpu_table_without_id_column_is_said(tmp_path):
     p = tmp_path / "report1.sqlite"
     shutil.copyfile(NSYS_H200, p)
     con = sqlite3.connect(p)
-    rows = con.execute("SELECT COUNT(*) FROM TARGET_INFO_GPU").fetchone()[0]
     name = con.execute("SELECT name FROM TARGET_INFO_GPU").fetchone()[0]
     kernels = con.execute("SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0]
-    con.execute("ALTER TABLE TARGET_INFO_GPU DROP COLUMN id")
-    con.commit()
     con.close()
+    rows = _drop_column(p, "TARGET_INFO_GPU", "id", "TARGET_INFO_GPU")
     assert (rows, name, kernels) == (1, "NVIDIA H200", 19)
     full, cut = collect(NSYS_H200), collect(p)
     assert [d["name"] for d in full.meta.devices] == ["NVIDIA H200"] and not cut.meta.devices
@@ -178,15 +187,9 @@ def test_ncu_raw_page_of_many_metric_columns_reads_every_value(tmp_path):
 def test_nsys_kernel_table_without_a_timing_column_counts_its_rows(tmp_path, column):
     """nsys layouts differ by version: a kernel table without ``start`` / ``end`` is not read, and the warning says
     how many kernels that is (19 in the real H200 export, counted here with SQL)."""
-    if sqlite3.sqlite_version_info < (3, 35):
-        pytest.skip("ALTER TABLE DROP COLUMN needs SQLite 3.35")
     p = tmp_path / "report1.sqlite"
     shutil.copyfile(NSYS_H200, p)
-    con = sqlite3.connect(p)
-    n = con.execute("SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0]
-    con.execute(f'ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN "{column}"')
-    con.commit()
-    con.close()
+    n = _drop_column(p, "CUPTI_ACTIVITY_KIND_KERNEL", column, "CUPTI_ACTIVITY_KIND_KERNEL")
     tl = collect(p)
     assert n == 19 and int((tl.events["kind"] == "kernel").sum()) == 0
     said = [w for w in tl.meta.warnings if "CUPTI_ACTIVITY_KIND_KERNEL has no" in w]
@@ -199,15 +202,9 @@ def test_nvprof_kernel_table_without_start_is_said_not_called_empty(tmp_path):
     tests/test_trust_s41_real.py, counted with SQL) is said not read, and why."""
     from tests.test_trust_s41_real import nvprof_db
 
-    if sqlite3.sqlite_version_info < (3, 35):
-        pytest.skip("ALTER TABLE DROP COLUMN needs SQLite 3.35")
     p = tmp_path / "app.nvvp"
     nvprof_db(p)
-    con = sqlite3.connect(p)
-    n = con.execute("SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL").fetchone()[0]
-    con.execute("ALTER TABLE CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL DROP COLUMN start")
-    con.commit()
-    con.close()
+    n = _drop_column(p, "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL", "start", "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL")
     tl = collect(p)
     assert n == 1 and int((tl.events["kind"] == "kernel").sum()) == 0
     w = tl.meta.warnings
@@ -222,16 +219,10 @@ def test_nvprof_device_table_without_id_column_is_said(tmp_path):
     ``id`` gave no device and no word."""
     from tests.test_trust_s41_real import nvprof_db
 
-    if sqlite3.sqlite_version_info < (3, 35):
-        pytest.skip("ALTER TABLE DROP COLUMN needs SQLite 3.35")
     p = tmp_path / "app.nvvp"
     nvprof_db(p)
     assert [d["name"] for d in collect(p).meta.devices] == ["Tesla T4"]
-    con = sqlite3.connect(p)
-    rows = con.execute("SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_DEVICE").fetchone()[0]
-    con.execute("ALTER TABLE CUPTI_ACTIVITY_KIND_DEVICE DROP COLUMN id")
-    con.commit()
-    con.close()
+    rows = _drop_column(p, "CUPTI_ACTIVITY_KIND_DEVICE", "id", "CUPTI_ACTIVITY_KIND_DEVICE")
     tl = collect(p)
     assert rows == 1 and not tl.meta.devices
     said = [w for w in tl.meta.warnings if "CUPTI_ACTIVITY_KIND_DEVICE" in w]
