@@ -33,6 +33,11 @@ from gpulens.units import plural
 _NUMERIC = re.compile(r"^\s*(?:[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|0x[0-9a-fA-F]+|nan|NaN|inf|)\s*$")
 
 
+#: The most columns a profiler CSV header may have: rocprof v1 / rocprofv3 write one per field and collected
+#: counter, ncu's raw page one per metric (a few thousand with ``--set full``); Excel stops at 16,384. A header far
+#: wider (a fuzzer's 10^6 columns) made the counter columns cost minutes of DataFrame construction.
+MAX_COLUMNS = 65_536
+
 _SEP_LINE = re.compile(r"\A\ufeff?[ \t]*sep=(.)[ \t]*(?:\r\n|\r|\n|\Z)")
 
 
@@ -50,6 +55,17 @@ def excel_sep(text: str) -> tuple[str, str]:
             if first.count(d) >= 2:
                 return text, d
     return text, ","
+
+
+def check_header_width(path: Path, columns: int) -> None:
+    """Refuse a CSV header of more than :data:`MAX_COLUMNS` columns.
+
+    Raises:
+        TraceFormatError: naming ``path`` and the count.
+    """
+    if columns > MAX_COLUMNS:
+        raise TraceFormatError(path, f"CSV header has {columns:,} columns, more than the {MAX_COLUMNS:,} a profiler "
+                                     "table holds (one per field, counter or metric): not a trace table")
 
 
 def is_numeric_field(s: str | None) -> bool:
@@ -151,7 +167,8 @@ def read_rows(path: Path, text: str, strict: bool = True, name_columns: tuple[st
         realignment could not place. Header names are unique (:func:`dedupe_header`: repeats dropped).
 
     Raises:
-        TraceFormatError: no header; or (strict) rows wider/narrower than the header.
+        TraceFormatError: no header; a header of more than :data:`MAX_COLUMNS` columns; or (strict) rows
+            wider/narrower than the header.
     """
     text, delim = excel_sep(text)
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim)
@@ -163,6 +180,7 @@ def read_rows(path: Path, text: str, strict: bool = True, name_columns: tuple[st
         if not rec or (len(rec) == 1 and not rec[0].strip()):
             continue
         if header is None:
+            check_header_width(path, len(rec))
             header = [h.strip() for h in rec]
             continue
         if len(rec) == len(header):

@@ -21,35 +21,53 @@ from gpulens.units import plural
 #: Deepest nesting (arrays/objects inside each other, the document's top level counting as 1) kept as is.
 DEPTH_LIMIT = 64
 
-# a string (escapes skipped, an unterminated one runs to the end) or one bracket
-_TOKENS_B = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.S)
-_TOKENS_S = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.S)
+# a string (escapes skipped, an unterminated one runs to the end), or a run of opening / of closing brackets
+# (whitespace between them allowed): ``[[[[…`` of any depth is one match, not one per level
+_TOKENS_B = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[{][\s\[{]*|[\]}][\s\]}]*', re.S | re.ASCII)
+_TOKENS_S = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[{][\s\[{]*|[\]}][\s\]}]*', re.S | re.ASCII)
+_BRACKETS = frozenset(b"[]{}") | frozenset("[]{}")
 
 T = TypeVar("T", bytes, bytearray, str)
+
+
+def _nth_bracket(run: Any, at: int, k: int) -> int:
+    """Offset in the document of the ``k``-th (0-based) bracket of ``run``, a match of brackets and whitespace that
+    starts at ``at``."""
+    for j, c in enumerate(run):
+        if c in _BRACKETS:
+            if k == 0:
+                return at + j
+            k -= 1
+    raise ValueError("run holds fewer brackets")  # pragma: no cover - the caller counts them first
 
 
 def flatten_deep(doc: T, limit: int = DEPTH_LIMIT) -> tuple[T, int]:
     """``doc`` with every value that opens at nesting level ``limit + 1`` replaced by ``null`` + spaces (same
     length). Returns (new document, number of values replaced). A value still open at the end of the document (a
-    cut file) is replaced up to the end."""
+    cut file) is replaced up to the end. Time: one regex pass; a run of brackets (``[[[[…``) is one step whatever
+    its length."""
     is_str = isinstance(doc, str)
     pattern, null, space = (_TOKENS_S, "null", " ") if is_str else (_TOKENS_B, b"null", b" ")
-    opens = "[{" if is_str else b"[{"
+    quote, opens, closes = ('"', "[{", "]}") if is_str else (b'"', b"[{", b"]}")
     spans: list[tuple[int, int]] = []
     depth, start = 0, -1
     for m in pattern.finditer(doc):
-        c = doc[m.start():m.start() + 1]
-        if c == ('"' if is_str else b'"'):
+        at = m.start()
+        c = doc[at:at + 1]
+        if c == quote:
             continue
-        if c in opens:
-            depth += 1
-            if depth == limit + 1:
-                start = m.start()
-        else:
-            if depth == limit + 1 and start >= 0:
-                spans.append((start, m.end()))
+        run = m.group()
+        if c in opens:  # depths depth+1 … depth+n: a value opens where the depth reaches limit + 1
+            n = run.count(opens[:1]) + run.count(opens[1:])
+            if depth <= limit < depth + n:
+                start = _nth_bracket(run, at, limit - depth)
+            depth += n
+        else:  # the closers see depths depth, depth-1 …: the value open at limit + 1 ends at the one seeing it
+            n = run.count(closes[:1]) + run.count(closes[1:])
+            if depth - n < limit + 1 <= depth and start >= 0:
+                spans.append((start, _nth_bracket(run, at, depth - limit - 1) + 1))
                 start = -1
-            depth = max(depth - 1, 0)
+            depth = max(depth - n, 0)
     if start >= 0:
         spans.append((start, len(doc)))
     if not spans:

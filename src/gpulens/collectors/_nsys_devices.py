@@ -14,6 +14,7 @@ import pandas as pd
 
 from gpulens.collectors._nsys_db import _Db
 from gpulens.collectors._sqlite import INT, TEXT, read_typed
+from gpulens.units import plural
 
 #: TARGET_INFO_GPU column → device dict key.
 GPU_FIELDS = {"name": "name", "computeMajor": None, "smCount": "num_sms", "totalMemory": "total_memory_bytes",
@@ -131,4 +132,30 @@ def metadata(db: _Db, warnings: list[str]) -> tuple[dict[str, Any], list[dict[st
             info = got
         else:
             devices = got
+    gpu_rows_unread(db, devices, ("TARGET_INFO_GPU", "TARGET_INFO_CUDA_GPU"), warnings)
     return info, devices
+
+
+def gpu_rows_unread(db: _Db, devices: list[dict[str, Any]], tables: tuple[str, ...], warnings: list[str]) -> None:
+    """Say in ``warnings`` when the rows of the export's GPU table gave no device (nsys' ``TARGET_INFO_GPU`` or
+    nvprof's ``CUPTI_ACTIVITY_KIND_DEVICE`` in a layout without the id column, or with every id NULL): nothing when
+    a device was read or the first of ``tables`` present holds no row."""
+    unread = None if devices else _rows_unread(db, tables)
+    if unread:
+        warnings.append(f"{db.path}: {unread}: the GPUs' hardware (name, SMs, clocks) is not known from this export")
+
+
+def _rows_unread(db: _Db, tables: tuple[str, ...]) -> str | None:
+    """Why the first of ``tables`` that holds rows gave no device, or None when none holds a row."""
+    for t in tables:
+        if t not in db.cols:
+            continue
+        try:
+            n = int(db.con.execute(f'SELECT COUNT(*) FROM "{t}"').fetchone()[0])
+        except sqlite3.DatabaseError:
+            continue
+        if n:
+            how = ("no id column (nor deviceId)" if "id" not in db.cols[t] and "deviceId" not in db.cols[t]
+                   else "no integer device id in any")
+            return f"{t} holds {plural(n, 'row(s)')} but {how}"
+    return None

@@ -110,6 +110,8 @@ class NsysSqliteCollector(Collector):
     priority = 10
     #: the tables of kernel records (an absent one and an empty one are told apart in the incomplete-capture note)
     kernel_tables: tuple[str, ...] = ("CUPTI_ACTIVITY_KIND_KERNEL",)
+    #: How to record the CUDA activity this profiler's export lacks (said with an incomplete capture).
+    capture_hint = " (nsys profile -t cuda)"
 
     def sniff(self, path: Path, head: bytes) -> bool:
         return sniff_db(path, head, _Db, _is_nsys)
@@ -123,10 +125,16 @@ class NsysSqliteCollector(Collector):
             raise TraceFormatError(path, "not an SQLite file" if head else "file is empty")
         db = self._open(path)
         frames, rejected, warnings = [], [], []
-        lacking = {t: [c for c in ("start", "end") if c not in db.cols[t]] for t in _TIMED_TABLES if t in db.cols}
+        timed = dict.fromkeys(self.kernel_tables + _TIMED_TABLES)  # nvprof's kernels: CONCURRENT_KERNEL too
+        lacking = {t: [c for c in ("start", "end") if c not in db.cols[t]] for t in timed if t in db.cols}
         for t, cols in lacking.items():
             if cols and (t != "NVTX_EVENTS" or "start" in cols):  # an NVTX table without end holds only marks
-                warnings.append(f"{path}: {t} has no {' or '.join(cols)} column: its rows are not read")
+                try:
+                    n = int(db.con.execute(f'SELECT COUNT(*) FROM "{t}"').fetchone()[0])
+                except sqlite3.DatabaseError:  # a damaged page: the count is unknown, the rows are still unread
+                    n = None
+                held = "its rows are" if n is None else f"its {plural(n, 'row(s)')} {'is' if n == 1 else 'are'}"
+                warnings.append(f"{path}: {t} has no {' or '.join(cols)} column: {held} not read")
         names_table = None
         kernel_corr: set[int] = set()
 
@@ -182,9 +190,12 @@ class NsysSqliteCollector(Collector):
                 f"{path}: ", ""))
         nvtx_types = nvtx_range_table([f for f in frames if len(f)])
         rej = pd.concat(rejected, ignore_index=True) if rejected else None
-        note = incomplete_capture(events, "the kernel activity table is " + (
-            "empty" if any(t in db.cols for t in self.kernel_tables) else "absent"),
-            "the capture stopped early or CUDA activity tracing was off (nsys profile -t cuda)", rejected=rej)
+        kt = [t for t in self.kernel_tables if t in db.cols]
+        state = ("absent" if not kt else "not read (no start/end column)" if all(lacking.get(t) for t in kt)
+                 else "empty")
+        why = ("its layout lacks the columns gpulens times kernels by (another exporter version)" if state[0] == "n"
+               else f"the capture stopped early or CUDA activity tracing was off{self.capture_hint}")
+        note = incomplete_capture(events, f"the kernel activity table is {state}", why, rejected=rej)
         if note is None and not events["kind"].isin(list(GPU_KINDS)).any():  # not even a launch: nsys may say why
             note = cuda_not_traced(db)
         if note:

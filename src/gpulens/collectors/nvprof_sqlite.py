@@ -53,7 +53,7 @@ import pandas as pd
 
 from gpulens.collectors._io import gunzip_all, read_head, read_input
 from gpulens.collectors._nsys_db import _Db
-from gpulens.collectors._nsys_devices import CUDA_GPU_FIELDS, cuda_prop_device
+from gpulens.collectors._nsys_devices import CUDA_GPU_FIELDS, cuda_prop_device, gpu_rows_unread
 from gpulens.collectors._sqlite import INT, read_typed
 from gpulens.collectors.nsys_sqlite import (SQLITE_MAGIC, NsysSqliteCollector, _copies, _host, _kernels, _memsets,
                                             _syncs, sniff_db)
@@ -260,6 +260,7 @@ class NvprofSqliteCollector(NsysSqliteCollector):
     suffixes = (".nvvp", ".prof")
     priority = 10
     kernel_tables = ("CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL", "CUPTI_ACTIVITY_KIND_KERNEL")
+    capture_hint = ""  # nvprof: no nsys option to name
 
     def sniff(self, path: Path, head: bytes) -> bool:
         """A Visual Profiler session by its XML head, or an SQLite file holding nvprof's tables."""
@@ -312,4 +313,6 @@ class NvprofSqliteCollector(NsysSqliteCollector):
             devices = _devices(db)
         except sqlite3.DatabaseError as exc:  # a corrupt device table costs the device, not the file
             warnings.append(f"{db.path}: device list (CUPTI_ACTIVITY_KIND_DEVICE) unreadable, skipped ({exc})")
+            return {"nvprof_schema_version": ver}, devices
+        gpu_rows_unread(db, devices, ("CUPTI_ACTIVITY_KIND_DEVICE",), warnings)
         return {"nvprof_schema_version": ver}, devices

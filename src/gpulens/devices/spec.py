@@ -35,6 +35,8 @@ from gpulens.errors import TraceFormatError
 
 PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8")
 _SCALE = {"clock_mhz": 1.0, "memory_clock_mhz": 1.0, "memory_bandwidth": 1e9, "l2": 2**20}
+#: The unit a spec file writes each figure in (the key of :data:`_SCALE`; compute peaks: TFLOPS).
+_UNIT_NAME = {"clock_mhz": "MHz", "memory_clock_mhz": "MHz", "memory_bandwidth": "GB/s", "l2": "MiB"}
 
 
 #: What the short source keys of the built-in figures stand for (``shared/reference/gpu-facts.md`` §S): the
@@ -223,8 +225,9 @@ def _figure(key: str, raw: Any, where: str) -> Figure:
         value, source, unc = raw, "user", False
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= _MAX_FIGURE:
         # a zero, NaN or infinite peak made every "% of peak" infinite or NaN (an internal error while reporting)
-        raise ValueError(f"{where}: figure {key!r} must be a positive number of at most {_MAX_FIGURE:.0e} (in the "
-                         f"unit of the spec file's table), got {value!r}")
+        unit = _UNIT_NAME.get(key, "TFLOPS")
+        raise ValueError(f"{where}: figure {key!r} must be a positive number of at most {_MAX_FIGURE:.0e} (a plain "
+                         f"number in {unit}, the unit of the spec file's table), got {value!r}")
     scale = _SCALE.get(key, 1e12 if re.fullmatch(r"(achievable\.)?(vector|matrix)\.\w+", key) else None)
     if scale is None:
         raise ValueError(f"{where}: unknown figure {key!r} (known: clock_mhz, memory_clock_mhz, memory_bandwidth, "
@@ -305,8 +308,9 @@ def _builtin(p: Path) -> DeviceSpec:
 
 
 def load_spec(path: str | Path) -> DeviceSpec:
-    """Read a user's device spec file (JSON, or TOML on Python ≥ 3.11) with the keys of :func:`spec_from_dict`; a
-    ``path`` that is no file names a built-in GPU (:func:`gpulens.devices.find_spec`: ``H200``, ``MI300X``).
+    """Read a user's device spec file (JSON, or TOML on Python ≥ 3.11; YAML that is not JSON is refused with one
+    line saying so) with the keys of :func:`spec_from_dict`; a ``path`` that is no file names a built-in GPU
+    (:func:`gpulens.devices.find_spec`: ``H200``, ``MI300X``).
 
     A ``base`` key names a built-in spec to start from (e.g. ``"NVIDIA H100 SXM"``, or ``"H200"``: the rule of
     ``--device-spec NAME``, :func:`gpulens.devices.builtin_spec`); the file's figures then
@@ -339,6 +343,9 @@ def load_spec(path: str | Path) -> DeviceSpec:
         else:
             d = json.loads(text)
     except (ValueError, ImportError, RecursionError) as exc:
+        if p.suffix.lower() in (".yaml", ".yml"):  # JSON is YAML, so a .yaml holding JSON was read above
+            raise TraceFormatError(p, "a device spec is read as JSON or TOML, not YAML: write it as .json or .toml "
+                                      "(same keys)") from None
         raise TraceFormatError(p, "not a valid device spec file "
                                   f"({(str(exc).splitlines() or [type(exc).__name__])[0]})") from None
     if not isinstance(d, dict):
