@@ -201,6 +201,9 @@ class Roofline(Analyzer):
         used = {"memory_bandwidth"} | {str(k) for k in table["compute_roof"].dropna()}
         summary["measured_roofs"] = sorted(k for k, f in spec.figures.items() if k in used
                                            and f is not device.figures.get(k) and "measured" in str(f.source))
+        # the roofs the user's device spec file gave (not the datasheet's; measured ones are said above)
+        summary["spec_file_roofs"] = sorted(k for k in used if k in spec.file_figures
+                                            and k not in summary["measured_roofs"])
         summary["cache_levels"] = self._cache_levels(timeline, hot, work, spec, measured) if counters is None else []
         summary["durations_from_summary"] = counters is not None
         summary["vendor"] = _advice.vendor_of(timeline, device)  # the words of the advice (ncu or rocprof-compute)

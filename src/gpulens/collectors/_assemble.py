@@ -82,13 +82,36 @@ class Parts:
         return sorted({int(s.get("rank", 0) or 0) for s in self.meta.sources}) or [0]
 
     def relabel_rank(self, rank: int) -> None:
-        """Move every event, rejected event, source and device to ``rank`` (see ``_ranks.relabel_rank``)."""
+        """Move every event, rejected event, side-table row, source and device to ``rank`` (see
+        ``_ranks.relabel_rank``)."""
         self.events["rank"] = np.full(self.rows, rank, dtype=np.int64)
         self.rejected["rank"] = np.full(_length(self.rejected), rank, dtype=np.int64)
+        move_tables(self.tables, rank)
         for s in self.meta.sources:
             s["rank"] = rank
         for d in self.meta.devices:
             d["rank"] = rank
+
+
+def move_tables(tables: dict[str, Any], rank: int) -> None:
+    """Give every side table of one input that has a ``rank`` column (``untimed_launches``, a memory timeline …)
+    ``rank``, in place: the input moved to another rank as a whole (a per-process file numbered among others), so
+    its side tables' rows go with its events — a counter-only dispatch on rank 0 beside its process's kernels on
+    rank 3 would put the kernel rows built from it (hotspots of a counter-only run) on the wrong rank."""
+    for name, t in tables.items():
+        if isinstance(t, pd.DataFrame) and "rank" in t.columns and len(t):
+            t = t.copy()
+            t["rank"] = np.int64(rank)
+            tables[name] = t
+
+
+def move_rank(tl: Timeline, rank: int) -> Timeline:
+    """``tl`` (one input, built) moved to ``rank`` in place: its events, rejected events and side tables' rows
+    (:func:`move_tables`); sources and devices are the caller's (``_ranks.relabel_rank``). Returns ``tl``."""
+    tl.events["rank"] = rank
+    tl.rejected["rank"] = rank
+    move_tables(tl.tables, rank)
+    return tl
 
 
 _DTYPES: dict[tuple, pd.CategoricalDtype] = {}

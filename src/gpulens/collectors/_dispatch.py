@@ -49,6 +49,7 @@ import pandas as pd
 from gpulens.collectors._dispatch_rows import (_F64_I64, _GPU_KINDS, _IDS, _SIZES, UNNAMED, UNREADABLE_TS,  # noqa: F401
                                                Dispatches, _beyond_int64, _cat, _grid_groups, _recorded, join_files,
                                                merge, timestamps)
+from gpulens.collectors._assemble import move_rank
 from gpulens.collectors._dispatch_notes import file_notes
 from gpulens.collectors._duplicates import drop_exact_duplicates, duplicates_note, exact_duplicate_ids
 from gpulens.collectors._work_rules import NO_TIMESTAMPS, NON_WORK_REASON, is_non_work, kinds_of_kernel_names
@@ -84,7 +85,8 @@ _PASS_THROUGH = ("device_id", "stream_id", "pid", "tid", "correlation_id", "byte
 class FileRows:
     """One file's dispatches and the arguments :func:`build_timeline` takes for them (see there); ``relabel``: the
     rank a folder of per-process files gives this file's events and rejected rows once read
-    (:func:`gpulens.collectors._ranks.relabel_rank`; its side tables and device notes keep ``rank``)."""
+    (:func:`gpulens.collectors._ranks.relabel_rank`: its side tables' rows go with them; its device notes keep
+    ``rank``)."""
 
     d: Dispatches
     source: str
@@ -129,8 +131,7 @@ def build_timelines(files: list[FileRows]) -> Timeline:
         d = replace(f.d, cols=dict(f.d.cols))  # build_timeline writes its readings into the columns it is given
         tl = build_timeline(d, f.source, f.path, f.rank, f.meta, f.tables, f.warnings)
         if f.relabel is not None:
-            tl.events["rank"] = f.relabel
-            tl.rejected["rank"] = f.relabel
+            move_rank(tl, f.relabel)
         out.append(tl)
     return concat(out)
 
@@ -436,8 +437,9 @@ def _untimed_launches(d: Dispatches, names: pd.Series, kinds: pd.Series, dev: pd
     out = []
     for i in np.unique(fo[every]):
         rows = every[fo[every] == i]
+        rank = files[i].rank if files[i].relabel is None else files[i].relabel  # a renumbered process's rank
         t: dict[str, Any] = {"dispatch_seq": rows - starts[i], "name": names.to_numpy()[rows],
-                             "kind": kinds.to_numpy()[rows], "rank": np.full(len(rows), files[i].rank, dtype="int64"),
+                             "kind": kinds.to_numpy()[rows], "rank": np.full(len(rows), rank, dtype="int64"),
                              "device_id": dev.to_numpy()[rows].astype("int64")}
         for ax in "xyz":
             t[f"grid_{ax}"] = grid[ax][rows] if grid[ax] is not None and f"grid_items_{ax}" in files[i].d.cols \

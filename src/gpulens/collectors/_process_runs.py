@@ -15,6 +15,7 @@ import copy
 from pathlib import Path
 from typing import Callable
 
+from gpulens.collectors._assemble import move_rank
 from gpulens.collectors._dispatch import Dispatches, FileRows, build_timeline, joined_build
 from gpulens.timeline import Timeline, TimelineMeta, concat
 from gpulens.timeline.launch import scrub_device_records
@@ -83,8 +84,7 @@ class ProcessRun:
                 s.update(self.stamp)
         tl = tl.validate()
         if self.rank is not None:
-            tl.events["rank"] = self.rank
-            tl.rejected["rank"] = self.rank
+            move_rank(tl, self.rank)
         return tl
 
 
@@ -100,8 +100,7 @@ class BuiltRun(ProcessRun):
         """The Timeline as read, its events and rejected rows moved to the run's rank if it was given one."""
         tl = self.built
         if self.rank is not None:
-            tl.events["rank"] = self.rank
-            tl.rejected["rank"] = self.rank
+            move_rank(tl, self.rank)
         return tl
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from gpulens.collectors._assemble import Parts
+from gpulens.collectors._assemble import Parts, move_rank
 from gpulens.timeline import Timeline
 
 #: rank sources that are not a recorded rank
@@ -22,13 +22,12 @@ RANKLESS = {None, "none", "process"}
 
 
 def relabel_rank(tl: Timeline | Parts, rank: int) -> Timeline | Parts:
-    """``tl`` with every event, rejected event, source and device moved to ``rank`` (in place; returned); anything
+    """``tl`` with every event, rejected event, side-table row, source and device moved to ``rank`` (in place; returned); anything
     with its own ``relabel_rank`` (:class:`Parts`, a per-process run not yet built) is moved by it."""
     if hasattr(tl, "relabel_rank"):
         tl.relabel_rank(rank)
         return tl
-    tl.events["rank"] = rank
-    tl.rejected["rank"] = rank
+    move_rank(tl, rank)
     for s in tl.meta.sources:
         s["rank"] = rank
     for d in tl.meta.devices:

@@ -43,7 +43,7 @@ from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError, TruncationNote
 from gpulens.timeline import Timeline, TimelineMeta
 from gpulens.timeline.sums import implausible_summary_rows
-from gpulens.units import plural
+from gpulens.units import fmt_ns, plural
 
 STATS_COLUMNS = {"name", "calls", "totaldurationns"}
 
@@ -305,7 +305,7 @@ class RocprofStats(Collector):
         warnings.append(f"{path}: a per-name summary ({plural(len(df), 'row(s)')}, {domain} domain{split}), not a "
                         "trace: no events; "
                         + ("its calls and total times are kept as the per-kernel summary" if domain == "kernel" else
-                           f"its calls and total times are kept as a {domain} summary: no kernel is recorded here"))
+                           _other_summary(df, domain)))
         if barrier.any():
             b = df[barrier]
             calls = f"{int(b['Calls'].sum()):,} packets, " if "Calls" in b else ""
@@ -314,6 +314,17 @@ class RocprofStats(Collector):
         meta = TimelineMeta(sources=[source_meta(path, self.name, size, rows=len(df), domain=domain)],
                             warnings=warnings)
         return Timeline(meta=meta, tables={"rocprof_stats": df}).validate()
+
+
+def _other_summary(df: pd.DataFrame, domain: str) -> str:
+    """What a non-kernel summary (``.copy_stats.csv``, ``.hip_stats.csv``, ``.hsa_stats.csv``) holds, said in its
+    note: its calls and their summed ``TotalDurationNs`` — no analysis reads them (a summary places no call in time,
+    so no busy/idle or copy figure can), and a note saying they were "kept" left them in no report."""
+    calls, total = int(df["Calls"].sum()), int(df["TotalDurationNs"].sum())
+    what = plural(calls, "copy or fill", "copies and fills") if domain == "copy" else \
+        plural(calls, f"{domain.upper()} API call")
+    return (f"{what}, {fmt_ns(total)} summed, said here only (a summary places no call in time: no report figure "
+            "counts them); no kernel is recorded here")
 
 
 #: Rows of a kernel-domain summary that are not kernels: the domain :class:`RocprofStats` files them in, and what

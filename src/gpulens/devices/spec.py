@@ -117,6 +117,9 @@ class DeviceSpec:
         note: how the spec was chosen for a trace (set by :func:`gpulens.devices.identify`).
         unified_memory: the CPU and the GPU share one physical memory (an APU: AMD Instinct MI300A, whose CPU and GPU
             dies use the same HBM), so a host↔device copy copies within that memory.
+        file_figures: the keys of :attr:`figures` the user's spec file gave (all of them without a ``base``; only
+            its own over a ``base``); empty for a built-in spec — reports say a roof is the spec file's, not the
+            datasheet's.
     """
 
     name: str
@@ -130,6 +133,7 @@ class DeviceSpec:
     origin: str = "builtin"
     note: str = ""
     unified_memory: bool = False
+    file_figures: tuple[str, ...] = ()
 
     @property
     def arch(self) -> str:
@@ -351,6 +355,7 @@ def load_spec(path: str | Path) -> DeviceSpec:
     if not isinstance(d, dict):
         raise TraceFormatError(p, "a device spec must be a JSON/TOML object")
     try:
+        own = tuple(sorted(str(k) for k in dict(d.get("figures") or {})))
         if "base" in d:
             from gpulens.devices import builtin_spec
 
@@ -366,7 +371,7 @@ def load_spec(path: str | Path) -> DeviceSpec:
             d = {"name": base.name, "compute_capability": base.compute_capability, "gfx_arch": base.gfx_arch,
                  "num_sms": base.num_sms, "memory_gb": mem, "vendor": base.vendor, "match": list(base.match),
                  **{k: v for k, v in d.items() if k != "base"}, "figures": figs}
-        return spec_from_dict(d, origin=str(p))
+        return replace(spec_from_dict(d, origin=str(p)), file_figures=own)
     except (ValueError, TypeError) as exc:
         raise TraceFormatError(p, str(exc).replace(f"{p}: ", "")) from None
 

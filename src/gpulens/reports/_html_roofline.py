@@ -223,7 +223,9 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
     sm = r.summary if r is not None and not r.skipped else {}
     measured = "memory_bandwidth" in (sm.get("measured_roofs") or [])
     # beside achievable compute roofs the legend says the memory roof's basis (roofline_heading says it in words)
-    mem_basis = ", measured" if measured else ", datasheet" if sm.get("achievable_roofs") else ""
+    filed = "memory_bandwidth" in (sm.get("spec_file_roofs") or [])
+    mem_basis = ", measured" if measured else ", spec file" if filed else ", datasheet" if sm.get("achievable_roofs") \
+        else ""
     for i, bw in enumerate(bws):
         data.append(_line([lo, top / bw], [lo * bw, top], f"HBM/DRAM {fmt_si(bw, 'B/s')} (memory roof{mem_basis})",
                           "#000000", ("solid", "dash")[min(i, 1)], 2.0, f"HBM/DRAM roof: {fmt_si(bw, 'B/s')}"))

@@ -291,7 +291,8 @@ def roofline_heading(summary: Mapping[str, Any]) -> str:
     """The one heading of the roofline in every report: the hardware spec it used and the FLOP coverage
     (``"Roofline on NVIDIA H100 SXM (FLOPs known for 100 % of the critical kernels' time)"``), and which compute
     roofs are documented achievable peaks (``"; matrix bf16 roof at the achievable peak, not the datasheet's"``) —
-    then that the memory roof is the datasheet's, unless it was measured."""
+    then that the memory roof is the datasheet's, unless it was measured or the user's device spec file gave it (the
+    roofs a spec file gave are named)."""
     basis = "launches" if summary.get("coverage_basis") == "launches" else "time"
     cov = summary.get("coverage")
     known = "unknown" if is_missing(cov) else pct_words(100 * float(cov))
@@ -300,9 +301,14 @@ def roofline_heading(summary: Mapping[str, Any]) -> str:
     ach = [str(k).removeprefix("achievable.").replace(".", " ") for k in summary.get("achievable_roofs") or []]
     at = f"; {', '.join(ach)} roof at the achievable peak, not the datasheet's" if ach else ""
     meas = [str(k).replace("memory_bandwidth", "memory").replace(".", " ") for k in summary.get("measured_roofs") or []]
-    if ach and "memory_bandwidth" not in (summary.get("measured_roofs") or []):
+    filed = [str(k).replace("memory_bandwidth", "memory").replace(".", " ") for k in summary.get("spec_file_roofs")
+             or []]
+    if ach and not {"memory_bandwidth"} & {*(summary.get("measured_roofs") or []),
+                                          *(summary.get("spec_file_roofs") or [])}:
         # two bases on one chart: the ridge point (compute roof / memory roof) sits left of an all-achievable one
         at += "; the memory roof is the datasheet bandwidth (no achievable figure is documented)"
+    if filed:  # the user's figures: % of roof is of those
+        at += f"; {', '.join(filed)} roof{'s' if len(filed) > 1 else ''} from the device spec file, not the datasheet"
     if meas:  # % of roof is then of the measured peaks; the speed of light's % of peak is of the datasheet's
         at += (f"; {', '.join(meas)} roof{'s' if len(meas) > 1 else ''} measured (rocprof-compute roofline.csv), not "
                "the datasheet's")
