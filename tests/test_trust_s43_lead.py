@@ -117,3 +117,16 @@ def test_roofline_heading_names_the_spec_files_memory_roof(tmp_path: Path) -> No
     base = gpulens.analyze([trace], only=["roofline"]).sources[0].results["roofline"].summary
     assert base["spec_file_roofs"] == []
     assert "the memory roof is the datasheet bandwidth" in roofline_heading(base)
+
+
+@pytest.mark.parametrize("given, figure", [("3.35 TB/s", True), ("989 TFLOPS", True), ("2000", True),
+                                           ("Nonexistent GPU", False)])
+def test_device_spec_figure_in_place_of_a_gpu_says_where_figures_go(given: str, figure: bool) -> None:
+    from gpulens.collectors import TraceFormatError
+    from gpulens.devices.spec import load_spec
+
+    with pytest.raises(TraceFormatError) as exc:
+        load_spec(given)
+    said = str(exc.value)
+    assert "no built-in GPU has that name" in said and "\n" not in said
+    assert ("write figures in a spec file (memory_bandwidth in GB/s" in said) is figure

@@ -308,7 +308,14 @@ def _builtin(p: Path) -> DeviceSpec:
     try:
         return builtin_spec(str(p))
     except ValueError as exc:
-        raise TraceFormatError(p, f"no such file, and {exc}") from None
+        # a figure given in place of a GPU ("3.35 TB/s", "989"): say where figures go (a spec file, their units)
+        hint = ("; a figure is no GPU name: write figures in a spec file (memory_bandwidth in GB/s, FLOP/s in "
+                "TFLOPS: README, GPU specs) and give its path") if _FIGURE_LIKE.match(str(p)) else ""
+        raise TraceFormatError(p, f"no such file, and {exc}{hint}") from None
+
+
+#: ``--device-spec`` text that is a number, with or without a unit ("3.35 TB/s", "989 TFLOPS", "2000"): a figure
+_FIGURE_LIKE = re.compile(r"^\s*[0-9][0-9.,]*\s*[A-Za-z/]*\s*$", re.ASCII)
 
 
 def load_spec(path: str | Path) -> DeviceSpec:
