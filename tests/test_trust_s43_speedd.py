@@ -88,6 +88,20 @@ def _loaded(paths: list[Path]) -> list[FileRows]:
     return [FileRows(load_file(p)[1], "rocprofv3_csv_dir", p) for p in paths]
 
 
+def _run_by_run(run: Path):
+    """The folder collected with every process's run built on its own and joined (the reference the joined build
+    must equal)."""
+    from gpulens.collectors import _process_runs
+    import gpulens.collectors.rocprofv3_csv as v3
+
+    real = v3.build_runs
+    try:
+        v3.build_runs = lambda runs: [r.timeline() if isinstance(r, _process_runs.ProcessRun) else r for r in runs]
+        return collect(run)
+    finally:
+        v3.build_runs = real
+
+
 def test_build_timelines_equals_each_file_built_alone_and_joined(tmp_path: Path) -> None:
     _faulty(tmp_path)
     paths = sorted(tmp_path.glob("*.csv"))
@@ -224,7 +238,6 @@ def test_mixed_process_file_sets_equal_each_process_built_alone(tmp_path: Path) 
     """Per process: kernels, copies, counters, HSA/marker calls and (for some) a summary beside them — runs with a
     summary are built alone, the others together; the folder reads as every process built alone and joined."""
     from gpulens.collectors import _process_runs
-    import gpulens.collectors.rocprofv3_csv as v3
 
     data = Path(__file__).parent / "data" / "rocprof"
     run = tmp_path / "run"
@@ -251,12 +264,7 @@ def test_mixed_process_file_sets_equal_each_process_built_alone(tmp_path: Path) 
         for mod in (dispatch, _process_runs):
             setattr(mod, "build_timeline", build_timeline)
     assert sorted(Path(f).name[:3] for f in alone) == ["13_"] * 4
-    real = _process_runs.build_runs
-    try:
-        v3.build_runs = lambda runs: [r.timeline() if isinstance(r, _process_runs.ProcessRun) else r for r in runs]
-        slow = collect(run)
-    finally:
-        v3.build_runs = real
+    slow = _run_by_run(run)
     _frames_equal(fast, slow)
     kernels = [r for r in csv.reader(io.StringIO((data / "v3_csv_sdk_docs/kernel_trace.csv").read_text())) if r][1:]
     assert (fast.events["kind"] == "kernel").sum() == 5 * len(kernels)
@@ -270,8 +278,6 @@ def test_day_long_kernel_keeps_each_process_note(tmp_path: Path) -> None:
     """A start of ``5`` beside ends near 8.8e15 ns makes a 102-day kernel: the Timeline's check names the process's
     file when its run is validated with its sources, so the folder builds such runs one by one (found by fuzzing
     folders of per-process files: the joined build had dropped that file-led note)."""
-    from gpulens.collectors import _process_runs
-    import gpulens.collectors.rocprofv3_csv as v3
 
     run = tmp_path / "run"
     run.mkdir()
@@ -281,11 +287,6 @@ def test_day_long_kernel_keeps_each_process_note(tmp_path: Path) -> None:
             rows[1][8] = "5"
         _write(run, pid, rows)
     fast = collect(run)
-    real = v3.build_runs
-    try:
-        v3.build_runs = lambda runs: [r.timeline() if isinstance(r, _process_runs.ProcessRun) else r for r in runs]
-        slow = collect(run)
-    finally:
-        v3.build_runs = real
+    slow = _run_by_run(run)
     _frames_equal(fast, slow)
     assert any(w.startswith(str(run / "2_kernel_trace.csv")) and "longer than a day" in w for w in fast.meta.warnings)
