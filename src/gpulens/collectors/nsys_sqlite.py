@@ -172,7 +172,8 @@ class NsysSqliteCollector(Collector):
                                               "start_ns": r["start_ns"], "dur_ns": r["dur_ns"],
                                               "reason": np.where(no_start[bad], START_UNKNOWN,
                                                                  np.where(r["dur_ns"].isna(), NEVER_CLOSED,
-                                                                          "end before start"))}))
+                                                                          "end before start")),
+                                              **_corr_of(r)}))
                 df = df[~bad]
             frames.append(df)
         frames = _zero_placeholders(frames, rejected)
@@ -415,6 +416,12 @@ def _nvtx(db: _Db):
     return _host(df, "annotation"), None
 
 
+def _corr_of(rows: pd.DataFrame) -> dict:
+    """The ``correlation_id`` column of refused rows, when their table records one: a launch call whose kernel was
+    refused (no start, end before start, a placeholder 0) is then known to have launched work — not a lost launch."""
+    return {"correlation_id": rows["correlation_id"].to_numpy()} if "correlation_id" in rows else {}
+
+
 def _zero_placeholders(frames: list[pd.DataFrame], rejected: list[pd.DataFrame]) -> list[pd.DataFrame]:
     """``frames`` without the rows whose ``start_ns`` is a placeholder 0 (appended to ``rejected`` as "zero timestamp
     (never recorded)"): judged over every table's timestamps at once, as one clock, by
@@ -443,6 +450,7 @@ def _zero_placeholders(frames: list[pd.DataFrame], rejected: list[pd.DataFrame])
                                       "dur_ns": r["dur_ns"],
                                       "reason": np.where(r["start_ns"].to_numpy() < 0,
                                                          "negative timestamp far before the others (never recorded)",
-                                                         "zero timestamp (never recorded)")}))
+                                                         "zero timestamp (never recorded)"),
+                                      **_corr_of(r)}))
         out.append(f[~z])
     return out

@@ -1,0 +1,91 @@
+"""Variants of the shared cases (../shared/cases/README.md) that another public project could produce (session 44),
+each generated here with its answer worked out by hand in the docstring from the values written (ns in nsys SQLite,
+µs in Kineto files, ns in reports) — never copied from gpulens output.
+
+* B06 in an Nsight Systems SQLite export with the launch calls recorded: a kernel at ``start 0 / end 0`` and one
+  whose ``end`` precedes its ``start`` were excluded as invalid (right), but their launch calls were then said to
+  have "no GPU record (the capture lost or cut off their work)" and the run verdict carried that caveat: the
+  refused rows did not keep their correlation ids (Kineto's and rocprofv3's did). Now the calls are "launched GPU
+  work that was refused as invalid", not lost launches.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from gpulens.cli import main
+
+US = 1000  # ns per µs
+
+
+def _analyze(path: Path, tmp_path: Path, *extra: str) -> tuple[int, dict]:
+    out = tmp_path / "out.json"
+    code = main(["analyze", "-q", "--no-cache", str(path), "--json", str(out), *extra])
+    return code, (json.loads(out.read_text())["sources"][0] if out.exists() else {})
+
+
+def _findings(src: dict) -> list[str]:
+    return [f["title"] for a in src["analyses"].values() for f in a.get("findings") or []] + \
+        [f["title"] for f in src["findings"]]
+
+
+# -- B06 in an nsys SQLite export --------------------------------------------------------------------------------------
+
+def _nsys(path: Path, runtime: list[tuple], kernels: list[tuple]) -> Path:
+    """An nsys export: ``runtime`` = [(start, end, correlationId, name)], ``kernels`` = [(start, end, streamId,
+    correlationId, name)] (ns), one H100."""
+    strings = sorted({r[3] for r in runtime} | {k[4] for k in kernels})
+    sid = {s: i for i, s in enumerate(strings, 1)}
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);
+        INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.11.1');
+        CREATE TABLE TARGET_INFO_GPU (id INTEGER, name TEXT, busLocation TEXT, smCount INTEGER, computeMajor INTEGER,
+            computeMinor INTEGER, totalMemory INTEGER);
+        INSERT INTO TARGET_INFO_GPU VALUES (0, 'NVIDIA H100 80GB HBM3', '0000:01:00.0', 132, 9, 0, 85899345920);
+        CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, "end" INTEGER NOT NULL, eventClass INTEGER,
+            globalTid INTEGER, correlationId INTEGER, nameId INTEGER, returnValue INTEGER);
+        CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, "end" INTEGER NOT NULL, deviceId INTEGER,
+            contextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, demangledName INTEGER,
+            shortName INTEGER, gridX INTEGER, gridY INTEGER, gridZ INTEGER, blockX INTEGER, blockY INTEGER,
+            blockZ INTEGER);
+    """)
+    con.executemany("INSERT INTO StringIds VALUES (?, ?)", [(i, s) for s, i in sid.items()])
+    con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, 1, 71168954514, ?, ?, 0)",
+                    [(s, e, c, sid[n]) for s, e, c, n in runtime])
+    con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, 0, 1, ?, ?, 71168950272, ?, ?, 64, 1, 1, "
+                    "256, 1, 1)", [(s, e, st, c, sid[n], sid[n]) for s, e, st, c, n in kernels])
+    con.commit()
+    con.close()
+    return path
+
+
+T = 1_615_207_264_505_000_000  # B06's T, in ns
+
+
+def test_b06_nsys_refused_kernels_launches_are_not_lost(tmp_path):
+    """4 cudaLaunchKernel calls (corr 1–4, 1 µs each, before T); kernels on stream 7: k_ok1 [T, T+10 µs], k_unset
+    at 0/0 (corr 2), k_backwards [T+15 µs, T+12 µs] (corr 3, end before start), k_ok2 [T+20, T+35 µs]. Valid: busy
+    10 + 15 = 25 µs over the span T → T+35 µs = 35 µs (71.4 %), 2 invalid kernels; calls 2 and 3 launched work that
+    was recorded and refused — 0 lost launches, and no 'no GPU record' caveat."""
+    launch = "cudaLaunchKernel_v7000"
+    p = _nsys(tmp_path / "b06.sqlite",
+              [(T - 8 * US, T - 7 * US, 1, launch), (T - 6 * US, T - 5 * US, 2, launch),
+               (T - 4 * US, T - 3 * US, 3, launch), (T - 2 * US, T - 1 * US, 4, launch)],
+              [(T, T + 10 * US, 7, 1, "k_ok1"), (0, 0, 7, 2, "k_unset"), (T + 15 * US, T + 12 * US, 7, 3, "k_backwards"),
+               (T + 20 * US, T + 35 * US, 7, 4, "k_ok2")])
+    code, src = _analyze(p, tmp_path)
+    s = src["summary"]
+    assert code == 0
+    assert (s["kernel_count"], s["gpu_busy_ns"], s["span_ns"]) == (2, 25 * US, 35 * US)
+    assert round(s["gpu_busy_pct"], 1) == 71.4
+    assert sorted(w["name"] for w in s["invalid_gpu_work"]) == ["k_backwards", "k_unset"]
+    launches = src["analyses"]["launches"]["summary"]
+    assert launches["launch_calls_gpu_work_refused"] == 2
+    assert launches.get("launch_calls_lost") in (None, 0)
+    text = " ".join(_findings(src)) + " " + (src.get("input_note") or "")
+    assert "no GPU record" not in text
+    assert "2 of 4 launch calls launched GPU work that was refused as invalid" in text
