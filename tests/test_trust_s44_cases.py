@@ -12,10 +12,10 @@ each generated here with its answer worked out by hand in the docstring from the
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 from gpulens.cli import main
+from tests.case_variants import _nsys_db
 
 US = 1000  # ns per µs
 
@@ -34,33 +34,12 @@ def _findings(src: dict) -> list[str]:
 # -- B06 in an nsys SQLite export --------------------------------------------------------------------------------------
 
 def _nsys(path: Path, runtime: list[tuple], kernels: list[tuple]) -> Path:
-    """An nsys export: ``runtime`` = [(start, end, correlationId, name)], ``kernels`` = [(start, end, streamId,
-    correlationId, name)] (ns), one H100."""
+    """An nsys export (:func:`tests.case_variants._nsys_db`, one L40S): ``runtime`` = [(start, end, correlationId,
+    name)], ``kernels`` = [(start, end, streamId, correlationId, name)] (ns)."""
     strings = sorted({r[3] for r in runtime} | {k[4] for k in kernels})
     sid = {s: i for i, s in enumerate(strings, 1)}
-    con = sqlite3.connect(path)
-    con.executescript("""
-        CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
-        CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);
-        INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.11.1');
-        CREATE TABLE TARGET_INFO_GPU (id INTEGER, name TEXT, busLocation TEXT, smCount INTEGER, computeMajor INTEGER,
-            computeMinor INTEGER, totalMemory INTEGER);
-        INSERT INTO TARGET_INFO_GPU VALUES (0, 'NVIDIA H100 80GB HBM3', '0000:01:00.0', 132, 9, 0, 85899345920);
-        CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, "end" INTEGER NOT NULL, eventClass INTEGER,
-            globalTid INTEGER, correlationId INTEGER, nameId INTEGER, returnValue INTEGER);
-        CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, "end" INTEGER NOT NULL, deviceId INTEGER,
-            contextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, demangledName INTEGER,
-            shortName INTEGER, gridX INTEGER, gridY INTEGER, gridZ INTEGER, blockX INTEGER, blockY INTEGER,
-            blockZ INTEGER);
-    """)
-    con.executemany("INSERT INTO StringIds VALUES (?, ?)", [(i, s) for s, i in sid.items()])
-    con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, 1, 71168954514, ?, ?, 0)",
-                    [(s, e, c, sid[n]) for s, e, c, n in runtime])
-    con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, 0, 1, ?, ?, 71168950272, ?, ?, 64, 1, 1, "
-                    "256, 1, 1)", [(s, e, st, c, sid[n], sid[n]) for s, e, st, c, n in kernels])
-    con.commit()
-    con.close()
-    return path
+    return _nsys_db(path, strings, [(s, e, c, sid[n]) for s, e, c, n in runtime],
+                    [(s, e, st, c, sid[n], sid[n]) for s, e, st, c, n in kernels], [])
 
 
 T = 1_615_207_264_505_000_000  # B06's T, in ns
