@@ -68,3 +68,38 @@ def test_b06_nsys_refused_kernels_launches_are_not_lost(tmp_path):
     text = " ".join(_findings(src)) + " " + (src.get("input_note") or "")
     assert "no GPU record" not in text
     assert "2 of 4 launch calls launched GPU work that was refused as invalid" in text
+
+
+# -- T08 in the stdout of nsys 2021 ------------------------------------------------------------------------------------
+
+_T08_2021 = """Using run.sqlite for SQL queries.
+Running [/opt/nvidia/nsight-systems/2021.3.1/target-linux-x64/reports/cudaapisum.py run.sqlite]...
+
+Time(%),Total Time (ns),Num Calls,Average,Minimum,Maximum,StdDev,Name
+90.0,20000000,30,666666.7,1000,900000,10000.0,cudaLaunchKernel
+
+Running [/opt/nvidia/nsight-systems/2021.3.1/target-linux-x64/reports/gpukernsum.py run.sqlite]...
+
+Time(%),Total Time (ns),Instances,Average,Minimum,Maximum,StdDev,Name
+72.7,8000000,20,400000.0,390000,410000,5000.0,"void gemm_kernel<float, 128>(const float *, float *, int)"
+27.3,3000000,10,300000.0,290000,310000,6000.0,softmax_kernel(float *, int)
+
+Running [/opt/nvidia/nsight-systems/2021.3.1/target-linux-x64/reports/gpumemtimesum.py run.sqlite]...
+
+Time(%),Total Time (ns),Operations,Average,Minimum,Maximum,StdDev,Operation
+90.0,900000,3,300000.0,290000,310000,10000.0,[CUDA memcpy HtoD]
+10.0,100000,2,50000.0,40000,60000,14142.1,[CUDA memset]
+"""
+
+
+def test_t08_nsys_2021_stdout_names_its_copies(tmp_path):
+    """nsys 2021's report names (cudaapisum, gpukernsum, gpumemtimesum) and columns (``Average``, and the copy
+    table's count under ``Operations``, not ``Count``): kernels 20 + 10 = 30 launches, 8 + 3 = 11 ms; the memory
+    table's 3 copies + 2 fills (0.9 + 0.1 = 1.00 ms) are said to be left out of the kernel figures, as for nsys 2024."""
+    p = tmp_path / "stats.csv"
+    p.write_text(_T08_2021)
+    code, src = _analyze(p, tmp_path)
+    s = src["summary"]
+    assert code == 0 and (s["kernel_count"], s["kernel_time_ns"]) == (30, 11_000_000)
+    assert s["span_ns"] is None and s["memcpy_count"] is None
+    assert any("3 copies and 2 fills" in w and "1.00 ms summed" in w for w in src["warnings"]), src["warnings"]

@@ -365,18 +365,19 @@ class NsysStatsCollector(Collector):
 def mem_time_rows(lines: list[str]) -> tuple[int, int, float, int] | None:
     """The copy/fill rows of the ``cuda_gpu_mem_time_sum`` report (``gpumemtimesum`` before nsys 2022) among ``lines``
     (CSV, or the console form already rewritten as CSV by :func:`column_tables_as_csv`): (copies, fills, summed
-    Total Time in ns, rows) — its header has ``Total Time``, ``Count`` and ``Operation`` (``[CUDA memcpy HtoD]``,
-    ``[CUDA memset]``…); None when there is no such table with a row."""
+    Total Time in ns, rows) — its header has ``Total Time``, ``Count`` (``Operations`` before nsys 2022) and
+    ``Operation`` (``[CUDA memcpy HtoD]``, ``[CUDA memset]``…); None when there is no such table with a row."""
     for i, ln in enumerate(lines):
         head = [c.strip().lower() for c in next(csv.reader([ln]), [])]
         total = next((j for j, c in enumerate(head) if c.startswith("total time")), None)
-        if total is None or "count" not in head or "operation" not in head:
+        counted = "count" if "count" in head else "operations"
+        if total is None or counted not in head or "operation" not in head:
             continue
         unit = _UNIT_RE.match(head[total])
         factor = ns_factor(unit.group(2)) if unit else 1.0  # no unit: ns, as the kernel table's
         if factor is None:  # a unit that is no time
             return None
-        count, op = head.index("count"), head.index("operation")
+        count, op = head.index(counted), head.index("operation")
         copies = fills = rows = 0
         summed = 0.0
         for row in csv.reader(table_lines(lines, i)):
