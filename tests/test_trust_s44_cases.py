@@ -103,3 +103,49 @@ def test_t08_nsys_2021_stdout_names_its_copies(tmp_path):
     assert code == 0 and (s["kernel_count"], s["kernel_time_ns"]) == (30, 11_000_000)
     assert s["span_ns"] is None and s["memcpy_count"] is None
     assert any("3 copies and 2 fills" in w and "1.00 ms summed" in w for w in src["warnings"]), src["warnings"]
+
+
+# -- B03: unquoted words as values (the RCCL profiler plugin's "datatype": ncclFloat32, "Stream": 0x…) ----------------
+
+def _kernel(name: str, ts: int, dur: int, **args: object) -> str:
+    a = ", ".join([f'"device": 0', f'"stream": 7', *(f'"{k}": {v}' for k, v in args.items())])
+    return (f'{{"ph": "X", "cat": "kernel", "name": "{name}", "pid": 0, "tid": "stream 7", "ts": {ts}, "dur": {dur}, '
+            f'"args": {{{a}}}}}')
+
+
+def test_b03_unquoted_words_in_kineto_args_keep_their_event(tmp_path):
+    """A collective kernel (ts 1000 µs, 40 µs) whose args hold ``"datatype": ncclFloat32`` and ``"Stream": 0x7f3a00``
+    unquoted, then ``gemm`` 1050 + 10 µs. Strict: one-line refusal naming the file and saying --lenient repairs
+    unquoted words. Lenient: both events kept — 2 kernels, busy 40 + 10 = 50 µs over 1000 → 1060 = 60 µs — with
+    '2 unquoted values read as text'; the collective is not dropped (it was, with the whole damaged stretch)."""
+    p = tmp_path / "rccl.json"
+    p.write_text('{"traceEvents": [\n'
+                 + _kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 1000, 40, datatype="ncclFloat32",
+                           Stream="0x7f3a00") + ",\n" + _kernel("gemm", 1050, 10) + "\n]}")
+    code, _ = _analyze(p, tmp_path)
+    assert code == 2
+    code, src = _analyze(p, tmp_path, "--lenient")
+    s = src["summary"]
+    assert code == 0 and src["status"] == "ok"
+    assert (s["kernel_count"], s["gpu_busy_ns"], s["span_ns"]) == (2, 50 * US, 60 * US)
+    assert any("unquoted values read as text ×2" in w and "0 malformed events dropped" in w for w in src["warnings"])
+
+
+def test_b03_unquoted_words_in_a_rocprofv3_json_are_repaired(tmp_path):
+    """rocprofv3 JSON whose metadata holds ``"hostname": node01`` unquoted (one process, one MI210 kernel k_one of
+    100 → 250 ns and 300 → 320 ns): strict refuses with the --lenient hint; lenient reads both dispatches (busy
+    150 + 20 = 170 ns over 100 → 320 = 220 ns) and says '1 unquoted values read as text'."""
+    from tests.test_rocprofv3 import _tiny_v3_json
+    import gzip
+
+    gz = tmp_path / "77_results.json.gz"
+    _tiny_v3_json(gz)
+    text = gzip.decompress(gz.read_bytes()).decode().replace('"hostname": "h"', '"hostname": node01')
+    p = tmp_path / "77_results.json"
+    p.write_text(text)
+    code, _ = _analyze(p, tmp_path)
+    assert code == 2
+    code, src = _analyze(p, tmp_path, "--lenient")
+    s = src["summary"]
+    assert code == 0 and (s["kernel_count"], s["kernel_busy_ns"]) == (2, 170)
+    assert any("1 unquoted values read as text" in w for w in src["warnings"]), src["warnings"]

@@ -206,9 +206,15 @@ def locate(data: bytes, exc: BaseException) -> str | None:
 
 
 _NON_FINITE = r"-?(?:Infinity|inf|NaN|nan)(?![\w.])"
-#: a JSON string (with the non-finite value it keys, if any), or a bare non-finite value elsewhere
-_REPAIRABLE = re.compile(r'(?P<s>"(?:[^"\\]|\\.)*")(?:(?P<sep>\s*:\s*)(?P<v>%s))?|(?<![\w.])%s'
-                         % (_NON_FINITE, _NON_FINITE), re.S)
+#: an unquoted word or hex number as a key's value, ending where the value ends (``"datatype": ncclFloat32``,
+#: ``"Stream": 0x7f3a…``: ROCm/rocm-systems PR#3216, the RCCL profiler plugin's events) — never a JSON literal
+_BARE = (r"(?!(?:true|false|null)(?![\w.:]))(?:0[xX][0-9a-fA-F]+|[A-Za-z_][A-Za-z0-9_]*(?:(?:::|\.)[A-Za-z_]"
+         r"[A-Za-z0-9_]*)*)(?=\s*[,}\]])")
+#: a JSON string (with the non-finite value or bare word it keys, if any), or a bare non-finite value elsewhere
+_REPAIRABLE = re.compile(r'(?P<s>"(?:[^"\\]|\\.)*")(?:(?P<sep>\s*:\s*)(?:(?P<v>%s)|(?P<bare>%s)))?|(?<![\w.])%s'
+                         % (_NON_FINITE, _BARE, _NON_FINITE), re.S)
+#: :func:`repair`'s count of the unquoted words read as text
+BARE_WORDS = "unquoted values read as text"
 _CONTROL = re.compile(r"[\x00-\x1f]")
 #: the keys whose value is an event's time (Kineto ``ts``/``dur`` in µs, rocprofv3 JSON ``start_timestamp`` /
 #: ``end_timestamp`` in ns): an infinite one is a corrupt time, never an absent one
@@ -219,7 +225,9 @@ NON_FINITE_TIMES = "infinite times (their events excluded)"
 
 def repair(text: str, edits: list[tuple[int, int, int, int]] | None = None) -> tuple[str, dict[str, int]]:
     """Lenient repairs of almost-JSON (case B03): raw control characters inside strings are escaped
-    (``\\u0001``) and bare ``inf``/``-inf``/``nan``/``Infinity``/``NaN`` values become ``null`` (unknown) — except
+    (``\\u0001``), a key's unquoted word or hex value (``ncclFloat32``, ``0x7f3a``) becomes that text
+    (``"ncclFloat32"``: the event it sits in is kept), and bare ``inf``/``-inf``/``nan``/``Infinity``/``NaN`` values
+    become ``null`` (unknown) — except
     an infinite value of a time key (:data:`TIME_KEYS`: ``ts``, ``dur``…), kept as text (``"inf"``): a time no
     clock can hold is a corrupt event, refused and counted like ``1e308``, never an event whose time is merely not
     recorded.
@@ -232,22 +240,26 @@ def repair(text: str, edits: list[tuple[int, int, int, int]] | None = None) -> t
 
     Returns:
         (text, counts): the repaired text and ``{"control characters escaped": n, "non-finite numbers read as
-        unknown": m, NON_FINITE_TIMES: t}``.
+        unknown": m, NON_FINITE_TIMES: t, BARE_WORDS: w}``.
     """
-    counts = {"control characters escaped": 0, "non-finite numbers read as unknown": 0, NON_FINITE_TIMES: 0}
+    counts = {"control characters escaped": 0, "non-finite numbers read as unknown": 0, NON_FINITE_TIMES: 0,
+              BARE_WORDS: 0}
     shift = [0]  # length added by the edits so far
 
     def fix(m: re.Match) -> str:
-        tok, key, val = m.group(0), m.group("s"), m.group("v")
+        tok, key, val, bare = m.group(0), m.group("s"), m.group("v"), m.group("bare")
         if key is None:
             counts["non-finite numbers read as unknown"] += 1
             new = "null"
         else:
-            if not _CONTROL.search(key) and val is None:
+            if not _CONTROL.search(key) and val is None and bare is None:
                 return tok
             counts["control characters escaped"] += len(_CONTROL.findall(key))
             new = _CONTROL.sub(lambda c: "\\u%04x" % ord(c.group(0)), key)
-            if val is not None:
+            if bare is not None:
+                counts[BARE_WORDS] += 1
+                new += m.group("sep") + f'"{bare}"'
+            elif val is not None:
                 timed = key[1:-1] in TIME_KEYS and val.lstrip("-").lower().startswith("inf")
                 counts[NON_FINITE_TIMES if timed else "non-finite numbers read as unknown"] += 1
                 new += m.group("sep") + (f'"{val}"' if timed else "null")

@@ -117,7 +117,7 @@ def _refuse(path: Path, rec: Recovery, at: int) -> None:
     d = rec.damage[-1]
     raise TraceFormatError(path, f"malformed JSON inside traceEvents: damaged text from {_about(rec)} {at:,} "
                                  f"({d.why} at {d.where}); intact events follow it, not where it ends (whether its "
-                                 "end is whole is unknown): --lenient skips it and reads the rest")
+                                 "end is whole is unknown): --lenient repairs or skips it and reads the rest")
 
 
 def read_damaged(path: Path, tail: Tail, exc: BaseException, strict: bool, deep: Any, tolerant: Any, acc: Any,
@@ -149,7 +149,7 @@ def read_damaged(path: Path, tail: Tail, exc: BaseException, strict: bool, deep:
             what = (json_error_text(exc, tail.offset + len(tail.doc)) if "truncated" in str(exc) or not rec.problem
                     else rec.problem)
             raise TraceFormatError(path, "not a readable Kineto trace: " + what
-                                   + (" (--lenient repairs control characters and bare inf/nan)"
+                                   + (" (--lenient repairs control characters, bare inf/nan and unquoted words)"
                                       if strict and "invalid character" in str(exc) else ""))
         at = _file_byte(tail, rec.cut)
         truncated_at[str(path)] = at

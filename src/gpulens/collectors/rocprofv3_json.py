@@ -361,7 +361,8 @@ class RocprofV3Json(Collector):
             except (msgspec.DecodeError, msgspec.ValidationError) as exc2:
                 exc = exc2
         at = locate(data, exc)
-        hint = (" (--lenient repairs control characters and bare inf/nan)" if strict and "malformed" in str(exc)
+        hint = (" (--lenient repairs control characters, bare inf/nan and unquoted words)"
+                if strict and "malformed" in str(exc)
                 and any(repair(data.decode("utf-8", errors="replace"))[1].values()) else "")
         raise TraceFormatError(path, f"not a readable rocprofv3 JSON file ({json_error_text(exc, len(data))}"
                                      f"{f' at {at}' if at and 'truncated' not in str(exc) else ''}){hint}")
