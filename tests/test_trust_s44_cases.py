@@ -149,3 +149,69 @@ def test_b03_unquoted_words_in_a_rocprofv3_json_are_repaired(tmp_path):
     s = src["summary"]
     assert code == 0 and (s["kernel_count"], s["kernel_busy_ns"]) == (2, 170)
     assert any("1 unquoted values read as text" in w for w in src["warnings"]), src["warnings"]
+
+
+# -- B17: every row narrower than the header, the missing field among the columns after the name -----------------------
+
+def _csv(tmp_path: Path, name: str, head: str, rows: list[str]) -> tuple[Path, object]:
+    """``head`` and ``rows`` written as ``name``, and the Timeline lenient reading collects from it."""
+    from gpulens.collectors import collect
+
+    p = tmp_path / name
+    p.write_text("\n".join([head, *rows]) + "\n")
+    return p, collect(p, strict=False)
+
+
+_V3_KT = ("Kind,Agent_Id,Queue_Id,Stream_Id,Thread_Id,Dispatch_Id,Kernel_Id,Kernel_Name,Correlation_Id,"
+          "Start_Timestamp,End_Timestamp,LDS_Block_Size,Scratch_Size,VGPR_Count,Accum_VGPR_Count,SGPR_Count,"
+          "Workgroup_Size_X,Workgroup_Size_Y,Workgroup_Size_Z,Grid_Size_X,Grid_Size_Y,Grid_Size_Z")
+
+
+def test_b17_rows_missing_a_middle_field_shift_no_column(tmp_path):
+    """A rocprofv3 kernel_trace.csv (22 columns) whose rows lack Stream_Id (before the name) and Accum_VGPR_Count
+    (after it): 20 fields. saxpy [1,000,000, 1,007,500] and scale [1,010,000, 1,012,000] ns, VGPR 32, SGPR 16,
+    workgroup 256 × 1 × 1, grid 1024 × 1 × 1. Read from the left, SGPR would be 256 and the workgroup 1 × 1 × 1024
+    (every column after the gap shifted by one). Lenient: the durations 7,500 and 2,000 ns (the time columns come
+    before the gap), and every column after End_Timestamp unknown — no register count, workgroup or grid invented."""
+    rows = [f"KERNEL_DISPATCH,1,1,100,{i},{i},{name},{i},{s},{e},0,0,32,16,256,1,1,1024,1,1"
+            for i, name, s, e in ((1, '"saxpy(float, float*)"', 1_000_000, 1_007_500),
+                                  (2, '"scale(float*)"', 1_010_000, 1_012_000))]
+    p, tl = _csv(tmp_path, "kernel_trace.csv", _V3_KT, rows)
+    assert _analyze(p, tmp_path)[0] == 2
+    k = tl.of_kind("kernel").sort_values("start_ns")
+    assert list(k["dur_ns"]) == [7_500, 2_000]
+    for col in ("block_x", "block_z", "grid_x", "regs_per_thread", "smem_static_bytes"):
+        assert k[col].isna().all(), (col, list(k[col]))
+    assert not len(tl.counters) or not tl.counters["metric"].isin(["sgpr", "accum_vgpr", "arch_vgpr"]).any()
+    (w,) = [w for w in tl.meta.warnings if "realigned on the kernel-name column" in w]
+    assert "SGPR_Count" in w and "Workgroup_Size_X" in w and "Grid_Size_X" in w
+
+
+def test_b17_v1_rows_missing_a_field_before_the_times_are_not_read_shifted(tmp_path):
+    """rocprof v1 results.csv (20 columns, times DispatchNs, BeginNs, EndNs, CompleteNs last) whose rows lack
+    ``fbar``: 19 fields. Read from the left every time moves one column: k1 (Begin 2,000, End 9,500, Complete
+    10,000 ns: 7,500 ns) would start at 9,500 and last 10,000 − 9,500 = 500 ns, k2 (12,000 → 14,000: 2,000 ns) would
+    last 1,000 ns. Which field is missing cannot be told: the rows are dropped and counted, no duration invented."""
+    head = ("Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,grd,wgr,lds,scr,vgpr,sgpr,fbar,sig,obj,DispatchNs,"
+            "BeginNs,EndNs,CompleteNs")
+    rows = ['0,"k1(float*, int)",0,0,0,42,42,1024,256,0,0,8,16,0x0,0x1,1000,2000,9500,10000',
+            '1,"k2(float*, int)",0,0,0,42,42,1024,256,0,0,8,16,0x0,0x1,11000,12000,14000,15000']
+    p, tl = _csv(tmp_path, "results.csv", head, rows)
+    code, src = _analyze(p, tmp_path, "--lenient")
+    assert code in (2, 5) and not src.get("top_kernels")
+    assert not len(tl.of_kind("kernel"))
+    assert any("2 rows dropped" in w and "not shifted" in w for w in tl.meta.warnings), tl.meta.warnings
+
+
+def test_b17_v2_header_wider_than_every_row_still_read(tmp_path):
+    """Control (the shared case's reading): rocprofv2's 21-column header over 19-field rows, Queue_Index and the
+    counter absent: after the name Start/End come first and a field (Correlation_ID 33) follows them, in order —
+    saxpy 2,007,500 − 2,000,000 = 7,500 ns, scale 2,012,000 − 2,010,000 = 2,000 ns; the columns after End_Timestamp
+    (Correlation_ID, GRBM_COUNT) unknown."""
+    head = ("Dispatch_ID,GPU_ID,Queue_ID,Queue_Index,PID,TID,GRD,WGR,LDS,SCR,Arch_VGPR,ACCUM_VGPR,SGPR,Wave_Size,SIG,"
+            "OBJ,Kernel_Name,Start_Timestamp,End_Timestamp,Correlation_ID,GRBM_COUNT")
+    rows = ['1,4,1,4242,4242,1024,256,0,0,8,0,16,64,140000000003000,1,"saxpy(float, float*) (.kd)",2000000,2007500,33',
+            '2,4,1,4242,4242,2048,256,0,0,8,0,16,64,140000000004000,1,"scale(float*, int) (.kd)",2010000,2012000,34']
+    _, tl = _csv(tmp_path, "results.csv", head, rows)
+    k = tl.of_kind("kernel").sort_values("start_ns")
+    assert list(k["dur_ns"]) == [7_500, 2_000] and k["correlation_id"].isna().all()

@@ -9,12 +9,15 @@ start time that is a string). Here:
 * lenient mode (``strict=False``): a row is read only where one reading places every field (never a shifted row;
   :func:`read_ragged`): a wider row whose extra fields are a kernel name split by unquoted commas is re-joined —
   when every other field then has its column's type (a number where the file's full-width rows hold numbers) and
-  the name does not end in a bare number (``kernel,100`` is a quoted name followed by a shifted count); when no row
+  the name does not end in a bare number (``kernel,100`` is a quoted name followed by a shifted count); a
   narrower row whose kernel name sits at the one text field where the fields after it are exactly the header's
   columns after the name column (the fields before it placed only when their count matches, else unknown: a row cut
   by a stray line end) — and, when no row has the header's width (the header is the odd one: rocprofv2's 21-column
-  header over 19-field rows, case B17), with the fields after it placed from the left (the trailing columns missing,
-  unknown). Every other row of the wrong width — an extra trailing field, a field missing after the name among
+  header over 19-field rows, case B17), with the fields after it placed from the left up to the last time column
+  (``End_Timestamp``, ``EndNs``…) and the columns after that unknown (which field is missing is not known: one
+  missing earlier would shift every later column), only where the row holds a field beyond that column and the times
+  read in order (a field missing before them would move that non-time value into the last time column). Every other
+  row of the wrong width — an extra trailing field, a field missing after the name among
   full-width rows, a number where the other rows hold text or text where they hold numbers — is dropped, and the
   warning counts it. Each repair is listed in the returned warnings.
 """
@@ -411,13 +414,43 @@ def read_ragged(header: list[str], rec: list[str], anchor: int | None, text_cols
         out[anchor] = rec[pos]
         if exact_before:
             out[:anchor] = before
-        for j, v in enumerate(after):
+        upto = len(after)
+        if not exact_after and not checked:
+            # from the left, a missing field among the placed ones would shift every one after it: only the columns
+            # up to the name's last time column are placed, when the row holds a field beyond it and the times read
+            # in order (a field missing before a time column moves that later, non-time field into it: out of
+            # order); the rest stay unknown
+            upto = _left_reading(header, anchor, after)
+            if upto is None:
+                continue
+        for j, v in enumerate(after[:upto]):
             out[anchor + 1 + j] = v
         if _types_fit(out, text_cols, anchor) and (not checked or verify(header, out)):
             found.append(out)
     if len(found) != 1:
         return None, []
     return found[0], [h for h, v in zip(header, found[0]) if v is None]
+
+
+_TIME_COLUMN = re.compile(r"^(start|end|begin|complete|dispatch)_?(timestamp|ns)?$", re.ASCII | re.IGNORECASE)
+
+
+def _left_reading(header: list[str], anchor: int, after: list[str]) -> int | None:
+    """How many of the fields ``after`` the name column ``anchor`` a row short of fields there places from the left
+    (the case-B17 reading: its trailing columns missing): those up to the last time column after the name
+    (``Start_Timestamp``/``End_Timestamp``, ``DispatchNs``…``CompleteNs``), when the row holds a field beyond it and
+    the times so placed never decrease; 0 when no time column follows the name; None when the reading does not hold
+    (a field missing before or among the time columns)."""
+    times = [i - anchor - 1 for i in range(anchor + 1, len(header)) if _TIME_COLUMN.match(header[i].strip())]
+    if not times:
+        return 0
+    if len(after) <= times[-1] + 1:
+        return None
+    try:
+        values = [float(after[j]) for j in times if after[j].strip()]
+    except ValueError:
+        return None
+    return times[-1] + 1 if all(a <= b for a, b in zip(values, values[1:])) else None
 
 
 def _types_fit(row: list[str | None], text_cols: set[int], anchor: int) -> bool:
