@@ -215,3 +215,32 @@ def test_b17_v2_header_wider_than_every_row_still_read(tmp_path):
     _, tl = _csv(tmp_path, "results.csv", head, rows)
     k = tl.of_kind("kernel").sort_values("start_ns")
     assert list(k["dur_ns"]) == [7_500, 2_000] and k["correlation_id"].isna().all()
+
+
+# -- B12 in a JAX/XLA GPU trace (T11's dialect): a copy's size is in its memcpy_details ----------------------------
+
+def test_b12_xla_copy_size_from_memcpy_details(tmp_path):
+    """XLA GPU profiler output (no categories, ``/device:GPU:N`` processes): on GPU 0 a ``MemcpyH2D`` on
+    'Stream #2(MemcpyH2D)' [1000, 1008] µs whose ``memcpy_details`` says ``size:4194304``, kernels gemm [1010, 1040]
+    and loop_add_fusion [1041, 1051] on 'Stream #14(compute)', and XLA's derived 'XLA Ops' line over them (ranges,
+    not work); GPU 1 gemm [1020, 1040]. Expected: 1 HtoD copy of 4,194,304 B (was: size unknown), 3 kernels
+    30 + 10 + 20 = 60 µs, busy 8 + 30 + 10 + 20 = 68 µs."""
+    ev = [{"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "/device:GPU:0"}},
+          {"ph": "M", "pid": 1, "tid": 14, "name": "thread_name", "args": {"name": "Stream #14(compute)"}},
+          {"ph": "M", "pid": 1, "tid": 2, "name": "thread_name", "args": {"name": "Stream #2(MemcpyH2D)"}},
+          {"ph": "M", "pid": 1, "tid": 1001, "name": "thread_name", "args": {"name": "XLA Ops"}},
+          {"ph": "M", "pid": 2, "name": "process_name", "args": {"name": "/device:GPU:1"}},
+          {"ph": "M", "pid": 2, "tid": 15, "name": "thread_name", "args": {"name": "Stream #15(compute)"}}]
+    x = [(1, 2, 1000, 8, "MemcpyH2D", {"correlation_id": "10", "memcpy_details":
+                                         "kind_src:pinned kind_dst:device size:4194304 dest:0 async:1"}),
+         (1, 14, 1010, 30, "gemm_kernel", {"correlation_id": "11"}), (1, 14, 1041, 10, "loop_add_fusion", {}),
+         (1, 1001, 1010, 30, "dot.1", {}), (1, 1001, 1041, 10, "add_fusion", {}),
+         (2, 15, 1020, 20, "gemm_kernel", {"correlation_id": "21"})]
+    ev += [{"ph": "X", "pid": p, "tid": t, "ts": ts, "dur": d, "name": n, "args": a} for p, t, ts, d, n, a in x]
+    p = tmp_path / "jax.trace.json"
+    p.write_text(json.dumps({"displayTimeUnit": "ns", "traceEvents": ev}))
+    code, src = _analyze(p, tmp_path)
+    s = src["summary"]
+    assert code == 0
+    assert (s["memcpy_count"], s["memcpy_bytes"], s["memcpy_sizes_unknown"]) == (1, 4_194_304, 0)
+    assert (s["kernel_count"], s["kernel_time_ns"], s["gpu_busy_ns"]) == (3, 60 * US, 68 * US)

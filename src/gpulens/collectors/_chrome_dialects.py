@@ -187,14 +187,20 @@ def refusal(dialect: Dialect) -> str:
             "gpulens does not analyse it as Kineto")
 
 
-_DETAIL = re.compile(rf"(regs|static_shared|dynamic_shared|grid|block):\s*({DIGITS}(?:,{DIGITS})*)(?!,)")
+_DETAIL = re.compile(rf"(?<![\w])(regs|static_shared|dynamic_shared|grid|block|size):\s*({DIGITS}(?:,{DIGITS})*)(?!,)",
+                     re.ASCII)
 
 
 def xla_kernel_details(text: str) -> dict[str, int]:
     """XLA's ``kernel_details`` text (``regs:128 static_shared:0 dynamic_shared:73728 grid:8,8,1 block:256,1,1``;
-    grid in blocks) → Timeline launch columns keyed as the Kineto accumulator's (``grid_x``…, ``regs``, ``smem``)."""
+    grid in blocks) → Timeline launch columns keyed as the Kineto accumulator's (``grid_x``…, ``regs``, ``smem``);
+    a copy's ``memcpy_details`` (``kind_src:pinned kind_dst:device size:4194304 dest:0 async:1``, older XLA
+    ``kind:pageable size:8 dest:0 async:1``: XLA's GPU tracer, xla/backends/profiler/gpu) → ``bytes``."""
     out: dict[str, int] = {}
     for key, val in _DETAIL.findall(text or ""):
+        if key == "size":
+            out["bytes"] = int(val.split(",")[0])
+            continue
         nums = [int(v) for v in val.split(",") if v]
         if key in ("grid", "block"):
             out.update({f"{key}_{a}": n for a, n in zip("xyz", nums)})

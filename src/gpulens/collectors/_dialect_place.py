@@ -22,7 +22,8 @@ def place_xla(dialect: Any, kernel_details: dict[int, str], names: Any, copies: 
 
     Args:
         dialect: the :class:`~._chrome_dialects.Dialect` (``gpu_pids``, ``stream_of``, ``ranges``).
-        kernel_details: row → XLA ``kernel_details`` text (launch geometry, registers, shared memory).
+        kernel_details: row → XLA ``kernel_details`` text (launch geometry, registers, shared memory), or a copy's
+            ``memcpy_details`` text (its size).
         names, copies, kind, name, nocat, copy, ints: as :func:`place_rpd`.
     """
     from gpulens.collectors._chrome_dialects import xla_kernel_details

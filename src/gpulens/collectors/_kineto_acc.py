@@ -240,6 +240,9 @@ class Accumulator:
             for i, kd in zip(nc, src.values("kernel_details", nc)):
                 if isinstance(kd, str):
                     self.kernel_details[int(i) + self.rows] = kd
+            for i, md in zip(nc, src.values("memcpy_details", nc)):  # and their copies' size
+                if isinstance(md, str):
+                    self.kernel_details[int(i) + self.rows] = md
             # rpd2tracing: its op type / call arguments (text pids: always read by msgspec, never the fast scan)
             for i, d in zip(nc, src.values("desc", nc)):
                 if isinstance(d, str):
@@ -380,8 +383,9 @@ class Accumulator:
             name[name < 0] = self.names.encode([UNNAMED])[0]
         copy = cat("copy").astype(np.int64, copy=False)
         corr = pair("corr")
-        ints = {key: pair(key, narrow and key in _NARROW_KEYS) for key in ("pid", "tid", "device", "stream", "grid_x", "grid_y", "grid_z",
-                                           "block_x", "block_y", "block_z", "regs", "smem")}
+        ints = {key: pair(key, narrow and key in _NARROW_KEYS)
+                for key in ("pid", "tid", "device", "stream", "grid_x", "grid_y", "grid_z", "block_x", "block_y",
+                            "block_z", "regs", "smem", "bytes")}
         if dialect is not None and dialect.producer == "xla-gpu":
             place_xla(dialect, self.kernel_details, self.names, self.copy, kind, name, nocat, copy, ints)
             self.ignored.pop("", None)

@@ -219,8 +219,9 @@ class ScannedPiece:
 #: fields whose values are read on every row / on GPU rows only: any value of another type sends the piece to msgspec
 _READ_ALL = ("CORR_T", "EXT_T", "EXTL_T", "REGS_T", "SMEM_T", "RANK_T", "RANKC_T", "GRID_T", "BLOCK_T", "FLOPS_T")
 _READ_GPU = ("DEV_T", "STREAM_T", "BYTES_T", "BPS_T", "WPS_T", "OCC_T", "KIND_T")
-#: fields whose presence (a T_GOOD value: collective args, ``kernel_details``) sends the piece to msgspec
-_NOT_READ = ("COLL_T", "KD_T")
+#: fields whose presence (a T_GOOD value: collective args, ``kernel_details``, ``memcpy_details``) sends the piece to
+#: msgspec
+_NOT_READ = ("COLL_T", "KD_T", "MD_T")
 
 
 def read_piece(buf: Any, scanned: Any = None) -> ScannedPiece | None:
@@ -403,7 +404,7 @@ class ScannedRows:
 
     def values(self, key: str, rows: np.ndarray, gpu: bool = False) -> list:
         if key != "kind":
-            return [None] * len(rows)  # kernel_details: pieces that have one are read by msgspec
+            return [None] * len(rows)  # kernel/memcpy_details: pieces that have one are read by msgspec
         return [bytes(self.data[int(a):int(b)]).decode("ascii") if t == self.S.T_GOOD else None
                 for a, b, t in zip(self._f("KIND_S", rows), self._f("KIND_E", rows), self._f("KIND_T", rows))]
 

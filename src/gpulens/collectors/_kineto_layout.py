@@ -51,7 +51,7 @@ _FIELDS = ("PID_V", "PID_T", "TID_V", "TID_T",
            "REGS_V", "REGS_T", "SMEM_V", "SMEM_T", "BYTES_V", "BYTES_T", "RANK_V", "RANK_T", "RANKC_V", "RANKC_T",
            "GRID_X", "GRID_Y", "GRID_Z", "GRID_T", "BLOCK_X", "BLOCK_Y", "BLOCK_Z", "BLOCK_T",
            "FLOPS_S", "FLOPS_E", "FLOPS_T", "BPS_S", "BPS_E", "BPS_T", "WPS_S", "WPS_E", "WPS_T",
-           "OCC_S", "OCC_E", "OCC_T", "KIND_S", "KIND_E", "KIND_T", "COLL_T", "KD_T",
+           "OCC_S", "OCC_E", "OCC_T", "KIND_S", "KIND_E", "KIND_T", "COLL_T", "KD_T", "MD_T",
            "NAME_G", "CAT_G", "TEXT_DIMS_G", "TYPES_G", "CONC_G",
            # read in the scan only (spans and types of the interned texts): not copied out (:data:`NOUT`)
            "NAME_S", "NAME_E", "NAME_T", "CAT_S", "CAT_E", "CAT_T", "ARGS_T",
@@ -73,7 +73,7 @@ _TOP_KEYS = (b"ph", b"cat", b"name", b"pid", b"tid", b"ts", b"dur", b"args")
 _ARG_KEYS = (b"correlation", b"External id", b"external id", b"device", b"stream", b"registers per thread",
              b"shared memory", b"bytes", b"rank", b"Rank", b"grid", b"block", b"flops", b"blocks per SM",
              b"warps per SM", b"est. achieved occupancy %", b"Input Dims", b"Input dims", b"Input type",
-             b"Concrete Inputs", b"kind", b"Collective name", b"kernel_details")
+             b"Concrete Inputs", b"kind", b"Collective name", b"kernel_details", b"memcpy_details")
 # the int-valued args keys in _ARG_KEYS order → their (value, type) fields
 _INT_ARG_FIELDS = ("CORR", "EXT", "EXTL", "DEV", "STREAM", "REGS", "SMEM", "BYTES", "RANK", "RANKC")
 _FLOAT_ARG_FIELDS = ("FLOPS", "BPS", "WPS", "OCC")

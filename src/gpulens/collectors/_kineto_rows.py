@@ -25,7 +25,7 @@ _EV = {f: i for i, f in enumerate(_EVENT_FIELDS)}
 #: args read on every row, and only on GPU rows (of GPU categories)
 _ARG_FIELDS = ("correlation", "external_id", "external_id_legacy", "flops", "input_dims", "input_dims_legacy",
                "input_type", "concrete_inputs", "grid", "block", "registers", "shared_memory", "rank", "rank_comms",
-               "kernel_details", "coll_name", "desc")
+               "kernel_details", "memcpy_details", "coll_name", "desc")
 _AR = {f: i for i, f in enumerate(_ARG_FIELDS)}
 _GPU_ARG_FIELDS = ("device", "stream", "bytes", "kind", "blocks_per_sm", "warps_per_sm", "est_occupancy")
 _GA = {f: i for i, f in enumerate(_GPU_ARG_FIELDS)}
