@@ -161,3 +161,41 @@ def test_durations_near_the_total_bound_keep_the_rule(share):
     assert len(tl.rejected) == left_out and len(tl.events) == n - left_out
     if left_out:
         assert tl.rejected["dur_ns"].max() == each + 7 and tl.events["dur_ns"].max() == each
+
+
+@pytest.mark.parametrize("fast", [False, True])
+@pytest.mark.parametrize("chunk", [512, 1 << 30])
+@pytest.mark.parametrize("window", [False, True])
+def test_kineto_counters_in_event_then_metric_order_whatever_the_pieces(tmp_path, fast, chunk, window):
+    # the Counters table of Kineto's per-kernel args, built piece by piece in (event, metric) order without a final
+    # sort: rows and values written out by hand from the events below
+    metrics = {"blocks per SM": "kineto.blocks_per_sm", "warps per SM": "kineto.warps_per_sm",
+               "est. achieved occupancy %": "kineto.est_achieved_occupancy_pct"}
+    given = [{"blocks per SM": 1.5, "warps per SM": 3.0, "est. achieved occupancy %": 50},
+             {}, {"warps per SM": 4.0}, {"est. achieved occupancy %": 25, "blocks per SM": 2.0},
+             {"blocks per SM": 0.5}, {"warps per SM": 6.0, "est. achieved occupancy %": 75}]
+    evs = [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 0, "tid": 1, "ts": 1, "dur": 1000, "args": {}}]
+    for i, extra in enumerate(given):
+        evs.append(_kernel(i, f"k{i}", **extra))
+    path = tmp_path / "c.pt.trace.json"
+    path.write_text(json.dumps(_trace(evs)))
+    select = None
+    if window:  # a time window that keeps kernels 2..4 only (ts 20, 25, 30): event ids follow the kept rows
+        from gpulens.timeline.selection import Selection
+
+        select = Selection(window_ns=(19_000, 31_000))
+    tl = KinetoCollector().collect(path, chunk_bytes=chunk, fast=fast, select=select)
+    ev = tl.events
+    kid = {n: int(e) for n, e in zip(ev["name"].astype(str), ev["event_id"])}
+    want = []
+    for i, extra in enumerate(given):
+        if f"k{i}" not in kid:
+            continue
+        for key in metrics:  # the metric order of the table: blocks, warps, occupancy
+            if key in extra:
+                want.append((kid[f"k{i}"], metrics[key], float(extra[key])))
+    co = tl.counters
+    got = list(zip(co["event_id"].tolist(), co["metric"].astype(str), co["value"].tolist()))
+    assert got == want
+    if window:
+        assert sorted(kid) == ["k2", "k3", "k4"]

@@ -62,7 +62,8 @@ class Accumulator:
         self.nullable = {key: (ColumnStore(np.int32 if key in _NARROW_KEYS else np.int64), ColumnStore(bool))
                          for key in _INT_FIELDS}
         self.rejected: list[dict[str, Any]] = []
-        self.counters: list[tuple[np.ndarray, str, np.ndarray]] = []
+        # per piece: (row numbers, metric index into _KINETO_COUNTERS (int8), value), in (row, metric) order
+        self.counters: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.ignored: dict[str, int] = {}
         self.copies_by_launcher = 0  # kernel records made copies/fills by their launching call (_copies_by_launcher)
         self.begin_end: list = []  # B/E events until close_begin_end pairs them
@@ -233,11 +234,13 @@ class Accumulator:
             copy[ci] = self.copy.encode(kinds)
         col["copy"] = copy
         ki = gi[gk == _K["kernel"]]
-        for attr, metric in _KINETO_COUNTERS:
-            v = src.floats(attr, ki, True)
-            keep = ~np.isnan(v)
-            if keep.any():
-                self.counters.append((ki[keep] + self.rows, metric, v[keep]))
+        if len(ki):  # rows in (event, metric) order, as the Counters table keeps them: no sort of them all at the end
+            vals = np.stack([src.floats(attr, ki, True) for attr, _ in _KINETO_COUNTERS], axis=1)  # kernel × metric
+            have = ~np.isnan(vals).ravel()
+            if have.any():
+                m = len(_KINETO_COUNTERS)
+                self.counters.append((np.repeat(ki + self.rows, m)[have],
+                                      np.tile(np.arange(m, dtype=np.int8), len(ki))[have], vals.ravel()[have]))
         if nocat.any():  # XLA GPU ops describe their launch in one text arg
             nc = np.flatnonzero(nocat)
             for i, kd in zip(nc, src.values("kernel_details", nc)):
@@ -472,19 +475,18 @@ class Accumulator:
         ev, met, val = [], [], []
         new_id = np.cumsum(keep) - 1 if keep is not None else None
         metric_names = [m for _, m in _KINETO_COUNTERS]
-        for rows, metric, v in self.counters:
+        for rows, mcodes, v in self.counters:  # each piece's rows in (event, metric) order, the pieces in row order
             if keep is not None:
                 k = keep[rows]
-                rows, v = new_id[rows[k]], v[k]
+                rows, mcodes, v = new_id[rows[k]], mcodes[k], v[k]
             ev.append(rows)
-            met.append(np.full(len(rows), metric_names.index(metric), dtype=np.int64))
+            met.append(mcodes)
             val.append(v)
         if ev:
-            order = np.argsort(np.concatenate(ev), kind="stable")
-            mcodes = np.concatenate(met)[order]
+            mcodes = np.concatenate(met)
             units = ["" if m.endswith("per_sm") else "%" for m in metric_names]
-            cnt = {"event_id": np.concatenate(ev)[order], "metric": _codes_to_named_cat(mcodes, metric_names),
-                   "value": np.concatenate(val)[order], "unit": _codes_to_named_cat(mcodes, units)}
+            cnt = {"event_id": np.concatenate(ev), "metric": _codes_to_named_cat(mcodes, metric_names),
+                   "value": np.concatenate(val), "unit": _codes_to_named_cat(mcodes, units)}
         else:
             cnt = {"event_id": np.zeros(0, dtype=np.int64), "metric": [], "value": np.zeros(0), "unit": []}
         self.collective_table = collective_table(self.collectives, keep, new_id)
