@@ -117,6 +117,17 @@ def move_rank(tl: Timeline, rank: int) -> Timeline:
 _DTYPES: dict[tuple, pd.CategoricalDtype] = {}
 
 
+def code_dtype(n: int) -> np.dtype:
+    """The integer dtype pandas keeps the codes of a Categorical of ``n`` categories in (the smallest of int8,
+    int16, int32, int64 whose maximum is above ``n``: ``pandas.core.dtypes.cast.coerce_indexer_dtype``). A code
+    table (``remap``) of this dtype makes ``remap[codes]`` the column's codes as they are stored: no int64 array of
+    every row's codes, then a second, narrowed copy of it (each a fresh 3M-row array at 1M kernels)."""
+    for t in (np.int8, np.int16, np.int32):
+        if n < np.iinfo(t).max:
+            return np.dtype(t)
+    return np.dtype(np.int64)
+
+
 def categorical(codes: np.ndarray, cats: Any) -> pd.Categorical:
     """``pd.Categorical.from_codes(codes, categories=pd.Index(cats, dtype="str"))`` with the dtype made once per
     category list: building and checking the categories cost ~0.7 ms per column, 9 columns per rank file (6 ms of

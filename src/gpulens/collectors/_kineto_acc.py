@@ -9,6 +9,7 @@ is decided by the rules of :mod:`._kineto_kinds`; those names are importable fro
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import msgspec
@@ -57,9 +58,12 @@ class Accumulator:
         self.conc = Dictionary()
         self.copy = Dictionary()
         self.columns = {key: ColumnStore(dtype) for key, dtype in _PLAIN}  # the accepted rows' columns
-        self.nullable = {key: (ColumnStore(np.int64), ColumnStore(bool)) for key in _INT_FIELDS}  # values, valid
+        # values, valid; the launch resources the Timeline stores as Int32 are held as int32 while they fit
+        self.nullable = {key: (ColumnStore(np.int32 if key in _NARROW_KEYS else np.int64), ColumnStore(bool))
+                         for key in _INT_FIELDS}
         self.rejected: list[dict[str, Any]] = []
-        self.counters: list[tuple[np.ndarray, str, np.ndarray]] = []
+        # per piece: (row numbers, metric index into _KINETO_COUNTERS (int8), value), in (row, metric) order
+        self.counters: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.ignored: dict[str, int] = {}
         self.copies_by_launcher = 0  # kernel records made copies/fills by their launching call (_copies_by_launcher)
         self.begin_end: list = []  # B/E events until close_begin_end pairs them
@@ -230,11 +234,13 @@ class Accumulator:
             copy[ci] = self.copy.encode(kinds)
         col["copy"] = copy
         ki = gi[gk == _K["kernel"]]
-        for attr, metric in _KINETO_COUNTERS:
-            v = src.floats(attr, ki, True)
-            keep = ~np.isnan(v)
-            if keep.any():
-                self.counters.append((ki[keep] + self.rows, metric, v[keep]))
+        if len(ki):  # rows in (event, metric) order, as the Counters table keeps them: no sort of them all at the end
+            vals = np.stack([src.floats(attr, ki, True) for attr, _ in _KINETO_COUNTERS], axis=1)  # kernel × metric
+            have = ~np.isnan(vals).ravel()
+            if have.any():
+                m = len(_KINETO_COUNTERS)
+                self.counters.append((np.repeat(ki + self.rows, m)[have],
+                                      np.tile(np.arange(m, dtype=np.int8), len(ki))[have], vals.ravel()[have]))
         if nocat.any():  # XLA GPU ops describe their launch in one text arg
             nc = np.flatnonzero(nocat)
             for i, kd in zip(nc, src.values("kernel_details", nc)):
@@ -255,7 +261,10 @@ class Accumulator:
             store.append(col[key])
         for key, (values, valid) in self.nullable.items():
             v, ok = col[key]
-            values.append(v if ok.all() else np.where(ok, v, 0))  # 0 where unknown, whatever the source left there
+            v = v if ok.all() else np.where(ok, v, 0)  # 0 where unknown, whatever the source left there
+            if values.dtype == np.int32 and not fits_int32(v):
+                values.widen(np.int64)  # a value beyond int32: the column is int64 from now on, as before
+            values.append(v)
             valid.append(ok)
 
     def close_begin_end(self) -> None:
@@ -364,8 +373,13 @@ class Accumulator:
         # timeline.narrow_int32 would do later, without its int64 copy), unless XLA / ROCm rules edit them below
         narrow = not rocm[0] and not (dialect is not None and dialect.producer in ("xla-gpu", RPD_JSON))
 
+        own_masks: dict[int, np.ndarray] = {}
+
         def pair(key: str, small: bool = False) -> tuple[np.ndarray, np.ndarray]:  # nullable → (values, valid)
             values, valid = (store.finish() for store in self.nullable.pop(key))
+            own_masks[id(valid)] = valid  # the store's own buffer: turned into the missing-value mask in place
+            if values.dtype == np.int32:  # held as int32 (every value fits): int64 where the rules below need it
+                return (values if small else values.astype(np.int64)), valid
             return (values.astype(np.int32) if small and fits_int32(values) else values), valid
 
         kind = cat("kind").astype(np.int8, copy=False)
@@ -442,34 +456,41 @@ class Accumulator:
             "flops": sel(cat("flops")),
             "copy_kind": self.copy.categorical(sel(copy)),
             # one spelling per value, whichever path read it (json_text: once per distinct text, never per event)
-            "input_dims": self.dims.categorical(sel(cat("dims").astype(np.int64)), json_text),
-            "input_types": self.types.categorical(sel(cat("types").astype(np.int64)), json_text),
-            "concrete_inputs": self.conc.categorical(sel(cat("conc").astype(np.int64)), json_text),
+            "input_dims": self.dims.categorical(sel(cat("dims")), json_text),
+            "input_types": self.types.categorical(sel(cat("types")), json_text),
+            "concrete_inputs": self.conc.categorical(sel(cat("conc")), json_text),
         }
-        for dst, key in (("pid", "pid"), ("tid", "tid"), ("stream_id", "stream"), ("correlation_id", "corr"),
-                         ("external_id", "ext"), ("grid_x", "grid_x"), ("grid_y", "grid_y"), ("grid_z", "grid_z"),
-                         ("block_x", "block_x"), ("block_y", "block_y"), ("block_z", "block_z"),
-                         ("regs_per_thread", "regs"), ("smem_static_bytes", "smem"), ("bytes", "bytes")):
-            v, ok = corr if key == "corr" else ints[key] if key in ints else pair(key)
-            cols[dst] = nullable(sel(v), sel(ok)) if v.dtype != np.int32 else \
-                pd.arrays.IntegerArray(sel(v), ~sel(ok))  # Int32: values 0 where unknown, as narrow_int32 makes
+        pairs = {dst: corr if key == "corr" else ints[key] if key in ints else pair(key) for dst, key in (
+            ("pid", "pid"), ("tid", "tid"), ("stream_id", "stream"), ("correlation_id", "corr"), ("external_id", "ext"),
+            ("grid_x", "grid_x"), ("grid_y", "grid_y"), ("grid_z", "grid_z"), ("block_x", "block_x"),
+            ("block_y", "block_y"), ("block_z", "block_z"), ("regs_per_thread", "regs"),
+            ("smem_static_bytes", "smem"), ("bytes", "bytes"))}
+        uses = Counter(id(ok) for _, ok in pairs.values())
+        for dst, (v, ok) in pairs.items():
+            # a valid mask read by nothing else now (a store's own buffer, one column's, or a selection's copy)
+            # becomes the missing-value mask in place: no new 3M-row mask per column at 1M kernels
+            mine = keep is not None or (own_masks.get(id(ok)) is ok and uses[id(ok)] == 1)
+            v, ok = sel(v), sel(ok)
+            missing = np.logical_not(ok, out=ok) if mine else ~ok
+            # Int64 (Int32 when held so: values 0 where unknown, as narrow_int32 makes)
+            cols[dst] = pd.arrays.IntegerArray(v if v.dtype == np.int32 else v.astype(np.int64, copy=False), missing)
+        del pairs
         # counters: event ids follow the kept rows
         ev, met, val = [], [], []
         new_id = np.cumsum(keep) - 1 if keep is not None else None
         metric_names = [m for _, m in _KINETO_COUNTERS]
-        for rows, metric, v in self.counters:
+        for rows, mcodes, v in self.counters:  # each piece's rows in (event, metric) order, the pieces in row order
             if keep is not None:
                 k = keep[rows]
-                rows, v = new_id[rows[k]], v[k]
+                rows, mcodes, v = new_id[rows[k]], mcodes[k], v[k]
             ev.append(rows)
-            met.append(np.full(len(rows), metric_names.index(metric), dtype=np.int64))
+            met.append(mcodes)
             val.append(v)
         if ev:
-            order = np.argsort(np.concatenate(ev), kind="stable")
-            mcodes = np.concatenate(met)[order]
+            mcodes = np.concatenate(met)
             units = ["" if m.endswith("per_sm") else "%" for m in metric_names]
-            cnt = {"event_id": np.concatenate(ev)[order], "metric": _codes_to_named_cat(mcodes, metric_names),
-                   "value": np.concatenate(val)[order], "unit": _codes_to_named_cat(mcodes, units)}
+            cnt = {"event_id": np.concatenate(ev), "metric": _codes_to_named_cat(mcodes, metric_names),
+                   "value": np.concatenate(val), "unit": _codes_to_named_cat(mcodes, units)}
         else:
             cnt = {"event_id": np.zeros(0, dtype=np.int64), "metric": [], "value": np.zeros(0), "unit": []}
         self.collective_table = collective_table(self.collectives, keep, new_id)

@@ -416,10 +416,10 @@ class Dictionary:
             return pd.Categorical.from_codes(codes, categories=empty)
         cats = np.array([text(self.values[i]) if text else self.values[i] for i in used], dtype=object)
         uniq, inv = np.unique(cats, return_inverse=True)
-        remap = np.full(len(self.values) + 1, -1, dtype=np.int64)
-        remap[used] = inv
-        from gpulens.collectors._assemble import categorical  # dtype cached per category list (rank files)
+        from gpulens.collectors._assemble import categorical, code_dtype  # dtype cached per category list
 
+        remap = np.full(len(self.values) + 1, -1, dtype=code_dtype(len(uniq)))  # codes made in their stored dtype
+        remap[used] = inv
         return categorical(remap[codes], uniq)
 
 
@@ -433,11 +433,11 @@ def fits_int32(v: np.ndarray) -> bool:
 
 def _codes_to_named_cat(codes: np.ndarray, names: list[str]):
     """Categorical of ``names[code]`` with sorted categories, only those used (duplicate names merged)."""
-    from gpulens.collectors._assemble import categorical
+    from gpulens.collectors._assemble import categorical, code_dtype
 
     used = used_codes(codes, len(names))
     cats = sorted({names[u] for u in used})
-    remap = np.zeros(len(names), dtype=np.int64)
+    remap = np.zeros(len(names), dtype=code_dtype(len(cats)))
     for u in used:
         remap[u] = cats.index(names[u])
     return categorical(remap[codes], cats)

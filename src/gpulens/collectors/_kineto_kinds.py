@@ -132,10 +132,10 @@ def _codes_to_cat(codes: np.ndarray, values: list[str]):
     if not len(codes):
         return pd.Categorical([], categories=pd.Index([], dtype="str"))
     used = used_codes(codes, len(KIND_LIST))
-    from gpulens.collectors._assemble import categorical
+    from gpulens.collectors._assemble import categorical, code_dtype
 
     cats = sorted(KIND_LIST[u] for u in used)
-    remap = np.zeros(len(KIND_LIST), dtype=np.int64)
+    remap = np.zeros(len(KIND_LIST), dtype=code_dtype(len(cats)))  # the codes' stored dtype: no int64 copy
     for i, c in enumerate(cats):
         remap[KIND_LIST.index(c)] = i
     return categorical(remap[codes], cats)

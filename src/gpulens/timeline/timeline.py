@@ -181,6 +181,21 @@ def _coerce(values: Any, col: Column) -> pd.Series:
 _I32 = np.iinfo(np.int32)
 
 
+def _kinds_outside(kind: pd.Series) -> tuple[set, bool]:
+    """(the values of the ``kind`` column that are no :data:`~gpulens.timeline.schema.KINDS`, whether a row has
+    none). A categorical column is read on its codes: only a category outside KINDS is looked for among the rows
+    (none, usually), and a missing kind is a code −1 — no hash of every row's value (a 3M-row ``unique`` per load
+    at 1M kernels)."""
+    known = set(KINDS)
+    if isinstance(kind.dtype, pd.CategoricalDtype):
+        codes = kind.cat.codes.to_numpy()
+        cats = kind.cat.categories
+        odd = [i for i, c in enumerate(cats) if c not in known]
+        bad = {cats[i] for i in odd if (codes == i).any()}
+        return bad, bool(len(codes)) and bool((codes < 0).any())
+    return set(kind.dropna().unique()) - known, bool(kind.isna().any())
+
+
 def narrow_int32(s: pd.Series) -> pd.Series:
     """A nullable integer Series as ``Int32`` when every value fits in int32, else unchanged (``astype("Int32")``
     would wrap a larger value around silently; :data:`~gpulens.timeline.schema.NARROW_COLUMNS`)."""
@@ -377,10 +392,10 @@ class Timeline:
                 raise SchemaError("events with negative dur_ns (collectors must move them to `rejected`)")
             ev = self._reject_absurd(ev)
             warn_day_long(self.meta, ev)
-            bad = set(ev["kind"].dropna().unique()) - set(KINDS)
+            bad, missing = _kinds_outside(ev["kind"])
             if bad:
                 raise SchemaError(f"unknown event kinds {sorted(bad)}")
-            if ev["kind"].isna().any():
+            if missing:
                 raise SchemaError("events without a kind")
             changed = scrub_launch_config(ev, self.meta.devices)
             if changed:
@@ -415,6 +430,9 @@ class Timeline:
         past_end = ~too_long & (start > np.iinfo(np.int64).max - dur)
         far = ~too_long & ~past_end & ((start < MIN_START_NS) | (start > MAX_START_NS))
         bad = too_long | past_end | far
+        if not bad.any() and float(dur.sum(dtype=np.float64)) <= MAX_TOTAL_NS / 2:
+            return ev  # nothing absurd, and the durations add up far within 2^62 ns (the float sum's rounding, ~1e-9
+            # relative at most, is far inside the margin): no copies of every row for over_total to say so
         # durations that add up past 2^62 ns (146 years) would wrap int64 sums downstream: the longest go
         rest = np.flatnonzero(~bad)
         piled = np.zeros(len(ev), dtype=bool)
