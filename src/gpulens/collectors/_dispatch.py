@@ -69,6 +69,19 @@ UNTIMED_COLUMNS = ("dispatch_seq", "name", "kind", "rank", "device_id", "grid_x"
 COUNTER_UNITS = {"FETCH_SIZE": "KiB", "WRITE_SIZE": "KiB", "FetchSize": "KiB", "WriteSize": "KiB"}
 
 
+#: Collectors that build NVIDIA rows through :func:`build_timeline` (the rest are AMD's).
+_NVIDIA_SOURCES = ("nsys", "ncu", "nvprof")
+
+
+def negative_ts_reason(source: str) -> str:
+    """The rejection reason of a row with a negative timestamp, naming the clock of ``source`` (a collector name):
+    CUPTI's activity records (``start``/``end``, uint64 ns) for NVIDIA tools, the HSA/rocprofiler timestamps
+    (uint64 ns) for AMD's — both unsigned, so a negative one is a sentinel or a sign error, never a time."""
+    if str(source).startswith(_NVIDIA_SOURCES):
+        return "negative timestamp (NVIDIA CUPTI timestamps are unsigned)"
+    return "negative timestamp (AMD timestamps are unsigned)"
+
+
 def counter_unit(metric: str) -> str:
     """The unit of AMD hardware counter ``metric`` as recorded (:data:`COUNTER_UNITS`), ``""`` when none is
     documented (counts, ratios)."""
@@ -205,7 +218,10 @@ def _build(files: list[FileRows], d: Dispatches) -> tuple[pd.DataFrame, pd.DataF
     ok = reason.isna()
     # a negative start, or a negative end that is no end before its start (that one is a negative duration below)
     negative_ts = (start < 0) | ((end < 0) & (end >= start))
-    reason[ok & negative_ts.fillna(False)] = "negative timestamp (AMD timestamps are unsigned)"
+    neg = (ok & negative_ts.fillna(False)).to_numpy(dtype=bool)
+    if neg.any():  # the vendor whose clock the file's rows come from: an nsys CSV is no AMD input
+        said = np.array([negative_ts_reason(f.source) for f in files], dtype=object)
+        reason[neg] = said[fo[neg]]
     ok = (reason.isna() & start.notna() & end.notna()).to_numpy(dtype=bool)
     st = start.fillna(0).to_numpy(dtype="int64")
     if (st[ok] == 0).any():  # a 0 start that is a placeholder, by the Kineto reader's rule (a clock from 0 keeps it)

@@ -29,7 +29,7 @@ def file_notes(meta: TimelineMeta, d: Dispatches, path: Path, rank: int, *, lone
     """
     if n_no_dev and lone is None:
         many = ("the trace does not list its GPUs" if d.gpus is None else
-                f"the trace lists {len(set(d.gpus))} GPUs" if d.gpus else "the trace lists no GPU")
+                f"the trace lists {plural(len(set(d.gpus)), 'GPU')}" if d.gpus else "the trace lists no GPU")
         meta.warnings.append(f"{path}: {plural(n_no_dev, 'GPU row(s)')} (kernels, copies) {agree(n_no_dev, 'records', 'record')} no device (agent id "
                              f"absent, empty "
                              f"or naming no listed agent): shown on device 0, which is not known to be the GPU that "
@@ -73,7 +73,7 @@ def file_notes(meta: TimelineMeta, d: Dispatches, path: Path, rank: int, *, lone
     if reasons is not None and len(reasons):
         nr = len(reasons)
         by = pd.Series(reasons).value_counts()
-        meta.warnings.append(f"{path}: {plural(nr, 'row(s)')} {agree(nr, 'is', 'are')} not events: "
+        meta.warnings.append(f"{path}: {plural(nr, 'row(s)')} {agree(nr, 'is no event', 'are not events')}: "
                              f"" + ", ".join(f"{k} ×{v}" for k, v in by.items())
                              + (f"; their {plural(kept, 'counter value(s)')} {agree(kept, 'is', 'are')} kept as "
                                 "per-kernel counters (the kernel counters table)" if kept else ""))

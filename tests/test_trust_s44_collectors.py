@@ -1,0 +1,171 @@
+"""Collector messages and facts that were wrong or missing (session 44, the list left from earlier sessions).
+
+Each test builds its input here and derives the expected values by hand from it:
+
+1. One ncu report / nsys export of several processes (``ncu --target-processes all mpirun -n 2``, ``nsys profile
+   mpirun``) put every process on rank 0: two ranks' kernels were one GPU's. Now one rank per GPU process, the
+   mapping in a warning, each rank with its GPU's name (:mod:`gpulens.collectors._process_split`).
+4. "N inputs record no rank" listed every input (40 kB at 1,000 files): the first five, then a count.
+5. "1 row is not events" / "1 inputs" / "kept 1 of 1 events": the count and its noun agree (units.plural/agree).
+6. A negative start in an NVIDIA input was rejected as "(AMD timestamps are unsigned)": the reason names the
+   vendor whose clock the row comes from.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from gpulens.collectors import collect
+from gpulens.units import listed
+
+# --- 1. several processes in one ncu report / nsys export ---------------------------------------------------------
+
+_NCU_HEADER = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size",'
+               '"Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"\n')
+
+
+def _ncu_row(launch: int, pid: int, device: int, dur_ns: int) -> str:
+    return (f'"{launch}","{pid}","train","node1","k{launch}","1","7","(256, 1, 1)","(80, 1, 1)","{device}","9.0",'
+            f'"GPU Speed Of Light Throughput","Duration","ns","{dur_ns}"\n')
+
+
+def test_ncu_report_of_two_processes_gives_each_its_rank(tmp_path):
+    p = tmp_path / "mpi.ncu.csv"
+    # launches 0 and 2 by pid 4100 on GPU 0, launch 1 by pid 4200 on GPU 1 (mpirun -n 2, one GPU per rank)
+    p.write_text(_NCU_HEADER + _ncu_row(0, 4100, 0, 1000) + _ncu_row(1, 4200, 1, 2000) + _ncu_row(2, 4100, 0, 3000))
+    tl = collect(p)
+    k = tl.events.sort_values("event_id")
+    # sorted pids: 4100 → rank 0, 4200 → rank 1
+    assert k["rank"].tolist() == [0, 1, 0]
+    assert k["dur_ns"].tolist() == [1000, 2000, 3000]
+    assert sorted(tl.ranks) == [0, 1]
+    said = [w for w in tl.meta.warnings if "processes in one report" in w]
+    assert said == [f"{p}: 2 processes in one report: one rank per process (pid 4100 → rank 0, pid 4200 → rank 1)"]
+    # each rank keeps its GPU's entry (CC 9.0 recorded for both devices)
+    devs = {(d["rank"], d["device_id"]) for d in tl.meta.devices}
+    assert {(0, 0), (1, 1)} <= devs
+
+
+def test_ncu_report_of_one_process_stays_rank_0(tmp_path):
+    p = tmp_path / "one.ncu.csv"
+    p.write_text(_NCU_HEADER + _ncu_row(0, 4100, 0, 1000) + _ncu_row(1, 4100, 0, 2000))
+    tl = collect(p)
+    assert tl.events["rank"].tolist() == [0, 0]
+    assert not [w for w in tl.meta.warnings if "processes in one" in w]
+
+
+def test_two_processes_on_one_gpu_are_said_to_share_it(tmp_path):
+    p = tmp_path / "shared.ncu.csv"
+    p.write_text(_NCU_HEADER + _ncu_row(0, 7, 0, 1000) + _ncu_row(1, 9, 0, 2000))
+    tl = collect(p)
+    assert tl.events.sort_values("event_id")["rank"].tolist() == [0, 1]
+    said = [w for w in tl.meta.warnings if "processes in one report" in w]
+    assert len(said) == 1 and "ranks 0 and 1 ran on GPU 0" in said[0] and "share of the GPU" in said[0]
+
+
+def _nsys_two_processes(path):
+    """globalPid = pid << 24: 100 << 24 = 1677721600, 200 << 24 = 3355443200; globalTid = (pid << 24) + tid. pid 300
+    (5033164800) only calls the runtime (a launcher): it has no GPU row."""
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);
+        INSERT INTO StringIds VALUES (1, 'gemm'), (2, 'cudaLaunchKernel_v7000'), (3, 'cudaGetDeviceCount_v3020');
+        CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT, end INT, deviceId INT, streamId INT,
+            correlationId INT, globalPid INT, shortName INT, gridX INT, blockX INT);
+        INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
+            (1000, 1500, 0, 7, 10, 1677721600, 1, 64, 128),
+            (1100, 1400, 1, 7, 10, 3355443200, 1, 64, 128);
+        CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INT, end INT, globalTid INT, correlationId INT, nameId INT);
+        INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (900, 950, 1677721601, 10, 2), (905, 960, 3355443202, 10, 2),
+            (100, 200, 5033164803, 1, 3);
+    """)
+    con.commit()
+    con.close()
+    return path
+
+
+def test_nsys_export_of_two_processes_gives_each_its_rank(tmp_path):
+    p = _nsys_two_processes(tmp_path / "mpi.sqlite")
+    tl = collect(p)
+    ev = tl.events
+    k = ev[ev["kind"] == "kernel"].sort_values("start_ns")
+    assert k["rank"].tolist() == [0, 1] and k["pid"].astype(int).tolist() == [100, 200]
+    rt = ev[ev["kind"] == "runtime"].sort_values("start_ns")
+    # pid 300's call stays rank 0 (no GPU process); pid 100's launch rank 0, pid 200's rank 1
+    assert rt["pid"].astype(int).tolist() == [300, 100, 200] and rt["rank"].tolist() == [0, 0, 1]
+    said = [w for w in tl.meta.warnings if "processes in one export" in w]
+    assert said == [f"{p}: 2 processes in one export: one rank per process (pid 100 → rank 0, pid 200 → rank 1); "
+                    "1 event of no GPU process or no recorded process stays rank 0"]
+    # the same correlation id 10 in two processes links each kernel to its own process's launch
+    assert set(tl.ranks) == {0, 1}
+
+
+# --- 4. the list of inputs without a rank is capped ----------------------------------------------------------------
+
+def test_listed_names_five_then_counts():
+    items = [f"f{i}" for i in range(1000)]
+    assert listed(items) == "f0, f1, f2, f3, f4 and 995 more"
+    assert listed(items[:6]) == "f0, f1, f2, f3, f4, f5"  # one more is named, not counted
+    assert listed(items[:7]) == "f0, f1, f2, f3, f4 and 2 more"
+
+
+def _kineto(pid: int) -> str:
+    return ('{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 5, '
+            f'"args": {{"device": 0, "stream": 7}}}}, {{"ph": "M", "name": "process_name", "pid": {pid}, "tid": 0, '
+            '"args": {"name": "python"}}]}')
+
+
+def test_rankless_warning_lists_five_inputs_and_counts_the_rest(tmp_path):
+    for i in range(12):
+        (tmp_path / f"w{i:02d}.pt.trace.json").write_text(_kineto(100 + i))
+    tl = collect(tmp_path)
+    said = [w for w in tl.meta.warnings if "record no rank" in w]
+    assert len(said) == 1
+    # 12 inputs: the first five named, the other seven counted
+    assert said[0].startswith(f"{tmp_path}: 12 inputs record no rank;") and said[0].endswith(" and 7 more")
+    assert said[0].count("→ rank") == 5 and len(said[0]) < 400
+
+
+# --- 5 and 6. one row, the right vendor ---------------------------------------------------------------------------
+
+_GPU_TRACE = ("Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),"
+              "Bytes (MB),Throughput (MB/s),SrcMemKd,DstMemKd,Device,Ctx,Strm,Name\n"
+              "-5,100,1,1,1,1,32,1,1,16,0.000,0.000,,,,,NVIDIA H100 80GB HBM3 (0),1,7,kA\n"
+              "1000,100,2,1,1,1,32,1,1,16,0.000,0.000,,,,,NVIDIA H100 80GB HBM3 (0),1,7,kB\n")
+
+
+def test_negative_start_in_nsys_csv_names_nvidia_and_one_row_agrees(tmp_path):
+    p = tmp_path / "gpu_trace.csv"
+    p.write_text(_GPU_TRACE)
+    tl = collect(p, strict=False)
+    assert tl.rejected["reason"].tolist() == ["negative timestamp (NVIDIA CUPTI timestamps are unsigned)"]
+    assert not any("AMD" in w for w in tl.meta.warnings)
+    assert f"{p}: 1 row is no event: negative timestamp (NVIDIA CUPTI timestamps are unsigned) ×1" in \
+        tl.meta.warnings
+
+
+def test_negative_start_in_rocprof_csv_still_names_amd(tmp_path):
+    p = tmp_path / "results.csv"
+    p.write_text('Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,grd,wgr,lds,scr,vgpr,sgpr,fbar,sig,obj,'
+                 'DispatchNs,BeginNs,EndNs,CompleteNs\n'
+                 '0,"k0",2,0,0,10,10,256,64,0,0,8,16,0,0x0,0x0,1,-5,20,21\n'
+                 '1,"k1",2,0,1,10,10,256,64,0,0,8,16,0,0x0,0x0,30,40,60,61\n'
+                 '2,"k2",2,0,2,10,10,256,64,0,0,8,16,0,0x0,0x0,70,80,90,91\n')
+    tl = collect(p, strict=False)
+    assert tl.rejected["reason"].tolist() == ["negative timestamp (AMD timestamps are unsigned)"]
+    assert any("1 row is no event: negative timestamp (AMD" in w for w in tl.meta.warnings)
+
+
+@pytest.mark.parametrize("n, want", [(1, "kept 1 of 1 event"), (3, "kept 3 of 3 events")])
+def test_selection_count_agrees(tmp_path, n, want):
+    from gpulens.timeline.selection import Selection
+
+    events = ", ".join('{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": %d, "dur": 5, '
+                       '"args": {"device": 0, "stream": 7}}' % (10 * i) for i in range(n))
+    p = tmp_path / "t.pt.trace.json"
+    p.write_text('{"traceEvents": [%s]}' % events)
+    tl = collect(p, select=Selection.parse(window="0:10s"))
+    said = [w for w in tl.meta.warnings if "selection" in w]
+    assert len(said) == 1 and said[0].endswith(want), said
