@@ -169,3 +169,51 @@ def test_selection_count_agrees(tmp_path, n, want):
     tl = collect(p, select=Selection.parse(window="0:10s"))
     said = [w for w in tl.meta.warnings if "selection" in w]
     assert len(said) == 1 and said[0].endswith(want), said
+
+
+# --- 2. a correlation id reused by launch calls one after another -------------------------------------------------
+
+def _reuse_trace(path, calls, kernels):
+    """Kineto runtime calls (start µs, dur µs) and kernels (name, start µs, dur µs), every one with correlation 5."""
+    import json
+
+    ev = [{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": s, "dur": d,
+           "args": {"correlation": 5}} for s, d in calls]
+    ev += [{"ph": "X", "cat": "kernel", "name": n, "pid": 0, "tid": 7, "ts": s, "dur": d,
+            "args": {"device": 0, "stream": 7, "correlation": 5}} for n, s, d in kernels]
+    path.write_text(json.dumps({"traceEvents": ev}))
+    return path
+
+
+def _links(tl):
+    from gpulens.analyzers.launches import link_gpu_to_launch
+
+    ev = tl.events.set_index("event_id")
+    got = link_gpu_to_launch(tl)["launch_event_id"]
+    k = tl.events.loc[got.index]
+    return {str(n): int(ev.loc[int(e), "start_ns"]) // 1000 for n, e in zip(k["name"], got)}
+
+
+def test_reused_id_links_each_kernel_to_the_nearest_call_before_it(tmp_path):
+    from gpulens.analyzers import run_all
+
+    # calls at 0 and 100 µs, both id 5; kA at 10 µs, kB at 110 µs: kB was put behind the call at 0 µs
+    tl = collect(_reuse_trace(tmp_path / "t.json", [(0, 5), (100, 5)], [("kA", 10, 50), ("kB", 110, 50)]))
+    assert _links(tl) == {"kA": 0, "kB": 100}
+    res = run_all(tl)
+    (f,) = [f for f in res["launches"].findings if "correlation id" in f.title]
+    assert f.title == "1 correlation id shared by launch calls that do not nest"
+    assert "nearest preceding launch" in f.detail
+    assert res["launches"].summary["launch_calls_without_gpu_work"] == 0  # was 1: the call at 100 µs
+    lat = res["launch_latency"].table.set_index("name")["latency_max_ns"]
+    assert lat.to_dict() == {"kA": 10_000, "kB": 10_000}  # 110 − 100 µs, not 110 − 0
+
+
+def test_reused_id_nested_call_is_no_candidate_and_early_work_keeps_the_first(tmp_path):
+    # id 5 on a call 0–50 µs and a call 10–20 µs inside it (one call making another: HIP's memset → array create),
+    # then on a call at 200 µs. kA at 30 µs goes to the enclosing call at 0 (the inner one is no candidate), kB at
+    # 210 µs to the call at 200, kC at −5 µs (before every call: a skewed clock) to the earliest call
+    tl = collect(_reuse_trace(tmp_path / "t.json", [(0, 50), (10, 10), (200, 5)],
+                              [("kA", 30, 5), ("kB", 210, 5), ("kC", -5, 2)]))
+    got = _links(tl)
+    assert got == {"kA": 0, "kB": 200, "kC": 0}
