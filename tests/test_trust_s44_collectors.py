@@ -217,3 +217,36 @@ def test_reused_id_nested_call_is_no_candidate_and_early_work_keeps_the_first(tm
                               [("kA", 30, 5), ("kB", 210, 5), ("kC", -5, 2)]))
     got = _links(tl)
     assert got == {"kA": 0, "kB": 200, "kC": 0}
+
+
+# --- 3. an agent list that holds no GPU: the GPU is unknown, and why --------------------------------------------
+
+_CPU_ONLY = ('"Node_Id","Logical_Node_Id","Logical_Node_Type_Id","Agent_Type","Cu_Count","Wave_Front_Size","Name",'
+             '"Product_Name"\n0,0,0,"CPU",64,0,"AMD EPYC","AMD EPYC"\n')
+_TWO_KERNELS_ON_NODE_2 = ('"Kind","Agent_Id","Queue_Id","Kernel_Id","Kernel_Name","Start_Timestamp","End_Timestamp"\n'
+                          '"KERNEL_DISPATCH",2,1,1,"a(int)",100,300\n"KERNEL_DISPATCH",2,1,1,"b(int)",400,500\n')
+
+
+@pytest.mark.parametrize("given", ["folder", "file"])
+def test_cpu_only_agent_info_says_the_gpu_is_unknown_and_why(tmp_path, given):
+    from gpulens.reports._run_text import device_text
+
+    (tmp_path / "5_agent_info.csv").write_text(_CPU_ONLY)
+    (tmp_path / "5_kernel_trace.csv").write_text(_TWO_KERNELS_ON_NODE_2)
+    tl = collect(tmp_path if given == "folder" else tmp_path / "5_kernel_trace.csv")
+    said = [w for w in tl.meta.warnings if "does not list as a GPU" in w]
+    # both kernels ran on agent node 2; the list holds node 0, a CPU
+    assert said == [f"{tmp_path / '5_kernel_trace.csv'}: 2 GPU rows (kernels, copies) ran on agent node 2, which the "
+                    "trace does not list as a GPU (its agent list holds CPU agents only): the name, architecture and "
+                    "CU count of that GPU are unknown, so no hardware spec (pass --device-spec)"]
+    (dev,) = [d for d in tl.meta.devices if d.get("device_id") == 2]
+    assert dev["name"] is None and dev["unknown_why"]
+    assert device_text([dev], None).startswith("unknown (the trace's agent list does not list this GPU)")
+
+
+def test_agent_info_listing_the_gpu_adds_no_note(tmp_path):
+    (tmp_path / "5_agent_info.csv").write_text(_CPU_ONLY + '2,2,0,"GPU",304,64,"gfx942","AMD Instinct MI300X"\n')
+    (tmp_path / "5_kernel_trace.csv").write_text(_TWO_KERNELS_ON_NODE_2)
+    tl = collect(tmp_path)
+    assert not [w for w in tl.meta.warnings if "does not list as a GPU" in w]
+    assert [d.get("name") for d in tl.meta.devices if d.get("device_id") == 2] == ["AMD Instinct MI300X"]

@@ -301,7 +301,8 @@ class Rocpd(Collector):
             con.close()
         if parts:
             rows = merge(parts)
-            rows.gpus = [int(d["device_id"]) for d in devices if d.get("device_id") is not None]
+            rows.gpus = [int(d["device_id"]) for d in devices if d.get("device_id") is not None] \
+                if devices or node_of else None  # no agent row: the GPUs are not listed (not "no GPU")
             tl = build_timeline(rows, self.name, path)
         else:
             tl = Timeline()

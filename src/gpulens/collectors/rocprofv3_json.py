@@ -432,6 +432,7 @@ class RocprofV3Json(Collector):
                    "hostname": node.get("hostname"), "command": _command(md.get("command"))}
             meta = TimelineMeta(sources=[src], devices=devices, warnings=warnings)
             gpus = [int(dv["device_id"]) for dv in devices if dv.get("device_id") is not None]
+            gpus = gpus if agents else None  # no agent record: the GPUs are not listed (not "no GPU")
             d.gpus = gpus
             others = _others(t, node_of)
             for o in others:
