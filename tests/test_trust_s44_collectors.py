@@ -250,3 +250,32 @@ def test_agent_info_listing_the_gpu_adds_no_note(tmp_path):
     tl = collect(tmp_path)
     assert not [w for w in tl.meta.warnings if "does not list as a GPU" in w]
     assert [d.get("name") for d in tl.meta.devices if d.get("device_id") == 2] == ["AMD Instinct MI300X"]
+
+
+# --- 7. rocprofv3 JSON copies whose operation the strings do not name ------------------------------------------------
+
+def test_unnamed_rocprofv3_copies_are_named_and_placed_by_their_agents(tmp_path):
+    import gzip
+    import json
+
+    from .test_rocprofv3 import _tiny_v3_json
+
+    p = tmp_path / "77_results.json.gz"
+    _tiny_v3_json(p)  # agents: handle 111 the CPU (node 0), handle 222 the MI210 (node 1)
+    doc = json.loads(gzip.decompress(p.read_bytes()))
+    t = doc["rocprofiler-sdk-tool"][0]
+    t["strings"] = {}  # no operation names: the copy 111 → 222 and a copy 222 → 111 are unnamed
+    t["buffer_records"]["memory_copy"].append(
+        {"kind": 1, "operation": 2, "start_timestamp": 70, "end_timestamp": 90, "thread_id": 7,
+         "correlation_id": {"internal": 2, "external": 0}, "dst_agent_id": {"handle": 111},
+         "src_agent_id": {"handle": 222}, "bytes": 2048})
+    p.write_bytes(gzip.compress(json.dumps(doc).encode()))
+    tl = collect(p)
+    m = tl.of_kind("memcpy").sort_values("start_ns")
+    # CPU → GPU is host-to-device, GPU → CPU device-to-host; both on the GPU's node 1 (were "op_1_1"/"op_1_2", the
+    # first on the CPU's node 0)
+    assert m["name"].astype(str).tolist() == ["MEMORY_COPY_HOST_TO_DEVICE", "MEMORY_COPY_DEVICE_TO_HOST"]
+    assert m["copy_kind"].tolist() == ["HtoD", "DtoH"] and m["device_id"].tolist() == [1, 1]
+    assert m["bytes"].tolist() == [4096, 2048]
+    assert f"{p}: 2 memory copy records without an operation name in the trace's strings: named by the types of " \
+           "their source and destination agents (MEMORY_COPY_HOST_TO_DEVICE …)" in tl.meta.warnings
