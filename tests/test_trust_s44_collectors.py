@@ -279,3 +279,91 @@ def test_unnamed_rocprofv3_copies_are_named_and_placed_by_their_agents(tmp_path)
     assert m["bytes"].tolist() == [4096, 2048]
     assert f"{p}: 2 memory copy records without an operation name in the trace's strings: named by the types of " \
            "their source and destination agents (MEMORY_COPY_HOST_TO_DEVICE …)" in tl.meta.warnings
+
+
+# --- 10. a rocprof-compute verdict does not flip on the optional roofline.csv ------------------------------------
+
+def test_rocprof_compute_verdict_is_the_same_without_roofline_csv(tmp_path):
+    import csv
+    import shutil
+    from pathlib import Path
+
+    import gpulens
+
+    data = Path(__file__).parent / "data" / "omniperf" / "vcopy_MI200"
+    if not data.exists():
+        pytest.skip("vcopy_MI200 fixture absent")
+    with_roof, without = tmp_path / "with", tmp_path / "without"
+    shutil.copytree(data, with_roof)
+    shutil.copytree(data, without)
+    (without / "roofline.csv").unlink()
+    got = {}
+    for name, folder in (("with", with_roof), ("without", without)):
+        src = gpulens.analyze([folder]).sources[0]
+        got[name] = (src.results["verdicts"].table.iloc[0], src.results["speed_of_light"].table.iloc[0],
+                     src.timeline.meta.warnings)
+    (v1, s1, w1), (v2, s2, w2) = got["with"], got["without"]
+    # the HBM bandwidth over the rated peak (sysinfo.csv hbm_bw 1,638.4 GB/s): 52.7 %, the same in both; over the
+    # measured peak (roofline.csv HBMBw 1,388.93 GB/s) 62.2 %, only with the file: 52.7 × 1638.4 / 1388.93
+    rated = float(next(csv.DictReader(open(data / "sysinfo.csv")))["hbm_bw"])
+    measured = float(next(csv.DictReader(open(data / "roofline.csv")))["HBMBw"])
+    assert s1["dram_pct"] == pytest.approx(s2["dram_pct"]) and s1["dram_pct"] < 60
+    assert s1["dram_measured_pct"] == pytest.approx(s1["dram_pct"] * rated / measured) and s1["dram_measured_pct"] > 60
+    # one verdict and one time at stake, whatever the folder kept (was memory-bound 19.77 µs with the file,
+    # latency/occupancy-bound 24.72 µs without)
+    assert v1["verdict"] == v2["verdict"] == "latency/occupancy-bound"
+    assert v1["time_at_stake_ns"] == v2["time_at_stake_ns"] == round(v1["time_ns"] * (1 - s1["dram_pct"] / 100))
+    assert "62.2 % of the measured HBM peak, shown only: the bound rests on the rated peak" in v1["evidence"]
+    # what is missing, said once, only where it is
+    assert [w for w in w2 if "no roofline.csv" in w] == [
+        f"{without}: no roofline.csv (rocprof-compute's measured peaks): the roofline uses the rated peaks of "
+        "sysinfo.csv; kernel bounds rest on the rated peaks with or without it"]
+    assert not [w for w in w1 if "no roofline.csv" in w]
+
+
+# --- 9. rocprof v1's LDSBankConflict is shown where the LDS figures are ---------------------------------------------
+
+def test_rocprof_v1_lds_bank_conflict_reaches_the_kernel_evidence(tmp_path):
+    import gpulens
+    from gpulens.analyzers._verdict_facts import Evidence
+    from gpulens.analyzers._verdict_text import lds_words
+
+    p = tmp_path / "results.csv"
+    p.write_text("Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,grd,wgr,lds,scr,arch_vgpr,accum_vgpr,sgpr,"
+                 "wave_size,sig,obj,DispatchNs,BeginNs,EndNs,CompleteNs,LDSBankConflict\n"
+                 '0,"k_lds(float*)",2,0,0,10,10,65536,256,4096,0,32,0,16,64,0x0,0x0,1000,2000,52000,52100,35.5\n'
+                 '1,"k_lds(float*)",2,0,1,10,10,65536,256,4096,0,32,0,16,64,0x0,0x0,53000,54000,79000,79100,25.5\n')
+    v = gpulens.analyze([p]).sources[0].results["verdicts"].table.iloc[0]
+    # weighted by duration: (35.5 × 50 µs + 25.5 × 25 µs) / 75 µs = 32.17 %
+    assert "LDS stalled by bank conflicts 32.2 % of GPU time (rocprof LDSBankConflict, 0 % optimal, 100 % bad)" \
+        in v["evidence"]
+    # beside rocprof-compute's conflicts per access when both are counted
+    e = Evidence("k", "kernel", 1, 1000, lds_conflicts=0.5, lds_bank_conflict_pct=12.0)
+    assert lds_words(e).endswith("; LDS stalled by bank conflicts 12 % of GPU time (rocprof LDSBankConflict, "
+                                 "0 % optimal, 100 % bad)")
+
+
+# --- 8. a MIG instance is never the whole GPU ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name, profile, parent", [
+    ("NVIDIA A100-SXM4-40GB MIG 1g.5gb", "1g.5gb", "NVIDIA A100-SXM4-40GB"),
+    ("NVIDIA H100 80GB HBM3 MIG 3g.40gb", "3g.40gb", "NVIDIA H100 80GB HBM3"),
+    ("NVIDIA A30 MIG 2g.12gb", "2g.12gb", "NVIDIA A30"),
+])
+def test_mig_instance_has_no_whole_gpu_figures_and_says_why(tmp_path, name, profile, parent):
+    import json
+
+    import gpulens
+    from gpulens.devices import identify_device
+
+    # a 1g.5gb slice of an A100 has 1 of its 7 compute slices: the whole GPU's 108 SMs and 1,555 GB/s were used
+    assert identify_device({"name": name}) is None
+    p = tmp_path / "t.pt.trace.json"
+    p.write_text(json.dumps({"deviceProperties": [{"id": 0, "name": name}], "traceEvents": [
+        {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 5,
+         "args": {"device": 0, "stream": 7}}]}))
+    src = gpulens.analyze([p]).sources[0]
+    assert src.device is None
+    why = src.results["roofline"].skipped_reason
+    assert f"a MIG instance ({profile}) of {parent}: it has its profile's share of the SMs and of the DRAM " \
+           "bandwidth, not the whole GPU's" in why
