@@ -82,15 +82,23 @@ def split_by_process(tl: Timeline, path: Path | str, what: str) -> Timeline:
 
 
 def _copy_devices(tl: Timeline, ev: pd.DataFrame, ranks: pd.Series) -> None:
-    """Copy each device entry of rank 0 to every other rank whose GPU rows run on that device."""
+    """Copy each device entry of rank 0 to every other rank whose GPU rows run on that device; an entry rank 0's
+    own GPU rows no longer use (its process was another rank's) goes with them rather than staying as an idle GPU."""
     gpu = ev["kind"].astype(str).isin(GPU_KINDS).to_numpy()
     used = {(int(r), int(d)) for r, d in zip(ranks.to_numpy()[gpu], pd.to_numeric(ev["device_id"], errors="coerce")
-                                             .to_numpy()[gpu]) if d == d and d >= 0 and r != 0}
+                                             .to_numpy()[gpu]) if d == d and d >= 0}
+    every = tl.events
+    on0 = every["kind"].astype(str).isin(GPU_KINDS).to_numpy() & (every["rank"].to_numpy() == 0)
+    used0 = {int(d) for d in pd.to_numeric(every["device_id"], errors="coerce").to_numpy()[on0] if d == d and d >= 0}
     have = {(int(d.get("rank", 0) or 0), d.get("device_id")) for d in tl.meta.devices}
     base = {d.get("device_id"): d for d in tl.meta.devices if int(d.get("rank", 0) or 0) == 0}
+    moved = set()
     for r, dev in sorted(used):
-        if (r, dev) not in have and dev in base:
+        if r != 0 and (r, dev) not in have and dev in base:
             tl.meta.devices.append({**base[dev], "rank": r})
+            moved.add(dev)
+    tl.meta.devices = [d for d in tl.meta.devices if not (int(d.get("rank", 0) or 0) == 0
+                                                          and d.get("device_id") in moved - used0)]
 
 
 def _shared_gpus(ev: pd.DataFrame, ranks: pd.Series) -> str:
