@@ -244,7 +244,7 @@ def _v3(tmp_path: Path, change) -> Path:
     # a timestamp beyond int64 is an unreadable timestamp (the row is not an event, counted under that reason);
     # another field beyond int64 drops the record
     (lambda t: t["buffer_records"]["kernel_dispatch"][0].__setitem__("start_timestamp", 2 ** 64 - 1),
-     "not events: unreadable timestamp (not a number, or beyond int64 ns) ×1"),
+     "is no event: unreadable timestamp (not a number, or beyond int64 ns) ×1"),
     (lambda t: t["buffer_records"]["kernel_dispatch"][0]["dispatch_info"].__setitem__("dispatch_id", 2 ** 64 - 1),
      "1 kernel dispatch record dropped: an integer beyond int64"),
 ])

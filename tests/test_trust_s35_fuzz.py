@@ -273,5 +273,5 @@ def test_rocprofv3_json_infinite_timestamp_is_unreadable_like_1e308(tmp_path, sp
     p = tmp_path / "1_results.json"
     p.write_text(text.replace(first, f'"start_timestamp": {spelling}', 1))
     tl = collect(p, strict=False, cache=False)
-    said = [w for w in tl.meta.warnings if "1 row is not events" in w]
+    said = [w for w in tl.meta.warnings if "1 row is no event" in w]
     assert len(said) == 1 and reason in said[0], tl.meta.warnings

@@ -63,7 +63,7 @@ def test_arabic_indic_timestamp_is_an_unreadable_row(tmp_path):
     k = tl.events[tl.events["kind"].astype(str) == "kernel"]
     assert sorted(k["name"].astype(str)) == ["k_a", "k_c"]  # k_b is not read as 2000 → 3000
     assert int(k["dur_ns"].sum()) == 2000  # 1000 + 1000
-    assert any("1 row is not events: unreadable timestamp" in w for w in tl.meta.warnings)
+    assert any("1 row is no event: unreadable timestamp" in w for w in tl.meta.warnings)
 
 
 def test_fractional_sizes_are_counted(tmp_path):
@@ -233,7 +233,7 @@ def test_results_txt_other_script_digits_are_an_unreadable_time(tmp_path):
     tl = _collect(p)
     assert tl.events["name"].astype(str).tolist() == ["k_b"]  # k_a has no readable end
     assert int(tl.events["dur_ns"].iloc[0]) == 500  # 6500 − 6000
-    assert any("1 row is not events: unreadable timestamp" in w for w in tl.meta.warnings)
+    assert any("1 row is no event: unreadable timestamp" in w for w in tl.meta.warnings)
 
 
 def test_results_txt_fractional_grid_is_counted(tmp_path):

@@ -129,7 +129,7 @@ def test_each_file_keeps_its_own_warnings(tmp_path: Path) -> None:
     assert any("1 negative size or count value" in w for w in by_file["104_kernel_trace.csv"])
     assert any("1 row without a name" in w for w in by_file["104_kernel_trace.csv"])
     assert any("1 GPU row (kernels, copies) records no device" in w for w in by_file["106_kernel_trace.csv"])
-    assert any("1 row is not events: unreadable timestamp" in w for w in by_file["107_kernel_trace.csv"])
+    assert any("1 row is no event: unreadable timestamp" in w for w in by_file["107_kernel_trace.csv"])
     for clean in ("100", "102", "105", "108", "109"):
         assert by_file[f"{clean}_kernel_trace.csv"] == []
 

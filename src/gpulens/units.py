@@ -196,6 +196,15 @@ def agree(n: Any, one: str, many: str) -> str:
     return one if _is_one(n) else many
 
 
+def listed(items: list[str], first: int = 5) -> str:
+    """``items`` joined by commas, the first ``first`` named and the rest counted (``"a, b, c, d, e and 995
+    more"``), so a warning about 1,000 inputs stays one readable line (listing all of them made one of 40 kB).
+    One item past ``first`` is named rather than counted ("and 1 more" is no shorter)."""
+    if len(items) <= first + 1:
+        return ", ".join(items)
+    return ", ".join(items[:first]) + f" and {fmt_count(len(items) - first)} more"
+
+
 def _is_one(n: Any) -> bool:
     """Whether ``n`` is exactly one (takes the singular noun); False for missing counts."""
     try:

@@ -97,6 +97,9 @@ class Evidence:
     #: AMD LDS bank conflicts [conflict cycles per access] (speed_of_light ``lds_conflicts_per_access``,
     #: rocprof-compute's "LDS Bank Conflicts/Access"); None without LDS accesses or the counters
     lds_conflicts: float | None = None
+    #: AMD LDS stalled by bank conflicts [% of GPU time] (rocprof v1 derived ``LDSBankConflict``, "the percentage of
+    #: GPUTime LDS is stalled by bank conflicts", 0 % optimal … 100 % bad: ROCm/rocprofiler ``test/tool/metrics.xml``)
+    lds_bank_conflict_pct: float | None = None
     dram_pct: float | None = None
     #: the roofline's FLOP count is a lower bound: the counters not collected, in words (roofline flops_lower_bound)
     flops_lower_bound: str | None = None

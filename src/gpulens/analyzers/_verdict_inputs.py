@@ -150,6 +150,23 @@ def exposed_comm_by_name(timeline: Timeline) -> dict[str, int | None]:
 DRAM_SOL = {"dram_sol_pct": tuple(m for m, _ in _SOL_METRICS["dram_pct"])}
 
 
+def lds_bank_conflict_pcts(timeline: Timeline) -> dict[str, float]:
+    """Per kernel name, rocprof v1's derived ``LDSBankConflict`` (% of GPU time the LDS is stalled by bank
+    conflicts) weighted by the dispatches' durations (their mean when none is known); values above 100 never reach
+    here (``Timeline.validate`` drops them). Kernels without the counter are absent."""
+    from gpulens.analyzers.context import named_counter_rows
+
+    rows = named_counter_rows(timeline, {"LDSBankConflict"})
+    if not len(rows):
+        return {}
+    rows = rows[pd.to_numeric(rows["value"], errors="coerce").notna()]
+    out = {}
+    for name, g in rows.groupby("name", sort=False):
+        v, w = g["value"].to_numpy(float), g["dur_ns"].to_numpy(float)
+        out[str(name)] = float((v * w).sum() / w.sum()) if w.sum() > 0 else float(v.mean())
+    return out
+
+
 #: Below this % of peak on both compute and memory, a kernel is latency-limited (ncu's SOL rule threshold, 60 %).
 SOL_LATENCY_PCT = SOL_BOUND_PCT
 

@@ -9,7 +9,7 @@ from gpulens.analyzers import _advice
 from gpulens.analyzers._verdict_facts import (
     Evidence, FULL_GRID_SHARE, HIGH_OCCUPANCY_PCT, QUEUED_LAUNCH_NS, SMALL_GRID_WAVES, TINY_LAUNCH_SHARE,
     _cache_led, _grid_short, _waves_words, advice_level, one_off_launch, persistent_grid)
-from gpulens.analyzers._verdict_text import lds_conflicts_text
+from gpulens.analyzers._verdict_text import lds_words
 from gpulens.analyzers.occupancy import FULL_THEORETICAL_PCT
 from gpulens.units import fmt_ns, pct_words
 
@@ -89,8 +89,8 @@ def steps_for(verdict: str, e: Evidence) -> list[str]:
                 _advice.for_vendor(e.vendor, "Check ncu's Memory Workload Analysis (shared-memory wavefronts per "
                                    "request, L1 hit rate) for the instructions that load it.",
                                    "Check rocprof-compute's LDS and vL1D sections (bank conflicts, hit rate) for the "
-                                   "instructions that load it" + (f" (measured: {lds_conflicts_text(e.lds_conflicts)})"
-                                                                  if e.lds_conflicts is not None else "") + ".")]
+                                   "instructions that load it" + (f" (measured: {lds_words(e)})"
+                                                                  if lds_words(e) else "") + ".")]
     if level == "L2":
         # the bytes come from L2, not DRAM (a producer's output still in L2): the kernel's own traffic through L2 is
         # what bounds it, and removing the round trip (fusion) or moving fewer, wider requests relieves it

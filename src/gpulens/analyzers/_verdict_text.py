@@ -52,10 +52,24 @@ def lds_conflicts_text(v: float) -> str:
             f"0 = none, peak {LDS_CONFLICTS_PEAK})")
 
 
+def lds_bank_conflict_text(v: float) -> str:
+    """"LDS stalled by bank conflicts 35.5 % of GPU time (rocprof LDSBankConflict, 0 % optimal, 100 % bad)" — the
+    rocprof v1 derived metric, a share of time, not rocprof-compute's conflict cycles per access."""
+    return f"LDS stalled by bank conflicts {pct_words(v)} of GPU time (rocprof LDSBankConflict, 0 % optimal, 100 % bad)"
+
+
+def lds_words(e: Evidence) -> str:
+    """The measured LDS bank-conflict figures of ``e``, joined ("" when none was counted)."""
+    return "; ".join(([lds_conflicts_text(e.lds_conflicts)] if e.lds_conflicts is not None else [])
+                     + ([lds_bank_conflict_text(e.lds_bank_conflict_pct)]
+                        if e.lds_bank_conflict_pct is not None else []))
+
+
 def _evidence_text(e: Evidence) -> str:
     parts = []
     if e.sol_bound is not None or e.sol_missing:
-        measured = (f" ({pct_words(e.memory_measured_pct)} of the measured HBM peak)"
+        measured = (f" ({pct_words(e.memory_measured_pct)} of the measured HBM peak, shown only: the bound rests on "
+                    "the rated peak, with or without a measured one)"
                     if e.memory_measured_pct is not None
                     and (e.memory_pct is None or e.memory_measured_pct >= e.memory_pct + 0.5) else "")
         # a cache busier than the memory figure is what made the memory side (speed_of_light's max): name it
@@ -101,8 +115,8 @@ def _evidence_text(e: Evidence) -> str:
     if e.stall_class:
         parts.append(f"stalls: {_pct(e.stall_pct)} {e.stall_class.replace('_', ' ')} "
                      f"(top {str(e.top_stall).replace('_', ' ')})")
-    if e.lds_conflicts is not None:  # measured LDS use: judged beside the stalls and the LDS advice
-        parts.append(lds_conflicts_text(e.lds_conflicts))
+    if lds_words(e):  # measured LDS use: judged beside the stalls and the LDS advice
+        parts.append(lds_words(e))
     coal = _coalescing.evidence_text(e.sectors_per_request, e.name)
     if coal:
         parts.append(coal)

@@ -17,6 +17,7 @@ from gpulens.analyzers._steps import hot_rows
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.intervals import group_order
 from gpulens.timeline import GPU_KINDS, Timeline
+from gpulens.units import agree, fmt_count, plural
 
 COLUMNS = {
     "name": "kernel name [text]",
@@ -148,8 +149,8 @@ def _none_reason(ratio: float, untimed: np.ndarray, unplaced: np.ndarray) -> str
     listed have no duration or no workload start (counted)."""
     if unplaced.all():
         return ("no outlier listing: the launches' starts are not the workload's (a counter-collection replay lays "
-                "them end to end)" + (f", {int(untimed.sum())} without a recorded duration" if untimed.any() else ""))
-    left = (f" ({int(unplaced.sum())} launches without a recorded duration or a workload start are not listed)"
+                "them end to end)" + (f", {fmt_count(int(untimed.sum()))} without a recorded duration" if untimed.any() else ""))
+    left = (f" ({plural(int(unplaced.sum()), 'launch(es)')} without a recorded duration or a workload start {agree(int(unplaced.sum()), 'is', 'are')} not listed)"
             if unplaced.any() else "")
     return (f"no outliers: every instance of the hot kernels lasts less than {ratio:g}× the median duration of its "
             f"kernel's other launches with the same grid{left}")

@@ -106,7 +106,14 @@ def _link_gpu_to_launch(timeline: Timeline, gpu: pd.DataFrame) -> pd.DataFrame:
         rows = rows[has]
         t = pd.DataFrame({"rank": ev["rank"].to_numpy()[rows], col: ids.to_numpy(dtype="int64", na_value=0)[has],
                           "event_id": ev["event_id"].to_numpy()[rows]})
-        return _enclosing_first(t, col, rows, ev)
+        dup = _repeated_pairs(t, col)
+        if kind_name == "runtime" and dup.any():  # the calls of repeated ids, for relink_reused_ids
+            r = rows[dup]
+            st = ev["start_ns"].to_numpy()[r].astype("int64")
+            repeated.append(pd.DataFrame({"rank": t["rank"].to_numpy()[dup], "corr": t[col].to_numpy()[dup],
+                                          "start": st, "end": st + ev["dur_ns"].to_numpy()[r].astype("int64"),
+                                          "event_id": t["event_id"].to_numpy()[dup]}))
+        return _enclosing_first(t, col, rows, ev, dup)
 
     def lookup(src: pd.DataFrame, col: str) -> pd.array:
         ids = gpu[col].array
@@ -136,7 +143,10 @@ def _link_gpu_to_launch(timeline: Timeline, gpu: pd.DataFrame) -> pd.DataFrame:
             found[where] = hit
         return pd.arrays.IntegerArray(out, ~found)
 
+    repeated: list[pd.DataFrame] = []
     launch = lookup(table("runtime", "correlation_id"), "correlation_id")
+    if repeated:  # one id on calls one after another: each GPU event to the nearest call before it
+        launch = _relinked(repeated[0], gpu, launch)
     op = _drop_foreign_ops(ctx, ev, launch, lookup(table("cpu_op", "external_id"), "external_id"))
     return pd.DataFrame({"launch_event_id": launch, "op_event_id": op}, index=gpu.index)
 
@@ -174,16 +184,39 @@ def _drop_foreign_ops(ctx: Any, ev: pd.DataFrame, launch: pd.arrays.IntegerArray
     return pd.arrays.IntegerArray(op_ids, mask)
 
 
-def _enclosing_first(t: pd.DataFrame, col: str, rows: np.ndarray, ev: pd.DataFrame) -> pd.DataFrame:
+def _relinked(calls: pd.DataFrame, gpu: pd.DataFrame, launch: pd.arrays.IntegerArray) -> pd.arrays.IntegerArray:
+    """``launch`` with the GPU events of reused correlation ids relinked (:func:`._reused_ids.relink_reused_ids`)."""
+    from gpulens.analyzers._reused_ids import relink_reused_ids
+
+    ids = gpu["correlation_id"].array
+    g = pd.DataFrame({"rank": gpu["rank"].to_numpy(dtype="int64"), "corr": ids.to_numpy(dtype="int64", na_value=-1),
+                      "start": gpu["start_ns"].to_numpy(dtype="int64")})
+    had = launch.to_numpy(dtype="int64", na_value=-1)
+    out = relink_reused_ids(calls, g, had)
+    if out is had:
+        return launch
+    return pd.arrays.IntegerArray(out, out < 0)
+
+
+def _repeated_pairs(t: pd.DataFrame, col: str) -> np.ndarray:
+    """Per row of ``t`` (rank, ``col``): whether another row holds the same (rank, id) pair."""
+    if len(t) < 2:
+        return np.zeros(len(t), dtype=bool)
+    key = _pair_keys(t["rank"], t[col])
+    return np.asarray(pd.Index(key).duplicated(keep=False) if key is not None
+                      else t.duplicated(["rank", col], keep=False).to_numpy(), dtype=bool)
+
+
+def _enclosing_first(t: pd.DataFrame, col: str, rows: np.ndarray, ev: pd.DataFrame,
+                     dup: np.ndarray | None = None) -> pd.DataFrame:
     """``t`` (rank, ``col``, event_id of some event rows ``rows``) reordered so that, within each (rank, id) pair
     shared by several rows, the enclosing call comes first — earliest start, then longest duration, then lowest
     name, then lowest event_id — so the lookup's "first row of a pair wins" does not depend on the order of the
     trace file. Rows whose pair is unique keep their place (no sort at all when no pair repeats)."""
     if len(t) < 2:
         return t
-    key = _pair_keys(t["rank"], t[col])
-    dup = (pd.Index(key).duplicated(keep=False) if key is not None
-           else t.duplicated(["rank", col], keep=False).to_numpy())
+    if dup is None:
+        dup = _repeated_pairs(t, col)
     if not dup.any():
         return t
     d = np.flatnonzero(dup)
@@ -468,9 +501,10 @@ class Launches(Analyzer):
             findings.append(Finding(
                 f"{plural(shared, 'correlation id(s)')} shared by launch calls that do not nest",
                 "A correlation id names one launch call; here several calls, one after another, carry the same id "
-                "(the trace was merged or edited, or the profiler's ids wrapped). Their GPU work is linked to the "
-                "earliest call, so launch latencies, launch-bound verdicts and the idle causes that follow the links "
-                "may be wrong for them.", severity="warning", category="data-quality"))
+                "(the trace was merged or edited, or the profiler's ids wrapped). Each GPU event with such an id is "
+                "linked to the latest of those calls that started before it (the nearest preceding launch); where "
+                "the calls interleave with their work that guess can be wrong, and launch latencies, launch-bound "
+                "verdicts and idle causes follow the links.", severity="warning", category="data-quality"))
         lost = lost_launches(rt, t["empty"].to_numpy() & ~captured, gpu_per_call)
         if lost is not None and not replayed_for_counters(timeline):
             summary["launch_calls_lost"] = lost["calls"]

@@ -78,8 +78,8 @@ from gpulens.units import agree, fmt_ns, pct_words, plural, share_pct_text
 from gpulens.analyzers._verdict_inputs import (  # noqa: F401 (re-exported)
     DRAM_SOL, LAUNCH_STAKE_NOTE, SOL_LATENCY_PCT, _family, _first_in_time, _first_source, _gemm_extents, _lookup,
     _num, _on_another_clock, _op_position, _row_by_name, _rows_by_name, _shaped_op, _share_alignment_step,
-    _small_grid_loss, _sources_of_rows, _vendor, exposed_comm_by_name, sol_from_percentages, stake_note,
-    wave_stake_note)
+    _small_grid_loss, _sources_of_rows, _vendor, exposed_comm_by_name, lds_bank_conflict_pcts, sol_from_percentages,
+    stake_note, wave_stake_note)
 
 
 
@@ -175,7 +175,8 @@ class Verdicts(Analyzer):
         replayed = sl_all["kernels"] > 1
         by_name = _rows_by_name(kern)
         counter_src = _first_source(timeline.counters)
-        pcts = kernel_percentages(timeline, {**SOL_METRICS, **OCCUPANCY_METRICS, **DRAM_SOL})
+        pcts, lds = kernel_percentages(timeline, {**SOL_METRICS, **OCCUPANCY_METRICS, **DRAM_SOL}), \
+            lds_bank_conflict_pcts(timeline)
         spr = sectors_per_request(timeline)
         sol = _row_by_name(results.get("speed_of_light"))
         rows, findings = [], []
@@ -330,6 +331,7 @@ class Verdicts(Analyzer):
                 elif e.roof_pct is None:
                     e.roof_pct, e.roof_source = sol_attained_pct(srow), "speed of light"
                 e.inputs.append("speed_of_light" if name in sol else "counters:speed-of-light")
+            e.lds_bank_conflict_pct = lds.get(name)  # rocprof v1 LDSBankConflict: shown where LDS figures are
             if e.achieved_occupancy_pct is None and p.get("achieved_occupancy_pct") is not None:
                 e.achieved_occupancy_pct = _num(p.get("achieved_occupancy_pct"))
                 e.theoretical_occupancy_pct = _num(p.get("theoretical_occupancy_pct"))

@@ -69,6 +69,19 @@ UNTIMED_COLUMNS = ("dispatch_seq", "name", "kind", "rank", "device_id", "grid_x"
 COUNTER_UNITS = {"FETCH_SIZE": "KiB", "WRITE_SIZE": "KiB", "FetchSize": "KiB", "WriteSize": "KiB"}
 
 
+#: Collectors that build NVIDIA rows through :func:`build_timeline` (the rest are AMD's).
+_NVIDIA_SOURCES = ("nsys", "ncu", "nvprof")
+
+
+def negative_ts_reason(source: str) -> str:
+    """The rejection reason of a row with a negative timestamp, naming the clock of ``source`` (a collector name):
+    CUPTI's activity records (``start``/``end``, uint64 ns) for NVIDIA tools, the HSA/rocprofiler timestamps
+    (uint64 ns) for AMD's — both unsigned, so a negative one is a sentinel or a sign error, never a time."""
+    if str(source).startswith(_NVIDIA_SOURCES):
+        return "negative timestamp (NVIDIA CUPTI timestamps are unsigned)"
+    return "negative timestamp (AMD timestamps are unsigned)"
+
+
 def counter_unit(metric: str) -> str:
     """The unit of AMD hardware counter ``metric`` as recorded (:data:`COUNTER_UNITS`), ``""`` when none is
     documented (counts, ratios)."""
@@ -205,7 +218,10 @@ def _build(files: list[FileRows], d: Dispatches) -> tuple[pd.DataFrame, pd.DataF
     ok = reason.isna()
     # a negative start, or a negative end that is no end before its start (that one is a negative duration below)
     negative_ts = (start < 0) | ((end < 0) & (end >= start))
-    reason[ok & negative_ts.fillna(False)] = "negative timestamp (AMD timestamps are unsigned)"
+    neg = (ok & negative_ts.fillna(False)).to_numpy(dtype=bool)
+    if neg.any():  # the vendor whose clock the file's rows come from: an nsys CSV is no AMD input
+        said = np.array([negative_ts_reason(f.source) for f in files], dtype=object)
+        reason[neg] = said[fo[neg]]
     ok = (reason.isna() & start.notna() & end.notna()).to_numpy(dtype=bool)
     st = start.fillna(0).to_numpy(dtype="int64")
     if (st[ok] == 0).any():  # a 0 start that is a placeholder, by the Kineto reader's rule (a clock from 0 keeps it)
@@ -345,6 +361,8 @@ def _build(files: list[FileRows], d: Dispatches) -> tuple[pd.DataFrame, pd.DataF
                 "reason": reason.to_numpy()[r]})
     for i, t in _untimed_launches(d, names, kinds, dev, valid, non_work, reason, files, fo, starts):
         tables_of[i]["untimed_launches"] = t
+    unlisted = _unlisted_gpus(files, starts, dev.to_numpy(dtype="int64"),
+                              valid & kinds.isin(_GPU_KINDS).to_numpy(dtype=bool) & ~no_dev)
     metas = []
     for i, f in enumerate(files):
         meta = f.meta or TimelineMeta()
@@ -355,9 +373,27 @@ def _build(files: list[FileRows], d: Dispatches) -> tuple[pd.DataFrame, pd.DataF
                    n_neg_dev=int((neg_dev[a:b] & valid[a:b]).sum()) if neg_example.get(i) is not None else 0,
                    neg_example=neg_example.get(i), negative=int(negative[i]), unwhole=int(unwhole[i]),
                    unnamed=int(unnamed[a:b].sum()), beyond=beyond[i], dup_note=dup_notes[i],
-                   reasons=file_reasons, kept=int(n_kept[i]))
+                   reasons=file_reasons, kept=int(n_kept[i]), unlisted=unlisted[i])
         metas.append(meta)
     return events, counters, rejected, metas, tables_of
+
+
+def _unlisted_gpus(files: list[FileRows], starts: np.ndarray, dev: np.ndarray, gpu_rows: np.ndarray
+                   ) -> list[dict[int, int]]:
+    """Per file whose agent list was read (``d.gpus`` not None), the devices (HSA node ids) its GPU rows ran on
+    that the list does not hold as a GPU → how many rows: an ``agent_info.csv`` listing only the CPU agent left the
+    GPU of every kernel without a name, and nothing said why."""
+    out: list[dict[int, int]] = [{} for _ in files]
+    for i, f in enumerate(files):
+        if f.d.gpus is None:
+            continue
+        a, b = starts[i], starts[i + 1]
+        ids = dev[a:b][gpu_rows[a:b]]
+        ids = ids[~np.isin(ids, np.asarray(list(f.d.gpus), dtype="int64"))]
+        if len(ids):
+            vals, counts = np.unique(ids, return_counts=True)
+            out[i] = dict(zip(vals.tolist(), counts.tolist()))
+    return out
 
 
 def _joined_norm_order(names: pd.Series, file_of_event: np.ndarray) -> list[str] | None:

@@ -15,7 +15,8 @@ from gpulens.units import agree, plural
 
 def file_notes(meta: TimelineMeta, d: Dispatches, path: Path, rank: int, *, lone: Any, n_no_dev: int,
                n_neg_dev: int, neg_example: int | None, negative: int, unwhole: int, unnamed: int,
-               beyond: dict[str, int], dup_note: str | None, reasons: pd.Series | None, kept: int) -> None:
+               beyond: dict[str, int], dup_note: str | None, reasons: pd.Series | None, kept: int,
+               unlisted: dict[int, int] | None = None) -> None:
     """Append to ``meta.warnings`` (and, for GPU rows without a device, to ``meta.devices``) the notes of one
     file ``path`` whose rows were read into ``d``.
 
@@ -25,11 +26,14 @@ def file_notes(meta: TimelineMeta, d: Dispatches, path: Path, rank: int, *, lone
             and the first such id; negative / unwhole: size or count cells read as unknown; unnamed: rows without
             a name; beyond: id kind → values beyond int64; dup_note: the exact-duplicates warning, if any;
             reasons: the reason of each row that is not an event (None: every row is one); kept: the counter
-            values of those rows kept in ``tables["unattached_counters"]``.
+            values of those rows kept in ``tables["unattached_counters"]``; unlisted: device → GPU rows on a
+            device the file's agent list does not hold as a GPU (:func:`unlisted_note`).
     """
+    if unlisted:
+        unlisted_note(meta, d, path, rank, unlisted)
     if n_no_dev and lone is None:
         many = ("the trace does not list its GPUs" if d.gpus is None else
-                f"the trace lists {len(set(d.gpus))} GPUs" if d.gpus else "the trace lists no GPU")
+                f"the trace lists {plural(len(set(d.gpus)), 'GPU')}" if d.gpus else "the trace lists no GPU")
         meta.warnings.append(f"{path}: {plural(n_no_dev, 'GPU row(s)')} (kernels, copies) {agree(n_no_dev, 'records', 'record')} no device (agent id "
                              f"absent, empty "
                              f"or naming no listed agent): shown on device 0, which is not known to be the GPU that "
@@ -73,7 +77,25 @@ def file_notes(meta: TimelineMeta, d: Dispatches, path: Path, rank: int, *, lone
     if reasons is not None and len(reasons):
         nr = len(reasons)
         by = pd.Series(reasons).value_counts()
-        meta.warnings.append(f"{path}: {plural(nr, 'row(s)')} {agree(nr, 'is', 'are')} not events: "
+        meta.warnings.append(f"{path}: {plural(nr, 'row(s)')} {agree(nr, 'is no event', 'are not events')}: "
                              f"" + ", ".join(f"{k} ×{v}" for k, v in by.items())
                              + (f"; their {plural(kept, 'counter value(s)')} {agree(kept, 'is', 'are')} kept as "
                                 "per-kernel counters (the kernel counters table)" if kept else ""))
+
+
+def unlisted_note(meta: TimelineMeta, d: Dispatches, path: Path, rank: int, unlisted: dict[int, int]) -> None:
+    """Say that GPU rows ran on agents the trace's agent list does not hold as a GPU (``agent_info.csv`` with only
+    the CPU row), and list each such device with its hardware unknown and why (``unknown_why``, shown where the
+    device is named), so no report reads "not recorded" as if the trace never named an agent."""
+    n = sum(unlisted.values())
+    why = ("its agent list holds CPU agents only" if not d.gpus else
+           f"its agent list holds {plural(len(set(d.gpus)), 'GPU')}: node " + ", ".join(map(str, sorted(set(d.gpus)))))
+    nodes = ", ".join(map(str, sorted(unlisted)))
+    meta.warnings.append(f"{path}: {plural(n, 'GPU row(s)')} (kernels, copies) ran on agent node {nodes}, which the "
+                         f"trace does not list as a GPU ({why}): the name, architecture and CU count of that GPU are "
+                         "unknown, so no hardware spec (pass --device-spec)")
+    have = {(x.get("rank", rank), x.get("device_id")) for x in meta.devices if isinstance(x, dict)}
+    for node in sorted(unlisted):
+        if (rank, node) not in have:
+            meta.devices.append({"rank": rank, "device_id": node, "name": None, "vendor": "AMD",
+                                 "unknown_why": "the trace's agent list does not list this GPU"})

@@ -160,9 +160,9 @@ def read_damaged(path: Path, tail: Tail, exc: BaseException, strict: bool, deep:
         at = _file_byte(tail, rec.outside_cut)
         truncated_at[str(path)] = at
         warnings.append(f"{path}: the file ends after {at:,} bytes, after its complete traceEvents array but before "
-                        f"the trace object's closing '}}': kept {acc.count} complete events (the whole array); "
+                        f"the trace object's closing '}}': kept {plural(acc.count, 'complete event')} (the whole array); "
                         "top-level keys written after it (baseTimeNanoseconds, displayTimeUnit…) may be lost")
     elif rec.outside is not None:
         warnings.append(f"{path}: malformed JSON outside the events ({rec.outside}); the metadata there was "
-                        f"skipped, {acc.count} events kept")
+                        f"skipped, {plural(acc.count, 'event')} kept")
     return header

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.collectors._process_split import split_by_process
 from gpulens.collectors._numbers import exact_int
 from gpulens.collectors._ncu_units import UNIT_NOT_RECORDED, convert_unit, parse_dim3
 from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, Timeline, TimelineMeta, make_table
@@ -196,7 +197,7 @@ def build(path: Path, source: str, launches: list[dict[str, Any]], metrics: pd.D
         r.insert(0, "event_id", r.pop("launch").astype("int64"))
         r.insert(1, "kernel", [str(launches[i].get("name", "")) for i in r["event_id"]])
         tables["ncu_rules"] = r[list(RULE_COLUMNS)].reset_index(drop=True)
-    return Timeline(events, counters, None, meta, tables).validate()
+    return split_by_process(Timeline(events, counters, None, meta, tables).validate(), path, "report")
 
 
 def _devices(launches: list[dict[str, Any]], per: list[dict[str, float]], strings: list[dict[str, str]]

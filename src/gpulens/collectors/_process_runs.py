@@ -76,7 +76,7 @@ class ProcessRun:
             tls.append(tl)
         tl = concat(tls) if tls else Timeline()
         tl.meta.sources = self.meta.sources
-        tl.meta.devices = self.meta.devices
+        tl.meta.devices = self.meta.devices + noted_devices(self.meta.devices, tl.meta.devices, self.rank)
         tl.meta.warnings = self.meta.warnings + tl.meta.warnings
         if self.finish is not None:
             tl.meta.warnings += self.finish(tl)
@@ -86,6 +86,21 @@ class ProcessRun:
         if self.rank is not None:
             move_rank(tl, self.rank)
         return tl
+
+
+def noted_devices(listed: list[dict], built: list[dict], rank: int | None) -> list[dict]:
+    """The device records the build added for rows on a GPU the run's files do not list (a stand-in device 0, an
+    agent the agent list lacks: :mod:`._dispatch_notes`) that ``listed`` (the run's own) does not hold, moved to
+    ``rank`` when the run was given one — the run's list replaced them, and the report said "not recorded"."""
+    have = {(int(x.get("rank", 0) or 0), x.get("device_id")) for x in listed}
+    out = []
+    for x in built:
+        if x.get("stand_in") is None and not x.get("unknown_why"):
+            continue
+        x = {**x, "rank": rank} if rank is not None else x
+        if (int(x.get("rank", 0) or 0), x.get("device_id")) not in have:
+            out.append(x)
+    return out
 
 
 class BuiltRun(ProcessRun):
@@ -120,7 +135,8 @@ def build_runs(runs: list[ProcessRun | Timeline]) -> list[Timeline]:
             tl = joined_build(files)
         if tl is not None:
             tl.meta.sources = [s for run in batch for s in run.meta.sources]
-            tl.meta.devices = [x for run in batch for x in run.meta.devices]
+            listed = [x for run in batch for x in run.meta.devices]
+            tl.meta.devices = listed + noted_devices(listed, tl.meta.devices, None)
             n_warn = len(tl.meta.warnings)
             tl.validate()  # with the runs' devices and sources: a launch check or note there is each run's to say
             if len(tl.meta.warnings) != n_warn:

@@ -16,6 +16,7 @@ import numpy as np
 
 from gpulens.collectors._assemble import Parts, move_rank
 from gpulens.timeline import Timeline
+from gpulens.units import agree, listed, plural
 
 #: rank sources that are not a recorded rank
 RANKLESS = {None, "none", "process"}
@@ -73,8 +74,8 @@ def number_rankless(parts: list[tuple[str, Timeline | Parts]]) -> list[str]:
         taken.add(nxt)
     per_process = all(s.get("rank_source") == "process" for _, tl in rankless for s in tl.meta.sources)
     why = "one rank per process" if per_process else "numbered in file-name order"
-    return [f"{len(rankless)} inputs record no rank; {why}: " + ", ".join(given)]
-
+    return [f"{plural(len(rankless), 'input')} {agree(len(rankless), 'records', 'record')} no rank; {why}: "
+            + listed(given)]
 
 #: torch.profiler's ``tensorboard_trace_handler`` file name: ``<worker>.<time in ns>.pt.trace.json[.gz]`` (worker
 #: ``<hostname>_<pid>`` by default), one file per profiling cycle of a ``schedule(..., repeat=N)``
@@ -120,7 +121,7 @@ def successive_cycles(parts: list[tuple[str, Timeline | Parts]]) -> tuple[list[t
         drop.update(gone)
         notes.append(f"{len(files)} files are successive profiling cycles of one worker ({worker}: one process, "
                      f"times that do not overlap), not ranks: analysed the latest, {keep}; not read: "
-                     + ", ".join(gone[:5]) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
+                     + listed(gone)
                      + " (pass one of them to analyse that cycle)")
     return [(label, tl) for label, tl in parts if label not in drop], notes
 
@@ -158,8 +159,8 @@ def separate_recorded_ranks(parts: list[tuple[str, Timeline | Parts]]) -> list[s
             relabel_rank(tls[label], nxt)
             taken.add(nxt)
             moved.append(f"{label} → rank {nxt}")
-        notes.append(f"{len(labels)} inputs record rank {rank} ({', '.join(labels)}): kept apart, not joined (one "
-                     f"rank's GPU time would count twice) — {labels[0]} stays rank {rank}, " + ", ".join(moved)
+        notes.append(f"{len(labels)} inputs record rank {rank} ({listed(labels)}): kept apart, not joined (one "
+                     f"rank's GPU time would count twice) — {labels[0]} stays rank {rank}, " + listed(moved)
                      + "; check that the folder holds one run")
     return notes
 

@@ -477,7 +477,7 @@ class KinetoCollector(Collector):
                             + ", ".join(f"{k} ×{v}" for k, v in sorted(ignored.items())))
         unread = unread_device_events(ignored)
         if select is not None and select.active:
-            warnings.append(f"{path}: selection {select.describe()} kept {n} of {acc.count} events")
+            warnings.append(f"{path}: selection {select.describe()} kept {n:,} of {plural(acc.count, 'event')}")
         host_only = _gpu_ops_untraced(cols, device_records(trace))
         if host_only:  # GPU work recorded only through its host operators: never "nothing ran on a GPU"
             incomplete_note = host_only

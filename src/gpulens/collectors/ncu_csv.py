@@ -118,7 +118,7 @@ class NcuCsvCollector(Collector):
                 + (f"the header line again at line {', '.join(map(str, heads))}" if heads else "")
                 + ("; " if heads and restarts else "")
                 + (f"launch IDs restart {plural(restarts, 'time(s)')}" if restarts else "")
-                + f"): read one after another as {len(parts[0])} launches, renumbered")
+                + f"): read one after another as {plural(len(parts[0]), 'launch(es)')}, renumbered")
         if not parts[0]:
             warnings.append(f"{path}: {NO_KERNELS} (CSV header but no launch rows)")
         tl = _ncu.build(path, self.name, *parts, warnings, {"layout": layout})

@@ -48,6 +48,7 @@ from gpulens.collectors._ncu_units import parse_number
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline
+from gpulens.units import agree, plural
 
 #: ``[pid] process@host`` opening a process's launches.
 #: (re.ASCII throughout: ``\d`` read digits of other scripts, which ``int`` turns into numbers.)
@@ -205,6 +206,6 @@ class NcuTextCollector(Collector):
                                          "found")
         warnings = []
         if summarised:
-            warnings.append(f"{path}: per-kernel summary (ncu --print-summary): {summarised} launches are each shown "
+            warnings.append(f"{path}: per-kernel summary (ncu --print-summary): {plural(summarised, 'launch(es)')} {agree(summarised, 'is', 'are')} each shown "
                             "with their kernel's average over its invocations (minimum and maximum not kept)")
         return _ncu.build(path, self.name, launches, metrics, strings, rules, warnings, {"layout": "text"})

@@ -59,6 +59,7 @@ from gpulens.collectors._sqlite import INT, TEXT, fill, int_rows, typed_expr
 from gpulens.collectors._nsys_more import (NVTX_TYPES, cuda_not_traced, graph_trace, incomplete_capture,
                                            normalise_api_names, nvtx_range_table)
 from gpulens.collectors._dispatch import UNNAMED
+from gpulens.collectors._process_split import split_by_process
 from gpulens.collectors._zero_ts import zero_ts_placeholders
 from gpulens.collectors._work_rules import NEVER_CLOSED, START_UNKNOWN, kinds_of_kernel_names, refused_warnings
 from gpulens.collectors.base import Collector
@@ -216,7 +217,8 @@ class NsysSqliteCollector(Collector):
         if nvtx_types is not None:
             tables["nvtx_ranges"] = nvtx_types
         db.con.close()
-        return Timeline(events, None, rej_t, meta, tables).validate()
+        tl = Timeline(events, None, rej_t, meta, tables).validate()
+        return split_by_process(tl, path, "export")
 
     def _open(self, path: Path) -> _Db:
         """The export opened read-only; raises :class:`TraceFormatError` when it holds none of nsys' tables."""

@@ -35,6 +35,7 @@ import pandas as pd
 
 from gpulens.collectors._amd import device_from_sdk_agent
 from gpulens.collectors._dispatch import Dispatches, build_timeline, merge
+from gpulens.collectors._process_split import split_processes
 from gpulens.collectors._io import describe
 from gpulens.collectors._sqlite import INT, REAL, TEXT, connect_ro, read_typed
 from gpulens.collectors.base import Collector
@@ -300,7 +301,8 @@ class Rocpd(Collector):
             con.close()
         if parts:
             rows = merge(parts)
-            rows.gpus = [int(d["device_id"]) for d in devices if d.get("device_id") is not None]
+            rows.gpus = [int(d["device_id"]) for d in devices if d.get("device_id") is not None] \
+                if devices or node_of else None  # no agent row: the GPUs are not listed (not "no GPU")
             tl = build_timeline(rows, self.name, path)
         else:
             tl = Timeline()
@@ -323,25 +325,7 @@ class Rocpd(Collector):
                                     + ", ".join(f"{t} ×{n}" for t, n in sorted(db.coerced.items()))
                                     + "): text, real or blob where the rocpd schema has an integer, or a blob in a "
                                     "text column")
-        if len(pids) > 1:
-            tl.meta.warnings.append(_split_processes(tl, path, pids))
+        said = split_processes(tl, path, pids, "database")  # T12 of ../shared/cases: a `rocpd merge` of processes
+        if said:
+            tl.meta.warnings.append(said)
         return tl.validate()
-
-
-def _split_processes(tl: Timeline, path: Path, pids: list[int]) -> str:
-    """One rank per process for a database holding several (``rocpd merge`` of per-process databases: T12 of
-    ../shared/cases): rank = position of the event's OS pid among ``pids`` (sorted), in place; returns the warning
-    that says so. Events whose process is not known stay rank 0 and the warning says they were not told apart."""
-    ev = tl.events
-    own = pd.to_numeric(ev["pid"], errors="coerce") if "pid" in ev else pd.Series(np.nan, index=ev.index)
-    known = own.isin(pids)
-    if not known.any():
-        return (f"{path}: {len(pids)} processes in one database ({', '.join(map(str, pids))}); their events are not "
-                "told apart by process (all rank 0)")
-    rank_of = {p: i for i, p in enumerate(pids)}
-    ev.loc[known, "rank"] = own[known].map(rank_of).astype("int64")
-    tl.meta.sources[0].update(ranks=list(range(len(pids))), rank_source="process")
-    left = int((~known).sum())
-    return (f"{path}: {len(pids)} processes in one database: one rank per process ("
-            + ", ".join(f"pid {p} → rank {i}" for i, p in enumerate(pids)) + ")"
-            + (f"; {plural(left, 'event(s)')} of no known process stay rank 0" if left else ""))

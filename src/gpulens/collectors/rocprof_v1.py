@@ -308,7 +308,7 @@ class RocprofStats(Collector):
                            _other_summary(df, domain)))
         if barrier.any():
             b = df[barrier]
-            calls = f"{int(b['Calls'].sum()):,} packets, " if "Calls" in b else ""
+            calls = f"{plural(int(b['Calls'].sum()), 'packet')}, " if "Calls" in b else ""
             warnings.append(f"{path}: {plural(len(b), 'row(s)')} of barrier or marker packets ({calls}no work: waits "
                             "on a GPU queue) left out of the kernels: " + ", ".join(sorted(set(b["Name"].astype(str)))))
         meta = TimelineMeta(sources=[source_meta(path, self.name, size, rows=len(df), domain=domain)],

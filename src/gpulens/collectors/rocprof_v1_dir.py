@@ -33,6 +33,7 @@ from gpulens.collectors._work_rules import dispatch_rows
 from gpulens.collectors.base import Collector
 from gpulens.collectors.join import join_dispatches
 from gpulens.timeline import Timeline, concat
+from gpulens.units import plural
 
 FAMILY = ("rocprof_v1", "rocprof_v1_db", "rocprof_v1_json", "rocprof_stats", "rocminfo", "rocprof_results_txt")
 
@@ -198,7 +199,7 @@ class RocprofV1Dir(Collector):
                 # dispatches counted once — the rows it could not place as events are those of the first pass
                 same = _dispatch_names(t) == _dispatch_names(loaded[first_pass])
                 notes.append(f"{path / n}: counter pass of the same run as {first_pass} ("
-                             + (f"the same {len(_dispatch_names(t)):,} dispatches" if same else
+                             + (f"the same {plural(len(_dispatch_names(t)), 'dispatch(es)')}" if same else
                                 "its dispatches differ: counters are compared per kernel name") + "), one rank")
                 if same:
                     t = Timeline(t.events, t.counters, t.rejected.iloc[0:0], t.meta, t.tables)

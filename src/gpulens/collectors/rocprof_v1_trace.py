@@ -273,7 +273,7 @@ class RocprofV1Db(Collector):
             warnings.append(f"{path}: {plural(blobs, 'BLOB value(s)')} in columns of numbers or text read as unknown")
         kern_table = "KERN" if counts.get("KERN") else "OPS"
         if counts.get("KERN") and counts.get("OPS"):
-            warnings.append(f"{path}: kernels taken from KERN ({counts['KERN']} rows); OPS ({counts['OPS']} rows) "
+            warnings.append(f"{path}: kernels taken from KERN ({plural(counts['KERN'], 'row')}); OPS ({plural(counts['OPS'], 'row')}) "
                             "describes the same dispatches and is not added again")
         for table, kind in ((kern_table, "kernel"), ("COPY", "memcpy"), ("HIP", "runtime"), ("HSA", "runtime")):
             if not counts.get(table):

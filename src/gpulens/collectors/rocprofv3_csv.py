@@ -264,6 +264,9 @@ def agents_beside(path: Path, meta: TimelineMeta, warnings: list[str], strict: b
     except (TraceFormatError, OSError) as exc:
         warnings.append(f"{sib}: not read beside {path.name} ({getattr(exc, 'reason', exc)})")
         return None
+    if kind == "agent" and not devices.devices and devices.node_of:  # agents, none a GPU: said by the dispatch notes
+        warnings.append(f"{path}: read with {sib.name} beside it (it lists no GPU agent)")
+        return []
     if kind != "agent" or not devices.devices:
         warnings.append(f"{sib}: not read beside {path.name} (no agent row in it)")
         return None
@@ -485,7 +488,8 @@ class RocprofV3CsvDir(Collector):
                 loaded.setdefault(kind, []).append((f, d))
         rows = []
         # the GPUs agent_info.csv lists: a row without an agent goes to the only one (or is counted: _dispatch)
-        gpus = [int(dv["device_id"]) for dv in devices if dv.get("device_id") is not None] if devices else None
+        gpus = [int(dv["device_id"]) for dv in devices if dv.get("device_id") is not None] \
+            if devices or (table is not None and table.node_of) else None  # a CPU-only agent list lists no GPU
         for items in loaded.values():
             for _, d in items:
                 if isinstance(d, Dispatches):

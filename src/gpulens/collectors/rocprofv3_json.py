@@ -243,10 +243,39 @@ def _counters(t: Tool, d: Dispatches, node_of: dict[int, int]) -> int:
     return unmatched
 
 
-def _copy_device(r: GenericRecord, name: str, node_of: dict[int, int]) -> int | None:
-    """HSA node of the GPU side of a copy: the destination of host-to-device copies, else the source."""
-    agent = r.dst_agent_id if "HOST_TO" in name else r.src_agent_id
+#: Copy direction by the (source, destination) agent types, in rocprofiler-sdk's operation names
+#: (``rocprofiler_memory_copy_operation_t``: MEMORY_COPY_HOST_TO_HOST, _HOST_TO_DEVICE, _DEVICE_TO_HOST,
+#: _DEVICE_TO_DEVICE).
+_COPY_BY_AGENTS = {("cpu", "cpu"): "MEMORY_COPY_HOST_TO_HOST", ("cpu", "gpu"): "MEMORY_COPY_HOST_TO_DEVICE",
+                   ("gpu", "cpu"): "MEMORY_COPY_DEVICE_TO_HOST", ("gpu", "gpu"): "MEMORY_COPY_DEVICE_TO_DEVICE"}
+
+
+def _copy_device(r: GenericRecord, name: str, node_of: dict[int, int], type_of: dict[int, str]) -> int | None:
+    """HSA node of the GPU side of a copy: by the agents' types where the trace lists them (the GPU one; the
+    destination when both are), else by the name — the destination of host-to-device copies, else the source."""
+    src, dst = (type_of.get(a.handle) if a is not None else None for a in (r.src_agent_id, r.dst_agent_id))
+    if src == "gpu" or dst == "gpu":
+        agent = r.dst_agent_id if dst == "gpu" else r.src_agent_id
+    else:
+        agent = r.dst_agent_id if "HOST_TO" in name else r.src_agent_id
     return _node(node_of, agent.handle) if agent is not None else None
+
+
+def _copy_name(r: GenericRecord, type_of: dict[int, str]) -> str | None:
+    """The operation name of a copy whose name the trace's strings do not give, from its agents' types (CPU or
+    GPU); None when a type is not listed."""
+    key = tuple(type_of.get(a.handle) if a is not None else None for a in (r.src_agent_id, r.dst_agent_id))
+    return _COPY_BY_AGENTS.get(key)  # type: ignore[arg-type]
+
+
+def agent_types(agents: list[dict[str, Any]]) -> dict[int, str]:
+    """Agent handle → ``"cpu"`` / ``"gpu"`` (``type`` 1 / 2, or the words) for the agent records that say."""
+    out = {}
+    for a in agents:
+        typ = {"1": "cpu", "2": "gpu"}.get(str(a.get("type", "")).strip().lower(), str(a.get("type", "")).lower())
+        if typ in ("cpu", "gpu"):
+            out[_handle(a.get("id"))] = typ
+    return out
 
 
 def _node(node_of: dict[int, int], handle: int) -> int | None:
@@ -258,33 +287,44 @@ def _node(node_of: dict[int, int], handle: int) -> int | None:
     return node_of.get(handle)
 
 
-def _others(t: Tool, node_of: dict[int, int]) -> list[Dispatches]:
+def _others(t: Tool, node_of: dict[int, int], type_of: dict[int, str] | None = None,
+            said: list[str] | None = None) -> list[Dispatches]:
+    """The copies and HIP API calls of one process as Dispatches. A copy whose operation the trace's strings do not
+    name is named by its agents' types (``type_of``: :func:`agent_types`), placed on its GPU agent — it was named
+    ``op_1_2`` and put on the CPU agent's node; ``said`` gets the count of such copies."""
     strings = msgspec.json.decode(t.strings) if t.strings else {}
     kinds = strings.get("buffer_records", []) if isinstance(strings, dict) else []
+    type_of = type_of or {}
+    named = [0]
 
-    def op_name(r: GenericRecord) -> str:
+    def op_name(r: GenericRecord, copy: bool = False) -> str:
         try:
             return str(kinds[r.kind]["operations"][r.operation])
         except (IndexError, KeyError, TypeError):
-            return f"op_{r.kind}_{r.operation}"
+            by_agents = _copy_name(r, type_of) if copy else None
+            named[0] += by_agents is not None
+            return by_agents or f"op_{r.kind}_{r.operation}"
 
     out = []
     for recs, kind in ((t.buffer_records.memory_copy, "memcpy"), (t.buffer_records.hip_api, "runtime")):
         if not recs:
             continue
         d = Dispatches(n=len(recs))
-        names = [op_name(r) for r in recs]
+        names = [op_name(r, kind == "memcpy") for r in recs]
         d.cols.update(kind=kind, name=names, start_ns=[r.start_timestamp for r in recs],
                       end_ns=[r.end_timestamp for r in recs], tid=[r.thread_id for r in recs],
                       correlation_id=[r.correlation_id.internal for r in recs])
         if kind == "memcpy":
             d.cols["bytes"] = [r.bytes for r in recs]
-            d.cols["device_id"] = [_copy_device(r, nm, node_of) for r, nm in zip(recs, names)]
+            d.cols["device_id"] = [_copy_device(r, nm, node_of, type_of) for r, nm in zip(recs, names)]
             d.cols["copy_kind"] = [{"HOST_TO_DEVICE": "HtoD", "DEVICE_TO_HOST": "DtoH", "DEVICE_TO_DEVICE": "DtoD",
                                     "HOST_TO_HOST": "HtoH"}.get(nm.replace("MEMORY_COPY_", "")) for nm in names]
         else:
             d.cols["device_id"] = [-1] * d.n
         out.append(d)
+    if named[0] and said is not None:
+        said.append(f"{plural(named[0], 'memory copy record(s)')} without an operation name in the trace's strings: "
+                    "named by the types of their source and destination agents (MEMORY_COPY_HOST_TO_DEVICE …)")
     return out
 
 
@@ -433,8 +473,11 @@ class RocprofV3Json(Collector):
                    "hostname": node.get("hostname"), "command": _command(md.get("command"))}
             meta = TimelineMeta(sources=[src], devices=devices, warnings=warnings)
             gpus = [int(dv["device_id"]) for dv in devices if dv.get("device_id") is not None]
+            gpus = gpus if agents else None  # no agent record: the GPUs are not listed (not "no GPU")
             d.gpus = gpus
-            others = _others(t, node_of)
+            said: list[str] = []
+            others = _others(t, node_of, agent_types(agents), said)
+            meta.warnings += [f"{path}: {w}" for w in said]
             for o in others:
                 o.gpus = gpus
             tls = [build_timeline(d, self.name, path, meta=meta, tables={"kernel_symbols": symbols})]

@@ -188,6 +188,27 @@ GENERIC_NAME = re.compile(r"^\s*(?:(?:AMD|ATI|NVIDIA)\s*)?(?:Radeon\s+Graphics|G
                           r"|^\s*gfx[0-9a-f]+\b|^\s*(?:AMD\s+)?(?:Instinct\s+)?MI\d00\s*$", re.IGNORECASE | re.ASCII)
 
 
+#: An NVIDIA MIG instance's name: the parent GPU's with the profile ("NVIDIA A100-SXM4-40GB MIG 1g.5gb",
+#: "NVIDIA H100 80GB HBM3 MIG 3g.40gb"; nvidia-smi and CUDA name instances so). An instance has its profile's share
+#: of the SMs (GPCs) and of the memory slices, not the parent's figures (NVIDIA Multi-Instance GPU User Guide).
+MIG_NAME = re.compile(r"\bMIG\b(?:\s+(?P<profile>[0-9]+g\.[0-9]+gb))?", re.ASCII | re.IGNORECASE)
+
+
+def mig_slice(rec: Mapping[str, Any]) -> str | None:
+    """Why a recorded MIG instance has no built-in figures: ``"a MIG instance (1g.5gb) of an NVIDIA
+    A100-SXM4-40GB: …"``; None for a name that is no MIG instance. Its share of the SMs and of the DRAM bandwidth
+    is no datasheet figure (the SMs per compute slice differ by part, the bandwidth by the memory slices the
+    instance holds), so its peaks are unknown rather than the whole GPU's (7× too high for a 1g slice)."""
+    name = str(rec.get("name") or "")
+    m = MIG_NAME.search(name)
+    if m is None:
+        return None
+    profile = f" ({m.group('profile')})" if m.group("profile") else ""
+    parent = name[:m.start()].strip() or "an NVIDIA GPU"
+    return (f"a MIG instance{profile} of {parent}: it has its profile's share of the SMs and of the DRAM bandwidth, "
+            "not the whole GPU's, and that share is no datasheet figure")
+
+
 def _candidates(rec: Mapping[str, Any]) -> tuple[list[DeviceSpec], str, bool]:
     """(built-in specs the record can be, how they were found, chosen by compute capability alone): the rules of
     :func:`identify_device` before it picks one; no specs when the record names a part with no built-in figures."""
@@ -196,6 +217,8 @@ def _candidates(rec: Mapping[str, Any]) -> tuple[list[DeviceSpec], str, bool]:
     amd = _is_amd(rec)
     vendor = "amd" if amd else "nvidia"
     pool = [s for s in SPECS if s.vendor == vendor]
+    if not amd and mig_slice(rec):  # a slice of the named GPU: never the whole GPU's SMs and bandwidth
+        return [], "", False
     cands = [s for s in pool if name and any(re.search(p, name, re.IGNORECASE) for p in s.match)]
     how = f"name {name!r}"
     if not cands and name and not GENERIC_NAME.match(name):
@@ -309,6 +332,8 @@ def no_spec_reason(timeline: Any, need_arch: bool = False) -> str:
     if parts:
         told += (f", which may be any of {', '.join(parts)} — parts with other clocks or peaks that the trace's "
                  "architecture, SM/CU count and memory size do not tell apart")
+    elif mig_slice(rec):
+        told += f", {mig_slice(rec)}"
     elif name:
         told += ", a GPU with no built-in figures"
     hint = "pass --device-spec FILE" if name else SPEC_HINT  # a GPU the table lacks needs its own figures

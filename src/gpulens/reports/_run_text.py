@@ -166,7 +166,9 @@ def _device_text(devices: list[dict[str, Any]], spec: Any) -> str:
         from gpulens.devices.naming import arch_text
 
         arch = sorted({arch_text(d) or "" for d in devices} - {""})
-        names = f"{', '.join(arch)} (name not recorded)" if arch else "not recorded"
+        why = next((str(d["unknown_why"]) for d in devices if d.get("unknown_why")), None)
+        names = (f"{', '.join(arch)} (name not recorded)" if arch else f"unknown ({why})" if why
+                 else "not recorded")
     name = getattr(spec, "name", None)
     if name:  # how it was identified, when not by its recorded name ("from compute capability 9.0 with 132 SMs")
         note = str(getattr(spec, "note", "") or "")

@@ -1,0 +1,67 @@
+"""A correlation id carried by several launch calls one after another (a merged or edited trace, ids that wrapped):
+each GPU event goes to the nearest such call before it, not to the first call of the run that carries the number.
+
+A launch call and the GPU work it enqueues share one correlation id, numbered once per process. Where two calls of a
+rank carry the same id and do not nest (the second starts after the first has ended), the id alone cannot say which
+one launched a kernel. The first-wins link put every such kernel behind the earliest call — a kernel at 110 µs
+behind a call at 0 µs when another call with its id was made at 100 µs: a 110 µs "launch latency" that is 10 µs.
+Work starts after its launch call, so the call that launched it is the latest of those calls that starts no later
+than the work (:func:`relink_reused_ids`). Calls nested inside another call of the same id (HIP's
+``hipMemsetAsync`` making ``hipArray3DCreate`` under its id) are part of the enclosing call, not candidates. The
+count of such ids is reported by the launches analyzer
+(:func:`gpulens.analyzers.launches.shared_correlation_ids`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+def top_level_reuses(calls: pd.DataFrame) -> pd.DataFrame:
+    """The calls (``rank``, ``corr``, ``start``, ``end``, ``event_id``) of every (rank, correlation id) pair held by
+    two or more calls that do not nest, without the calls nested in another of their pair; empty when none.
+    Sorted by pair and start."""
+    dup = calls.duplicated(["rank", "corr"], keep=False).to_numpy()
+    if not dup.any():
+        return calls.iloc[0:0]
+    c = calls[dup].sort_values(["rank", "corr", "start", "end"], ascending=[True, True, True, False],
+                               kind="stable").reset_index(drop=True)
+    reach = c.groupby(["rank", "corr"], sort=False)["end"].cummax().to_numpy()
+    rk, co, st = (c[k].to_numpy() for k in ("rank", "corr", "start"))
+    same = np.r_[False, (rk[1:] == rk[:-1]) & (co[1:] == co[:-1])]
+    prev = np.r_[np.iinfo(np.int64).min, reach[:-1]]
+    nested = same & (st < prev)  # starts before an earlier call of its pair has ended: inside it
+    top = c[~nested]
+    many = top.groupby(["rank", "corr"], sort=False)["start"].transform("size").to_numpy() > 1
+    return top[many].reset_index(drop=True)
+
+
+def relink_reused_ids(calls: pd.DataFrame, gpu: pd.DataFrame, launch: np.ndarray) -> np.ndarray:
+    """``launch`` (per GPU event, the launch call's event_id; -1 for none) with the events whose id is reused
+    (:func:`top_level_reuses`) linked to the latest top-level call of their pair that starts no later than they do,
+    or the earliest call of the pair when none does (a clock skew: the first-wins rule, kept).
+
+    Args:
+        calls: launch calls with a correlation id: ``rank``, ``corr``, ``start``, ``end`` (ns), ``event_id``.
+        gpu: GPU events: ``rank``, ``corr`` (-1 for none), ``start`` (ns), in the order of ``launch``.
+        launch: int64 event ids, edited copy returned.
+    """
+    top = top_level_reuses(calls)
+    if not len(top):
+        return launch
+    pairs = top[["rank", "corr"]].drop_duplicates()
+    g = gpu.reset_index(drop=True).assign(pos=np.arange(len(gpu)))
+    g = g.merge(pairs, on=["rank", "corr"], how="inner")
+    if not len(g):
+        return launch
+    m = pd.merge_asof(g.sort_values("start", kind="stable"), top[["rank", "corr", "start", "event_id"]]
+                      .sort_values("start", kind="stable"), on="start", by=["rank", "corr"], direction="backward")
+    first = top.groupby(["rank", "corr"], sort=False)["event_id"].first()
+    miss = m["event_id"].isna().to_numpy()
+    if miss.any():
+        keys = pd.MultiIndex.from_frame(m.loc[miss, ["rank", "corr"]])
+        m.loc[miss, "event_id"] = first.reindex(keys).to_numpy()
+    out = launch.copy()
+    out[m["pos"].to_numpy()] = m["event_id"].to_numpy(dtype="int64")
+    return out
