@@ -1,0 +1,92 @@
+"""Real profiler outputs (session 44, "held-back real traces"): new public files read against facts from the files.
+
+1. A Kineto trace of a vLLM run on ROCm (hyukjlee/traceMap @ 68b9e54dcce55792491cbd3689c81b03250e8cea
+   ``trace_file/examples/1_mi300x_1000isl_10osl_32con.pt.trace.json.gz``, no licence file: not copied) lists four
+   "AMD Instinct MI300X" in ``deviceProperties`` (ids 0–3, the process's visible GPUs) while roctracer put all 12,840
+   kernels on device 6. The report said "device not recorded (no hardware spec identified …); also recorded, no GPU
+   work on them: 4 × AMD Instinct MI300X" — no roofline, no occupancy, small-grid time unknown, and one GPU too many
+   called idle. Kind: a Kineto device id numbered otherwise than ``deviceProperties``. A kernel runs on a GPU its
+   process sees, so when every listed GPU has the same hardware, so has the unlisted id; which GPU it was stays
+   unknown, and one of the listed GPUs is no longer counted idle (:mod:`gpulens.collectors._unlisted`).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from gpulens.cli import main
+
+
+def _analyze(tmp_path: Path, target: Path) -> dict:
+    """``gpulens analyze --json`` of ``target`` (exit 0), the report's first source."""
+    out = tmp_path / "o.json"
+    assert main(["analyze", "-q", "--no-cache", str(target), "--json", str(out)]) == 0
+    return json.loads(out.read_text())["sources"][0]
+
+
+# --- 1. Kineto on ROCm: kernels on a device id that deviceProperties numbers otherwise ----------------------------
+
+def _mi300x(i: int, name: str = "AMD Instinct MI300X", cus: int = 304) -> dict:
+    """One ``deviceProperties`` entry as ROCm Kineto writes it (fields of the traceMap trace's entries)."""
+    return {"id": i, "name": name, "totalGlobalMem": 206141652992, "computeMajor": 9, "computeMinor": 4,
+            "maxThreadsPerBlock": 1024, "maxThreadsPerMultiprocessor": 2048, "regsPerBlock": 65536,
+            "warpSize": 64, "sharedMemPerBlock": 65536, "numSms": cus, "sharedMemPerMultiprocessor": 65536}
+
+
+def _rocm_trace(props: list[dict], device: int) -> dict:
+    """Three kernels of 10 µs, 20 µs apart, on ``device`` (stream 3), each launched by hipLaunchKernel."""
+    ev = []
+    for i in range(3):
+        ts = 1000.0 + 20 * i
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "hipLaunchKernel", "pid": 100, "tid": 100,
+                   "ts": ts - 5, "dur": 3, "args": {"correlation": 10 + i, "External id": i + 1}})
+        # the kernel's pid is its device (as ROCm Kineto writes it); a pid of 10^8 or more is read as merged ranks
+        ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": device % 1000, "tid": 3, "ts": ts, "dur": 10,
+                   "args": {"External id": i + 1, "device": device, "stream": 3, "correlation": 10 + i,
+                            "kind": "Dispatch Kernel", "grid": [304, 1, 1], "block": [256, 1, 1]}})
+    return {"schemaVersion": 1, "deviceProperties": props, "roctracer_version": 4, "traceEvents": ev}
+
+
+def _write(tmp_path: Path, trace: dict) -> Path:
+    p = tmp_path / "r0.pt.trace.json.gz"
+    with gzip.open(p, "wt") as fh:
+        json.dump(trace, fh)
+    return p
+
+
+def test_kineto_device_numbered_otherwise_takes_the_listed_gpus_hardware(tmp_path):
+    props = [_mi300x(i) for i in range(4)]
+    src = _analyze(tmp_path, _write(tmp_path, _rocm_trace(props, device=6)))
+    devs = {d["device_id"]: d for d in src["devices"]}
+    assert devs[6]["name"] == "AMD Instinct MI300X" and devs[6]["num_sms"] == 304  # the four listed GPUs' hardware
+    assert devs[6]["one_of"] == [0, 1, 2, 3]
+    said = [w for w in src["warnings"] if "device 6" in w]
+    assert len(said) == 1 and "3 GPU events on device 6" in said[0] and "(ids 0–3)" in said[0]
+    assert "all 4 are AMD Instinct MI300X" in said[0] and "dangling" not in said[0]
+    md = tmp_path / "o.md"
+    assert main(["analyze", "-q", "--no-cache", str(_write(tmp_path, _rocm_trace(props, 6))), "--markdown", str(md)]) == 0
+    text = md.read_text()
+    # the GPU that ran the kernels is one of the four: three are idle, not four; the spec is found by name
+    assert "also recorded, no GPU work on them: 3 × AMD Instinct MI300X" in text
+    assert "no hardware spec identified" not in text
+
+
+@pytest.mark.parametrize("props, device", [
+    ([_mi300x(0), _mi300x(1, "AMD Instinct MI250X", 220)], 6),  # the listed GPUs differ: which hardware is unknown
+    ([_mi300x(0), _mi300x(1)], 1 << 40),  # an index no node has: damage, not another numbering
+])
+def test_kineto_unlisted_device_stays_unknown_when_the_list_does_not_decide(tmp_path, props, device):
+    src = _analyze(tmp_path, _write(tmp_path, _rocm_trace(props, device=device)))
+    devs = {d["device_id"]: d for d in src["devices"]}
+    assert devs[device]["name"] is None and "one_of" not in devs[device]
+    assert any("dangling device id" in w and "their hardware is unknown" in w for w in src["warnings"])
+
+
+def test_kineto_listed_device_is_not_renumbered(tmp_path):
+    src = _analyze(tmp_path, _write(tmp_path, _rocm_trace([_mi300x(i) for i in range(4)], device=2)))
+    assert sorted(d["device_id"] for d in src["devices"]) == [0, 1, 2, 3]
+    assert not any("device 2" in w for w in src["warnings"])
