@@ -8,6 +8,12 @@
    called idle. Kind: a Kineto device id numbered otherwise than ``deviceProperties``. A kernel runs on a GPU its
    process sees, so when every listed GPU has the same hardware, so has the unlisted id; which GPU it was stays
    unknown, and one of the listed GPUs is no longer counted idle (:mod:`gpulens.collectors._unlisted`).
+2. ``ncu --import r.ncu-rep --csv --print-summary per-kernel`` (the output a project documents for its Jetson AGX
+   Thor runs: "Process ID","Process Name","Host Name","Kernel Name","Block Size","Grid Size","Device","CC",
+   "Invocations","Section Name","Metric Name","Metric Unit","Minimum","Maximum","Average" — one row per kernel and
+   launch shape, section and metric) was "not a recognised trace format", while the same summary printed as text
+   was read. Kind: an ncu CSV layout without the ``ID`` column. Now each kernel and launch shape is read as its
+   Invocations launches with the averages, as the text summary is (:func:`gpulens.collectors._ncu.expand_summary`).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from gpulens.cli import main
+from gpulens.collectors import collect
 
 
 def _analyze(tmp_path: Path, target: Path) -> dict:
@@ -90,3 +97,53 @@ def test_kineto_listed_device_is_not_renumbered(tmp_path):
     src = _analyze(tmp_path, _write(tmp_path, _rocm_trace([_mi300x(i) for i in range(4)], device=2)))
     assert sorted(d["device_id"] for d in src["devices"]) == [0, 1, 2, 3]
     assert not any("device 2" in w for w in src["warnings"])
+
+
+# --- 2. ncu CSV per-kernel summary -----------------------------------------------------------------------------
+
+_SUM_HEAD = ('"Process ID","Process Name","Host Name","Kernel Name","Block Size","Grid Size","Device","CC",'
+             '"Invocations","Section Name","Metric Name","Metric Unit","Minimum","Maximum","Average"')
+
+
+def _sum_row(block: str, grid: str, n: str, section: str, metric: str, unit: str, lo: str, hi: str, avg: str) -> str:
+    return (f'"109199","BenchDemo","127.0.0.1","saxpyKernel(float, const float *, float *, unsigned long)",'
+            f'"{block}","{grid}","0","11.0","{n}","{section}","{metric}","{unit}","{lo}","{hi}","{avg}"')
+
+
+def _summary_csv(n256: str = "14") -> str:
+    sol, occ = "GPU Speed Of Light Throughput", "Occupancy"
+    return "\n".join(["==PROF== Disconnected from process 109199", _SUM_HEAD,
+                      _sum_row("(256, 1, 1)", "(4096, 1, 1)", n256, sol, "Duration", "usecond", "19.94", "21.50",
+                               "20.17"),
+                      _sum_row("(256, 1, 1)", "(4096, 1, 1)", n256, sol, "Memory Throughput", "%", "80.10", "82.00",
+                               "81.00"),
+                      _sum_row("(256, 1, 1)", "(4096, 1, 1)", n256, occ, "Achieved Occupancy", "%", "73.56", "79.38",
+                               "74.92"),
+                      _sum_row("(1, 1, 1)", "(1048576, 1, 1)", "3", sol, "Duration", "msecond", "2.98", "3.01",
+                               "2.99"),
+                      _sum_row("(1, 1, 1)", "(1048576, 1, 1)", "3", occ, "Achieved Occupancy", "%", "27.46", "30.08",
+                               "28.52")]) + "\n"
+
+
+def test_ncu_csv_per_kernel_summary_is_its_invocations_with_the_averages(tmp_path):
+    p = tmp_path / "kernel_profile_summary.csv"
+    p.write_text(_summary_csv())
+    src = _analyze(tmp_path, p)
+    s = src["summary"]
+    # 14 launches of (256)x(4096) at 20.17 µs and 3 of (1)x(1048576) at 2.99 ms, by hand
+    assert s["kernel_count"] == 17
+    assert s["kernel_time_ns"] == 14 * 20_170 + 3 * 2_990_000
+    said = [w for w in src["warnings"] if "per-kernel summary" in w]
+    assert len(said) == 1 and "17 launches" in said[0] and "--csv" in said[0]
+    assert src["devices"][0].get("compute_capability") == "11.0"
+    c = collect(p).counters
+    occ = c[c["metric"] == "Achieved Occupancy"]["value"].round(2).value_counts().to_dict()
+    assert occ == {74.92: 14, 28.52: 3}  # each launch carries its shape's average
+
+
+def test_ncu_csv_per_kernel_summary_without_a_whole_invocations_count(tmp_path):
+    p = tmp_path / "summary.csv"
+    p.write_text(_summary_csv(n256="n/a"))
+    src = _analyze(tmp_path, p)
+    assert src["summary"]["kernel_count"] == 1 + 3  # the shape with no count is one launch, said
+    assert any("1 kernel of the per-kernel summary with no whole Invocations count" in w for w in src["warnings"])
