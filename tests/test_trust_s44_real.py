@@ -14,6 +14,23 @@
    launch shape, section and metric) was "not a recognised trace format", while the same summary printed as text
    was read. Kind: an ncu CSV layout without the ``ID`` column. Now each kernel and launch shape is read as its
    Invocations launches with the averages, as the text summary is (:func:`gpulens.collectors._ncu.expand_summary`).
+
+Also checked this session and found right (kernel count, Σ kernel time, GPU span, copies, device, ranks; facts
+computed with json / gzip / sqlite3 / NVIDIA's ncu_report): the H100 twin of the traceMap trace
+(``1_h100_1000isl_10osl_32con``: 13,508 kernels, Σ 233,133.565 µs, rank 0 of 4, 8 H100 listed); pytorch/kineto
+tb_plugin samples ``resnet50_num_workers_0/worker0.1623143089861``, ``resnet50_num_workers_4/worker0.1623212756351``
+and ``resnet50_num_workers_4/worker0.pt.trace.json.gz`` (legacy categories; 8,772 / 8,868 / 9,456 kernels, the last
+without deviceProperties: an assumed V100 from Kineto's blocks/warps per SM, said so); HolisticTraceAnalysis
+``trace_diff/test/test.json.gz`` (rank 1 of 2, 9,876 kernels, Σ 801,858 µs, span 745.239 ms) and
+``rank_unavailable/rank_not_found.json.gz`` (CPU activity only: said so); nsys exports of IkerCanut/fire_spread
+(nsys 2025.3, RTX 4060 Laptop GPU: no spec, as designed; 91 kernels Σ 1,092,678 ns, span 18.62 ms),
+caoye310/Lower-Triangular-Solves (nsys 2023.3, Tesla T4: 1,221 kernels Σ 74,316,428 ns, span 159.06 ms) and
+mjmorano/Spin-tracking-New (CUDA collection failed: refused saying so); .ncu-rep files of amitadate/GPU_Power_Model
+(RTX 2060 SUPER, 6 launches Σ 41.54 s, DRAM 53.3 %), thedavidchu/speedy_scan (RTX 3070, barrier stalls 60.9 %) and
+josiahls/cuda_learning_mojo (GTX 1660 Ti: no spec — left, see below); a ``rocpd convert`` kernel_trace.csv with its
+``Guid`` column and an ncu details CSV with ncu 2021's NVTX columns (shapes from amd/HPCTrainingExamples and a
+project's profiling guide): read right. Left alone: no built-in GTX 1660 Ti — the desktop (1770 MHz boost) and
+laptop (1590 MHz) parts share the name, and the report's own clock (1830 MHz max) matches neither datasheet boost.
 """
 
 from __future__ import annotations
