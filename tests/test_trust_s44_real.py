@@ -14,6 +14,9 @@
    launch shape, section and metric) was "not a recognised trace format", while the same summary printed as text
    was read. Kind: an ncu CSV layout without the ``ID`` column. Now each kernel and launch shape is read as its
    Invocations launches with the averages, as the text summary is (:func:`gpulens.collectors._ncu.expand_summary`).
+3. The same traceMap trace's input note read "ROCm grid sizes converted to workgroups: 320 kernel records in
+   work-items (hipExtModuleLaunchKernel), 0 with grid and workgroup sizes in swapped places": a cause that did not
+   occur, said with a 0. Kind: a zero-count clause in a warning. Each cause is now said only with a count.
 
 Also checked this session and found right (kernel count, Σ kernel time, GPU span, copies, device, ranks; facts
 computed with json / gzip / sqlite3 / NVIDIA's ncu_report): the H100 twin of the traceMap trace
@@ -164,3 +167,20 @@ def test_ncu_csv_per_kernel_summary_without_a_whole_invocations_count(tmp_path):
     src = _analyze(tmp_path, p)
     assert src["summary"]["kernel_count"] == 1 + 3  # the shape with no count is one launch, said
     assert any("1 kernel of the per-kernel summary with no whole Invocations count" in w for w in src["warnings"])
+
+
+# --- 3. the ROCm grid note says only the causes that occurred ------------------------------------------------------
+
+def test_rocm_grid_note_says_work_items_alone(tmp_path):
+    """roctracer Kineto (no rocprofiler-sdk key): a kernel launched by hipExtModuleLaunchKernel records its grid in
+    work-items, 77,824 = 304 workgroups × 256 (by hand); a hipLaunchKernel kernel's grid is already workgroups."""
+    tr = _rocm_trace([_mi300x(i) for i in range(4)], device=2)
+    ev = tr["traceEvents"]
+    ev[0]["name"] = "hipExtModuleLaunchKernel"
+    ev[1]["args"]["grid"] = [77_824, 1, 1]
+    tl = collect(_write(tmp_path, tr))
+    k = tl.of_kind("kernel").sort_values("start_ns")
+    assert k["grid_x"].tolist() == [304, 304, 304]
+    note = [w for w in tl.meta.warnings if "ROCm grid sizes converted" in w]
+    assert len(note) == 1 and note[0].endswith("converted to workgroups: 1 kernel record in work-items "
+                                               "(hipExtModuleLaunchKernel)"), note
