@@ -33,6 +33,7 @@ from gpulens.collectors._numbers import exact_int
 from gpulens.collectors._ncu_units import UNIT_NOT_RECORDED, convert_unit, parse_dim3
 from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, Timeline, TimelineMeta, make_table
 from gpulens.timeline.sums import MAX_EVENT_NS, over_total
+from gpulens.units import agree, plural
 from gpulens.units import plural
 
 #: Columns of ``timeline.tables["ncu_rules"]``.
@@ -64,6 +65,40 @@ _BLOCK = ("launch__block_size", "Block Size")
 _SMS = ("device__attribute_multiprocessor_count", "launch__sm_count", "# SMs")
 #: the DRAM clock [Hz]: the raw page's metric, the details page's SpeedOfLight row (both normalised to Hz)
 _DRAM_CLOCK = ("dram__cycles_elapsed.avg.per_second", "DRAM Frequency")
+
+
+#: Most launches a per-kernel summary is expanded into (its Invocations summed): a larger count is refused.
+MAX_SUMMARY_LAUNCHES = 2_000_000
+
+
+def summary_note(path: Path, n: int, form: str) -> str:
+    """The one warning of a per-kernel summary (``ncu --print-summary per-kernel``, text or ``--csv``) whose
+    kernels stood for ``n`` launches."""
+    return (f"{path}: per-kernel summary (ncu --print-summary{form}): {plural(n, 'launch(es)')} {agree(n, 'is', 'are')} each shown with their "
+            "kernel's average over its invocations (minimum and maximum not kept)")
+
+
+def expand_summary(launches: list[dict[str, Any]], metrics: pd.DataFrame, strings: list[dict[str, str]],
+                   rules: pd.DataFrame, calls: list[int]) -> tuple[list, pd.DataFrame, list, pd.DataFrame]:
+    """A per-kernel summary's launch rows, each standing for ``calls[i]`` invocations, as that many launches with
+    the same (average) metrics and rule results; launch ids renumbered 0, 1, … in order. Raises ValueError past
+    :data:`MAX_SUMMARY_LAUNCHES` launches."""
+    if sum(calls) > MAX_SUMMARY_LAUNCHES:
+        raise ValueError(f"a per-kernel summary of {sum(calls):,} invocations (more than {MAX_SUMMARY_LAUNCHES:,})")
+    if not any(c > 1 for c in calls):
+        return launches, metrics, strings, rules
+    first = np.concatenate([[0], np.cumsum(calls)[:-1]])
+    launches = [{**la, "id": str(first[i] + k)} for i, la in enumerate(launches) for k in range(calls[i])]
+    strings = [st for i, st in enumerate(strings) for _ in range(calls[i])]
+
+    def spread(df: pd.DataFrame) -> pd.DataFrame:
+        reps = np.asarray(calls)[df["launch"].to_numpy(dtype=int)] if len(df) else np.zeros(0, dtype=int)
+        df = df.loc[df.index.repeat(reps)].reset_index(drop=True)
+        off = np.concatenate([np.arange(r) for r in reps]) if len(reps) else np.zeros(0, dtype=int)
+        df["launch"] = first[df["launch"].to_numpy(dtype=int)] + off if len(df) else df["launch"]
+        return df
+
+    return launches, spread(metrics), strings, spread(rules)
 
 
 def _first(per_launch: dict[str, float], names: tuple[str, ...]) -> float | None:

@@ -12,6 +12,13 @@ agents; later rocprof writes the node id: Gunrock's and HGLiu1998's MI300X runs,
 nodes 2–9). A GPU event's id below every GPU agent's node names no GPU agent (rocminfo lists the CPU agents first),
 so it is an ordinal. Which GPU it was is then unknown, but when every GPU agent the rank lists has the same hardware
 (marketing name, gfx arch, CU count) its hardware is not: the record takes theirs, and the warning says so.
+
+Kineto numbers devices twice on ROCm: ``deviceProperties`` lists the process's visible GPUs by HIP ordinal (ids
+0–3), while roctracer's kernel records carry another index (hyukjlee/traceMap @ 68b9e54
+``1_mi300x_1000isl_10osl_32con.pt.trace.json.gz``, a vLLM run: 12,840 kernels on device 6 beside four listed
+"AMD Instinct MI300X"). A kernel runs on a GPU its process sees, so it ran on one of the listed GPUs: which one is
+unknown, but when all of them have the same hardware (name, compute capability, SM/CU count, all known) so has it —
+the record takes theirs with ``one_of`` (the listed ids it is one of, so no report counts that GPU idle twice).
 """
 
 from __future__ import annotations
@@ -59,10 +66,16 @@ def add_unlisted(tl: Timeline, path: Path, collector: str) -> Timeline:
     if not missing:
         return tl
     vendor = {int(d["rank"]): d.get("vendor") for d in tl.meta.devices if isinstance(d, dict) and d.get("rank") is not None}
-    unknown, alike = [], []
+    unknown, alike, visible = [], [], []
     for r, d, n in missing:
         twin = _agents_alike(tl.meta.devices, r, d)
-        if twin is None:
+        seen = _listed_alike(tl.meta.devices, r, d) if twin is None and collector in _LOOSE_IDS else None
+        if seen is not None:
+            ids = sorted(int(x["device_id"]) for x in tl.meta.devices if _listed(x, r))
+            tl.meta.devices.append({**{k: v for k, v in seen.items() if k not in _NOT_HARDWARE},
+                                    "rank": r, "device_id": d, "one_of": ids})
+            visible.append((d, n, ids, seen))
+        elif twin is None:
             tl.meta.devices.append({"rank": r, "device_id": d, "name": None, "vendor": vendor.get(r)})
             unknown.append((r, d, n))
         else:
@@ -83,7 +96,47 @@ def add_unlisted(tl: Timeline, path: Path, collector: str) -> Timeline:
             f"CPU agents): the id is a HIP device ordinal (rocprof of ROCm 4 and earlier), not a node — which GPU is "
             f"unknown, but all {len(gpus)} GPU agents are {gpus[0].get('name') or gpus[0].get('gfx_arch')} "
             f"({gpus[0].get('gfx_arch')}, {gpus[0].get('num_sms')} CUs), so that is its hardware")
+    for d, n, ids, seen in visible:
+        tl.meta.warnings.append(
+            f"{path}: {plural(n, 'GPU event(s)')} on device {d}, which the trace's deviceProperties (ids "
+            f"{_id_text(ids)}) do not list: the tracer numbered the GPU otherwise than the process's visible devices "
+            f"(ROCm's roctracer) — which listed GPU ran {agree(n, 'it', 'them')} is unknown, but all {len(ids)} are "
+            f"{seen.get('name')}, so that is its hardware")
     return tl
+
+
+#: the largest device index read as another numbering of a listed GPU (no node holds more GPUs); above it, damage
+_MAX_INDEX = 255
+
+#: keys of a Kineto device record that are not its hardware (not copied to a device numbered otherwise)
+_NOT_HARDWARE = ("rank", "device_id", "stand_in", "gpu_index", "one_of")
+
+
+def _listed(d: object, rank: int) -> bool:
+    """A device record of ``rank`` read from the file (not gpulens's stand-in, not one added here)."""
+    return isinstance(d, dict) and d.get("rank") is not None and int(d["rank"]) == rank \
+        and d.get("device_id") is not None and not d.get("stand_in") and "one_of" not in d
+
+
+def _listed_alike(devices: list, rank: int, device_id: int) -> dict | None:
+    """The first device record of ``rank`` when ``device_id`` (0 … :data:`_MAX_INDEX`) is none of them and all of
+    them have the same hardware (name, compute capability, SM/CU count; name and count known); else None (see the
+    module docstring: a Kineto trace numbering its GPUs twice)."""
+    listed = [d for d in devices if _listed(d, rank)]
+    if not listed or not 0 <= device_id <= _MAX_INDEX:
+        return None
+    keys = {(d.get("name"), d.get("compute_capability"), d.get("num_sms")) for d in listed}
+    if len(keys) != 1:
+        return None
+    name, _, sms = next(iter(keys))
+    return listed[0] if name and sms else None
+
+
+def _id_text(ids: list[int]) -> str:
+    """``"0–3"`` for consecutive ids, else ``"0, 2, 5"`` (at most five, then "…")."""
+    if len(ids) > 1 and ids == list(range(ids[0], ids[-1] + 1)):
+        return f"{ids[0]}–{ids[-1]}"
+    return ", ".join(map(str, ids[:5])) + (" …" if len(ids) > 5 else "")
 
 
 def _warn_negative(tl: Timeline, path: Path) -> None:

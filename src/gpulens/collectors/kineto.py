@@ -426,11 +426,12 @@ class KinetoCollector(Collector):
             base_ns = 0  # the memory rows and the metadata follow the event times
             warnings.append(f"{path}: baseTimeNanoseconds {acc.base_ignored} put event times beyond int64 ns: "
                             "ignored, times are relative to the trace's own clock")
-        if any(acc.grid_fixes.values()):
-            warnings.append(f"{path}: ROCm grid sizes converted to workgroups: "
-                            f"{plural(acc.grid_fixes['work_items'], 'kernel record(s)')} in work-items "
-                            f"(hipExtModuleLaunchKernel), {acc.grid_fixes['swapped']:,} with grid and workgroup "
-                            "sizes in swapped places (rocprofiler-sdk backend)")
+        if any(acc.grid_fixes.values()):  # each cause said with its count, a cause with none left unsaid
+            parts = [f"{plural(n, 'kernel record(s)')} {what}" for n, what in (
+                (acc.grid_fixes["work_items"], "in work-items (hipExtModuleLaunchKernel)"),
+                (acc.grid_fixes["swapped"], "with grid and workgroup sizes in swapped places (rocprofiler-sdk "
+                                            "backend)")) if n]
+            warnings.append(f"{path}: ROCm grid sizes converted to workgroups: {', '.join(parts)}")
         if getattr(acc, "copies_by_launcher", 0):
             warnings.append(f"{path}: {plural(acc.copies_by_launcher, 'kernel record(s)')} without launch geometry, "
                             f"enqueued by "

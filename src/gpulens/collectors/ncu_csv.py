@@ -9,6 +9,12 @@ Three layouts, told apart by the header:
   (12 columns). Columns are mapped by name, never by position.
 * **raw page** (``--page raw``) — wide: one row per launch, one column per metric, and a **units row** under the
   header (its ID cell is empty).
+* **per-kernel summary** (``--print-summary per-kernel``) — long, with no ``ID``: one row per (kernel and launch
+  shape, section, metric) with ``Invocations`` and ``Minimum``/``Maximum``/``Average`` in place of ``Metric Value``
+  (``"Process ID","Process Name","Host Name","Kernel Name","Block Size","Grid Size","Device","CC","Invocations",
+  "Section Name","Metric Name","Metric Unit","Minimum","Maximum","Average"``, as ``ncu --import r.ncu-rep --csv
+  --print-summary per-kernel`` prints it). Each kernel and launch shape becomes ``Invocations`` launches with the
+  averages, as the text report's summary does (:func:`gpulens.collectors._ncu.expand_summary`), said in a warning.
 
 Quirks handled: leading non-CSV lines (``==PROF==``, ``==WARNING==``, the application's own stdout) and a UTF-8 BOM;
 thousands separators (``"1,234.56"``); ``n/a``; per-row units converted to base units
@@ -49,6 +55,8 @@ LAUNCH_COLUMNS = {"ID": "id", "Process ID": "pid", "Process Name": "process", "H
 LONG_COLUMNS = {"Section Name", "Metric Name", "Metric Unit", "Metric Value", "Rule Name", "Rule Type",
                 "Rule Description", "Estimated Speedup Type", "Estimated Speedup"}
 NO_KERNELS = "no kernels profiled"
+#: The columns that make a long CSV a per-kernel summary (``--print-summary per-kernel``: no ``ID`` column).
+SUMMARY_COLUMNS = {"Invocations", "Metric Name", "Average"}
 _TOOL_PREFIXES = ("==PROF==", "==WARNING==", "==ERROR==", "==WARN==")
 
 
@@ -63,9 +71,9 @@ def _header_index(lines: list[str]) -> int | None:
         s = ln.lstrip("\ufeff")
         if s.startswith('"ID",') and '"Kernel Name"' in s:
             return i
-        if "ID" in s and "Kernel Name" in s and "," in s:
+        if "Kernel Name" in s and "," in s and ("ID" in s or "Invocations" in s):
             fields = {f.strip() for f in next(csv.reader([s]), [])}
-            if "ID" in fields and "Kernel Name" in fields:
+            if "Kernel Name" in fields and ("ID" in fields or SUMMARY_COLUMNS <= fields):
                 return i
     return None
 
@@ -149,6 +157,8 @@ class NcuCsvCollector(Collector):
         if cut is not None:
             warnings.append(cut)
         df = pd.DataFrame(rows, columns=header, dtype=object) if rows else pd.DataFrame(columns=header, dtype=object)
+        if SUMMARY_COLUMNS <= set(df.columns) and "Metric Value" not in df.columns:
+            return "per-kernel summary", _summary(df, path, warnings)
         if "Metric Name" in df.columns and "Metric Value" in df.columns:
             return "details", _long(df)
         return "raw", _wide(df, path, warnings)
@@ -291,6 +301,38 @@ def _long(df: pd.DataFrame):
         strings[int(i)].setdefault(str(k), str(v))
     rules = _rules(df, li)
     return launches, metrics, strings, rules
+
+
+#: What tells a per-kernel summary's kernels apart: ncu writes one group of rows per kernel and launch shape.
+_SUMMARY_KEY = ("Process ID", "Kernel Name", "Block Size", "Grid Size", "Device", "CC", "Context", "Stream")
+
+
+def _summary(df: pd.DataFrame, path: Path, warnings: list[str]):
+    """A per-kernel summary (see module docstring) → (launches, metrics, strings, rules): its ``Average`` read as
+    the metric value, each kernel and launch shape expanded into its ``Invocations`` launches. An Invocations cell
+    that is no whole number ≥ 1 counts as one launch, said in ``warnings``."""
+    key = [c for c in _SUMMARY_KEY if c in df.columns]
+    group, _ = pd.factorize(df[key].fillna("").astype(str).agg("|".join, axis=1), sort=False)
+    df = df.assign(**{"ID": group.astype(str), "Metric Value": df["Average"]})
+    launches, li = _launches(df)
+    calls = np.ones(len(launches), dtype="int64")
+    n = pd.Series(_numbers(df["Invocations"]), index=df.index)
+    per = n.groupby(li).first() if len(df) else n
+    bad = 0
+    for i, v in per.items():
+        if v == v and v >= 1 and float(v).is_integer():
+            calls[int(i)] = int(v)
+        else:
+            bad += 1
+    if bad:
+        warnings.append(f"{path}: {plural(bad, 'kernel(s)')} of the per-kernel summary with no whole Invocations "
+                        "count: each read as one launch")
+    try:
+        parts = _ncu.expand_summary(*_long(df), [int(c) for c in calls])
+    except ValueError as e:
+        raise TraceFormatError(path, str(e)) from None
+    warnings.append(_ncu.summary_note(path, int(calls.sum()), " per-kernel --csv"))
+    return parts
 
 
 def _rules(df: pd.DataFrame, li: pd.Series) -> pd.DataFrame:

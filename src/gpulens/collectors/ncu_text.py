@@ -48,7 +48,6 @@ from gpulens.collectors._ncu_units import parse_number
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline
-from gpulens.units import agree, plural
 
 #: ``[pid] process@host`` opening a process's launches.
 #: (re.ASCII throughout: ``\d`` read digits of other scripts, which ``int`` turns into numbers.)
@@ -69,7 +68,7 @@ _LAUNCH_SUM = re.compile(r"^\s+(?P<name>\S.*?) \((?P<grid>\d+, \d+, \d+)\)x\((?P
 _DEVICE = re.compile(r"^\s+Device (?P<device>\d+), CC (?P<cc>\d+\.\d+)\s*$", re.ASCII)
 _SECTION = re.compile(r"^\s+Section: (.+?)\s*$")
 #: Most launches a per-kernel summary is expanded into (its Invocations summed): a larger count is refused.
-MAX_LAUNCHES = 2_000_000
+MAX_LAUNCHES = _ncu.MAX_SUMMARY_LAUNCHES
 _RULE_LINE = re.compile(r"^(\s+)(OPT|WRN|INF|ERR)(\s{2,})(\S.*?)\s*$")
 #: ncu 2023+'s estimate heading a rule message: ``Est. Speedup: 92.5%``, ``Est. Local Speedup: 79.63%``.
 _EST = re.compile(r"^Est\. (?:(Local|Global) )?Speedup: ([\d.,]+)%\s*(.*)$", re.IGNORECASE | re.ASCII)
@@ -166,20 +165,7 @@ def parse(text: str) -> tuple[list[dict[str, Any]], pd.DataFrame, list[dict[str,
         i += 1
     metrics = pd.DataFrame(rows, columns=["launch", "section", "metric", "unit", "value"])
     rule_df = pd.DataFrame(rules, columns=RULE_COLUMNS)
-    if sum(calls) > MAX_LAUNCHES:
-        raise ValueError(f"a per-kernel summary of {sum(calls):,} invocations (more than {MAX_LAUNCHES:,})")
-    if any(c > 1 for c in calls):  # a summary kernel of N invocations: N launches, each with the averages
-        first = np.concatenate([[0], np.cumsum(calls)[:-1]])
-        launches = [{**la, "id": str(first[i] + k)} for i, la in enumerate(launches) for k in range(calls[i])]
-        strings = [st for i, st in enumerate(strings) for _ in range(calls[i])]
-        reps = np.asarray(calls)[metrics["launch"].to_numpy(dtype=int)] if len(metrics) else np.zeros(0, dtype=int)
-        metrics = metrics.loc[metrics.index.repeat(reps)].reset_index(drop=True)
-        offset = np.concatenate([np.arange(r) for r in reps]) if len(reps) else np.zeros(0, dtype=int)
-        metrics["launch"] = first[metrics["launch"].to_numpy(dtype=int)] + offset
-        rr = np.asarray(calls)[rule_df["launch"].to_numpy(dtype=int)] if len(rule_df) else np.zeros(0, dtype=int)
-        rule_df = rule_df.loc[rule_df.index.repeat(rr)].reset_index(drop=True)
-        off = np.concatenate([np.arange(r) for r in rr]) if len(rr) else np.zeros(0, dtype=int)
-        rule_df["launch"] = first[rule_df["launch"].to_numpy(dtype=int)] + off
+    launches, metrics, strings, rule_df = _ncu.expand_summary(launches, metrics, strings, rule_df, calls)
     return launches, metrics, strings, rule_df, int(sum(c for c in calls if c > 1))
 
 
@@ -206,6 +192,5 @@ class NcuTextCollector(Collector):
                                          "found")
         warnings = []
         if summarised:
-            warnings.append(f"{path}: per-kernel summary (ncu --print-summary): {plural(summarised, 'launch(es)')} {agree(summarised, 'is', 'are')} each shown "
-                            "with their kernel's average over its invocations (minimum and maximum not kept)")
+            warnings.append(_ncu.summary_note(path, summarised, ""))
         return _ncu.build(path, self.name, launches, metrics, strings, rules, warnings, {"layout": "text"})

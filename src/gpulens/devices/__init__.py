@@ -356,7 +356,9 @@ def split_by_work(timeline: Any) -> tuple[list[Mapping[str, Any]], list[Mapping[
 
     An nsys export lists every GPU of the machine (``TARGET_INFO_GPU``), a Kineto trace every visible device: a
     run on one A100 of a node that also holds two A40s records all three. When no recorded device matches a GPU
-    event (another numbering, no GPU work) all are returned as working and none as idle: nothing is claimed.
+    event (another numbering, no GPU work) all are returned as working and none as idle: nothing is claimed. A busy
+    record with ``one_of`` (a GPU numbered otherwise than the list, :mod:`gpulens.collectors._unlisted`) is one of
+    those listed ids: one of them is left out of the idle ones.
     """
     devs = [d for d in timeline.meta.devices if isinstance(d, Mapping)]
     ev = timeline.events
@@ -377,7 +379,15 @@ def split_by_work(timeline: Any) -> tuple[list[Mapping[str, Any]], list[Mapping[
     busy = [d for d in devs if key(d) in keys]
     if not busy:
         return devs, []
-    return busy, [d for d in devs if key(d) not in keys]
+    idle = [d for d in devs if key(d) not in keys]
+    # a busy GPU numbered otherwise than the list (``one_of``: the listed ids it is one of, a Kineto trace on ROCm)
+    # is one of the idle-looking listed GPUs: one of them is not idle (which one is unknown; the names are alike)
+    for b in busy:
+        one_of = b.get("one_of") or ()
+        twin = next((d for d in idle if key(d) is not None and key(d)[0] == key(b)[0] and key(d)[1] in one_of), None)
+        if twin is not None:
+            idle.remove(twin)
+    return busy, idle
 
 
 def _main_device(timeline: Any) -> Mapping[str, Any] | None:
