@@ -3,6 +3,9 @@
 * The Kineto byte scanner is used unasked from 8 MiB of trace text (its library loads in milliseconds; the bound was
   64 MiB when it meant importing numba): a file the size of one rank of ``gen_kineto.py --ranks 8 --kernels 25000``
   (31.5 MB) or of 7,500 kernels (9.4 MB) is scanned, and read exactly as msgspec reads it; a 6 MiB file is not.
+* The console command ends without the interpreter's teardown only when nothing is lost by it: the ``atexit``
+  handlers still run, the standard streams are complete, the exit status is the command's own, a non-daemon thread
+  is still waited for, and ``python -m cProfile`` still prints its statistics.
 """
 
 from __future__ import annotations
@@ -81,3 +84,49 @@ def test_a_9_mib_trace_is_scanned_unasked_and_read_as_msgspec_reads_it(tmp_path,
     raw = json.loads(path.read_text(encoding="utf-8"))["traceEvents"]
     kernels = sum(1 for e in raw if e.get("ph") == "X" and e.get("cat") == "kernel")
     assert kernels >= 7_500 and int(auto.events["kind"].isin(["kernel", "comm"]).sum()) == kernels
+
+
+# --- the end of the process ----------------------------------------------------------------------------------------
+
+_ATEXIT_RUN = """
+import atexit, sys, threading, time
+from pathlib import Path
+atexit.register(lambda: print("atexit handler ran", file=sys.stderr))
+if {thread!r}:
+    def late():
+        time.sleep(0.5)
+        Path({marker!r}).write_text("written by a non-daemon thread")
+    threading.Thread(target=late).start()
+sys.argv = ["gpulens"] + {argv!r}
+from gpulens.cli import main
+main()
+"""
+
+
+def test_the_command_ends_with_its_atexit_handlers_streams_and_status(tmp_path):
+    out = tmp_path / "demo.json"
+    r = _child(["-c", _ATEXIT_RUN.format(thread=False, marker="", argv=["analyze", "--demo", "--no-cache",
+                                                                            "--json", str(out)])])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.rstrip().endswith(f"JSON report written to {out}")  # the last console line reached the pipe
+    assert "atexit handler ran" in r.stderr
+    assert out.read_text(encoding="utf-8").rstrip().endswith("}")
+    missing = tmp_path / "absent.json"
+    r = _child(["-c", _ATEXIT_RUN.format(thread=False, marker="", argv=["analyze", str(missing)])])
+    assert r.returncode == 2  # EXIT_USAGE, as documented in gpulens.errors
+    assert f"gpulens: error: {missing}: {os.strerror(2).lower()}" in r.stderr.lower()
+    assert "atexit handler ran" in r.stderr
+
+
+def test_a_non_daemon_thread_is_still_waited_for(tmp_path):
+    marker = tmp_path / "late.txt"
+    r = _child(["-c", _ATEXIT_RUN.format(thread=True, marker=str(marker), argv=["devices"])])
+    assert r.returncode == 0, r.stderr
+    assert marker.read_text() == "written by a non-daemon thread"
+    assert "atexit handler ran" in r.stderr
+
+
+def test_cprofile_still_prints_its_statistics(tmp_path):
+    r = _child(["-m", "cProfile", "-s", "cumulative", "-m", "gpulens", "devices"])
+    assert r.returncode == 0, r.stderr
+    assert "function calls" in r.stdout and "Ordered by: cumulative time" in r.stdout
