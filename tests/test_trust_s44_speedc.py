@@ -1,8 +1,9 @@
 """Fixed costs of the command line and of rank-sized Kineto files (issue 16), held to values from outside gpulens.
 
-* The Kineto byte scanner is used unasked from 8 MiB of trace text (its library loads in milliseconds; the bound was
-  64 MiB when it meant importing numba): a file the size of one rank of ``gen_kineto.py --ranks 8 --kernels 25000``
-  (31.5 MB) or of 7,500 kernels (9.4 MB) is scanned, and read exactly as msgspec reads it; a 6 MiB file is not.
+* The Kineto byte scanner is used unasked from 8 MiB of trace text when its compiled library is built (it loads in
+  milliseconds), from 64 MiB when using it means importing numba or building the library: a file the size of one
+  rank of ``gen_kineto.py --ranks 8 --kernels 25000`` (31.5 MB) or of 7,500 kernels (9.4 MB) is scanned once the
+  library is there, and read exactly as msgspec reads it; a 6 MiB file is not.
 * The console command ends without the interpreter's teardown only when nothing is lost by it: the ``atexit``
   handlers still run, the standard streams are complete, the exit status is the command's own, a non-daemon thread
   is still waited for, and ``python -m cProfile`` still prints its statistics.
@@ -57,14 +58,29 @@ def _collect(path: Path, fast: bool | None):
         kineto_mod.piece_reader = orig
 
 
-def test_the_automatic_bound_is_8_mib_of_text(monkeypatch):
+def test_the_automatic_bound_is_8_mib_with_the_library_and_64_mib_without(monkeypatch):
     monkeypatch.delenv(_kineto_fast.ENV, raising=False)
-    assert _kineto_fast.AUTO_MIN_BYTES == 8 * _MiB
+    assert (_kineto_fast.NATIVE_MIN_BYTES, _kineto_fast.AUTO_MIN_BYTES) == (8 * _MiB, 64 * _MiB)
+    monkeypatch.setattr(_kineto_fast, "_library_ready", lambda: True)
     # one rank file of the 8-rank benchmark directory (31,500,186 bytes) and a 9.4 MB trace: scanned
     assert _kineto_fast.wanted(None, 31_500_186, False) and _kineto_fast.wanted(None, 9_417_372, False)
     assert not _kineto_fast.wanted(None, 6_277_458, False)  # 6.3 MB: the scanner cost more than it saved
     # a gzip file counts as 8× its bytes on disk: 1.2 MB of gzip (≈ 9.6 MB of text) is scanned
     assert _kineto_fast.wanted(None, 1_200_000, True) and not _kineto_fast.wanted(None, 1_000_000, True)
+    monkeypatch.setattr(_kineto_fast, "_library_ready", lambda: False)  # numba imported or the library built first
+    assert not _kineto_fast.wanted(None, 31_500_186, False) and _kineto_fast.wanted(None, 64 * _MiB, False)
+
+
+def test_the_library_counts_as_ready_only_when_built_and_turned_on(monkeypatch):
+    from gpulens.collectors import _kineto_native
+
+    monkeypatch.setattr(_kineto_native, "find", lambda: None)
+    assert not _kineto_fast._library_ready()
+    monkeypatch.setattr(_kineto_native, "find", lambda: Path("/built/kineto_scan.so"))
+    monkeypatch.setenv(_kineto_native.ENV, "0")
+    assert not _kineto_fast._library_ready()
+    monkeypatch.delenv(_kineto_native.ENV, raising=False)
+    assert _kineto_fast._library_ready()
 
 
 def test_a_9_mib_trace_is_scanned_unasked_and_read_as_msgspec_reads_it(tmp_path, monkeypatch):
@@ -75,6 +91,8 @@ def test_a_9_mib_trace_is_scanned_unasked_and_read_as_msgspec_reads_it(tmp_path,
     gen_kineto.generate(path, 7_500, steps=4)
     size = path.stat().st_size
     assert 8 * _MiB <= size < 64 * _MiB  # under the old bound, over the new one
+    if not _kineto_fast._library_ready():  # _available() above builds it where a C compiler is found
+        pytest.skip("no compiled scanner library here (numba's entry point only): the 64 MiB bound applies")
     auto, reader = _collect(path, None)
     assert reader.on and reader.scanned >= 1
     plain, plain_reader = _collect(path, False)
