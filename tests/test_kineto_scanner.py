@@ -230,6 +230,7 @@ def test_times_with_many_decimals_negative_and_missing_are_read_exactly(tmp_path
 
 def test_auto_mode_uses_the_file_size_and_the_environment(monkeypatch):
     monkeypatch.delenv("GPULENS_KINETO_FAST", raising=False)
+    monkeypatch.setattr("gpulens.collectors._kineto_fast._library_ready", lambda: False)  # numba to import
     assert not wanted(None, 48 << 20, False) and wanted(None, 80 << 20, False)
     assert wanted(None, 9 << 20, True) and not wanted(None, 7 << 20, True)  # gzip: about 8× the bytes on disk
     assert wanted(True, 10, False) and not wanted(False, 1 << 30, False)

@@ -229,5 +229,33 @@ def main(argv: list[str] | None = None) -> int:
         import gc
 
         gc.freeze()
-        sys.exit(code)
+        end_process(code)
     return code
+
+
+def end_process(code: int) -> None:
+    """End the console command's process with exit status ``code``, skipping the interpreter's teardown when that
+    is safe: the ``atexit`` handlers run (logging's flush, temporary folders, coverage), the standard streams are
+    flushed, then ``os._exit`` — every module's dictionary and every array still alive is not freed one object at a
+    time just before the OS reclaims the whole process (≈ 25 ms of CPU at the end of a 100k-kernel ``gpulens
+    analyze``; measured, session 44: 58–70 ms from the end of ``main`` to the end of the process, 31–48 ms with it).
+    ``sys.exit(code)`` — the ordinary teardown — instead while a thread that the interpreter would wait for is alive
+    (a non-daemon thread), under a profiler or tracer (``python -m cProfile`` prints its statistics after the
+    command returns, a debugger may stop at exit), or for an exit status that is not an int."""
+    import threading
+
+    plain = (isinstance(code, int) and not isinstance(code, bool) and sys.getprofile() is None
+             and sys.gettrace() is None
+             and all(t.daemon or t is threading.main_thread() for t in threading.enumerate()))
+    if not plain:
+        sys.exit(code)
+    import atexit
+
+    atexit._run_exitfuncs()  # handlers print their own errors and are cleared: never run twice
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):  # the wrapped streams too
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):  # a closed or broken stream: the ordinary exit could not write it either
+            pass
+    os._exit(code)

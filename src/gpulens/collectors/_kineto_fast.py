@@ -17,8 +17,9 @@ encoded in the accumulator's dictionaries in order of first appearance, as ``Dic
 
 When it is used (:func:`piece_reader`): ``fast=True``/``False`` (``KinetoCollector.collect(..., fast=)``), else the
 environment variable ``GPULENS_KINETO_FAST`` (``1`` on, ``0`` off), else automatically for files of at least
-:data:`AUTO_MIN_BYTES` (decompressed size estimated as 8× a gzip file's size): below that, importing numba and
-loading its compiled cache costs more than it saves. Without numba, or when numba fails to import or compile the
+:data:`AUTO_MIN_BYTES` (decompressed size estimated as 8× a gzip file's size), or of at least :data:`NATIVE_MIN_BYTES`
+when the scanner's compiled library is already built (:func:`_library_ready`): below those, importing numba (or
+building the library, once) — or, with the library, loading it — costs more than the scanner saves. Without numba, or when numba fails to import or compile the
 scanner (any exception, :func:`_available`), the msgspec path is used silently.
 """
 
@@ -42,11 +43,18 @@ ENV = "GPULENS_KINETO_FAST"
 #: same peak. Without that policy (a program importing gpulens), the second thread's fresh pages cost more than it
 #: overlapped (sixteenth session: 19.3–23.0 s wall / 23.0–25.5 s CPU against 20.1–20.3 / 20.3–20.5 s): one thread.
 THREADS_ENV = "GPULENS_KINETO_THREADS"
-#: bytes of trace text from which the scanner is used when not forced. Measured (session 15, 2 shared cores, CPU
-#: of ``collect()`` in a fresh process, 3 runs each, scanner vs msgspec): 24.6 MB +0.33 s, 30.8 MB +0.24 s, 123 MB
-#: −0.46 s — importing numba and loading the compiled scanner costs ≈ 0.47 s once, each MB then ≈ 7.5 ms less:
-#: break-even ≈ 63 MB, so from 64 MiB on (main's slower scanner, same runs: 123 MB still +0.23 s)
+#: bytes of trace text from which the scanner is used when not forced and its compiled library is not built yet (so
+#: numba is imported, ≈ 0.47 s, or the library built, once). Measured (session 15, 2 shared cores, CPU of
+#: ``collect()`` in a fresh process, 3 runs each, scanner vs msgspec): 24.6 MB +0.33 s, 30.8 MB +0.24 s, 123 MB
+#: −0.46 s — break-even ≈ 63 MB, so from 64 MiB on
 AUTO_MIN_BYTES = 64 << 20
+#: bytes of trace text from which the scanner is used when its compiled library is built for these sources
+#: (:func:`_library_ready`: loading it and the self-check cost ≈ 7 ms, no numba). Measured (session 44, 2 shared cores
+#: at load 8–10, CPU of ``collect()`` after the imports, 5 alternated pairs, medians, msgspec → scanner): 3.1 MB
+#: 0.191 → 0.197 s, 6.3 MB 0.248 → 0.283 s, 9.4 MB 0.318 → 0.232 s, 12.6 MB 0.354 → 0.261 s, 31.5 MB (one rank of
+#: ``benchmarks/gen_kineto.py --ranks 8 --kernels 25000``) 0.69 → 0.47 s: break-even between 6.3 and 9.4 MB, so from
+#: 8 MiB on
+NATIVE_MIN_BYTES = 8 << 20
 _GZIP_RATIO = 8
 _GPU_CATEGORIES: Any = None
 
@@ -58,7 +66,19 @@ def wanted(force: bool | None, size_bytes: int, compressed: bool) -> bool:
     env = os.environ.get(ENV, "").strip()
     if env in ("0", "1"):
         return env == "1"
-    return size_bytes * (_GZIP_RATIO if compressed else 1) >= AUTO_MIN_BYTES
+    size = size_bytes * (_GZIP_RATIO if compressed else 1)
+    return size >= AUTO_MIN_BYTES or (size >= NATIVE_MIN_BYTES and _library_ready())
+
+
+def _library_ready() -> bool:
+    """Whether the scanner's compiled library is turned on and built for these sources
+    (:func:`._kineto_native.find`): using the scanner then imports no numba and builds nothing."""
+    try:
+        from gpulens.collectors import _kineto_native as N
+
+        return N.enabled() and N.find() is not None
+    except Exception:  # noqa: BLE001  (an unusable cache folder: as if not built)
+        return False
 
 
 class piece_reader:  # noqa: N801  (used as a function)
