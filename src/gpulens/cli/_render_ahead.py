@@ -16,7 +16,7 @@ instead, so its error, if any, is the one the serial run gives. Used only by the
 (:data:`gpulens.cli._ENDS_PROCESS`: its objects are frozen out of the collector for the rest of the process), on
 Linux with ``os.fork``, two or more cores, and a run of at least
 :data:`~gpulens.analyzers._parallel_run.MIN_EVENTS` events (a small report renders in less time than a fork
-costs), with available memory for the copies (:func:`allowed`).
+costs).
 """
 
 from __future__ import annotations
@@ -29,17 +29,16 @@ from typing import Any
 AHEAD = ("html", "markdown")
 
 
-def _loaded(report: Any) -> list[Any]:
-    """The report's loaded Timelines (a cache hit's lazy Timeline is not loaded for this)."""
+def _events(report: Any) -> int:
+    """Events of the report's loaded Timelines (a cache hit's lazy Timeline is not loaded for this: 0)."""
     from gpulens.report import LazyTimeline
 
-    return [s.timeline for s in report.sources if not isinstance(s.timeline, LazyTimeline)]
+    return sum(len(s.timeline.events) for s in report.sources if not isinstance(s.timeline, LazyTimeline))
 
 
 def allowed(report: Any, modules: list[str]) -> bool:
-    """Whether :func:`start` forks for ``modules``: the console command, at least one of :data:`AHEAD` asked for,
-    Linux with ``os.fork``, two or more cores, a large run, and available memory for what the two processes copy
-    (about the events tables, plus 256 MiB)."""
+    """Whether :func:`start` forks for ``modules``: the console command, two renderers' worth of work (at least one
+    of :data:`AHEAD`), Linux with ``os.fork``, two or more cores and a large run."""
     import os
 
     from gpulens import cli
@@ -49,14 +48,8 @@ def allowed(report: Any, modules: list[str]) -> bool:
     if not sys.platform.startswith("linux") or not hasattr(os, "fork"):
         return False
     from gpulens.analyzers._parallel_run import MIN_EVENTS, _cores
-    from gpulens.collectors._parallel import _available_memory
 
-    tls = _loaded(report)
-    if _cores() < 2 or sum(len(t.events) for t in tls) < MIN_EVENTS:
-        return False
-    # room for the pages both processes write after the fork (copy-on-write), at most about the events tables
-    need = sum(int(t.events.memory_usage(index=True, deep=False).sum()) for t in tls) + (256 << 20)
-    return _available_memory() >= need
+    return _cores() >= 2 and _events(report) >= MIN_EVENTS
 
 
 class Ahead:
