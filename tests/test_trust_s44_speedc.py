@@ -7,8 +7,6 @@
 * The console command ends without the interpreter's teardown only when nothing is lost by it: the ``atexit``
   handlers still run, the standard streams are complete, the exit status is the command's own, a non-daemon thread
   is still waited for, and ``python -m cProfile`` still prints its statistics.
-* ``--html``/``--markdown`` rendered in a forked child beside the console summary and the JSON report give the
-  bytes the serial command gives (creation time apart), also when the child crashes or the fork fails.
 """
 
 from __future__ import annotations
@@ -150,62 +148,3 @@ def test_cprofile_still_prints_its_statistics(tmp_path):
     r = _child(["-m", "cProfile", "-s", "cumulative", "-m", "gpulens", "devices"])
     assert r.returncode == 0, r.stderr
     assert "function calls" in r.stdout and "Ordered by: cumulative time" in r.stdout
-
-
-# --- HTML and Markdown rendered beside the summary ------------------------------------------------------------------
-
-_AHEAD_RUN = """
-import atexit, os, sys
-import gpulens.analyzers._parallel_run as PR
-import gpulens.cli._render_ahead as RA
-PR.MIN_EVENTS = {min_events}  # the demo trace (≈ 9k events) is small: forked anyway, or never
-PR._cores = lambda: 2  # a one-core CI runner forks here too
-forked = []
-real_start = RA.start
-def start(*a, **k):
-    got = real_start(*a, **k)
-    forked.append(got is not None and got.child is not None)
-    return got
-RA.start = start
-real_fork = PR._fork
-if {mode!r} == "crash":  # the child dies before it answers
-    PR._fork = lambda work: real_fork(lambda send: os._exit(3))
-elif {mode!r} == "no fork":
-    PR._fork = lambda work: None
-atexit.register(lambda: print("forked:", forked, file=sys.stderr))
-sys.argv = ["gpulens", "analyze", "--demo", "--no-cache", "--json", {d!r} + "/r.json", "--html", {d!r} + "/r.html",
-            "--markdown", {d!r} + "/r.md"]
-from gpulens.cli import main
-main()
-"""
-
-
-def _ahead(tmp_path: Path, name: str, mode: str, min_events: int) -> tuple[dict[str, bytes], str]:
-    import re
-
-    d = tmp_path / name
-    d.mkdir()
-    r = _child(["-c", _AHEAD_RUN.format(min_events=min_events, mode=mode, d=str(d))])
-    assert r.returncode == 0, r.stderr
-    created = re.compile(rb"20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00")  # Report.created, once a report
-    texts = {}
-    for ext in ("json", "html", "md"):
-        raw = (d / f"r.{ext}").read_bytes()
-        assert len(created.findall(raw)) >= 1
-        texts[ext] = created.sub(b"<created>", raw)
-    out = r.stdout.replace(str(d), "<dir>")
-    texts["console"] = out.encode()
-    return texts, r.stderr
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux") or not hasattr(os, "fork"), reason="forks on Linux only")
-@pytest.mark.parametrize("mode", ["ok", "crash", "no fork"])
-def test_reports_rendered_beside_the_summary_are_the_serial_bytes(tmp_path, mode):
-    serial, err = _ahead(tmp_path, "serial", "ok", 10**12)
-    assert "forked: [False]" in err
-    ahead, err = _ahead(tmp_path, "ahead", mode, 0)
-    assert ("forked: [True]" if mode != "no fork" else "forked: [False]") in err
-    assert "internal error" not in err
-    for k in serial:
-        assert ahead[k] == serial[k], k
-    assert serial["console"].rstrip().endswith(b"Markdown summary written to <dir>/r.md")

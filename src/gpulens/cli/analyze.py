@@ -206,28 +206,21 @@ def register(app: typer.Typer) -> None:
                                   on_load=lambda p: status.update(f"Loading {p} …"), select=select,
                                   cache=not no_cache, workers=workers, scheduler=scheduler, join=join, device_spec=device_spec,
                                   require_all=strict_dir)
-        from gpulens.cli._render_ahead import start as render_ahead
         from gpulens.reports.render_cache import console_summary, render as render_as
 
-        ahead = render_ahead(report, [m for _, m, _ in outputs])  # HTML/Markdown beside the summary and JSON
-        try:
-            if not quiet:
-                _print_summary(console, console_summary(report, console, top))
-                hint = "" if join else ranks_hint(report, inputs)
-                if hint:
-                    console.print(hint, soft_wrap=True)
-            else:
-                from gpulens.reports.render_cache import partial_lines
+        if not quiet:
+            _print_summary(console, console_summary(report, console, top))
+            hint = "" if join else ranks_hint(report, inputs)
+            if hint:
+                console.print(hint, soft_wrap=True)
+        else:
+            from gpulens.reports.render_cache import partial_lines
 
-                _warn_partial(partial_lines(report))
-            for out, module, what in outputs:
-                text = render_as(report, module) if ahead is None else ahead.text(report, module)
-                write_output(out, text, inputs, module, force)
-                if not quiet:
-                    console.print(f"{what} written to {out}")
-        finally:
-            if ahead is not None:
-                ahead.close()
+            _warn_partial(partial_lines(report))
+        for out, module, what in outputs:
+            write_output(out, render_as(report, module), inputs, module, force)
+            if not quiet:
+                console.print(f"{what} written to {out}")
         for folder, fmt in ((csv_dir, "csv"), (parquet_dir, "parquet")):
             if folder is not None:
                 from gpulens.export import export_tables
