@@ -59,3 +59,40 @@ def test_spec_figures_within_the_known_range_are_kept(tmp_path):
     # 2,000 GB/s (H100 PCIe) and 50 × the largest bandwidth (400,000 GB/s, the limit) are kept
     assert load_spec(_spec_file(tmp_path, {"memory_bandwidth": 2000})).memory_bandwidth == 2000e9
     assert load_spec(_spec_file(tmp_path, {"memory_bandwidth": 400_000})).memory_bandwidth == 400_000e9
+
+
+# --- 2. the gate's PASS band and the noise it comes from add up ------------------------------------------------
+
+
+def _gate_row(base: list[float], cand: list[float]):
+    from gpulens.gate.compare import compare_metric
+    from gpulens.gate.config import GateConfig
+    from gpulens.gate.runs import Metric
+
+    return compare_metric("span_ns", Metric("span_ns", "timing", "ns", base), Metric("span_ns", "timing", "ns", cand),
+                          GateConfig())
+
+
+def test_gate_band_and_noise_shown_add_up():
+    from gpulens.reports.gate_fmt import limit_cells
+
+    # baseline 97, 100, 103: median 100, MAD 3 → noise 1.4826 × 3 / 100 = 4.4478 %, band 2 × it = 8.8956 %. With one
+    # decimal they read "8.9 % band — 2 × noise 4.4 %" (2 × 4.4 = 8.8); with two, 2 × 4.45 = 8.90 = the band shown
+    r = _gate_row([97.0, 100.0, 103.0], [104.0, 104.0, 104.0])
+    assert r.base_spread == pytest.approx(0.044478) and r.band == pytest.approx(0.088956)
+    assert "the 8.90 % PASS band — 2 × baseline noise 4.45 %, wider than the 5.0 % threshold" in r.reason
+    assert limit_cells(r) == ["±5.0 %", "±4.45 %", "±8.90 %"]
+    # baseline 95, 100, 105: noise 7.413 %, band 14.826 %: 2 × 7.4 = 14.8 = the band shown, one decimal is enough
+    r = _gate_row([95.0, 100.0, 105.0], [104.0, 104.0, 104.0])
+    assert "the 14.8 % PASS band — 2 × baseline noise 7.4 %" in r.reason and limit_cells(r)[1:] == ["±7.4 %", "±14.8 %"]
+
+
+@pytest.mark.parametrize("mad", [0.5 + 0.173 * i for i in range(40)])
+def test_gate_band_shown_is_k_times_the_noise_shown(mad):
+    from gpulens.reports.gate_fmt import limit_cells
+
+    r = _gate_row([100.0 - mad, 100.0, 100.0 + mad], [100.0, 100.0, 100.0])
+    noise, band = (float(c.strip("±% ")) for c in limit_cells(r)[1:])
+    if r.band > r.threshold:
+        digits = len(limit_cells(r)[2].split(".")[1].split()[0])
+        assert round(2 * noise, digits) == band
