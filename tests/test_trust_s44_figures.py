@@ -96,3 +96,27 @@ def test_gate_band_shown_is_k_times_the_noise_shown(mad):
     if r.band > r.threshold:
         digits = len(limit_cells(r)[2].split(".")[1].split()[0])
         assert round(2 * noise, digits) == band
+
+
+# --- 3. lower-bound FLOP figures carry "≥" in every report --------------------------------------------------------
+
+H200_CSV = Path(__file__).parent / "data" / "nvidia" / "h200" / "h200_kernels_details.csv"
+
+
+def test_lower_bound_flops_are_marked_in_markdown_and_html():
+    import html as _html
+    import re
+
+    from gpulens.reports import html, markdown
+
+    # the CSV collects no FP-instruction counter (sm__sass_thread_inst_executed_op_*), only the bf16 tensor path:
+    # gemm_wmma's 17,179,869,184 FLOP are a lower bound. The DRAM point: 17.18 GFLOP / 19.12 MB ≈ 899 FLOP/B and
+    # 17.18 GFLOP / 625.54 µs = 27.46 TFLOP/s — each "≥"; the roof it is judged against (795 TFLOP/s) is no bound
+    rep = gpulens.analyze([H200_CSV])
+    md = markdown.render(rep)
+    sec = md[md.index("### Hierarchical roofline"):]
+    assert "| gemm\\_wmma | dram | 1 | 625.54 µs | ≥ 17.18 GFLOP | 19.12 MB | ≥ 899 FLOP/B | ≥ 27.46 TFLOP/s |" in sec
+    page = _html.unescape(re.sub(r"<[^>]+>", " ", html.render(rep)))
+    assert page.count("≥ 17.18 GFLOP") >= 3 and "17.18 GFLOP  19.12" not in page.replace("≥ 17.18", "")
+    assert "≥ 27.46 TFLOP/s" in page and "≥ 795.00 TFLOP/s" not in page and "≥ 989.40 TFLOP/s" not in page
+    assert "≥ 166 FLOP/B" not in page  # the ridge point is the roofs' ratio, not a measured figure

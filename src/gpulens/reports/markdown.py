@@ -27,6 +27,7 @@ from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_t
 from gpulens.reports._format import source_vendor, vendor_headers
 from gpulens.reports._html_parts import is_name_column
 from gpulens.reports._md_safe import neutralise
+from gpulens.reports._values import lower_bound_flags, lower_bound_mark
 from gpulens.reports._warnings import WARNINGS_SHOWN, environment_notes, grouped_warnings, input_note
 from gpulens.reports._coverage import analysis_coverage
 from gpulens.reports._names import label_scope, short_names
@@ -66,10 +67,12 @@ def md_table(df: pd.DataFrame, columns: Sequence[str], max_rows: int, headers: d
     shorts = {c: short_names(body[c].astype(str).tolist()) for c in cols if is_name_column(c, docs.get(c, ""))}
     lines = ["| " + " | ".join(md_text(headers.get(c, column_label(c, docs.get(c, "")))) for c in cols) + " |",
              "|" + "|".join("---" for _ in cols) + "|"]
+    lower = lower_bound_flags(body)  # FLOP figures over partial FP counters: "≥ 17.18 GFLOP", as every report
     for i, row in enumerate(zip(*[body[c].tolist() for c in cols])):
         # a table cell holds a name or a figure (event and op names too): shortened to NAME_CHARS, the full text
         # in the JSON and HTML reports (the report's header says so); sentences are written outside the tables
-        lines.append("| " + " | ".join(md_text(shorts[c][i] if c in shorts else fmt_unit(v, units[c]), NAME_CHARS)
+        lines.append("| " + " | ".join(md_text(shorts[c][i] if c in shorts else
+                                               lower_bound_mark(fmt_unit(v, units[c]), c, units[c], lower[i]), NAME_CHARS)
                                        for c, v in zip(cols, row)) + " |")
     if len(df) > max_rows:
         lines.append(f"\n_{max_rows} of {len(df)} rows shown._")
