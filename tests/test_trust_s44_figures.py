@@ -120,3 +120,46 @@ def test_lower_bound_flops_are_marked_in_markdown_and_html():
     assert page.count("≥ 17.18 GFLOP") >= 3 and "17.18 GFLOP  19.12" not in page.replace("≥ 17.18", "")
     assert "≥ 27.46 TFLOP/s" in page and "≥ 795.00 TFLOP/s" not in page and "≥ 989.40 TFLOP/s" not in page
     assert "≥ 166 FLOP/B" not in page  # the ridge point is the roofs' ratio, not a measured figure
+
+
+# --- 4. a multi-GPU breakdown's busy % over work of unknown duration says "at least" ------------------------------
+
+
+def _untimed_two_gpus(tmp_path: Path) -> Path:
+    """Two GPUs of one rank, µs from the first kernel: kA 0+10, kB 20+30, kC 60+? (no duration on GPU 0; 30 on GPU
+    1), kA 100+10. GPU 0: span 110, timed busy 10 + 30 + 10 = 50 → 45.45 %; GPU 1: busy 80 → 72.73 %. The untimed
+    kC is a refused row that records no device, so either GPU may hold it: both busy shares are lower bounds, both
+    idles (60 and 30 µs) upper bounds."""
+    evs, c = [], 0
+    for dev in (0, 1):
+        for n, t, du in (("kA", 0, 10), ("kB", 20, 30), ("kC", 60, None if dev == 0 else 30), ("kA", 100, 10)):
+            c += 1
+            k = {"ph": "X", "cat": "kernel", "name": n, "pid": dev, "tid": "stream 7", "ts": 1000 + t,
+                 "args": {"device": dev, "stream": 7, "correlation": c}}
+            if du is not None:
+                k["dur"] = du
+            evs += [{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 70, "tid": 70 + dev,
+                     "ts": 995 + t, "dur": 4, "args": {"correlation": c}}, k]
+    p = tmp_path / "untimed2.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": evs, "deviceProperties": [
+        {"id": 0, "name": "NVIDIA H100 80GB HBM3"}, {"id": 1, "name": "NVIDIA H100 80GB HBM3"}]}))
+    return p
+
+
+def test_multi_gpu_breakdown_busy_is_at_least_in_every_report(tmp_path):
+    import html as _html
+    import re
+
+    from gpulens.reports import console, html, markdown
+
+    rep = gpulens.analyze([_untimed_two_gpus(tmp_path)])
+    bd = rep.sources[0].results["breakdown"]
+    assert bd.summary["busy_bound"] == "at least"
+    assert list(bd.table["busy_pct"].round(2)) == [round(100 * 50 / 110, 2), round(100 * 80 / 110, 2)]
+    md = markdown.render(rep)
+    assert "| 0 | 0 | 110.00 µs | 50.00 µs | 0 ns | 0 ns | 0 ns | ≤ 60.00 µs | 60.00 µs | at least 45.5 % |" in md
+    assert "≤ 30.00 µs | 30.00 µs | at least 72.7 % |" in md
+    page = _html.unescape(re.sub(r"<[^>]+>", " ", html.render(rep)))
+    assert "at least 45.5 %" in page and "at least 72.7 %" in page and "≤ 60.00 µs" in page
+    text = console.render(rep, width=200)
+    assert "at least 45.5" in text and "at least 72.7" in text

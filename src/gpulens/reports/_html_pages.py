@@ -22,7 +22,7 @@ from gpulens.units import agree, fmt_capacity, fmt_share, is_missing, plural, sh
 from gpulens.reports._format import critical_set_text
 from gpulens.reports._format import (breakdown_rest, busy_text, column_label, run_device_text, fmt_ns, fmt_unit,
                                      kernel_time_text, launches_text, record_vendor, time_scale, unit_of, vendor_label)
-from gpulens.reports._format import (ONE_OFF_LABEL, busy_bound_word, STEADY_IDLE_LABEL, idle_at_most, idle_bound_note, one_off_split,
+from gpulens.reports._format import (ONE_OFF_LABEL, bounded_breakdown, busy_bound_word, STEADY_IDLE_LABEL, idle_at_most, idle_bound_note, one_off_split,
                                      world_note)
 from gpulens.reports._names import short_names
 from gpulens.reports._html_timeline import timeline_page  # noqa: F401 -- re-exported
@@ -257,7 +257,7 @@ def breakdown_page(s: SourceReport, max_rows: int) -> list[Any]:
                   f"up to {'the span' if gpus <= 1 else 'each GPU' + chr(39) + 's span'}." + (f" Exposed parts {summ['overlap_unknown']}." if summ.get("overlap_unknown") else "")
                   + (" Idle is drawn as its steady-state part and the one-off gaps (warm-up, boundaries) the verdict "
                      "leaves out, as the bottlenecks analysis splits it." if split is not None else ""),
-                  fig, table_html(drawn, cols, max_rows, docs=docs))]
+                  fig, table_html(bounded_breakdown(drawn, summ), cols, max_rows, docs=docs))]
 
 
 def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:

@@ -78,6 +78,27 @@ def busy_bound_word(row: Mapping[str, Any], summary: Mapping[str, Any] | None = 
     return "at least " if (summary or {}).get("busy_bound") == "at least" else "unknown: timed work "
 
 
+def bounded_breakdown(table: Any, summary: Mapping[str, Any] | None = None) -> Any:
+    """The breakdown (or its idle-split) rows as the Markdown and HTML tables show them (a copy; ``table``: a
+    DataFrame with ``busy_pct`` and the idle columns of :data:`IDLE_KEYS`): a row's busy % over a GPU that may hold
+    work recorded without a time reads "at least 45.5 %" (:func:`busy_bound_word`), its idle figures "≤ 60.00 µs"
+    (:func:`idle_at_most`) — the words the console and the run's busy line use. ``table`` itself when no row is a
+    bound."""
+    recs = table.to_dict("records")
+    busy = [busy_bound_word(r, summary) for r in recs]
+    most = [idle_at_most(r) for r in recs]
+    if not any(busy) and not any(most):
+        return table
+    out = table.copy()
+    if "busy_pct" in out and any(busy):
+        out["busy_pct"] = [w + fmt_unit(r.get("busy_pct"), "%") if w and not is_missing(r.get("busy_pct"))
+                           else r.get("busy_pct") for w, r in zip(busy, recs)]
+    for k in IDLE_KEYS:
+        if k in out and any(most):
+            out[k] = [m + fmt_ns(r.get(k)) if m and not is_missing(r.get(k)) else r.get(k) for m, r in zip(most, recs)]
+    return out
+
+
 def idle_bound_note(summary: Mapping[str, Any] | None) -> str:
     """The breakdown summary's ``idle_bound`` sentence as every reporter appends it to its breakdown and idle
     headings (" — idle at most …"), or "" when the idle was measured."""

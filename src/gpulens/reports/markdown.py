@@ -20,7 +20,7 @@ from gpulens.reports._answer import (FIX_FIRST_LABEL, MARKDOWN_LIST, answer, clo
                                       more_text, next_step, partial_reason, shown_title)
 from gpulens.units import fmt_share, plural
 from gpulens.reports._format import SPLIT_PARTS, critical_set_text, idle_bound_note, one_off_split, world_note
-from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_text, clip, column_label, run_device_text,
+from gpulens.reports._format import (BREAKDOWN_PARTS, bounded_breakdown, breakdown_rest, busy_pct_text, clip, column_label, run_device_text,
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, rank_ranges, result_title,
                                      bound_pct_differs, bound_pct_legend, roofline_display, roofline_heading, shown_columns, span_text, stake_notes, unit_of, window_text,
                                      with_limiter_text)
@@ -145,7 +145,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
                "exposed memset + " + ("idle (steady state + one-off gaps the verdict leaves out)" if split is not None
                                       else "idle") + " = span_" + (f" — exposed parts {md_text(why)}" if why else "")
                + md_text(idle_bound_note(bd.summary)) + "\n\n"
-               + md_table(t, cols + ["busy_pct"], rows, docs=docs))
+               + md_table(bounded_breakdown(t, bd.summary), cols + ["busy_pct"], rows, docs=docs))
     bn = s.results.get("bottlenecks")
     if bn is not None and not bn.skipped and len(bn.table):
         # every idle cause with time in it, so each row's causes add up to its idle time
