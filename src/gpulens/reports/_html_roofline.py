@@ -25,8 +25,8 @@ import pandas as pd
 
 from gpulens.report import SourceReport
 from gpulens.reports._values import ge_mark
-from gpulens.reports._format import bound_pct_differs, bound_pct_legend, roofline_display, fmt_ns, fmt_si, fmt_unit, is_missing, roofline_heading
-from gpulens.reports._html_parts import (CHAR_PX, GREY, KERNEL_LINKS, OKABE_ITO, Panel, empty_html, hot_ranks,
+from gpulens.reports._format import bound_pct_differs, bound_pct_legend, roof_note_display, roofline_display, fmt_ns, fmt_si, fmt_unit, is_missing, roofline_heading
+from gpulens.reports._html_parts import (CHAR_PX, GREY, KERNEL_LINKS, OKABE_ITO, Panel, empty_html, esc, hot_ranks,
                                          plot_text, table_html)
 from gpulens.reports._names import short_names
 from gpulens.units import plural
@@ -298,10 +298,12 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
     shown = t.assign(compute_roof=t["compute_roof"].map(lambda k: roof_label(k, vendor))) \
         if len(t) and "compute_roof" in t else t
     shown = roofline_display(shown)  # a measured memory bound names its cache level ("memory (L1)")
+    shown, why = roof_note_display(shown, max_rows)  # a kernel above its roof: "unknown †", the reason below
     docs = dict(r.columns) if r is not None else {}
     docs.setdefault("compute_roof", "the compute roof the kernel is judged against [text]")
     tbl = table_html(shown, cols, max_rows, docs=docs, headers={"compute_roof": "judged against",
                                                                    "peak_flops_per_s": "its roof"}) if len(t) else ""
+    tbl += "".join(f'<p class="note">{esc(line)}</p>' for line in why)
     note = (empty_html("Roofline points", "analysis not available (no analyzer produced it for this input)")
             if r is None else empty_html("Roofline points", str(r.skipped_reason)) if r.skipped else "")
     return [Panel("Roofline of the hot kernels", take, {"data": data, "layout": layout}, tbl, note=note)]

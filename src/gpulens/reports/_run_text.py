@@ -386,6 +386,26 @@ def roofline_display(table: Any) -> Any:
     return out
 
 
+def roof_note_display(table: Any, shown: int | None = None) -> tuple[Any, list[str]]:
+    """The roofline table with its % of roofline marked where the kernel's figures put it above its roof (a copy;
+    ``roof_note``, :func:`gpulens.analyzers.roofline._above_roof`): ``roof_pct`` reads "unknown †", and the lines
+    to print under the table say why — "† % of roofline unknown: the op shapes give 375.6 % of the roof: …" — so the
+    reason stands where the "unknown" does (it was in the JSON ``roof_note`` and a finding only). ``shown``: the
+    rows a report shows (the notes of the others are not listed). ``(table, [])`` when no row has a note."""
+    if table is None or not len(table) or "roof_note" not in table:
+        return table, []
+    notes = stake_notes(table, "roof_note")
+    if not notes:
+        return table, []
+    out = table.copy()
+    pct = out["roof_pct"].astype(object)
+    for i, (mark, _) in notes.items():
+        pct.iloc[i] = "unknown" + mark
+    out["roof_pct"] = pct
+    listed = {mark: note for i, (mark, note) in sorted(notes.items()) if shown is None or i < shown}
+    return out, [f"{mark.strip()} % of roofline unknown: {note}." for mark, note in listed.items()]
+
+
 def bound_pct_text(pct: Any, unit: Any, num: Any) -> str:
     """The bound's % of peak in a console cell: ``num(pct)`` with the unit it is of — "79.6 (L2)" — where the row
     names one (``bound_pct_unit``: the measured limiting unit, or "roofline"); ``num``: the table's number
@@ -458,15 +478,16 @@ def busy_text(sm: dict[str, Any]) -> str:
 STAKE_MARKS = ("†", "‡", "§", "¶")
 
 
-def stake_notes(rows: Any) -> dict[int, tuple[str, str]]:
+def stake_notes(rows: Any, key: str = "stake_note") -> dict[int, tuple[str, str]]:
     """Row position → (`` †`` mark, note) for each row of a verdicts table (DataFrame or list of dicts) whose
     ``stake_note`` is set (:func:`gpulens.analyzers.verdicts.stake_note`): one mark per distinct note, so a
-    reader sees beside "at stake 3.1 ms" on a kernel of 1.2 ms why the figure exceeds its time."""
+    reader sees beside "at stake 3.1 ms" on a kernel of 1.2 ms why the figure exceeds its time. ``key``: another
+    per-row note column (the roofline's ``roof_note``, :func:`roof_note_display`)."""
     recs = rows.to_dict("records") if hasattr(rows, "to_dict") else list(rows)
     marks: dict[str, str] = {}
     out: dict[int, tuple[str, str]] = {}
     for i, r in enumerate(recs):
-        note = r.get("stake_note") if isinstance(r, Mapping) else None
+        note = r.get(key) if isinstance(r, Mapping) else None
         if not isinstance(note, str) or not note:
             continue
         if note not in marks:

@@ -19,7 +19,8 @@ from gpulens.analyzers.breakdown import REST_KEY
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text, run_device_text,  # noqa: F401 (fmt_ns: re-export)
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, limiter_text, rank_ranges,
                                      roofline_heading, vendor_short_label, bound_pct_legend,
-                                     bound_pct_differs, bound_pct_text, roofline_display)
+                                     bound_pct_differs, bound_pct_text, roof_note_display,
+                                     roofline_display)
 from gpulens.reports._format import (IDLE_KEYS, busy_bound_word, SPLIT_PARTS, column_label, idle_at_most, idle_bound_note, kib_text,
                                      one_off_split)
 from gpulens.reports._names import label_scope, short_names
@@ -226,17 +227,18 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
     elif rf is not None and len(rf.table):
         sm = rf.summary
         rt = rf.table.iloc[:top]
+        marked, why = roof_note_display(rt)  # "unknown †" with the reason under the table (kernel above its roof)
         # the bound names a measured cache level ("memory (L1)"), its % of peak the unit it is of ("79.6 (L2)")
         rows = [[Text(short), _num(r.flops_per_s, 1e12, "{:.2f}"), _num(r.bytes_per_s, 1e9, "{:.0f}"),
                  _num(r.arithmetic_intensity), fmt_unit(r.precision, "text"),
                  fmt_unit(bound, "text"), fmt_unit(getattr(r, "bound_basis", None), "text"),
                  bound_pct_text(getattr(r, "bound_pct", None), getattr(r, "bound_pct_unit", None), _num),
-                 _num(r.roof_pct),
+                 m if isinstance(m, str) else _num(r.roof_pct),
                  # a FLOP count over fewer FP counters than its formula names is a lower bound (roofline's note)
                  fmt_unit(r.flops_source, "text") + (" (lower bound)" if getattr(r, "flops_lower_bound", None)
                                                      else "")]
-                for r, short, bound in zip(rt.itertuples(), short_names(rt["name"].astype(str)),
-                                           roofline_display(rt)["bound"])]
+                for r, short, bound, m in zip(rt.itertuples(), short_names(rt["name"].astype(str)),
+                                              roofline_display(rt)["bound"], marked["roof_pct"])]
         cols = [name_col(), Col("TFLOP/s"), Col("GB/s"), Col("FLOP/B", optional=True),
                 Col("prec", optional=True), Col("bound"), Col("bound from", optional=True), Col("bound's % of peak", optional=True), Col("% of roofline"),
                 Col("from", optional=True)]
@@ -247,6 +249,7 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
         legend = bound_pct_legend(rt)
         if legend:
             parts.append(Text(legend, style="dim"))
+        parts.extend(Text(line) for line in why)
     if oc is not None and oc.skipped:
         parts.append(Text(f"occupancy: skipped — {oc.skipped_reason}", style="dim"))
     elif oc is not None and len(oc.table):

@@ -22,7 +22,7 @@ from gpulens.units import fmt_share, plural
 from gpulens.reports._format import SPLIT_PARTS, critical_set_text, idle_bound_note, one_off_split, world_note
 from gpulens.reports._format import (BREAKDOWN_PARTS, bounded_breakdown, breakdown_rest, busy_pct_text, clip, column_label, run_device_text,
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, rank_ranges, result_title,
-                                     bound_pct_differs, bound_pct_legend, roofline_display, roofline_heading, shown_columns, span_text, stake_notes, unit_of, window_text,
+                                     bound_pct_differs, bound_pct_legend, roof_note_display, roofline_display, roofline_heading, shown_columns, span_text, stake_notes, unit_of, window_text,
                                      with_limiter_text)
 from gpulens.reports._format import source_vendor, vendor_headers
 from gpulens.reports._html_parts import is_name_column
@@ -177,12 +177,13 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
             table = with_limiter_text(r.table, r.summary.get("vendor"))
             legend = bound_pct_legend(r.table.iloc[:rows]) if name == "roofline" else ""
             if name == "roofline":  # a measured memory bound names its cache level ("memory (L1)")
-                table = roofline_display(table)
+                table, why = roof_note_display(roofline_display(table), rows)  # above its roof: "unknown †", why
+                legend = "_\n\n_".join(md_text(x) for x in (legend, *why) if x)
                 cols = [c for c in cols if c in table.columns or c != "bound_pct_unit"]  # a cached report from before
             if name == "roofline" and not bound_pct_differs(r.table.iloc[:rows]):  # one figure: one column
                 cols = [c for c in cols if c not in ("bound_pct", "bound_pct_unit")]
             yield f"### {md_text(title)}\n\n" + md_table(table, cols, rows, vendor_headers(cols, vendor, r.columns),
-                                                                 docs=r.columns) + (f"\n\n_{md_text(legend)}_" if legend else "")
+                                                                 docs=r.columns) + (f"\n\n_{legend if name == 'roofline' else md_text(legend)}_" if legend else "")
     for name, r in s.results.items():
         if name not in _OWN:
             yield _generic(name, r, rows, source_vendor(s))
