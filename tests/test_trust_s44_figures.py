@@ -168,32 +168,16 @@ def test_multi_gpu_breakdown_busy_is_at_least_in_every_report(tmp_path):
 # --- 5. a kernel above its roof: the reason where "unknown" is shown ------------------------------------------
 
 
-def _above_roof_trace(tmp_path: Path) -> Path:
-    """5 launches of an fp32 add of two 1024×1024 tensors in 1 µs each: 3 × 4 MiB = 12,582,912 B per call, 12.58 TB/s
-    — 12,582,912 / 1e-6 / 3.35e12 = 375.6 % of the H100 SXM's 3.35 TB/s: the op-shape bytes exceed the roof."""
-    ev = []
-    for i in range(5):
-        ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 100 + 100 * i,
-                   "dur": 20, "args": {"External id": i + 1, "Input Dims": [[1024, 1024], [1024, 1024], []],
-                                       "Input type": ["float", "float", "Scalar"]}})
-        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
-                   "ts": 105 + 100 * i, "dur": 5, "args": {"correlation": i + 1, "External id": i + 1}})
-        ev.append({"ph": "X", "cat": "kernel", "name": "add_kernel", "pid": 0, "tid": 7, "ts": 115 + 100 * i,
-                   "dur": 1.0, "args": {"correlation": i + 1, "External id": i + 1, "device": 0, "stream": 7,
-                                        "grid": [4096, 1, 1], "block": [256, 1, 1]}})
-    p = tmp_path / "above.json"
-    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev, "deviceProperties": [
-        {"id": 0, "name": "NVIDIA H100 80GB HBM3", "computeMajor": 9, "computeMinor": 0, "numSms": 132}]}))
-    return p
-
-
 def test_above_roof_reason_is_shown_beside_unknown_in_every_report(tmp_path):
     import html as _html
     import re
 
     from gpulens.reports import console, html, markdown
+    from tests.test_roof_limits import _trace
 
-    rep = gpulens.analyze([_above_roof_trace(tmp_path)])
+    # 5 launches of an fp32 add of two 1024×1024 tensors in 1 µs each: 3 × 4 MiB = 12,582,912 B per call, 12.58 TB/s
+    # — 12,582,912 / 1e-6 / 3.35e12 = 375.6 % of the H100 SXM's 3.35 TB/s: the op-shape bytes exceed the roof
+    rep = gpulens.analyze([_trace(tmp_path, 1.0)])
     pct = round(12_582_912 / 1e-6 / 3.35e12 * 100, 1)  # 375.6
     why = f"† % of roofline unknown: the op shapes give {pct} % of the roof: this kernel moved less data than"
     text = console.render(rep, width=200)
