@@ -186,3 +186,46 @@ def test_above_roof_reason_is_shown_beside_unknown_in_every_report(tmp_path):
     assert "| fp32 | unknown | unknown | unknown † |" in md and f"_{why}" in md
     page = _html.unescape(re.sub(r"<[^>]+>", " ", html.render(rep)))
     assert " unknown † " in page and why in page
+
+
+# --- 6. diff of a graph-level trace against a kernel-level one ---------------------------------------------------
+
+
+def _kernel_level(tmp_path: Path) -> Path:
+    """One stream: embedding_lookup_kernel 5 µs, gemm_kernel 100 + 100 µs, softmax_kernel 50 µs,
+    sampler_topk_kernel 5 µs, launched one by one (a kernel-level trace)."""
+    ks = [("embedding_lookup_kernel", 0, 5), ("gemm_kernel", 10, 100), ("softmax_kernel", 120, 50),
+          ("gemm_kernel", 180, 100), ("sampler_topk_kernel", 300, 5)]
+    evs = []
+    for i, (n, t, d) in enumerate(ks):
+        evs += [{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 70, "tid": 70, "ts": 995 + t,
+                 "dur": 4, "args": {"correlation": i + 1}},
+                {"ph": "X", "cat": "kernel", "name": n, "pid": 0, "tid": "stream 7", "ts": 1000 + t, "dur": d,
+                 "args": {"device": 0, "stream": 7, "correlation": i + 1}}]
+    p = tmp_path / "kernels.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": evs,
+                             "deviceProperties": [{"id": 0, "name": "NVIDIA L40S"}]}))
+    return p
+
+
+def test_diff_of_graph_level_against_kernel_level_says_not_like_for_like(tmp_path):
+    from gpulens.diff import diff
+    from gpulens.reports import diff as diff_report
+    from tests.conftest import SHARED
+
+    t07 = SHARED.parent / "cases" / "T07.nsys.sqlite"  # nsys --cuda-graph-trace=graph: 2 replays of CUDA graph 5
+    if not t07.exists():
+        pytest.skip("shared case T07 not present")
+    words = ("the base traced CUDA graphs at graph level (CUDA graph 5: each replay one record, its kernels not "
+             "counted one by one) and the candidate did not: the runs are not like for like")
+    r = diff(t07, _kernel_level(tmp_path))
+    assert r.summary["graph_capture_differs"] == "base" and any(w.startswith(words) for w in r.warnings)
+    assert words in diff_report.render_markdown(r) and words in diff_report.render_console(r, width=400)
+    assert json.loads(diff_report.render_json(r))["summary"]["graph_capture_differs"] == "base"
+    back = diff(_kernel_level(tmp_path), t07)
+    assert back.summary["graph_capture_differs"] == "candidate"
+    assert any(w.startswith("the candidate traced CUDA graphs at graph level") for w in back.warnings)
+    # both sides graph-level, or neither: like for like, no warning
+    assert diff(t07, t07).summary["graph_capture_differs"] is None
+    same = diff(_kernel_level(tmp_path), _kernel_level(tmp_path))
+    assert same.summary["graph_capture_differs"] is None and not any("graph level" in w for w in same.warnings)
