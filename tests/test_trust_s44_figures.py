@@ -229,3 +229,44 @@ def test_diff_of_graph_level_against_kernel_level_says_not_like_for_like(tmp_pat
     assert diff(t07, t07).summary["graph_capture_differs"] is None
     same = diff(_kernel_level(tmp_path), _kernel_level(tmp_path))
     assert same.summary["graph_capture_differs"] is None and not any("graph level" in w for w in same.warnings)
+
+
+# --- 7. a kernel's time summed over several GPUs says so where it is shown ----------------------------------------
+
+V100X4 = Path(__file__).parent / "data" / "nvidia" / "blinkplus_v100x4_nccl_output.nvvp.gz"
+
+
+def test_kernel_time_summed_over_gpus_is_labelled_in_every_report():
+    import html as _html
+    import re
+    from gpulens.reports import console, html, markdown
+
+    rep = gpulens.analyze([V100X4])
+    hs = rep.sources[0].results["hotspots"]
+    row = hs.table.set_index(hs.table["name"].astype(str).str.split("(").str[0]).loc[
+        "ncclAllReduceTreeLLKernel_sum_i32"]
+    # the file's CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL rows (sqlite3: count, Σ end − start by deviceId): devices 0-3
+    # ran 4, 4, 2, 2 launches for 116,655,229 + 117,178,192 + 117,195,247 + 117,216,421 ns — the 468.25 ms total
+    # is the 4 GPUs' sum, ≈ 4 × 117 ms, not one GPU's time
+    assert row["gpus"] == 4 and row["calls"] == 12 and hs.summary["kernel_gpus"] == 4
+    assert row["total_ns"] == 116_655_229 + 117_178_192 + 117_195_247 + 117_216_421
+    text = console.render(rep, width=220)
+    assert "total (Σ" in text and "at stake (Σ" in text and text.count("over GPUs)") >= 3  # headers wrap
+    assert "ncclAllReduceTreeLLKernel_sum_i32: communication-bound (its time summed over 4 GPUs)" in text
+    md = markdown.render(rep)
+    assert "| kernel | kind | calls | GPUs | time (Σ over GPUs) |" in md
+    assert "| # | kernel | time (Σ over GPUs) | verdict | at stake (Σ over GPUs) |" in md
+    assert "**468.25 ms** ncclAllReduceTreeLLKernel\\_sum\\_i32: communication-bound (its time summed over 4 GPUs)" \
+        in md
+    page = _html.unescape(re.sub(r"<[^>]+>", " ", html.render(rep)))
+    assert "GPU time (Σ over GPUs) · share of kernel time" in page and "time at stake (Σ over GPUs)" in page
+
+
+def test_one_gpu_kernel_times_carry_no_sum_label(tmp_path):
+    from gpulens.reports import console, markdown
+    from tests.test_roof_limits import _trace
+
+    rep = gpulens.analyze([_trace(tmp_path, 10.0)])  # one H100: add_kernel ×5 on device 0
+    assert rep.sources[0].results["hotspots"].summary["kernel_gpus"] == 1
+    assert "Σ over GPUs" not in console.render(rep, width=220) + markdown.render(rep)
+    assert "summed over" not in " ".join(f.title for f in rep.sources[0].findings() if f.kernel)

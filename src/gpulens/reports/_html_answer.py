@@ -17,7 +17,7 @@ from typing import Any
 
 from gpulens.report import SourceReport
 from gpulens.reports._answer import answer, critical_shown_text, next_step, verdict_rows
-from gpulens.reports._format import clip, column_label, fmt_ns, fmt_unit, is_missing, stake_notes
+from gpulens.reports._format import clip, column_label, fmt_ns, gpu_sum_label, fmt_unit, is_missing, stake_notes
 from gpulens.reports._html_parts import KERNEL_LINKS, esc, hot_ranks, name_cell
 from gpulens.reports._names import label_in_text, short_names
 from gpulens.reports._vendor_words import source_vendor, vendor_label
@@ -185,9 +185,11 @@ def kernels_html(s: SourceReport, rows: list[dict[str, Any]], step_chars: int | 
     # the share says of what, as the hot-kernel table's column does (its doc: "share of all kernel time")
     vd = s.results.get("verdicts")
     share = column_label("share", vd.columns.get("share", "") if vd is not None else "")
+    hsum = getattr(s.results.get("hotspots"), "summary", None)  # a kernel on several GPUs: sums over them
     heads = "".join(f'<th scope="col"{_tip(HEADER_TIPS.get(h))}>{esc(label)}</th>'
-                    for h, label in (("#", "#"), ("kernel", "kernel"), ("GPU time · share", f"GPU time · {share}"),
-                                     ("bound", "bound"), ("time at stake", "time at stake"),
+                    for h, label in (("#", "#"), ("kernel", "kernel"),
+                                     ("GPU time · share", f"{gpu_sum_label('GPU time', hsum)} · {share}"),
+                                     ("bound", "bound"), ("time at stake", gpu_sum_label("time at stake", hsum)),
                                      ("next step", "next step")))
     return (f'{head}<table class="akernels"><thead><tr>{heads}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table>'

@@ -274,6 +274,15 @@ def kernel_time_text(sm: Mapping[str, Any]) -> str:
             + ("busy (union) unknown" if is_missing(busy) else f"{fmt_ns(busy)} busy (union{per}){also}"))
 
 
+def gpu_sum_label(label: str, hsum: Mapping[str, Any] | None) -> str:
+    """A per-kernel time column's label as every reporter heads it: ``"total (Σ over GPUs)"`` when a kernel ran on
+    several GPUs (the hotspots summary's ``kernel_gpus`` > 1: its total, time and time at stake are sums over
+    them — device time, which may exceed the run's wall span: 4 × 117 ms of ncclAllReduce on a V100×4 is 468 ms),
+    ``label`` otherwise."""
+    n = (hsum or {}).get("kernel_gpus")
+    return f"{label} (Σ over GPUs)" if isinstance(n, (int, float)) and not is_missing(n) and n > 1 else label
+
+
 def untimed_text(sm: Mapping[str, Any]) -> str:
     """The summed kernel time when some launches have no duration (:mod:`gpulens.analyzers._unknown_time`), the one
     wording of every reporter: ``"unknown summed: 2 of 16 launches without a duration (the 14 with one: 10.39 ms)"``;

@@ -21,7 +21,7 @@ from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_tex
                                      roofline_heading, vendor_short_label, bound_pct_legend,
                                      bound_pct_differs, bound_pct_text, roof_note_display,
                                      roofline_display)
-from gpulens.reports._format import (IDLE_KEYS, busy_bound_word, SPLIT_PARTS, column_label, idle_at_most, idle_bound_note, kib_text,
+from gpulens.reports._format import (IDLE_KEYS, busy_bound_word, gpu_sum_label, SPLIT_PARTS, column_label, idle_at_most, idle_bound_note, kib_text,
                                      one_off_split)
 from gpulens.reports._names import label_scope, short_names
 from gpulens.units import fixed_half_up, fmt_share, is_missing, plural, share_pct_text
@@ -93,12 +93,16 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
         parts.append(Text(f"Top kernels, roofline and occupancy: {len(hs.table):,} kernel rows not shown (--top 0)",
                           style="dim"))
     elif hs is not None and len(hs.table):
-        cols = [Col("", "left"), name_col(), Col("calls"), Col("total"),
+        # a kernel run on several GPUs: its total is a sum over them, headed so, with the GPU count beside it
+        many = gpu_sum_label("total", hs.summary) != "total"
+        cols = [Col("", "left"), name_col(), Col("calls"), *([Col("GPUs", optional=True)] if many else []),
+                Col(gpu_sum_label("total", hs.summary)),
                 Col("mean", optional=True), Col(column_label("share"))]  # "share of kernel time", as in HTML/Markdown
         head_t = hs.table.iloc[:top]
-        rows = [["★" if r.critical else "", Text(short), f"{r.calls:,}", fmt_ns(r.effective_ns), fmt_ns(r.mean_ns),
-                 fmt_share(r.share)] for r, short in zip(head_t.itertuples(),
-                                                                short_names(head_t["name"].astype(str)))]
+        rows = [["★" if r.critical else "", Text(short), f"{r.calls:,}",
+                 *([fmt_unit(getattr(r, "gpus", None), "count")] if many else []), fmt_ns(r.effective_ns),
+                 fmt_ns(r.mean_ns), fmt_share(r.share)] for r, short in zip(head_t.itertuples(),
+                                                                           short_names(head_t["name"].astype(str)))]
         covers = critical_set_text(hs.summary)
         more = f" — first {len(head_t):,} of {len(hs.table):,} rows" if len(hs.table) > len(head_t) else ""
         parts.append(FitTable(f"Top kernels ({covers}){more}", cols, rows))

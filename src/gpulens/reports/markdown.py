@@ -20,7 +20,7 @@ from gpulens.reports._answer import (FIX_FIRST_LABEL, MARKDOWN_LIST, answer, clo
                                       more_text, next_step, partial_reason, shown_title)
 from gpulens.units import fmt_share, plural
 from gpulens.reports._format import SPLIT_PARTS, critical_set_text, idle_bound_note, one_off_split, world_note
-from gpulens.reports._format import (BREAKDOWN_PARTS, bounded_breakdown, breakdown_rest, busy_pct_text, clip, column_label, run_device_text,
+from gpulens.reports._format import (BREAKDOWN_PARTS, bounded_breakdown, gpu_sum_label, breakdown_rest, busy_pct_text, clip, column_label, run_device_text,
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, rank_ranges, result_title,
                                      bound_pct_differs, bound_pct_legend, roof_note_display, roofline_display, roofline_heading, shown_columns, span_text, stake_notes, unit_of, window_text,
                                      with_limiter_text)
@@ -159,9 +159,12 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
                + md_table(t, ["rank", "device_id", "idle_ns", *other, *causes, "exposed_comm_ns", "small_grid_ns",
                               "overhead"], rows, docs=bn.columns))
     if hs is not None and len(hs.table):
+        many = gpu_sum_label("time", hs.summary) != "time"  # a kernel on several GPUs: how many, its time a sum
         yield "### Hot kernels\n\n" + md_table(
-            hs.table, ["name", "kind", "calls", "effective_ns", "mean_ns", "share", "critical"], rows,
-            {"effective_ns": "time", "mean_ns": "mean", "critical": "critical set"}, hs.columns)
+            hs.table, ["name", "kind", "calls", *(["gpus"] if many else []), "effective_ns", "mean_ns", "share",
+                       "critical"], rows,
+            {"effective_ns": gpu_sum_label("time", hs.summary), "mean_ns": "mean", "critical": "critical set",
+             "gpus": "GPUs"}, hs.columns)
     vd = s.results.get("verdicts")
     if vd is not None and not vd.skipped and vd.table is not None and len(vd.table):
         yield _verdict_section(s, vd, rows)
@@ -206,7 +209,9 @@ def _verdict_section(s: SourceReport, vd: AnalysisResult, rows: int) -> str:
     with the note below), then each row's first next step by its number."""
     t, cut = verdict_rows(s, rows)
     notes = stake_notes(t)
-    lines = ["### Kernel verdicts", "", "| # | kernel | time | verdict | at stake |", "|---:|---|---:|---|---:|"]
+    hsum = getattr(s.results.get("hotspots"), "summary", None)  # a kernel on several GPUs: sums over them
+    lines = ["### Kernel verdicts", "", f"| # | kernel | {gpu_sum_label('time', hsum)} | verdict | "
+             f"{gpu_sum_label('at stake', hsum)} |", "|---:|---|---:|---|---:|"]
     steps_md = []
     labels = short_names(t["name"].astype(str).tolist()) if "name" in t.columns else [""] * len(t)
     for i, r in enumerate(t.to_dict("records")):
