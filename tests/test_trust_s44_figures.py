@@ -270,3 +270,42 @@ def test_one_gpu_kernel_times_carry_no_sum_label(tmp_path):
     assert rep.sources[0].results["hotspots"].summary["kernel_gpus"] == 1
     assert "Σ over GPUs" not in console.render(rep, width=220) + markdown.render(rep)
     assert "summed over" not in " ".join(f.title for f in rep.sources[0].findings() if f.kernel)
+
+
+# --- 8. relative clocks: a placeholder start 0 / duration 0 is no measurement -------------------------------------
+
+
+def _relative(tmp_path: Path, first: tuple[str, int, int]) -> Path:
+    """A Kineto trace on a clock from 0 (baseTimeNanoseconds set, ``ts`` in µs from it): kA 5+10, kB 20+15, kA
+    40+10 and ``first``."""
+    evs = []
+    for i, (n, t, d) in enumerate([("kA", 5, 10), ("kB", 20, 15), first, ("kA", 40, 10)]):
+        evs += [{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 70, "tid": 70,
+                 "ts": max(t - 3, 0), "dur": 2, "args": {"correlation": i + 1}},
+                {"ph": "X", "cat": "kernel", "name": n, "pid": 0, "tid": "stream 7", "ts": t, "dur": d,
+                 "args": {"device": 0, "stream": 7, "correlation": i + 1}}]
+    p = tmp_path / f"rel_{first[0]}.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "baseTimeNanoseconds": 1_700_000_000_000_000_000,
+                             "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3"}], "traceEvents": evs}))
+    return p
+
+
+def test_relative_clock_zero_start_zero_duration_is_a_placeholder(tmp_path):
+    from gpulens.reports import console
+
+    # kC at ts 0 with dur 0: no start, no length. Counted, it made the span 0 → 50 µs and busy 35 / 50 = 70.0 %
+    # (its 0 → 50 µs widens the others' 5 → 50 µs only 10/9 ×, under the 11 × placeholder rule). Left out as never
+    # recorded: span 5 → 50 = 45 µs, busy (10 + 15 + 10) / 45 = 77.8 %, 3 launches of 2 kernels
+    rep = gpulens.analyze([_relative(tmp_path, ("kC", 0, 0))])
+    sm = rep.sources[0].summary
+    assert sm["span_ns"] == 45_000 and sm["kernel_count"] == 3 and sm["gpu_busy_pct"] == pytest.approx(3500 / 45)
+    assert "kC" not in set(rep.sources[0].results["hotspots"].table["name"].astype(str))
+    text = console.render(rep, width=200)
+    assert "1 invalid event excluded: zero timestamp (never recorded) ×1" in text and "busy 77.8 %" in text
+
+
+def test_relative_clock_real_first_kernel_at_zero_is_kept(tmp_path):
+    # a rebased clock's first kernel at ts 0 with a duration is the first real instant: span 0 → 50 µs, busy
+    # (3 + 10 + 15 + 10) / 50 = 76.0 %, 4 launches
+    sm = gpulens.analyze([_relative(tmp_path, ("kC", 0, 3))]).sources[0].summary
+    assert sm["span_ns"] == 50_000 and sm["kernel_count"] == 4 and sm["gpu_busy_pct"] == pytest.approx(76.0)
