@@ -179,13 +179,29 @@ def test_above_roof_reason_is_shown_beside_unknown_in_every_report(tmp_path):
     # — 12,582,912 / 1e-6 / 3.35e12 = 375.6 % of the H100 SXM's 3.35 TB/s: the op-shape bytes exceed the roof
     rep = gpulens.analyze([_trace(tmp_path, 1.0)])
     pct = round(12_582_912 / 1e-6 / 3.35e12 * 100, 1)  # 375.6
-    why = f"† % of roofline unknown: the op shapes give {pct} % of the roof: this kernel moved less data than"
+    why = f"* % of roofline unknown: the op shapes give {pct} % of the roof: this kernel moved less data than"
     text = console.render(rep, width=200)
-    assert "│ unknown † │" in text and why in text
+    assert "│ unknown * │" in text and why in text
     md = markdown.render(rep)
-    assert "| fp32 | unknown | unknown | unknown † |" in md and f"_{why}" in md
+    assert "| fp32 | unknown | unknown | unknown \\* |" in md and "_\\" + why in md
     page = _html.unescape(re.sub(r"<[^>]+>", " ", html.render(rep)))
-    assert " unknown † " in page and why in page
+    assert " unknown * " in page and why in page
+
+
+def test_above_a_spec_files_roof_names_the_file(tmp_path):
+    # the H200 ncu CSV's gemm_wmma: 17.18 GFLOP (tensor path) over 19.12 MB of DRAM bytes = 899 FLOP/B in
+    # 625.54 µs = 27.46 TFLOP/s; a spec file's 20 GB/s memory roof caps it at 899 × 20 GB/s = 17.98 TFLOP/s: 153 %
+    # of the roof. The file's figures are what to check, and the note names it (it said "pass --device-spec" to a
+    # user who had)
+    from gpulens.reports import console
+
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"base": "H200", "figures": {"memory_bandwidth": 20}}))
+    rep = gpulens.analyze([H200_CSV], device_spec=str(spec))
+    rf = rep.sources[0].results["roofline"].table
+    note = rf.set_index(rf["name"].astype(str).str.split("(").str[0]).loc["gemm_wmma", "roof_note"]
+    assert f"check the figures of the device spec file {spec} and their units" in note
+    assert "unknown *" in console.render(rep, width=220)
 
 
 # --- 6. diff of a graph-level trace against a kernel-level one ---------------------------------------------------

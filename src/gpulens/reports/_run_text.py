@@ -395,15 +395,20 @@ def roofline_display(table: Any) -> Any:
     return out
 
 
+#: Marks of the roofline's notes (:func:`roof_note_display`): "*", "**", …, apart from the time-at-stake marks of
+#: the verdict table that may stand beside it (:data:`STAKE_MARKS`).
+ROOF_MARKS = ("*",)
+
+
 def roof_note_display(table: Any, shown: int | None = None) -> tuple[Any, list[str]]:
     """The roofline table with its % of roofline marked where the kernel's figures put it above its roof (a copy;
-    ``roof_note``, :func:`gpulens.analyzers.roofline._above_roof`): ``roof_pct`` reads "unknown †", and the lines
-    to print under the table say why — "† % of roofline unknown: the op shapes give 375.6 % of the roof: …" — so the
+    ``roof_note``, :func:`gpulens.analyzers.roofline._above_roof`): ``roof_pct`` reads "unknown *", and the lines
+    to print under the table say why — "* % of roofline unknown: the op shapes give 375.6 % of the roof: …" — so the
     reason stands where the "unknown" does (it was in the JSON ``roof_note`` and a finding only). ``shown``: the
     rows a report shows (the notes of the others are not listed). ``(table, [])`` when no row has a note."""
     if table is None or not len(table) or "roof_note" not in table:
         return table, []
-    notes = stake_notes(table, "roof_note")
+    notes = stake_notes(table, "roof_note", ROOF_MARKS)
     if not notes:
         return table, []
     out = table.copy()
@@ -487,11 +492,12 @@ def busy_text(sm: dict[str, Any]) -> str:
 STAKE_MARKS = ("†", "‡", "§", "¶")
 
 
-def stake_notes(rows: Any, key: str = "stake_note") -> dict[int, tuple[str, str]]:
+def stake_notes(rows: Any, key: str = "stake_note",
+                symbols: tuple[str, ...] = STAKE_MARKS) -> dict[int, tuple[str, str]]:
     """Row position → (`` †`` mark, note) for each row of a verdicts table (DataFrame or list of dicts) whose
     ``stake_note`` is set (:func:`gpulens.analyzers.verdicts.stake_note`): one mark per distinct note, so a
     reader sees beside "at stake 3.1 ms" on a kernel of 1.2 ms why the figure exceeds its time. ``key``: another
-    per-row note column (the roofline's ``roof_note``, :func:`roof_note_display`)."""
+    per-row note column (the roofline's ``roof_note``, :func:`roof_note_display`), marked with ``symbols``."""
     recs = rows.to_dict("records") if hasattr(rows, "to_dict") else list(rows)
     marks: dict[str, str] = {}
     out: dict[int, tuple[str, str]] = {}
@@ -503,7 +509,7 @@ def stake_notes(rows: Any, key: str = "stake_note") -> dict[int, tuple[str, str]
             # one mark per distinct note, never one mark for two notes (the fourth note read the third's "§"): past
             # the symbols, doubled ones (††, ‡‡, …), as footnote marks go
             k = len(marks)
-            marks[note] = " " + STAKE_MARKS[k % len(STAKE_MARKS)] * (k // len(STAKE_MARKS) + 1)
+            marks[note] = " " + symbols[k % len(symbols)] * (k // len(symbols) + 1)
         out[i] = (marks[note], note)
     return out
 
