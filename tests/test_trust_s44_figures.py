@@ -268,14 +268,16 @@ def test_kernel_time_summed_over_gpus_is_labelled_in_every_report():
     assert row["total_ns"] == 116_655_229 + 117_178_192 + 117_195_247 + 117_216_421
     text = console.render(rep, width=220)
     assert "total (Σ" in text and "at stake (Σ" in text and text.count("over GPUs)") >= 3  # headers wrap
-    assert "ncclAllReduceTreeLLKernel_sum_i32: communication-bound (its time summed over 4 GPUs)" in text
+    assert "ncclAllReduceTreeLLKernel_sum_i32: communication-bound (Σ over 4 GPUs)" in text
     md = markdown.render(rep)
     assert "| kernel | kind | calls | GPUs | time (Σ over GPUs) |" in md
     assert "| # | kernel | time (Σ over GPUs) | verdict | at stake (Σ over GPUs) |" in md
-    assert "**468.25 ms** ncclAllReduceTreeLLKernel\\_sum\\_i32: communication-bound (its time summed over 4 GPUs)" \
-        in md
+    assert "**468.25 ms** ncclAllReduceTreeLLKernel\\_sum\\_i32: communication-bound (Σ over 4 GPUs)" in md
     page = _html.unescape(re.sub(r"<[^>]+>", " ", html.render(rep)))
-    assert "GPU time (Σ over GPUs) · share of kernel time" in page and "time at stake (Σ over GPUs)" in page
+    # the first screen's banner (800 px): "Σ time", the header tooltip in full; the Hot kernels page in full
+    assert "Σ time · share of kernel time" in page and "Σ time at stake" in page
+    assert "summed over the GPUs the kernel ran on" in html.render(rep)
+    assert " time (Σ over GPUs) " in page
 
 
 def test_one_gpu_kernel_times_carry_no_sum_label(tmp_path):
@@ -285,7 +287,7 @@ def test_one_gpu_kernel_times_carry_no_sum_label(tmp_path):
     rep = gpulens.analyze([_trace(tmp_path, 10.0)])  # one H100: add_kernel ×5 on device 0
     assert rep.sources[0].results["hotspots"].summary["kernel_gpus"] == 1
     assert "Σ over GPUs" not in console.render(rep, width=220) + markdown.render(rep)
-    assert "summed over" not in " ".join(f.title for f in rep.sources[0].findings() if f.kernel)
+    assert "Σ over" not in " ".join(f.title for f in rep.sources[0].findings() if f.kernel)
 
 
 # --- 8. relative clocks: a placeholder start 0 / duration 0 is no measurement -------------------------------------

@@ -274,13 +274,20 @@ def kernel_time_text(sm: Mapping[str, Any]) -> str:
             + ("busy (union) unknown" if is_missing(busy) else f"{fmt_ns(busy)} busy (union{per}){also}"))
 
 
-def gpu_sum_label(label: str, hsum: Mapping[str, Any] | None) -> str:
+def gpu_sum_label(label: str, hsum: Mapping[str, Any] | None, short: bool = False) -> str:
     """A per-kernel time column's label as every reporter heads it: ``"total (Σ over GPUs)"`` when a kernel ran on
     several GPUs (the hotspots summary's ``kernel_gpus`` > 1: its total, time and time at stake are sums over
     them — device time, which may exceed the run's wall span: 4 × 117 ms of ncclAllReduce on a V100×4 is 468 ms),
-    ``label`` otherwise."""
+    ``label`` otherwise; ``short``: ``"Σ total"`` (the first screen's banner, whose header tooltip says it in
+    full: :data:`GPU_SUM_TIP`)."""
     n = (hsum or {}).get("kernel_gpus")
-    return f"{label} (Σ over GPUs)" if isinstance(n, (int, float)) and not is_missing(n) and n > 1 else label
+    if not (isinstance(n, (int, float)) and not is_missing(n) and n > 1):
+        return label
+    return f"Σ {label}" if short else f"{label} (Σ over GPUs)"
+
+
+#: What "Σ" before a per-kernel time says (:func:`gpu_sum_label`), in words.
+GPU_SUM_TIP = "summed over the GPUs the kernel ran on (device time: may exceed the run's wall span)"
 
 
 def untimed_text(sm: Mapping[str, Any]) -> str:
