@@ -62,7 +62,7 @@ def test_placeholder_scan_runs_only_for_a_piece_with_a_ts_0(tmp_path, monkeypatc
 
     calls = []
     real = acc.zero_ts_placeholders
-    monkeypatch.setattr(acc, "zero_ts_placeholders", lambda *a: calls.append(1) or real(*a))
+    monkeypatch.setattr(acc, "zero_ts_placeholders", lambda *a, **k: calls.append(1) or real(*a, **k))
     ev = [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 5 + 10 * i, "dur": 5,
            "args": {"device": 0, "stream": 7}} for i in range(3)]
     p = tmp_path / "a.json"

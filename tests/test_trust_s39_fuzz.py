@@ -60,11 +60,15 @@ def test_device_spec_at_the_edge_is_one_line_error(tmp_path, over, words):
 
 def test_device_spec_whole_numbers_as_written_are_read(tmp_path):
     from gpulens.devices.spec import load_spec
+    from gpulens.errors import TraceFormatError
 
     assert load_spec(_spec(tmp_path, num_sms="132")).num_sms == 132  # text of ASCII digits
     assert load_spec(_spec(tmp_path, num_sms=132.0)).num_sms == 132  # an integral float
-    s = load_spec(_spec(tmp_path, figures={"memory_bandwidth": 1e-300}))
-    assert s.memory_bandwidth == pytest.approx(1e-300 * 1e9)  # tiny but positive: kept (GB/s → B/s)
+    # tiny but positive was once kept (a roof of 1e-291 B/s); no GPU has it: refused in one line since session 44
+    # (devices.spec.check_plausible; tests/test_trust_s44_figures.py)
+    with pytest.raises(TraceFormatError, match=r"1/2\.7e302 of the smallest built-in GPU's \(272 GB/s") as e:
+        load_spec(_spec(tmp_path, figures={"memory_bandwidth": 1e-300}))
+    assert "\n" not in str(e.value)
 
 
 def test_device_spec_nan_sms_cli_is_one_error_line(tmp_path, capsys):

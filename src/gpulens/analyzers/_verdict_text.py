@@ -9,6 +9,16 @@ from gpulens.analyzers._verdict_facts import BOUND_TO_VERDICT, Evidence, SMALL_G
 from gpulens.units import fmt_ns, pct_words
 
 
+def summed_over_gpus(gpus: object) -> str:
+    """``" (Σ over 4 GPUs)"`` after a kernel verdict's title when the kernel ran on several GPUs (hotspots
+    ``gpus``): the time at stake shown beside it is then device time summed over them, which may exceed the run's
+    wall span (ncclAllReduce on a V100×4: 468 ms ≈ 4 × 117 ms) — the words of the tables' "(Σ over GPUs)"
+    headers (:func:`gpulens.reports._run_text.gpu_sum_label`), short for the first screen; "" otherwise."""
+    if not isinstance(gpus, (int, float)) or gpus != gpus or gpus <= 1:
+        return ""
+    return f" (Σ over {int(gpus)} GPUs)"
+
+
 def _below_roofs_text(e: Evidence) -> str:
     """The evidence's last words for a below-roofs verdict: the cause when the kernel's name gives one (``align1``),
     and what rules latency/occupancy out or leaves it unmeasured."""

@@ -11,7 +11,7 @@ import pandas as pd
 from gpulens.analyzers._groupstats import stable_order
 from gpulens.analyzers._span import durations_unknown, replayed_for_counters
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers.context import category_mask, codes_of, context_of, reindex_sorted, text_series
+from gpulens.analyzers.context import category_mask, codes_of, context_of, reindex_sorted, text_series, unique_ints
 from gpulens.timeline import Timeline
 from gpulens.units import agree, fmt_ns, plural
 
@@ -32,7 +32,31 @@ COLUMNS = {
     "critical": "in the performance-critical set (smallest set of names covering the critical fraction; every "
                 "name of a counter-collection replay of at most 32 names — ncu, rocprof-compute: each kernel was "
                 "profiled on purpose)",
+    "gpus": "GPUs (rank × device) the kernel ran on: over several, its times are sums over them — device time, which "
+            "may exceed the run's wall span [count]; unknown without a timeline",
 }
+
+
+def gpus_per_name(k: pd.DataFrame, names: pd.Series) -> np.ndarray:
+    """How many GPUs (distinct rank × device) each of ``names`` ran on, from the kernel events ``k`` (``name``,
+    ``rank``, ``device_id``); float, NaN for a name without events or when the columns are missing. One sort of
+    (name code, GPU) keys, no per-row strings."""
+    if not len(k) or not {"rank", "device_id"} <= set(k.columns):
+        return np.full(len(names), np.nan)
+    nc = codes_of(k["name"]) if isinstance(k["name"].dtype, pd.CategoricalDtype) else None
+    cats = k["name"].cat.categories if nc is not None else None
+    if nc is None:
+        nc, cats = pd.factorize(k["name"].astype(str))
+    key = k["rank"].to_numpy(dtype="int64", na_value=-1) * (1 << 20) + k["device_id"].to_numpy(dtype="int64",
+                                                                                           na_value=-1)
+    ok = nc >= 0
+    if key.min() == key.max():  # one GPU (most traces): one per name that ran, no pairs to sort
+        n = (np.bincount(nc[ok], minlength=len(cats)) > 0).astype(np.int64)
+    else:
+        pairs = unique_ints(nc[ok].astype(np.int64) * (1 << 32) + pd.factorize(key)[0][ok])
+        n = np.bincount(pairs >> 32, minlength=len(cats))
+    by = dict(zip(pd.Index(cats).astype(str), n.astype(float)))
+    return np.array([by.get(str(x), np.nan) for x in names], dtype=float)
 
 
 #: A counter-collection replay (ncu, rocprof-compute, rocprof pmc) of at most this many kernel names puts every one
@@ -317,6 +341,7 @@ class Hotspots(Analyzer):
                 "min_ns": g["eff"].min(), "max_ns": g["eff"].max(),
             }).reset_index()
         t["mean_ns"] = t["effective_ns"] / t["calls"]
+        t["gpus"] = gpus_per_name(k, t["name"])
         t = self._rank(t)
         profiled = len(t) <= PROFILED_NAMES and replayed_for_counters(timeline)
         if profiled:  # a counter-collection replay of a few kernels: each was profiled on purpose
@@ -378,6 +403,8 @@ class Hotspots(Analyzer):
             "overrun_events": len(clipped),  # every clipped event: stream overruns and runaways
             "overrun_ns": int(sum(c["overrun_ns"] for c in clipped)),
             "every_profiled_kernel": profiled,
+            # the most GPUs one kernel ran on: over 1, the per-kernel times are sums over GPUs (reports say so)
+            "kernel_gpus": int(np.nanmax(t["gpus"].to_numpy(dtype=float))) if t["gpus"].notna().any() else None,
             **graph_replays(t),
         }
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
@@ -405,6 +432,7 @@ class Hotspots(Analyzer):
             v = getattr(first[col], how)().where(~ks[col].isna().groupby(names, sort=False).any())
             t[col] = v.reindex(t["name"]).to_numpy()
         t["mean_ns"] = t["effective_ns"] / t["calls"].where(t["calls"] > 0)
+        t["gpus"] = np.nan  # a summary table records no GPU per kernel
         t = self._rank(t)
         total = int(t["total_ns"].sum())
         crit = t[t["critical"]]

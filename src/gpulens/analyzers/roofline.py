@@ -67,24 +67,27 @@ def at_most_roof(pct: Any) -> Any:
     return float(out) if out.ndim == 0 else out
 
 
-def _above_roof(pct: float, from_counters: bool) -> str | None:
-    """Why a kernel's attained share of its roof is unknown when its figures exceed the roof, or None."""
+def _above_roof(pct: float, from_counters: bool, spec_file: str | None = None) -> str | None:
+    """Why a kernel's attained share of its roof is unknown when its figures exceed the roof, or None;
+    ``spec_file``: the user's device spec file the peaks came from (its figures are then the ones to check)."""
     if not (pct == pct and pct > ABOVE_ROOF_PCT):
         return None
     if from_counters:
-        return (f"the counters give {pct_words(pct)} of the roof: the GPU's peak figures are not this GPU's (check the "
-                "identified device, or pass --device-spec)")
+        return (f"the counters give {pct_words(pct)} of the roof: the GPU's peak figures are not this GPU's ("
+                + (f"check the figures of the device spec file {spec_file} and their units: memory_bandwidth in "
+                   "GB/s, FLOP/s in TFLOPS)" if spec_file else "check the identified device, or pass --device-spec)"))
     return (f"the op shapes give {pct_words(pct)} of the roof: this kernel moved less data than its op's inputs and "
             "outputs (cache reuse, broadcast or in-place operands) or did part of the op's work")
 
 
-def _bandwidth_only(nbytes: float, t_ns: float, bw: float, sheet_bw: float, from_counters: bool) -> dict:
+def _bandwidth_only(nbytes: float, t_ns: float, bw: float, sheet_bw: float, from_counters: bool,
+                    spec_file: str | None = None) -> dict:
     """The figures of a kernel name with DRAM bytes but no FLOP figure [bytes, B/s over ``t_ns``]: bytes, attained
     bandwidth and the memory roof ``bw`` — its arithmetic intensity, ridge side and % of roofline stay unknown
     (the attainable performance depends on the AI). Above the datasheet bandwidth ``sheet_bw`` (beyond rounding) the
     bandwidth is unknown and ``roof_note`` says why, as for a placed kernel."""
     bps = nbytes / t_ns * 1e9 if t_ns > 0 else np.nan
-    note = _above_roof(100.0 * bps / sheet_bw, from_counters) if sheet_bw and bps == bps else None
+    note = _above_roof(100.0 * bps / sheet_bw, from_counters, spec_file) if sheet_bw and bps == bps else None
     return {"bytes": nbytes, "bytes_per_s": np.nan if note else bps, "peak_bytes_per_s": bw, "roof_note": note}
 
 
@@ -395,12 +398,13 @@ class Roofline(Analyzer):
         lower = pd.Series(per["flops_missing"].to_numpy(dtype=object)[keep][sel]).groupby(g[sel]).first().to_dict() \
             if sel.any() else {}
         peaks: dict = {}
+        own = spec.origin if spec.origin != "builtin" else None  # the user's spec file gave the roofs: check it
         out = []
         for i in range(G):
             row = {"name": names[i], "calls": int(calls[i]), "time_ns": int(time[i])}
             if not nf[i]:
                 if nob[i]:
-                    row.update(_bandwidth_only(float(bob[i]), float(tob[i]), bw, sheet_bw, bool(ob_ctr[i])))
+                    row.update(_bandwidth_only(float(bob[i]), float(tob[i]), bw, sheet_bw, bool(ob_ctr[i]), own))
                 out.append(row)
                 continue
             t, flops, nbytes = float(tf[i]), float(ff[i]), float(bb[i])
@@ -428,7 +432,7 @@ class Roofline(Analyzer):
             sheet_pct = (100.0 * (bps / sheet_bw if ai == ai and ai < sheet / sheet_bw else fps / sheet)
                          if sheet == sheet else np.nan) if ach or measured else pct
             side = ("memory" if memory_side else "compute") if ai == ai else None
-            note = _above_roof(sheet_pct, bool(from_ctr[i]))
+            note = _above_roof(sheet_pct, bool(from_ctr[i]), own)
             if note:  # no GPU runs above its roof: the figures, not the kernel, are off — attained rates unknown
                 pct = sheet_pct = fps = bps = np.nan
             else:  # above the achievable figure, within the datasheet roof: at its roof (and the datasheet

@@ -31,6 +31,7 @@ from gpulens.analyzers import _advice
 from gpulens.analyzers._gap_codes import gap_class_mask
 from gpulens.analyzers._coalescing import finding_detail, sectors_per_request, uncoalesced
 from gpulens.analyzers._unknown_time import untimed_names
+from gpulens.analyzers._verdict_text import summed_over_gpus
 from gpulens.analyzers._occ_findings import (bound_by_verdict, defer_to_fusion, settle_condition,
                                              settle_wave_premise)
 from gpulens.analyzers._verdict_columns import COLUMNS
@@ -397,7 +398,7 @@ class Verdicts(Analyzer):
             # the most the fix can give, as every other finding is rated by its time at stake
             weighed = max(v.time_at_stake_ns or 0, v.stake_upper_ns or 0) if upper else v.time_at_stake_ns
             findings.append(Finding(
-                f"{name if len(name) <= 80 else name[:79] + '…'}: {v.verdict}"
+                f"{name if len(name) <= 80 else name[:79] + '…'}: {v.verdict}" + summed_over_gpus(h.get("gpus"))
                 + (f" — {upper or v.stake_basis or v.stake_cap}" if upper or v.stake_basis or v.stake_cap else ""),
                 f"{v.evidence}. Next: {' '.join(v.next_steps)} (evidence from: "
                 f"{', '.join(i.replace('_', ' ').replace(':', ' ') for i in inputs)})",

@@ -147,7 +147,7 @@ class Accumulator:
         ts, ts_ok, dur, dur_ok = src.times()
         reason = np.full(len(ts), -1, dtype=np.int8)
         if (ts_ok & dur_ok & (ts <= 0)).any():  # the scan only for a piece with a ts 0 (or below)
-            unset = zero_ts_placeholders(ts, dur, ts_ok & dur_ok)
+            unset = zero_ts_placeholders(ts, dur, ts_ok & dur_ok, blank=kind <= _K["memset"])  # GPU kinds
             reason[unset] = np.where(ts[unset] < 0, 4, 2)
         reason[ts_ok & dur_ok & (dur < 0)] = 1
         reason[~(ts_ok & dur_ok)] = 0
@@ -523,7 +523,7 @@ class Accumulator:
         if not zero.any() or zero.all():
             return None
         dur = np.asarray(dur)
-        late = zero_ts_placeholders(start, dur, np.ones(len(start), dtype=bool))
+        late = zero_ts_placeholders(start, dur, np.ones(len(start), dtype=bool), blank=np.asarray(kind) <= _K["memset"])
         if not late.any():
             return None
         rows = np.flatnonzero(late)

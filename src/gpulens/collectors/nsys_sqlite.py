@@ -437,7 +437,10 @@ def _zero_placeholders(frames: list[pd.DataFrame], rejected: list[pd.DataFrame])
     if not (ts[ok] <= 0).any():
         return frames
     dur = np.concatenate([f["dur_ns"].fillna(0).to_numpy(dtype="int64") for f in have])
-    mask = zero_ts_placeholders(ts, dur, ok)
+    # a GPU record with start 0 and duration 0 measured nothing, on any clock (a session clock from 0 included)
+    gpu = np.concatenate([f["kind"].astype(str).isin(GPU_KINDS).to_numpy(dtype=bool) if "kind" in f
+                          else np.zeros(len(f), dtype=bool) for f in have])
+    mask = zero_ts_placeholders(ts, dur, ok, blank=gpu)
     if not mask.any():
         return frames
     at = dict(zip(map(id, have), np.split(mask, np.cumsum([len(f) for f in have])[:-1])))

@@ -378,9 +378,51 @@ def load_spec(path: str | Path) -> DeviceSpec:
             d = {"name": base.name, "compute_capability": base.compute_capability, "gfx_arch": base.gfx_arch,
                  "num_sms": base.num_sms, "memory_gb": mem, "vendor": base.vendor, "match": list(base.match),
                  **{k: v for k, v in d.items() if k != "base"}, "figures": figs}
-        return replace(spec_from_dict(d, origin=str(p)), file_figures=own)
+        spec = replace(spec_from_dict(d, origin=str(p)), file_figures=own)
+        check_plausible(spec, own)
+        return spec
     except (ValueError, TypeError) as exc:
         raise TraceFormatError(p, str(exc).replace(f"{p}: ", "")) from None
+
+
+#: How far a spec file's figure may lie outside the built-in GPUs' range of that figure (:func:`check_plausible`):
+#: 50 × the largest or 1/50 of the smallest. The GPUs known span about 30 × in bandwidth (RTX 4060 272 GB/s, B200
+#: 8,000 GB/s); a unit slip is 1,000 × (MB/s or TB/s written as GB/s, GFLOPS or PFLOPS as TFLOPS).
+PLAUSIBLE_FACTOR = 50
+
+
+def check_plausible(spec: DeviceSpec, keys: Any) -> None:
+    """Refuse a figure of ``spec`` among ``keys`` (those a user's file gave) that no GPU could have: above
+    :data:`PLAUSIBLE_FACTOR` × the largest built-in GPU's figure of that key, or below 1/PLAUSIBLE_FACTOR of the
+    smallest (``achievable.matrix.<p>`` against ``matrix.<p>``; a key no built-in GPU gives against every compute
+    peak). A memory bandwidth of 3,350,000 GB/s (an H100's 3.35 TB/s written in MB/s) made every kernel a
+    "% of roof" near 0 without a word.
+
+    Raises:
+        ValueError: naming the key, the value in the file's unit, the built-in range and the GPUs at its ends.
+    """
+    from gpulens.devices import SPECS
+
+    for key in keys:
+        f = spec.figures.get(key)
+        if f is None:
+            continue
+        ref = key.removeprefix("achievable.")
+        known = [(g.figures[ref].value, g.name) for g in SPECS if ref in g.figures]
+        if not known and "." in ref:  # a compute peak no built-in GPU gives: every compute peak's range
+            known = [(x.value, g.name) for g in SPECS for k, x in g.figures.items() if "." in k]
+        if not known:
+            continue
+        (lo, lo_gpu), (hi, hi_gpu) = min(known), max(known)
+        if lo / PLAUSIBLE_FACTOR <= f.value <= hi * PLAUSIBLE_FACTOR:
+            continue
+        scale, unit = _unit_scale(key), _UNIT_NAME.get(key, "TFLOPS")
+        num = lambda v: f"{v / scale:,.0f}" if float(v / scale).is_integer() else f"{v / scale:,.6g}"  # noqa: E731
+        times = lambda r: f"{r:,.0f}" if r < 1e6 else f"{r:.2g}".replace("e+", "e")  # noqa: E731 (1e300: not 301 digits)
+        where = (f"{times(f.value / hi)} × the largest built-in GPU's ({num(hi)} {unit}, {hi_gpu})" if f.value > hi
+                 else f"1/{times(lo / f.value)} of the smallest built-in GPU's ({num(lo)} {unit}, {lo_gpu})")
+        raise ValueError(f"figure {key!r} {num(f.value)} {unit} is {where}: no GPU's figure — the file's unit is "
+                         f"{unit} (a unit slip?)")
 
 
 def _unit_scale(key: str) -> float:

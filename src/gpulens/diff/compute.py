@@ -439,7 +439,7 @@ def compare(base: DiffSide, cand: DiffSide, top: int = 10) -> DiffResult:
                "new_kernels": int((m == "new").sum()), "vanished_kernels": int((m == "vanished").sum()),
                "cross_vendor": cross, "base_vendors": vendors[0], "cand_vendors": vendors[1],
                **_span_summary(base, cand)}
-    warnings = base.warnings + cand.warnings + _rank_check(tables["ranks"], summary)
+    warnings = base.warnings + cand.warnings + _rank_check(tables["ranks"], summary) + _graph_check(base, cand, summary)
     # kernel names tell workloads apart within one vendor's libraries (another vendor's are all other names)
     summary["workload"] = None if vendors[0] != vendors[1] else kernel_overlap(*(
         side.groups[side.groups["kind"].astype(str) == "kernel"].groupby("key")["time_ns"].sum().to_dict()
@@ -503,6 +503,27 @@ def _times_unknown(tables: dict[str, pd.DataFrame], summary: dict[str, Any], sid
         summary[f"{p}_time_ns"] = None
     summary.update(delta_ns=None, delta_pct=None, gross_delta_ns=None, gross_delta_ns_by_table=None,
                    times_unknown=sides)
+
+
+def _graph_check(base: DiffSide, cand: DiffSide, summary: dict[str, Any]) -> list[str]:
+    """A warning when one run traced CUDA graphs at graph level (nsys ``--cuda-graph-trace=graph``: a replay is one
+    record, ``CUDA graph 5``, :func:`gpulens.timeline.names.is_graph_replay`) and the other did not: a replay's time
+    is one row on one side and its kernels' rows on the other, so the per-kernel rows are not like for like (they
+    read as a vanished "CUDA graph 5" and new kernels). ``summary["graph_capture_differs"]``: the side that did."""
+    from gpulens.timeline.names import graph_capture_text, is_graph_replay
+
+    def graphs(side: DiffSide) -> list[str]:
+        g = side.groups
+        return sorted({n for n in g["name"].astype(str) if is_graph_replay(n)}) if len(g) and "name" in g else []
+
+    b, c = graphs(base), graphs(cand)
+    summary["graph_capture_differs"] = None if bool(b) == bool(c) else ("base" if b else "candidate")
+    if bool(b) == bool(c):
+        return []
+    side, other = ("base", "candidate") if b else ("candidate", "base")
+    return [f"{graph_capture_text(side, other, b or c)}: the runs are not like for like — a replay's time is one "
+            "row on one side and its kernels' rows on the other, so kernel rows read as vanished and new (trace "
+            "both with the same nsys --cuda-graph-trace)"]
 
 
 def _rank_check(ranks: pd.DataFrame, summary: dict[str, Any]) -> list[str]:

@@ -385,7 +385,7 @@ def graph_capture_mismatch(base: dict[str, Metric], cand: dict[str, Metric]) -> 
     record — kernel by kernel (``--cuda-graph-trace=node``, the default of recent nsys) or no graph at all — so one
     replay is one kernel on one side and all its nodes on the other: the counts differ by the capture, not by the
     run."""
-    from gpulens.timeline.names import is_graph_replay
+    from gpulens.timeline.names import graph_capture_text, is_graph_replay
 
     def graphs(ms: dict[str, Metric]) -> list[str]:
         return [n[len(KERNEL_PREFIX):] for n in ms if n.startswith(KERNEL_PREFIX)
@@ -395,8 +395,7 @@ def graph_capture_mismatch(base: dict[str, Metric], cand: dict[str, Metric]) -> 
     if bool(b) == bool(c):
         return None
     side, other = ("baseline", "candidate") if b else ("candidate", "baseline")
-    return (f"the {side} traced CUDA graphs at graph level ({', '.join((b or c)[:3])}: each replay one record, its "
-            f"kernels not counted one by one) and the {other} did not, so kernel counts differ by the capture, not "
+    return (f"{graph_capture_text(side, other, b or c)}, so kernel counts differ by the capture, not "
             "the run (trace both with the same nsys --cuda-graph-trace)")
 
 

@@ -131,11 +131,37 @@ def limit_text(threshold: float, band: float, spread: float, noise_multiplier: f
     """The limit a timing was held to, named with its parts as every gate report's columns name them
     (``threshold``, ``baseline noise``, ``PASS band``): ``"the 5.0 % threshold"`` when the band is the configured
     threshold T; ``"the 14.8 % PASS band — 2 × baseline noise 7.4 %, wider than the 5.0 % threshold"`` when the baseline's noise
-    widened it (``band = max(T, k · spread)``, module docstring). Fractions in, percent with one decimal out."""
+    widened it (``band = max(T, k · spread)``, module docstring), band and noise with the decimals
+    :func:`noise_band_texts` gives them so that k × the noise shown is the band shown ("8.90 % … 2 × 4.45 %", never
+    "8.9 % … 2 × 4.4 %"). Fractions in, percent out."""
     if band > threshold and spread > 0:
-        return (f"the {_pct1(band)} PASS band — {noise_multiplier:g} × baseline noise {_pct1(spread)}, wider than "
-                f"the {_pct1(threshold)} threshold")
+        noise, wide = noise_band_texts(band, spread, threshold)
+        return (f"the {wide} PASS band — {noise_multiplier:g} × baseline noise {noise}, wider than the "
+                f"{_pct1(threshold)} threshold")
     return f"the {_pct1(threshold)} threshold"
+
+
+def noise_band_texts(band: float | None, spread: float | None, threshold: float | None) -> tuple[str, str]:
+    """The baseline noise and the PASS band as percentages that add up (``"4.45 %"``, ``"8.90 %"``; ``""`` for a
+    missing figure). Where the noise widened the band (``band = k · spread`` > T), the band shown is k × the noise
+    shown, with the fewest decimals (1 to 3) at which that is also the band rounded — a band of 8.8956 % from a
+    noise of 4.4478 % read "8.9 % — 2 × 4.4 %"; now "8.90 % — 2 × 4.45 %" — else 2 decimals, the band derived from
+    the noise shown (within 0.01 percentage point of the band). One decimal otherwise. Halves round up
+    (:func:`gpulens.units.fixed_half_up`)."""
+    from gpulens.units import fixed_half_up
+
+    def pct(v: float | None, d: int = 1) -> str:
+        return "" if v is None else f"{fixed_half_up(100 * v, d)} %"
+
+    if band is None or not spread or band <= (threshold or 0) or not math.isfinite(band / spread):
+        return pct(spread), pct(band)
+    k = round(band / spread, 6)
+    for d in (1, 2, 3):
+        shown = float(fixed_half_up(100 * spread, d))
+        if fixed_half_up(k * shown, d) == fixed_half_up(100 * band, d):
+            return f"{fixed_half_up(100 * spread, d)} %", f"{fixed_half_up(k * shown, d)} %"
+    shown = float(fixed_half_up(100 * spread, 2))
+    return f"{fixed_half_up(100 * spread, 2)} %", f"{fixed_half_up(k * shown, 2)} %"
 
 
 def relative_spread(samples: np.ndarray) -> float:

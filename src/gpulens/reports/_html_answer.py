@@ -17,7 +17,7 @@ from typing import Any
 
 from gpulens.report import SourceReport
 from gpulens.reports._answer import answer, critical_shown_text, next_step, verdict_rows
-from gpulens.reports._format import clip, column_label, fmt_ns, fmt_unit, is_missing, stake_notes
+from gpulens.reports._format import GPU_SUM_TIP, clip, column_label, fmt_ns, gpu_sum_label, fmt_unit, is_missing, stake_notes
 from gpulens.reports._html_parts import KERNEL_LINKS, esc, hot_ranks, name_cell
 from gpulens.reports._names import label_in_text, short_names
 from gpulens.reports._vendor_words import source_vendor, vendor_label
@@ -73,6 +73,10 @@ HEADER_TIPS = {"#": "rank by GPU time in the hot-kernel table",
                "bound": "what limits the kernel (hover a bound for its meaning; the Stalls & verdicts page has the legend)",
                "time at stake": "GPU time the fix could save at most (at least where a mark says so): time × (1 − attained"
                                 " / attainable) on the basis that decided the bound; unknown when not quantifiable"}
+
+
+#: The banner's columns whose figures are sums over GPUs when a kernel ran on several (:func:`gpu_sum_label`).
+SUMMED_HEADERS = ("GPU time · share", "time at stake")
 
 
 def bound_legend(verdicts: list[str], vendor: str | None = None) -> str:
@@ -185,9 +189,19 @@ def kernels_html(s: SourceReport, rows: list[dict[str, Any]], step_chars: int | 
     # the share says of what, as the hot-kernel table's column does (its doc: "share of all kernel time")
     vd = s.results.get("verdicts")
     share = column_label("share", vd.columns.get("share", "") if vd is not None else "")
-    heads = "".join(f'<th scope="col"{_tip(HEADER_TIPS.get(h))}>{esc(label)}</th>'
-                    for h, label in (("#", "#"), ("kernel", "kernel"), ("GPU time · share", f"GPU time · {share}"),
-                                     ("bound", "bound"), ("time at stake", "time at stake"),
+    hsum = getattr(s.results.get("hotspots"), "summary", None)  # a kernel on several GPUs: sums over them
+    # the first screen's room: "Σ GPU time", the tooltip saying it in full
+    summed = gpu_sum_label("", hsum, short=True) != ""
+
+    def tip(h: str) -> str:
+        return HEADER_TIPS.get(h, "") + (f" — {GPU_SUM_TIP}" if summed and h in SUMMED_HEADERS else "")
+
+    heads = "".join(f'<th scope="col"{_tip(tip(h))}>{esc(label)}</th>'
+                    for h, label in (("#", "#"), ("kernel", "kernel"),
+                                     # "Σ time": as narrow as "GPU time" (the banner's 800 px)
+                                     ("GPU time · share",
+                                      f"{gpu_sum_label('time', hsum, True) if summed else 'GPU time'} · {share}"),
+                                     ("bound", "bound"), ("time at stake", gpu_sum_label("time at stake", hsum, True)),
                                      ("next step", "next step")))
     return (f'{head}<table class="akernels"><thead><tr>{heads}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table>'

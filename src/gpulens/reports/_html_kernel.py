@@ -17,6 +17,7 @@ import pandas as pd
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import SourceReport
 from gpulens.analyzers._advice import vendor_word
+from gpulens.reports._values import lower_bound_mark
 from gpulens.reports._format import (column_label, fmt_ns, fmt_unit, is_missing, limiter_text, result_title,
                                      shown_columns, source_vendor, unit_of, vendor_label)
 from gpulens.reports._html_answer import bound_meanings
@@ -144,9 +145,12 @@ def _kv_row(r: AnalysisResult, row: pd.Series, skip: tuple[str, ...] = ("name", 
             and not (c in in_t and unknown_everywhere(t, c))]
     if "limiters" in cols and "limiter" in cols:  # the binding limit is the first of the tied ones: said once, as the
         cols.remove("limiter")                    # page's 'Limiter:' line says it ('registers + shared memory')
+    low = row.get("flops_lower_bound")
+    lower = isinstance(low, str) and bool(low)  # FLOPs over partial FP counters: "≥", as in the tables
     return kv_html([(vendor_label(c, vendor, column_label(c, r.columns.get(c, "")), r.columns.get(c, "")),
                      limiter_text(row[c], vendor) if c in ("limiter", "limiters") else
-                     fmt_unit(row[c], unit_of(c, r.columns.get(c, "")))) for c in cols])
+                     lower_bound_mark(fmt_unit(row[c], unit_of(c, r.columns.get(c, ""))), c,
+                                      unit_of(c, r.columns.get(c, "")), lower)) for c in cols])
 
 
 def _no_launch_row_reason(launches: AnalysisResult | None) -> str:

@@ -22,7 +22,7 @@ from gpulens.units import agree, fmt_capacity, fmt_share, is_missing, plural, sh
 from gpulens.reports._format import critical_set_text
 from gpulens.reports._format import (breakdown_rest, busy_text, column_label, run_device_text, fmt_ns, fmt_unit,
                                      kernel_time_text, launches_text, record_vendor, time_scale, unit_of, vendor_label)
-from gpulens.reports._format import (ONE_OFF_LABEL, busy_bound_word, STEADY_IDLE_LABEL, idle_at_most, idle_bound_note, one_off_split,
+from gpulens.reports._format import (ONE_OFF_LABEL, bounded_breakdown, gpu_sum_label, busy_bound_word, STEADY_IDLE_LABEL, idle_at_most, idle_bound_note, one_off_split,
                                      world_note)
 from gpulens.reports._names import short_names
 from gpulens.reports._html_timeline import timeline_page  # noqa: F401 -- re-exported
@@ -257,7 +257,7 @@ def breakdown_page(s: SourceReport, max_rows: int) -> list[Any]:
                   f"up to {'the span' if gpus <= 1 else 'each GPU' + chr(39) + 's span'}." + (f" Exposed parts {summ['overlap_unknown']}." if summ.get("overlap_unknown") else "")
                   + (" Idle is drawn as its steady-state part and the one-off gaps (warm-up, boundaries) the verdict "
                      "leaves out, as the bottlenecks analysis splits it." if split is not None else ""),
-                  fig, table_html(drawn, cols, max_rows, docs=docs))]
+                  fig, table_html(bounded_breakdown(drawn, summ), cols, max_rows, docs=docs))]
 
 
 def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
@@ -274,8 +274,11 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
     # a kernel whose time is unknown (an ncu launch without a duration) has no bar: None, never a NA plotly chokes on
     xs = [None if pd.isna(v) else float(v) / div for v in crit["effective_ns"]]
     texts = [fmt_share(v) for v in crit["share"]]
-    hover = [f"{wrap_name(n)}<br>{plural(c, 'call(s)')}, {fmt_ns(e)}, mean {fmt_ns(m)}<br>click: kernel details"
-             for n, c, e, m in zip(crit["name"], crit["calls"], crit["effective_ns"], crit["mean_ns"])]
+    gpus = crit["gpus"] if "gpus" in crit else pd.Series(None, crit.index, dtype=float)  # several GPUs: a sum, said
+    hover = [f"{wrap_name(n)}<br>{plural(c, 'call(s)')}, {fmt_ns(e)}"
+             + (f" summed over {int(g)} GPUs" if not is_missing(g) and g > 1 else "")
+             + f", mean {fmt_ns(m)}<br>click: kernel details"
+             for n, c, e, m, g in zip(crit["name"], crit["calls"], crit["effective_ns"], crit["mean_ns"], gpus)]
     kinds = [str(k) for k in crit["kind"]]
     # one trace per kind of work, named in the legend (the bars' colours said "collective" to no one); the y axis
     # keeps the rows' order across the traces
@@ -291,20 +294,23 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
                      "hovertext": pick(hover), "hoverinfo": "text", "showlegend": legend})
     fig = _layout(data, 140 + 26 * len(ys), barmode="overlay", showlegend=legend, xaxis={"title": axis_title(
         # "overruns clipped" was the analyzer's word: a launch recorded past the next one's start on its stream
-        f"GPU time [{unit}] (a stream's overlapping launches counted once); bar text: share of kernel time")},
+        f"{gpu_sum_label('GPU time', hs.summary)} [{unit}] (a stream's overlapping launches counted once); bar text: "
+        "share of kernel time")},
                   yaxis={"autorange": "reversed", "categoryorder": "array", "categoryarray": ys})
     sm = hs.summary
     shown = "" if len(crit) == sm.get("critical_count", 0) else f" (the top {len(crit)} drawn)"
     t2 = t.assign(rank=range(1, len(t) + 1))
-    cols = ["rank", "name", "kind", "calls", "effective_ns", "total_ns", "mean_ns", "min_ns", "max_ns", "share",
-            "critical"]
+    many = gpu_sum_label("time", sm) != "time"  # a kernel on several GPUs: how many, its times sums over them
+    cols = ["rank", "name", "kind", "calls", *(["gpus"] if many else []), "effective_ns", "total_ns", "mean_ns",
+            "min_ns", "max_ns", "share", "critical"]
     return [Panel("Hot kernels: the performance-critical set",
                   f"{sm.get('critical_count', 0)} of {plural(sm.get('unique_kernels', len(t)), 'kernel(s)')} "
                   f"{agree(sm.get('critical_count', 0), 'covers', 'cover')} "
                   f"{fmt_unit(sm.get('critical_share'), 'share')} of the {fmt_ns(sm.get('kernel_effective_ns'))} "
                   f"of kernel time{shown}.", fig,
-                  table_html(t2, cols, max_rows, headers={"effective_ns": "time", "total_ns": "raw sum",
-                                                          "rank": "#"},
+                  table_html(t2, cols, max_rows, headers={"effective_ns": gpu_sum_label("time", sm),
+                                                          "total_ns": gpu_sum_label("raw sum", sm), "rank": "#",
+                                                          "gpus": "GPUs"},
                              docs={**hs.columns, "rank": "rank by GPU time"}))]
 
 

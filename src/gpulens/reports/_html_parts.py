@@ -17,6 +17,7 @@ from typing import Any, Iterable, Sequence
 import pandas as pd
 
 from gpulens.reports._md_safe import visible
+from gpulens.reports._values import ge_mark, lower_bound_column, lower_bound_flags
 from gpulens.reports._values import _UNKNOWN, unknown_everywhere  # noqa: F401 (re-exported: the HTML pages use it)
 from gpulens.reports._format import (MISSING, TEXT_UNITS, _is_bool, _is_num, clip, column_label, fmt_unit, is_missing,
                                       unit_of)
@@ -193,13 +194,15 @@ def header_note(label: str) -> tuple[str, str]:
 _MEMO_TYPES = frozenset({str, int, float, bool})
 
 
-def _cell(v: Any, unit: str) -> str:
-    """One ``<td>`` of :func:`table_html` (not a kernel-name cell): the value formatted from its column's ``unit``,
-    its sort key in ``data-v`` (numbers), right-aligned unless the unit is words or an id, prose wide enough."""
+def _cell(v: Any, unit: str, lower: bool = False) -> str:
+    """One ``<td>`` of :func:`table_html` (not a kernel-name cell): the value formatted from its column's ``unit``
+    ("≥ " before it where it is a lower bound, ``lower``: :func:`gpulens.reports._values.lower_bound_mark`), its
+    sort key in ``data-v``
+    (numbers), right-aligned unless the unit is words or an id, prose wide enough."""
     key = _sort_key(v)
     attr = f' data-v="{key}" class="num"' if key and unit not in (*TEXT_UNITS, "id") else (
         f' data-v="{key}"' if key else "")
-    text = fmt_unit(v, unit)
+    text = ge_mark(fmt_unit(v, unit)) if lower else fmt_unit(v, unit)
     if not attr and len(text) > PROSE_CHARS:  # a sentence: wide enough to read, never a word per line
         attr = ' class="prose"'
     return f"<td{attr}>{esc(text)}</td>"
@@ -239,11 +242,15 @@ def table_html(df: pd.DataFrame | None, columns: Sequence[str] | None = None, ma
                     + marks.get(c, "") + "</th>" for c in cols)
     out.append(f"<thead><tr>{heads}</tr></thead><tbody>")
     seen: dict[str, dict] = {c: {} for c in cols}  # column → value key → its cell (a value repeats down a column)
+    lower = lower_bound_flags(body)  # FLOP figures over partial FP counters: "≥ 17.18 GFLOP", as every report
     for i, row in enumerate(zip(*[body[c].tolist() for c in cols])):
         cells = []
         for c, v in zip(cols, row):
             if c in shorts:
                 cells.append(name_cell(v, shorts[c][i]))
+                continue
+            if lower[i] and lower_bound_column(c, units[c]):
+                cells.append(_cell(v, units[c], True))
                 continue
             kind = type(v)
             memo = (kind, v if kind is str else repr(v)) if kind in _MEMO_TYPES else None

@@ -24,8 +24,9 @@ import numpy as np
 import pandas as pd
 
 from gpulens.report import SourceReport
-from gpulens.reports._format import bound_pct_differs, bound_pct_legend, roofline_display, fmt_ns, fmt_si, fmt_unit, is_missing, roofline_heading
-from gpulens.reports._html_parts import (CHAR_PX, GREY, KERNEL_LINKS, OKABE_ITO, Panel, empty_html, hot_ranks,
+from gpulens.reports._values import ge_mark
+from gpulens.reports._format import bound_pct_differs, bound_pct_legend, roof_note_display, roofline_display, fmt_ns, fmt_si, fmt_unit, is_missing, roofline_heading
+from gpulens.reports._html_parts import (CHAR_PX, GREY, KERNEL_LINKS, OKABE_ITO, Panel, empty_html, esc, hot_ranks,
                                          plot_text, table_html)
 from gpulens.reports._names import short_names
 from gpulens.units import plural
@@ -199,16 +200,20 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
                & (ok["bound"].map(_bound) == bkey).to_numpy()]
         symbol, legend = BOUND_STYLE[bkey]
         judged_by = roof_label(key, vendor)
-        hover = [f"<b>{_tag(rank_of, n)}{plot_text(labels[str(n)])}</b><br>arithmetic intensity {fmt_unit(ai, 'FLOP/B')} · "
-                 f"{fmt_si(float(fl), 'FLOP/s')}<br>{fmt_unit(rp, '%')} of its roof · {fmt_ns(tn)}"
+        # FLOPs over partial FP counters: the AI and FLOP/s are lower bounds, "≥" as in the table below
+        ge = lambda text, lb: ge_mark(text) if isinstance(lb, str) and lb else text  # noqa: E731
+        hover = [f"<b>{_tag(rank_of, n)}{plot_text(labels[str(n)])}</b><br>arithmetic intensity "
+                 f"{ge(fmt_unit(ai, 'FLOP/B'), lb)} · "
+                 f"{ge(fmt_si(float(fl), 'FLOP/s'), lb)}<br>{fmt_unit(rp, '%')} of its roof · {fmt_ns(tn)}"
                  + (f" · {fmt_ns(stake[str(n)])} at stake" if str(n) in stake else "")
                  + f"<br>judged against {plot_text(judged_by)} {fmt_si(pk, 'FLOP/s')}, ridge {fmt_unit(rg, 'FLOP/B')}"
                  + _unit_hover(u, bp, ref_mem)
-                 for n, ai, fl, rp, tn, pk, rg, u, bp in zip(
+                 for n, ai, fl, rp, tn, pk, rg, u, bp, lb in zip(
                      g["name"], g["arithmetic_intensity"], g["flops_per_s"], g["roof_pct"], g["time_ns"],
                      g["peak_flops_per_s"], g.get("ridge_point", pd.Series(np.nan, g.index)),
                      g.get("bound_unit", pd.Series(None, g.index, dtype=object)),
-                     g.get("bound_pct", pd.Series(np.nan, g.index)))]
+                     g.get("bound_pct", pd.Series(np.nan, g.index)),
+                     g.get("flops_lower_bound", pd.Series(None, g.index, dtype=object)))]
         data.append({"type": "scatter", "x": g["arithmetic_intensity"].astype(float).tolist(),
                      "y": g["flops_per_s"].astype(float).tolist(), "mode": "markers+text",
                      "name": f"{legend} · vs {judged_by}",
@@ -293,10 +298,12 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
     shown = t.assign(compute_roof=t["compute_roof"].map(lambda k: roof_label(k, vendor))) \
         if len(t) and "compute_roof" in t else t
     shown = roofline_display(shown)  # a measured memory bound names its cache level ("memory (L1)")
+    shown, why = roof_note_display(shown, max_rows)  # a kernel above its roof: "unknown †", the reason below
     docs = dict(r.columns) if r is not None else {}
     docs.setdefault("compute_roof", "the compute roof the kernel is judged against [text]")
     tbl = table_html(shown, cols, max_rows, docs=docs, headers={"compute_roof": "judged against",
                                                                    "peak_flops_per_s": "its roof"}) if len(t) else ""
+    tbl += "".join(f'<p class="note">{esc(line)}</p>' for line in why)
     note = (empty_html("Roofline points", "analysis not available (no analyzer produced it for this input)")
             if r is None else empty_html("Roofline points", str(r.skipped_reason)) if r.skipped else "")
     return [Panel("Roofline of the hot kernels", take, {"data": data, "layout": layout}, tbl, note=note)]

@@ -78,6 +78,27 @@ def busy_bound_word(row: Mapping[str, Any], summary: Mapping[str, Any] | None = 
     return "at least " if (summary or {}).get("busy_bound") == "at least" else "unknown: timed work "
 
 
+def bounded_breakdown(table: Any, summary: Mapping[str, Any] | None = None) -> Any:
+    """The breakdown (or its idle-split) rows as the Markdown and HTML tables show them (a copy; ``table``: a
+    DataFrame with ``busy_pct`` and the idle columns of :data:`IDLE_KEYS`): a row's busy % over a GPU that may hold
+    work recorded without a time reads "at least 45.5 %" (:func:`busy_bound_word`), its idle figures "≤ 60.00 µs"
+    (:func:`idle_at_most`) — the words the console and the run's busy line use. ``table`` itself when no row is a
+    bound."""
+    recs = table.to_dict("records")
+    busy = [busy_bound_word(r, summary) for r in recs]
+    most = [idle_at_most(r) for r in recs]
+    if not any(busy) and not any(most):
+        return table
+    out = table.copy()
+    if "busy_pct" in out and any(busy):
+        out["busy_pct"] = [w + fmt_unit(r.get("busy_pct"), "%") if w and not is_missing(r.get("busy_pct"))
+                           else r.get("busy_pct") for w, r in zip(busy, recs)]
+    for k in IDLE_KEYS:
+        if k in out and any(most):
+            out[k] = [m + fmt_ns(r.get(k)) if m and not is_missing(r.get(k)) else r.get(k) for m, r in zip(most, recs)]
+    return out
+
+
 def idle_bound_note(summary: Mapping[str, Any] | None) -> str:
     """The breakdown summary's ``idle_bound`` sentence as every reporter appends it to its breakdown and idle
     headings (" — idle at most …"), or "" when the idle was measured."""
@@ -255,6 +276,22 @@ def kernel_time_text(sm: Mapping[str, Any]) -> str:
             + ("busy (union) unknown" if is_missing(busy) else f"{fmt_ns(busy)} busy (union{per}){also}"))
 
 
+def gpu_sum_label(label: str, hsum: Mapping[str, Any] | None, short: bool = False) -> str:
+    """A per-kernel time column's label as every reporter heads it: ``"total (Σ over GPUs)"`` when a kernel ran on
+    several GPUs (the hotspots summary's ``kernel_gpus`` > 1: its total, time and time at stake are sums over
+    them — device time, which may exceed the run's wall span: 4 × 117 ms of ncclAllReduce on a V100×4 is 468 ms),
+    ``label`` otherwise; ``short``: ``"Σ total"`` (the first screen's banner, whose header tooltip says it in
+    full: :data:`GPU_SUM_TIP`)."""
+    n = (hsum or {}).get("kernel_gpus")
+    if not (isinstance(n, (int, float)) and not is_missing(n) and n > 1):
+        return label
+    return f"Σ {label}" if short else f"{label} (Σ over GPUs)"
+
+
+#: What "Σ" before a per-kernel time says (:func:`gpu_sum_label`), in words.
+GPU_SUM_TIP = "summed over the GPUs the kernel ran on (device time: may exceed the run's wall span)"
+
+
 def untimed_text(sm: Mapping[str, Any]) -> str:
     """The summed kernel time when some launches have no duration (:mod:`gpulens.analyzers._unknown_time`), the one
     wording of every reporter: ``"unknown summed: 2 of 16 launches without a duration (the 14 with one: 10.39 ms)"``;
@@ -367,6 +404,31 @@ def roofline_display(table: Any) -> Any:
     return out
 
 
+#: Marks of the roofline's notes (:func:`roof_note_display`): "*", "**", …, apart from the time-at-stake marks of
+#: the verdict table that may stand beside it (:data:`STAKE_MARKS`).
+ROOF_MARKS = ("*",)
+
+
+def roof_note_display(table: Any, shown: int | None = None) -> tuple[Any, list[str]]:
+    """The roofline table with its % of roofline marked where the kernel's figures put it above its roof (a copy;
+    ``roof_note``, :func:`gpulens.analyzers.roofline._above_roof`): ``roof_pct`` reads "unknown *", and the lines
+    to print under the table say why — "* % of roofline unknown: the op shapes give 375.6 % of the roof: …" — so the
+    reason stands where the "unknown" does (it was in the JSON ``roof_note`` and a finding only). ``shown``: the
+    rows a report shows (the notes of the others are not listed). ``(table, [])`` when no row has a note."""
+    if table is None or not len(table) or "roof_note" not in table:
+        return table, []
+    notes = stake_notes(table, "roof_note", ROOF_MARKS)
+    if not notes:
+        return table, []
+    out = table.copy()
+    pct = out["roof_pct"].astype(object)
+    for i, (mark, _) in notes.items():
+        pct.iloc[i] = "unknown" + mark
+    out["roof_pct"] = pct
+    listed = {mark: note for i, (mark, note) in sorted(notes.items()) if shown is None or i < shown}
+    return out, [f"{mark.strip()} % of roofline unknown: {note}." for mark, note in listed.items()]
+
+
 def bound_pct_text(pct: Any, unit: Any, num: Any) -> str:
     """The bound's % of peak in a console cell: ``num(pct)`` with the unit it is of — "79.6 (L2)" — where the row
     names one (``bound_pct_unit``: the measured limiting unit, or "roofline"); ``num``: the table's number
@@ -439,22 +501,24 @@ def busy_text(sm: dict[str, Any]) -> str:
 STAKE_MARKS = ("†", "‡", "§", "¶")
 
 
-def stake_notes(rows: Any) -> dict[int, tuple[str, str]]:
+def stake_notes(rows: Any, key: str = "stake_note",
+                symbols: tuple[str, ...] = STAKE_MARKS) -> dict[int, tuple[str, str]]:
     """Row position → (`` †`` mark, note) for each row of a verdicts table (DataFrame or list of dicts) whose
     ``stake_note`` is set (:func:`gpulens.analyzers.verdicts.stake_note`): one mark per distinct note, so a
-    reader sees beside "at stake 3.1 ms" on a kernel of 1.2 ms why the figure exceeds its time."""
+    reader sees beside "at stake 3.1 ms" on a kernel of 1.2 ms why the figure exceeds its time. ``key``: another
+    per-row note column (the roofline's ``roof_note``, :func:`roof_note_display`), marked with ``symbols``."""
     recs = rows.to_dict("records") if hasattr(rows, "to_dict") else list(rows)
     marks: dict[str, str] = {}
     out: dict[int, tuple[str, str]] = {}
     for i, r in enumerate(recs):
-        note = r.get("stake_note") if isinstance(r, Mapping) else None
+        note = r.get(key) if isinstance(r, Mapping) else None
         if not isinstance(note, str) or not note:
             continue
         if note not in marks:
             # one mark per distinct note, never one mark for two notes (the fourth note read the third's "§"): past
             # the symbols, doubled ones (††, ‡‡, …), as footnote marks go
             k = len(marks)
-            marks[note] = " " + STAKE_MARKS[k % len(STAKE_MARKS)] * (k // len(STAKE_MARKS) + 1)
+            marks[note] = " " + symbols[k % len(symbols)] * (k // len(symbols) + 1)
         out[i] = (marks[note], note)
     return out
 

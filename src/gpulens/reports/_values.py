@@ -194,3 +194,33 @@ def cuda_version(v: Any) -> str:
         n = int(v)
         return f"{n // 1000}.{(n % 1000) // 10}"
     return fmt_unit(v, "version")
+
+
+#: FLOP-based units a missing FLOP counter makes a lower bound (``flops_lower_bound``, analyzers._flop_coverage).
+FLOP_UNITS = ("FLOP", "FLOP/s", "FLOP/B")
+
+
+def lower_bound_flags(rows: Any) -> list[bool]:
+    """Per row of a table (``rows``: the part shown), whether its FLOP figures are lower bounds (its
+    ``flops_lower_bound`` note is set: FP counters of the vendor's formula not collected); all False without it."""
+    if rows is None or "flops_lower_bound" not in getattr(rows, "columns", ()):
+        return [False] * (0 if rows is None else len(rows))
+    return [isinstance(v, str) and bool(v) for v in rows["flops_lower_bound"].tolist()]
+
+
+def lower_bound_column(column: str, unit: str) -> bool:
+    """Whether a column's figures are lower bounds in a row whose FLOPs are (:func:`lower_bound_flags`): a measured
+    FLOP figure (:data:`FLOP_UNITS`: FLOPs, FLOP/s, arithmetic intensity), not a roof, peak or ridge point."""
+    return unit in FLOP_UNITS and not any(w in column for w in ("peak", "roof", "ridge", "attainable"))
+
+
+def lower_bound_mark(text: str, column: str, unit: str, lower: bool) -> str:
+    """``"≥ "`` before a cell's ``text`` of a measured FLOP figure (:func:`lower_bound_column`) in a row whose FLOPs
+    are a lower bound (:func:`lower_bound_flags`), the one mark of the console, Markdown and HTML tables; ``text``
+    unchanged otherwise (and for an unknown or blank figure)."""
+    return ge_mark(text) if lower and lower_bound_column(column, unit) else text
+
+
+def ge_mark(text: str) -> str:
+    """``"≥ "`` before a figure's ``text`` (a lower bound); an unknown or blank figure unchanged."""
+    return text if text in ("unknown", "—", "") else f"≥ {text}"

@@ -19,8 +19,9 @@ from gpulens.analyzers.breakdown import REST_KEY
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text, run_device_text,  # noqa: F401 (fmt_ns: re-export)
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, limiter_text, rank_ranges,
                                      roofline_heading, vendor_short_label, bound_pct_legend,
-                                     bound_pct_differs, bound_pct_text, roofline_display)
-from gpulens.reports._format import (IDLE_KEYS, busy_bound_word, SPLIT_PARTS, column_label, idle_at_most, idle_bound_note, kib_text,
+                                     bound_pct_differs, bound_pct_text, roof_note_display,
+                                     roofline_display)
+from gpulens.reports._format import (IDLE_KEYS, busy_bound_word, gpu_sum_label, SPLIT_PARTS, column_label, idle_at_most, idle_bound_note, kib_text,
                                      one_off_split)
 from gpulens.reports._names import label_scope, short_names
 from gpulens.units import fixed_half_up, fmt_share, is_missing, plural, share_pct_text
@@ -92,12 +93,16 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
         parts.append(Text(f"Top kernels, roofline and occupancy: {len(hs.table):,} kernel rows not shown (--top 0)",
                           style="dim"))
     elif hs is not None and len(hs.table):
-        cols = [Col("", "left"), name_col(), Col("calls"), Col("total"),
+        # a kernel run on several GPUs: its total is a sum over them, headed so, with the GPU count beside it
+        many = gpu_sum_label("total", hs.summary) != "total"
+        cols = [Col("", "left"), name_col(), Col("calls"), *([Col("GPUs", optional=True)] if many else []),
+                Col(gpu_sum_label("total", hs.summary)),
                 Col("mean", optional=True), Col(column_label("share"))]  # "share of kernel time", as in HTML/Markdown
         head_t = hs.table.iloc[:top]
-        rows = [["★" if r.critical else "", Text(short), f"{r.calls:,}", fmt_ns(r.effective_ns), fmt_ns(r.mean_ns),
-                 fmt_share(r.share)] for r, short in zip(head_t.itertuples(),
-                                                                short_names(head_t["name"].astype(str)))]
+        rows = [["★" if r.critical else "", Text(short), f"{r.calls:,}",
+                 *([fmt_unit(getattr(r, "gpus", None), "count")] if many else []), fmt_ns(r.effective_ns),
+                 fmt_ns(r.mean_ns), fmt_share(r.share)] for r, short in zip(head_t.itertuples(),
+                                                                           short_names(head_t["name"].astype(str)))]
         covers = critical_set_text(hs.summary)
         more = f" — first {len(head_t):,} of {len(hs.table):,} rows" if len(hs.table) > len(head_t) else ""
         parts.append(FitTable(f"Top kernels ({covers}){more}", cols, rows))
@@ -190,7 +195,7 @@ def breakdown_renderable(bd: Any, top: int = 10, bn: Any = None) -> FitTable | F
                      [ids(r) + [fmt_ns(r["span_ns"])]
                       + [(idle_at_most(r) if k in IDLE_KEYS else "")
                          + fmt_ns(None if is_missing(r.get(k)) else r.get(k) or 0) for k, _ in used]
-                      + [f"{r['busy_pct']:.1f}"] for r in recs])
+                      + [busy_bound_word(r, bd.summary) + f"{r['busy_pct']:.1f}"] for r in recs])
     # narrower terminals: GPUs as columns (a few GPUs), else each part as a share of its GPU's span
     by_gpu = FitTable(title, [Col("part", "left")] + [Col(f"rank {a} GPU {b}") for a, b in map(ids, recs)],
                       [[lb] + [(idle_at_most(r) if k in IDLE_KEYS else "")
@@ -226,17 +231,18 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
     elif rf is not None and len(rf.table):
         sm = rf.summary
         rt = rf.table.iloc[:top]
+        marked, why = roof_note_display(rt)  # "unknown †" with the reason under the table (kernel above its roof)
         # the bound names a measured cache level ("memory (L1)"), its % of peak the unit it is of ("79.6 (L2)")
         rows = [[Text(short), _num(r.flops_per_s, 1e12, "{:.2f}"), _num(r.bytes_per_s, 1e9, "{:.0f}"),
                  _num(r.arithmetic_intensity), fmt_unit(r.precision, "text"),
                  fmt_unit(bound, "text"), fmt_unit(getattr(r, "bound_basis", None), "text"),
                  bound_pct_text(getattr(r, "bound_pct", None), getattr(r, "bound_pct_unit", None), _num),
-                 _num(r.roof_pct),
+                 m if isinstance(m, str) else _num(r.roof_pct),
                  # a FLOP count over fewer FP counters than its formula names is a lower bound (roofline's note)
                  fmt_unit(r.flops_source, "text") + (" (lower bound)" if getattr(r, "flops_lower_bound", None)
                                                      else "")]
-                for r, short, bound in zip(rt.itertuples(), short_names(rt["name"].astype(str)),
-                                           roofline_display(rt)["bound"])]
+                for r, short, bound, m in zip(rt.itertuples(), short_names(rt["name"].astype(str)),
+                                              roofline_display(rt)["bound"], marked["roof_pct"])]
         cols = [name_col(), Col("TFLOP/s"), Col("GB/s"), Col("FLOP/B", optional=True),
                 Col("prec", optional=True), Col("bound"), Col("bound from", optional=True), Col("bound's % of peak", optional=True), Col("% of roofline"),
                 Col("from", optional=True)]
@@ -247,6 +253,7 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
         legend = bound_pct_legend(rt)
         if legend:
             parts.append(Text(legend, style="dim"))
+        parts.extend(Text(line) for line in why)
     if oc is not None and oc.skipped:
         parts.append(Text(f"occupancy: skipped — {oc.skipped_reason}", style="dim"))
     elif oc is not None and len(oc.table):

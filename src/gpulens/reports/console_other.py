@@ -16,7 +16,7 @@ from gpulens.reports._fit import Col, FitTable
 from gpulens.reports._format import (TEXT_UNITS, column_label, fmt_value, result_title, shown_columns, source_vendor,
                                      unit_of, vendor_label)
 from gpulens.reports._names import short_names
-from gpulens.reports._values import unknown_everywhere
+from gpulens.reports._values import lower_bound_flags, lower_bound_mark, unknown_everywhere
 
 #: Results the console already shows in their own sections.
 SHOWN = frozenset({"hotspots", "breakdown", "roofline", "occupancy", "verdicts", "bottlenecks", "ranks", "stalls",
@@ -61,24 +61,18 @@ def other_renderables(s: Any, rows: int = ROWS) -> list:
     return parts
 
 
-#: FLOP-based units a missing FLOP counter makes a lower bound (``flops_lower_bound``, analyzers._flop_coverage).
-_FLOP_UNITS = ("FLOP", "FLOP/s", "FLOP/B")
-
-
 def _lower_bounds(r: Any, head: Any, cols: list, cells: dict) -> str:
     """Mark the FLOP figures of the shown rows whose ``flops_lower_bound`` note is set with "≥ " (in ``cells``, in
-    place) and return :func:`lower_bound_note` to say under the table ("" when none): the console's hierarchical
-    roofline showed "17.18 GFLOP" for a kernel whose FP counters were partly missing, while the HTML and JSON said it
-    is a lower bound (H200 ncu CSV gemm_wmma)."""
+    place, :func:`gpulens.reports._values.lower_bound_mark`) and return :func:`lower_bound_note` to say under the
+    table ("" when none): the console's hierarchical roofline showed "17.18 GFLOP" for a kernel whose FP counters
+    were partly missing, while the HTML and JSON said it is a lower bound (H200 ncu CSV gemm_wmma)."""
     note = lower_bound_note(head)
     if not note:
         return ""
-    flags = [isinstance(v, str) and bool(v) for v in head["flops_lower_bound"].tolist()]
+    flags = lower_bound_flags(head)
     for c in cols:
-        if unit_of(str(c), r.columns.get(c, "")) in _FLOP_UNITS:
-            for i, lower in enumerate(flags):
-                if lower and cells[c][i] not in ("unknown", "—", ""):
-                    cells[c][i] = f"≥ {cells[c][i]}"
+        unit = unit_of(str(c), r.columns.get(c, ""))
+        cells[c] = [lower_bound_mark(str(v), str(c), unit, lower) for v, lower in zip(cells[c], flags)]
     return "≥ " + note
 
 

@@ -13,7 +13,7 @@ from rich.text import Text
 from gpulens.reports._answer import verdict_rows
 from gpulens.reports._fit import Col, FitTable, name_col
 from gpulens.reports._format import fmt_ns as _fmt_ns
-from gpulens.reports._format import fmt_unit, idle_at_most, idle_bound_note, plural, stake_notes
+from gpulens.reports._format import fmt_unit, gpu_sum_label, idle_at_most, idle_bound_note, plural, stake_notes
 from gpulens.reports._names import short_names
 
 
@@ -129,8 +129,9 @@ def verdict_renderables(s: Any, top: int = 10) -> list:
         rows = [[Text(short), _fmt_ns(x.time_ns), x.verdict, _fmt_ns(x.time_at_stake_ns) + notes.get(i, ("", ""))[0],
                  Text(_step_cell(x, said))]
                 for i, (x, short) in enumerate(zip(shown.itertuples(), short_names(shown["name"].astype(str))))]
-        cols = [name_col(), Col("time", optional=True), Col("verdict", "left"),
-                Col("at stake"), Col("next step", "left", figure=False, below=True)]
+        hsum = getattr(r.get("hotspots"), "summary", None)  # a kernel on several GPUs: its times are sums over them
+        cols = [name_col(), Col(gpu_sum_label("time", hsum), optional=True), Col("verdict", "left"),
+                Col(gpu_sum_label("at stake", hsum)), Col("next step", "left", figure=False, below=True)]
         parts.append(FitTable("Kernel verdicts (performance-critical set)" + note, cols, rows))
         for mark, text in dict(notes.values()).items():
             parts.append(Text(f"{mark.strip()} at stake: {text}."))

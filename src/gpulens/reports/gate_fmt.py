@@ -6,6 +6,7 @@ from typing import Any
 
 from gpulens.gate.result import MARKS, GateResult, MetricResult
 from gpulens.reports.console import fmt_ns
+from gpulens.gate.stats import noise_band_texts
 from gpulens.units import plural
 
 
@@ -171,15 +172,20 @@ def method_text(result: GateResult) -> str:
 
 
 def fmt_spread(m: MetricResult) -> str:
-    """The baseline's run-to-run noise of a row (``base_spread``: 1.4826·MAD/median) as ``±2.3 %``; ``—`` when not
+    """The baseline's run-to-run noise of a row (``base_spread``: 1.4826·MAD/median) as ``±2.3 %`` (more decimals
+    where the band it widened needs them to add up, :func:`gpulens.gate.stats.noise_band_texts`); ``—`` when not
     computed (one baseline run, or a count)."""
-    return "—" if m.base_spread is None else f"±{m.base_spread * 100:.1f} %"
+    if m.base_spread is None:
+        return "—"
+    return "±" + noise_band_texts(m.band, m.base_spread, m.threshold)[0]
 
 
 def fmt_band(m: MetricResult) -> str:
     """A timing row's PASS band (``band``: max(threshold, noise multiplier × baseline noise)) as ``±5.0 %``; ``—``
     when the row has none (counts)."""
-    return "—" if m.band is None else f"±{m.band * 100:.1f} %"
+    if m.band is None:
+        return "—"
+    return "±" + noise_band_texts(m.band, m.base_spread, m.threshold)[1]
 
 
 #: Titles of the three columns that say what limit a row was held to, in the same words in the console, Markdown and

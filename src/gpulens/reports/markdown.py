@@ -20,13 +20,14 @@ from gpulens.reports._answer import (FIX_FIRST_LABEL, MARKDOWN_LIST, answer, clo
                                       more_text, next_step, partial_reason, shown_title)
 from gpulens.units import fmt_share, plural
 from gpulens.reports._format import SPLIT_PARTS, critical_set_text, idle_bound_note, one_off_split, world_note
-from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_text, clip, column_label, run_device_text,
+from gpulens.reports._format import (BREAKDOWN_PARTS, bounded_breakdown, gpu_sum_label, breakdown_rest, busy_pct_text, clip, column_label, run_device_text,
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, rank_ranges, result_title,
-                                     bound_pct_differs, bound_pct_legend, roofline_display, roofline_heading, shown_columns, span_text, stake_notes, unit_of, window_text,
+                                     bound_pct_differs, bound_pct_legend, roof_note_display, roofline_display, roofline_heading, shown_columns, span_text, stake_notes, unit_of, window_text,
                                      with_limiter_text)
 from gpulens.reports._format import source_vendor, vendor_headers
 from gpulens.reports._html_parts import is_name_column
 from gpulens.reports._md_safe import neutralise
+from gpulens.reports._values import lower_bound_flags, lower_bound_mark
 from gpulens.reports._warnings import WARNINGS_SHOWN, environment_notes, grouped_warnings, input_note
 from gpulens.reports._coverage import analysis_coverage
 from gpulens.reports._names import label_scope, short_names
@@ -66,10 +67,12 @@ def md_table(df: pd.DataFrame, columns: Sequence[str], max_rows: int, headers: d
     shorts = {c: short_names(body[c].astype(str).tolist()) for c in cols if is_name_column(c, docs.get(c, ""))}
     lines = ["| " + " | ".join(md_text(headers.get(c, column_label(c, docs.get(c, "")))) for c in cols) + " |",
              "|" + "|".join("---" for _ in cols) + "|"]
+    lower = lower_bound_flags(body)  # FLOP figures over partial FP counters: "≥ 17.18 GFLOP", as every report
     for i, row in enumerate(zip(*[body[c].tolist() for c in cols])):
         # a table cell holds a name or a figure (event and op names too): shortened to NAME_CHARS, the full text
         # in the JSON and HTML reports (the report's header says so); sentences are written outside the tables
-        lines.append("| " + " | ".join(md_text(shorts[c][i] if c in shorts else fmt_unit(v, units[c]), NAME_CHARS)
+        lines.append("| " + " | ".join(md_text(shorts[c][i] if c in shorts else
+                                               lower_bound_mark(fmt_unit(v, units[c]), c, units[c], lower[i]), NAME_CHARS)
                                        for c, v in zip(cols, row)) + " |")
     if len(df) > max_rows:
         lines.append(f"\n_{max_rows} of {len(df)} rows shown._")
@@ -142,7 +145,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
                "exposed memset + " + ("idle (steady state + one-off gaps the verdict leaves out)" if split is not None
                                       else "idle") + " = span_" + (f" — exposed parts {md_text(why)}" if why else "")
                + md_text(idle_bound_note(bd.summary)) + "\n\n"
-               + md_table(t, cols + ["busy_pct"], rows, docs=docs))
+               + md_table(bounded_breakdown(t, bd.summary), cols + ["busy_pct"], rows, docs=docs))
     bn = s.results.get("bottlenecks")
     if bn is not None and not bn.skipped and len(bn.table):
         # every idle cause with time in it, so each row's causes add up to its idle time
@@ -156,9 +159,12 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
                + md_table(t, ["rank", "device_id", "idle_ns", *other, *causes, "exposed_comm_ns", "small_grid_ns",
                               "overhead"], rows, docs=bn.columns))
     if hs is not None and len(hs.table):
+        many = gpu_sum_label("time", hs.summary) != "time"  # a kernel on several GPUs: how many, its time a sum
         yield "### Hot kernels\n\n" + md_table(
-            hs.table, ["name", "kind", "calls", "effective_ns", "mean_ns", "share", "critical"], rows,
-            {"effective_ns": "time", "mean_ns": "mean", "critical": "critical set"}, hs.columns)
+            hs.table, ["name", "kind", "calls", *(["gpus"] if many else []), "effective_ns", "mean_ns", "share",
+                       "critical"], rows,
+            {"effective_ns": gpu_sum_label("time", hs.summary), "mean_ns": "mean", "critical": "critical set",
+             "gpus": "GPUs"}, hs.columns)
     vd = s.results.get("verdicts")
     if vd is not None and not vd.skipped and vd.table is not None and len(vd.table):
         yield _verdict_section(s, vd, rows)
@@ -174,12 +180,13 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
             table = with_limiter_text(r.table, r.summary.get("vendor"))
             legend = bound_pct_legend(r.table.iloc[:rows]) if name == "roofline" else ""
             if name == "roofline":  # a measured memory bound names its cache level ("memory (L1)")
-                table = roofline_display(table)
+                table, why = roof_note_display(roofline_display(table), rows)  # above its roof: "unknown †", why
+                legend = "_\n\n_".join(md_text(x) for x in (legend, *why) if x)
                 cols = [c for c in cols if c in table.columns or c != "bound_pct_unit"]  # a cached report from before
             if name == "roofline" and not bound_pct_differs(r.table.iloc[:rows]):  # one figure: one column
                 cols = [c for c in cols if c not in ("bound_pct", "bound_pct_unit")]
             yield f"### {md_text(title)}\n\n" + md_table(table, cols, rows, vendor_headers(cols, vendor, r.columns),
-                                                                 docs=r.columns) + (f"\n\n_{md_text(legend)}_" if legend else "")
+                                                                 docs=r.columns) + (f"\n\n_{legend if name == 'roofline' else md_text(legend)}_" if legend else "")
     for name, r in s.results.items():
         if name not in _OWN:
             yield _generic(name, r, rows, source_vendor(s))
@@ -202,7 +209,9 @@ def _verdict_section(s: SourceReport, vd: AnalysisResult, rows: int) -> str:
     with the note below), then each row's first next step by its number."""
     t, cut = verdict_rows(s, rows)
     notes = stake_notes(t)
-    lines = ["### Kernel verdicts", "", "| # | kernel | time | verdict | at stake |", "|---:|---|---:|---|---:|"]
+    hsum = getattr(s.results.get("hotspots"), "summary", None)  # a kernel on several GPUs: sums over them
+    lines = ["### Kernel verdicts", "", f"| # | kernel | {gpu_sum_label('time', hsum)} | verdict | "
+             f"{gpu_sum_label('at stake', hsum)} |", "|---:|---|---:|---|---:|"]
     steps_md = []
     labels = short_names(t["name"].astype(str).tolist()) if "name" in t.columns else [""] * len(t)
     for i, r in enumerate(t.to_dict("records")):

@@ -53,6 +53,15 @@ def is_graph_replay(name: object) -> bool:
     its kernels were not recorded one by one, so no per-kernel counter or verdict applies to it."""
     return isinstance(name, str) and GRAPH_REPLAY_RE.match(name) is not None
 
+
+def graph_capture_text(side: str, other: str, graphs: list[str]) -> str:
+    """The one wording of two runs of which only ``side`` traced CUDA graphs at graph level (``graphs``: its
+    replay record names, :func:`is_graph_replay`), for the gate and ``gpulens diff``: "the baseline traced CUDA
+    graphs at graph level (CUDA graph 5: each replay one record, its kernels not counted one by one) and the
+    candidate did not"."""
+    return (f"the {side} traced CUDA graphs at graph level ({', '.join(graphs[:3])}: each replay one record, its "
+            f"kernels not counted one by one) and the {other} did not")
+
 #: Runtime calls that enqueue a copy / a fill (CUDA runtime and driver, HIP, Intel Unified Runtime and Level Zero): the
 #: GPU record such a call enqueues is a copy / a fill whatever category or name it carries (B12 of ../shared/cases:
 #: ROCm copies recorded as ``kernel`` records, pytorch/kineto PR#1295).
