@@ -1,0 +1,96 @@
+"""Session 44, analyzer speed (issue 16): the one-rank shortcut of the runaway rule
+(:func:`gpulens.analyzers.intervals._runaway_cut`: plain min/max reductions instead of a factorisation of every GPU
+and host row's rank and ``ufunc.at`` scatters) gives the cut the per-rank route gives. Expected values: a hand
+calculation, and the per-rank route itself (forced by turning the shortcut off) on random one-rank inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import gpulens.analyzers.intervals as iv
+from gpulens.analyzers.intervals import RUNAWAY_FACTOR, repair_stream_overruns
+
+
+def _gpu(rank=0):
+    """Rank ``rank``: kernels on stream 1 at 0–10 µs and 10–20 µs, one on stream 2 from 15 µs recorded as 1 s."""
+    return pd.DataFrame({"rank": [rank] * 3, "device_id": [0, 0, 0], "stream_id": [1, 1, 2],
+                         "start_ns": [0, 10_000, 15_000], "dur_ns": [10_000, 10_000, 1_000_000_000],
+                         "kind": pd.Series(["kernel"] * 3, dtype="category")})
+
+
+def _host(ranks, starts, durs):
+    return {"rank": np.array(ranks, dtype=np.int64), "start_ns": np.array(starts, dtype=np.int64),
+            "dur_ns": np.array(durs, dtype=np.int64)}
+
+
+def test_host_rows_of_the_one_rank_bound_the_runaway_by_hand():
+    # a host call of rank 0 from 5 µs to 30 µs: the rest of the run ends at 30 µs, first start 0; the stream-2 kernel
+    # ends at 1 s + 15 µs, past 30 µs by more than RUNAWAY_FACTOR × 30 µs (30 ms): cut at 30 µs → 30 − 15 = 15 µs
+    assert 1_000_015_000 - 30_000 > RUNAWAY_FACTOR * 30_000
+    rep = repair_stream_overruns(_gpu(), _host([0], [5_000], [25_000]))
+    assert rep["effective_ns"].tolist() == [10_000, 10_000, 15_000]
+    assert rep["runaway"].tolist() == [False, False, True]
+    # a host row starting before the GPU work moves the run's first start: 1 s before → the run so far is 1 s + 30
+    # µs long, and 1 s − 15 µs past its end is less than 1000 × that: a measurement, kept whole
+    rep = repair_stream_overruns(_gpu(), _host([0, 0], [-1_000_000_000, 5_000], [1_000, 25_000]))
+    assert rep["effective_ns"].tolist() == [10_000, 10_000, 1_000_000_000]
+    assert not rep["runaway"].any()
+
+
+def test_host_rows_of_another_rank_bound_nothing_on_this_one():
+    # rank 1's host call ending 2 s later is not rank 0's run: rank 0's kernel is still cut at its rest's 20 µs
+    # (the per-rank route: two ranks between the GPU and host rows)
+    rep = repair_stream_overruns(_gpu(), _host([1], [0], [2_000_000_000]))
+    assert rep["effective_ns"].tolist() == [10_000, 10_000, 5_000]
+
+
+def _random_gpu(rng, n, rank):
+    streams = rng.integers(0, 4, n)
+    start = np.sort(rng.integers(0, 100_000, n))
+    dur = rng.integers(1, 5_000, n)
+    # a few events recorded seconds long, among them the last event of one stream (a runaway when nothing after
+    # it on its rank reaches as far: the rest of the run is 0.1 ms long)
+    dur[rng.random(n) < 0.01] = rng.integers(10**9, 5 * 10**9)
+    dur[np.flatnonzero(streams == streams[-1])[-1]] = int(rng.integers(10**9, 5 * 10**9))
+    kinds = rng.choice(["kernel", "comm", "memcpy"], n, p=[0.8, 0.1, 0.1])
+    return pd.DataFrame({"rank": np.full(n, rank, dtype=np.int64), "device_id": np.zeros(n, dtype=np.int64),
+                         "stream_id": pd.array(streams, dtype="Int64"), "start_ns": start, "dur_ns": dur,
+                         "kind": pd.Series(kinds, dtype="category"),
+                         "name": pd.Series(rng.choice(["gemm", "add", "copy"], n), dtype="category")})
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_one_rank_shortcut_equals_the_per_rank_route(seed, monkeypatch):
+    rng = np.random.default_rng(seed)
+    rank = int(rng.integers(0, 5))
+    gpu = _random_gpu(rng, int(rng.integers(1, 400)), rank)
+    nh = int(rng.integers(0, 50)) if seed % 3 else 0  # some inputs without host rows
+    host = _host(np.full(nh, rank), rng.integers(-10_000, 120_000, nh), rng.integers(-5, 50_000, nh))
+    for h in (host, None):
+        fast = repair_stream_overruns(gpu, h)
+        with monkeypatch.context() as m:
+            m.setattr(iv, "_one_value", lambda a, b: False)
+            slow = repair_stream_overruns(gpu, h)
+        pd.testing.assert_frame_equal(fast, slow)
+
+
+def test_random_inputs_reach_the_rule():
+    """The random inputs above do cut runaways (the equality is not only between two untouched frames)."""
+    hits = 0
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        rank = int(rng.integers(0, 5))
+        gpu = _random_gpu(rng, int(rng.integers(1, 400)), rank)
+        hits += int(repair_stream_overruns(gpu)["runaway"].sum())
+    assert hits > 0
+
+
+def test_one_value():
+    one = np.array([3, 3, 3])
+    assert iv._one_value(one, np.zeros(0, dtype=np.int64))
+    assert iv._one_value(one, np.array([3]))
+    assert not iv._one_value(one, np.array([3, 4]))
+    assert not iv._one_value(np.array([3, 4]), np.zeros(0, dtype=np.int64))
+    assert not iv._one_value(np.array([3.0, 3.0]), np.zeros(0, dtype=np.int64))  # not integers: the general route
