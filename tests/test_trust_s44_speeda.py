@@ -94,3 +94,47 @@ def test_one_value():
     assert not iv._one_value(one, np.array([3, 4]))
     assert not iv._one_value(np.array([3, 4]), np.zeros(0, dtype=np.int64))
     assert not iv._one_value(np.array([3.0, 3.0]), np.zeros(0, dtype=np.int64))  # not integers: the general route
+
+
+# -- kernel outliers: the leave-one-out median per (kernel, grid) from each group's middle values --------------
+
+def _loo_median_loop(groups, values):
+    """Per row: the median of the other rows' values of its group (NaN alone or unknown), by a plain loop: the
+    others sorted, the middle one or the mean of the middle two."""
+    out = []
+    for i, (g, v) in enumerate(zip(groups, values)):
+        if v != v:
+            out.append(float("nan"))
+            continue
+        others = sorted(x for j, (h, x) in enumerate(zip(groups, values)) if h == g and j != i and x == x)
+        m = len(others)
+        out.append(float("nan") if m == 0 else (others[(m - 1) // 2] + others[m // 2]) / 2)
+    return np.array(out)
+
+
+def test_leave_one_out_median_by_hand():
+    from gpulens.analyzers.distributions import others_median
+
+    # group a: 10, 30, 20, 30 → others of 10: 20 30 30 → 30; of 30 (either): 10 20 30 → 20; of 20: 10 30 30 → 30
+    # group b: 5 alone → NaN; group c: 1, 3 → each the other
+    df = pd.DataFrame({"k": ["a", "a", "a", "a", "b", "c", "c"], "dur_ns": [10, 30, 20, 30, 5, 1, 3]})
+    got = others_median(df, ["k"])
+    assert got[[0, 1, 2, 3, 5, 6]].tolist() == [30.0, 20.0, 30.0, 20.0, 3.0, 1.0]
+    assert np.isnan(got[4])
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_selected_middle_values_equal_a_loop_and_the_sorted_route(seed, monkeypatch):
+    import gpulens.analyzers.distributions as dist
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 300))
+    groups = rng.integers(0, int(rng.integers(1, 12)), n)
+    # few distinct values: ties at the middle of the groups, where the row's own place decides its median
+    values = rng.integers(0, 6, n).astype(float) * rng.choice([1.0, 0.5, 1e9 + 0.25])
+    values[rng.random(n) < 0.1] = np.nan
+    df = pd.DataFrame({"g": groups, "dur_ns": values})
+    fast = dist.others_median(df, ["g"])
+    np.testing.assert_array_equal(fast, _loo_median_loop(groups.tolist(), values.tolist()))
+    monkeypatch.setattr(dist, "SELECT_GROUPS", 0)  # the sorted route
+    np.testing.assert_array_equal(dist.others_median(df, ["g"]), fast)
