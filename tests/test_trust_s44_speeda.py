@@ -138,3 +138,37 @@ def test_selected_middle_values_equal_a_loop_and_the_sorted_route(seed, monkeypa
     np.testing.assert_array_equal(fast, _loo_median_loop(groups.tolist(), values.tolist()))
     monkeypatch.setattr(dist, "SELECT_GROUPS", 0)  # the sorted route
     np.testing.assert_array_equal(dist.others_median(df, ["g"]), fast)
+
+
+# -- exact sums (weighted means of occupancy, speed of light): fsum's float without fsum's per-value loop --------
+
+def test_exact_sum_by_hand():
+    from gpulens.analyzers._hot import exact_sum
+
+    # 1e16 + 1 is not a double (the spacing there is 2): a left-to-right sum loses the 1, the exact sum keeps it
+    x = np.r_[1e16, 1.0, -1e16, np.full(5000, 0.25)]
+    assert float(np.add.reduce(x[:3])) == 0.0
+    assert exact_sum(x) == 1.0 + 5000 * 0.25
+    assert exact_sum(np.zeros(5000)) == 0.0
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_exact_sum_equals_math_fsum(seed):
+    import math
+
+    from gpulens.analyzers._hot import exact_sum
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4096, 40_000))
+    kind = seed % 4
+    if kind == 0:  # occupancy % × durations [ns]: the weighted means' numerators
+        x = rng.choice([12.5, 37.5, 100 / 3, 66.66666666666667], n) * rng.integers(1, 10**7, n)
+    elif kind == 1:  # signs and magnitudes over hundreds of binades, sums that cancel
+        x = rng.standard_normal(n) * 10.0 ** rng.integers(-200, 200, n)
+        x = np.r_[x, -x[: n // 2]]
+    elif kind == 2:  # subnormals and tiny values beside ordinary ones
+        x = np.r_[rng.standard_normal(n) * 5e-324 * rng.integers(1, 1000, n), rng.standard_normal(50)]
+    else:  # halfway cases: many equal fractions whose exact sum needs rounding to even
+        x = np.r_[np.full(n, 2.0 ** 52 + 1), np.full(n, 0.5), rng.random(n)]
+    assert exact_sum(x) == math.fsum(x)
+    assert math.copysign(1.0, exact_sum(x)) == math.copysign(1.0, math.fsum(x))
