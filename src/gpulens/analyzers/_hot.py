@@ -133,21 +133,49 @@ def weighted_mean(values: pd.Series, weights: pd.Series) -> float | None:
         return None
     den = exact_sum(w[ok])
     if den <= 0:
-        return float(math.fsum(v[ok]) / int(ok.sum()))
-    return float(math.fsum(v[ok] * w[ok]) / den)
+        return float(exact_sum(v[ok]) / int(ok.sum()))
+    return float(exact_sum(v[ok] * w[ok]) / den)
 
 
 def exact_sum(values: np.ndarray) -> float:
     """``math.fsum(values)`` of a float64 array — the correctly rounded exact sum, the same float — by an int64 sum
     when every value is a whole number and the sum cannot overflow (durations in ns as floats: ~20× quicker than
-    ``fsum`` at a million values; ``float`` of the exact integer sum rounds as ``fsum`` does, half to even).
-    Other values go to ``math.fsum``."""
+    ``fsum`` at a million values; ``float`` of the exact integer sum rounds as ``fsum`` does, half to even), other
+    finite values of a large array by :func:`_exact_float_sum`; small arrays and the rest go to ``math.fsum``."""
     x = np.asarray(values, dtype=np.float64)
     if len(x) >= 4096 and np.isfinite(x).all():
         big = float(np.abs(x).max())
         if big * len(x) < 2.0 ** 62 and bool((x == np.trunc(x)).all()):
             return float(int(x.astype(np.int64).sum()))
+        if big < 2.0 ** 990 and len(x) < 2 ** 26:
+            s = _exact_float_sum(x)
+            if s is not None:
+                return s
     return math.fsum(x)
+
+
+def _exact_float_sum(x: np.ndarray) -> float | None:
+    """``math.fsum(x)`` of finite float64 values (fewer than 2^26, each below 2^990), vectorised: each value is
+    ``M · 2^(e − 53)`` with ``M`` a 53-bit integer (``np.frexp``); the ``M`` of each exponent are summed exactly as
+    two 26/27-bit halves (float64 sums that stay below 2^53), the per-exponent sums shifted together as one Python
+    integer, and that scaled by a power of two with Python's correctly rounded integer division (round half to
+    even, as ``fsum`` rounds). About twice as quick as ``fsum`` on a million values. None when every value is 0
+    (``fsum`` decides the zero's sign)."""
+    m, e = np.frexp(x)
+    big = (m * 2.0 ** 53).astype(np.int64)  # exact: a double's significand is 53 bits
+    nz = big != 0
+    if not nz.any():
+        return None
+    big, e = big[nz], e[nz]
+    e0 = int(e.min())
+    d = (e - e0).astype(np.intp)
+    hi = np.bincount(d, weights=(big >> 26).astype(np.float64))  # |hi| < 2^27: sums of < 2^26 of them < 2^53
+    lo = np.bincount(d, weights=(big & ((1 << 26) - 1)).astype(np.float64))
+    total = 0
+    for k in np.flatnonzero((hi != 0) | (lo != 0)).tolist():
+        total += ((int(hi[k]) << 26) + int(lo[k])) << k
+    shift = e0 - 53
+    return float(total << shift) if shift >= 0 else total / (1 << -shift)
 
 
 def short_name(name: str, width: int = 60) -> str:

@@ -158,6 +158,17 @@ def repair_stream_overruns(gpu: pd.DataFrame, host: dict[str, np.ndarray] | None
 RUNAWAY_FACTOR = 1000
 
 
+def _one_value(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether the non-empty integer arrays ``a`` and ``b`` (may be empty) hold one value between them (False for
+    any other dtype: a missing rank is left to the factorisation)."""
+    if a.dtype.kind not in "iu" or b.dtype.kind not in "iu" or not len(a):
+        return False
+    lo, hi = a.min(), a.max()
+    if not lo == hi:
+        return False
+    return not len(b) or bool(b.min() == lo and b.max() == lo)
+
+
 def _runaway_cut(rank: np.ndarray, start: np.ndarray, end: np.ndarray, last: np.ndarray, work: np.ndarray,
                  host: dict[str, np.ndarray] | None) -> np.ndarray:
     """Where each GPU event must end at the latest by the runaway rule (int64 max where the rule does not apply).
@@ -191,18 +202,25 @@ def _runaway_cut(rank: np.ndarray, start: np.ndarray, end: np.ndarray, last: np.
         h_rank, h_start, h_end = np.asarray(host["rank"])[timed], h_start[timed], h_end[timed]
     else:
         h_rank, h_start, h_end = rank[:0], start[:0], end[:0]
-    codes, ranks = pd.factorize(np.concatenate([rank, h_rank]))
-    n = len(ranks)
-    g_code, h_code = codes[: len(rank)], codes[len(rank):]
     rest = ~last  # events that cannot be runaways: their first start, latest end, and whether one is GPU work
-    first = np.full(n, big, dtype="int64")
-    np.minimum.at(first, g_code, start)
-    np.minimum.at(first, h_code, h_start)
-    fixed_end = np.full(n, np.iinfo("int64").min, dtype="int64")
-    np.maximum.at(fixed_end, g_code[rest], end[rest])
-    np.maximum.at(fixed_end, h_code, h_end)
-    fixed_work = np.zeros(n, dtype="bool")
-    fixed_work[g_code[rest & work]] = True
+    if _one_value(rank, h_rank):  # one rank (the usual case): plain reductions, no hash of every row's rank
+        g_code, n = np.zeros(len(rank), dtype=np.intp), 1
+        first = np.array([min(start.min(), h_start.min()) if len(h_start) else start.min()], dtype="int64")
+        ends = [x.max() for x in (end[rest], h_end) if len(x)]
+        fixed_end = np.array([max(ends) if ends else np.iinfo("int64").min], dtype="int64")
+        fixed_work = np.array([bool((rest & work).any())])
+    else:
+        codes, ranks = pd.factorize(np.concatenate([rank, h_rank]))
+        n = len(ranks)
+        g_code, h_code = codes[: len(rank)], codes[len(rank):]
+        first = np.full(n, big, dtype="int64")
+        np.minimum.at(first, g_code, start)
+        np.minimum.at(first, h_code, h_start)
+        fixed_end = np.full(n, np.iinfo("int64").min, dtype="int64")
+        np.maximum.at(fixed_end, g_code[rest], end[rest])
+        np.maximum.at(fixed_end, h_code, h_end)
+        fixed_work = np.zeros(n, dtype="bool")
+        fixed_work[g_code[rest & work]] = True
     # a runaway ends past e_j + F·(e_j − first), with e_j at least the latest end of the events that cannot be
     # runaways
     f_end, f_first = fixed_end[g_code[cand]], first[g_code[cand]]
