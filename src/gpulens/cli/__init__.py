@@ -117,11 +117,17 @@ class _ClosedPipeSafe:
     Python raises ``BrokenPipeError`` on the first write after the reader closed the pipe; the command-line library
     then exits 1 (the exit code of a *regression*) with no message, before the command wrote the ``--html`` /
     ``--markdown`` files it was asked for. Here the first broken write points the descriptor at ``/dev/null`` and
-    every later console write is dropped, so the command finishes its files and exits with its own code."""
+    every later console write is dropped, so the command finishes its files and exits with its own code.
+
+    Any other refused write (a full disk ``ENOSPC``, ``EIO``: ``gpulens analyze … > /dev/full``) is the same for the
+    files — later console writes are dropped and the command goes on — but is kept in :attr:`write_error`, so the
+    command ends with a one-line error and exit 2 instead of claiming success with a cut summary."""
 
     def __init__(self, stream: Any):
         self._stream = stream
         self.pipe_closed = False
+        #: the first refusal of a write that was not a closed pipe (``OSError``), else None
+        self.write_error: OSError | None = None
 
     def _closed(self) -> None:
         self.pipe_closed = True
@@ -138,6 +144,8 @@ class _ClosedPipeSafe:
                 return self._stream.write(text)
             except BrokenPipeError:
                 self._closed()
+            except OSError as exc:
+                self._refused(exc)
         return len(text)
 
     def flush(self) -> None:
@@ -146,6 +154,13 @@ class _ClosedPipeSafe:
                 self._stream.flush()
             except BrokenPipeError:
                 self._closed()
+            except OSError as exc:
+                self._refused(exc)
+
+    def _refused(self, exc: OSError) -> None:
+        if self.write_error is None:
+            self.write_error = exc
+        self._closed()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
@@ -222,6 +237,7 @@ def main(argv: list[str] | None = None) -> int:
                 traceback.print_exc()
             sys.stderr.write(internal_error_line(exc))
             code = EXIT_INTERNAL
+    code = _console_write_refused(code)
     if argv is None:
         # the process ends here: the collections the interpreter runs while it tears its modules down would walk
         # every object still alive (pandas, scipy, the analysis) several times — 0.2–0.4 s at the end of a large
@@ -231,6 +247,22 @@ def main(argv: list[str] | None = None) -> int:
         gc.freeze()
         end_process(code)
     return code
+
+
+def _console_write_refused(code: int) -> int:
+    """``code``, or :data:`EXIT_USAGE` after a one-line error on standard error when the console's standard output
+    refused a write other than a closed pipe (:class:`_ClosedPipeSafe`: a full disk, an I/O error) in a command that
+    would otherwise have succeeded: its summary is cut, and exit 0 would hide that."""
+    out = sys.stdout
+    if not isinstance(out, _ClosedPipeSafe):
+        return code
+    out.flush()
+    exc = out.write_error
+    if exc is None:
+        return code
+    sys.stderr.write(f"gpulens: error: standard output: {one_line(exc.strerror or exc)} — the console summary was cut "
+                     "(any --json/--html/--markdown file asked for was still written)\n")
+    return EXIT_USAGE if code == 0 else code
 
 
 def end_process(code: int) -> None:
