@@ -1,0 +1,76 @@
+"""Regressions of the session-44 fuzzing campaign (tests/fuzz_s44.py): one seeded, fast test per fault kind.
+
+1. Time and size: a Kineto trace of one kernel event repeated 400,000 times (every one overrunning the next on its
+   stream) wrote an 88 MB JSON report — ``hotspots.summary.overruns`` listed every clipped event — and spent a third
+   of its 10.5 s of CPU time building and writing that list; now the 1,000 largest overruns (and every event cut at
+   the end of the run, which the gate and diff read) are listed, the rest counted in ``overruns_unlisted``: 0.3 MB,
+   4.6 s (with 2.). ``overrun_events`` / ``overrun_ns`` still count every clipped event.
+2. Time: a stream label (``"tid": "stream 7"``, an ``args`` id written as text) was parsed once per event (6 s of a
+   profile for 400,000 events); now once per distinct text.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from gpulens.analyzers.hotspots import MAX_JSON_LISTED
+from gpulens.cli import main
+from gpulens.collectors._kineto_columns import int_array
+
+US = 1000
+
+
+def _kineto(path: Path, kernels: list[tuple[float, float]]) -> Path:
+    """A Kineto trace of ``kernels`` ((ts, dur) in µs) on stream 7 of GPU 0, each launched by a runtime call."""
+    ev = []
+    for j, (ts, dur) in enumerate(kernels):
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                   "ts": ts - 2, "dur": 1, "args": {"correlation": j + 1}})
+        ev.append({"ph": "X", "cat": "kernel", "name": f"k{j % 3}", "pid": 0, "tid": "stream 7", "ts": ts,
+                   "dur": dur, "args": {"device": 0, "stream": 7, "correlation": j + 1}})
+    path.write_text(json.dumps({"traceEvents": ev}))
+    return path
+
+
+# --- 1. the overrun list of the JSON report is bounded ------------------------------------------------------------
+def test_overrun_list_keeps_the_largest_and_counts_the_rest(tmp_path):
+    n = 1500
+    # kernel j starts at 100·j µs; j < n-1 lasts 100 + (j+1) µs, so it overruns the next by (j+1) µs; the last lasts
+    # 50 µs (no overrun, ends well inside the run)
+    kernels = [(100.0 * j + 10, 100.0 + (j + 1) if j < n - 1 else 50.0) for j in range(n)]
+    out = tmp_path / "r.json"
+    assert main(["analyze", str(_kineto(tmp_path / "t.json", kernels)), "-q", "--no-cache", "--json", str(out)]) == 0
+    hs = json.loads(out.read_text())["sources"][0]["analyses"]["hotspots"]
+    sm = hs["summary"]
+    assert MAX_JSON_LISTED == 1000
+    # by hand: 1,499 overruns of 1 … 1,499 µs, summing 1499·1500/2 µs; listed: the 1,000 largest, 1,499 … 500 µs
+    assert sm["overrun_events"] == n - 1 and sm["overrun_ns"] == (n - 1) * n // 2 * US
+    assert [o["overrun_ns"] for o in sm["overruns"]] == [k * US for k in range(n - 1, 499, -1)]
+    assert sm["overruns_unlisted"] == 499
+    f = next(f for f in hs["findings"] if f["key"] == "overruns")
+    assert "and 1,479 more (the largest 1,000 listed in the JSON report)" in f["detail"]
+    assert out.stat().st_size < 1_000_000
+
+
+def test_overrun_list_below_the_bound_is_whole(tmp_path):
+    # 30 kernels, each but the last overrunning the next by 1 µs: all 29 listed, none unlisted
+    kernels = [(100.0 * j + 10, 101.0 if j < 29 else 50.0) for j in range(30)]
+    out = tmp_path / "r.json"
+    assert main(["analyze", str(_kineto(tmp_path / "t.json", kernels)), "-q", "--no-cache", "--json", str(out)]) == 0
+    hs = json.loads(out.read_text())["sources"][0]["analyses"]["hotspots"]
+    assert len(hs["summary"]["overruns"]) == 29 and hs["summary"]["overruns_unlisted"] == 0
+    f = next(f for f in hs["findings"] if f["key"] == "overruns")
+    assert "and 9 more (all listed in the JSON report)" in f["detail"]
+
+
+# --- 2. a label id is parsed once per distinct text ---------------------------------------------------------------
+def test_label_ids_are_read_once_per_text_with_the_same_values():
+    vals = ["stream 7"] * 5 + ["7", " 12 ", "cuda:3", "x", None, 4, 2.0, 2.5, "stream 99999999999999999999", True]
+    got, valid = int_array(vals)
+    # by hand: labels read by their trailing number, a whole float kept, a fraction / no digits / bool / > int64 not
+    want = [7] * 5 + [7, 12, 3, None, None, 4, 2, None, None, None]
+    assert [int(g) if v else None for g, v in zip(got, valid)] == want
+    assert isinstance(valid, np.ndarray) and valid.dtype == bool
