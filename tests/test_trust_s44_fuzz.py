@@ -11,6 +11,8 @@
    inside the slow steps, was a root beside the idle finding that holds that time — the roots summed past the run's
    summed spans (fuzz: ``dur`` and ``tid`` swapped in every other event of a rank of HTA's multirank trace, 2.80 s
    of root findings in 2.47 s of spans). It is now a child of ``idle``.
+4. Words: the warning for one id that is no 64-bit integer said "1 id or size value that is numbers" (a kernel's
+   ``registers per thread`` 1.5, fuzz); now "that is a number" (one) / "that are numbers" (several).
 """
 
 from __future__ import annotations
@@ -106,3 +108,19 @@ def test_slow_step_idle_is_a_child_of_the_idle_finding(tmp_path):
     roots = sum(f.time_at_stake_ns or 0 for f in fs if not f.parent)
     assert roots <= 129 * 10**6  # 124 + 90 = 214 ms of roots in a 129 ms span before
 
+
+
+# --- 4. the bad-id warning agrees with its count ------------------------------------------------------------------
+def test_bad_id_warning_agrees_with_its_count(tmp_path):
+    from gpulens.collectors import collect
+
+    def k(i, **args):
+        return {"ph": "X", "cat": "kernel", "name": f"k{i}", "pid": 0, "tid": 7, "ts": 1000 + 20 * i, "dur": 5,
+                "args": {"device": 0, "stream": 7, "correlation": i + 1, **args}}
+
+    for bad, said in ((1, "1 id or size value that is a number but no 64-bit integer"),
+                      (2, "2 id or size values that are numbers but no 64-bit integer")):
+        p = tmp_path / f"t{bad}.json"
+        p.write_text(json.dumps({"traceEvents": [k(0)] + [k(j + 1, correlation=2 ** 64 + j) for j in range(bad)]}))
+        w = [x for x in collect(p).meta.warnings if "64-bit integer" in x]
+        assert len(w) == 1 and w[0].startswith(f"{p}: {said} (") and f"correlation ×{bad}" in w[0]

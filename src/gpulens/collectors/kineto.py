@@ -419,8 +419,9 @@ class KinetoCollector(Collector):
                                              (rocm, trace.rocprofiler_sdk_version is not None))
         bad_ids = getattr(acc, "bad_ids", {})
         if bad_ids:
-            warnings.append(f"{path}: {plural(sum(bad_ids.values()), 'id or size value(s)')} that {agree(sum(bad_ids.values()), 'is', 'are')} numbers but no "
-                            "64-bit integer (beyond ±2^63, a fraction, nan/inf, true/false) read as unknown: "
+            nb = sum(bad_ids.values())
+            warnings.append(f"{path}: {plural(nb, 'id or size value(s)')} that {agree(nb, 'is a number', 'are numbers')} "
+                            "but no 64-bit integer (beyond ±2^63, a fraction, nan/inf, true/false) read as unknown: "
                             + ", ".join(f"{k} ×{v}" for k, v in sorted(bad_ids.items())))
         if getattr(acc, "base_ignored", 0):
             base_ns = 0  # the memory rows and the metadata follow the event times
