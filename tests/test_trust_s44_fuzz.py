@@ -13,6 +13,10 @@
    of root findings in 2.47 s of spans). It is now a child of ``idle``.
 4. Words: the warning for one id that is no 64-bit integer said "1 id or size value that is numbers" (a kernel's
    ``registers per thread`` 1.5, fuzz); now "that is a number" (one) / "that are numbers" (several).
+5. Device records: a Kineto ``deviceProperties`` whose records all claim one id (fuzz: every ``id`` set to 1 in
+   HTA's 8-GPU A100 trace) was listed as eight devices 1 of rank 0 — and the GPU the kernels ran on (device 0) was
+   then neither listed nor said; a record repeating an earlier record's id is now dropped, with a warning counting
+   it (the one record left is the rank's device, as for any one-record trace).
 """
 
 from __future__ import annotations
@@ -124,3 +128,21 @@ def test_bad_id_warning_agrees_with_its_count(tmp_path):
         p.write_text(json.dumps({"traceEvents": [k(0)] + [k(j + 1, correlation=2 ** 64 + j) for j in range(bad)]}))
         w = [x for x in collect(p).meta.warnings if "64-bit integer" in x]
         assert len(w) == 1 and w[0].startswith(f"{p}: {said} (") and f"correlation ×{bad}" in w[0]
+
+
+# --- 5. a device record repeating an earlier one's id ---------------------------------------------------------------
+def test_device_records_repeating_an_id_are_dropped_and_counted(tmp_path):
+    from gpulens.collectors import collect
+
+    props = [{"id": i, "name": f"GPU-{j}", "computeMajor": 8, "computeMinor": 0, "numSms": 108}
+             for j, i in enumerate([1, 1, 2, 1])]
+    ev = [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 5,
+           "args": {"device": 2, "stream": 7, "correlation": 1}}]
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps({"deviceProperties": props, "traceEvents": ev}))
+    tl = collect(p)
+    # by hand: ids 1, 1, 2, 1 → devices 1 (the first record, GPU-0) and 2 (GPU-2); the 2nd and 4th records repeat 1
+    assert [(d["device_id"], d["name"]) for d in tl.meta.devices] == [(1, "GPU-0"), (2, "GPU-2")]
+    w = [x for x in tl.meta.warnings if "repeat" in x]
+    assert w == [f"{p}: 2 deviceProperties records repeat the id of an earlier record (device 1): the first record "
+                 "of each device kept"]
