@@ -14,6 +14,10 @@ a folder outside the repository, DIR under /tmp). Kinds (:data:`KINDS`):
   ``name``/``cat``, a CSV's start/end columns, name/id columns;
 * ``wrong_name`` — the content of one seed under the file name of another (a Kineto trace named
   ``kernel_trace.csv``, a SQLite export named ``.json.gz``, a CSV named ``.sqlite``), alone or inside a folder seed;
+* ``launch_cfg`` — a Kineto trace with launch configurations and ``deviceProperties`` (../shared/traces:
+  TraceLens H100, HTA A100) whose kernels' ``grid`` / ``block`` / registers / shared memory / Kineto occupancy
+  estimates (all, half or 5 % of them) or whose device records (every record) take values at or past their limits
+  (:data:`LAUNCH_VALUES`, :data:`PROP_VALUES`);
 * ``repeat`` — time: one event (or a launch/kernel pair) of a seed repeated 20,000–60,000 times, all at one time
   or spread; the report must be written within the limit and the JSON report stays under 20 MB.
 
@@ -42,7 +46,7 @@ from tests import fuzzing  # noqa: E402
 from tests.fuzz_s38 import _EXPECT, report_check  # noqa: E402
 from tests.fuzz_s40 import _into, _seed_files, _target  # noqa: E402
 
-KINDS = ["stacked", "order", "splice", "field_swap", "wrong_name", "repeat"]
+KINDS = ["stacked", "order", "splice", "field_swap", "wrong_name", "repeat", "launch_cfg"]
 STACK = [("fuzz_s40", "json_value"), ("fuzz_s40", "csv_cell"), ("fuzz_s40", "sqlite_cell"),
          ("fuzz_s40", "struct_cut"), ("fuzz_s41", "csv_layout"), ("fuzz_s41", "json_shape"),
          ("fuzz_s41", "sqlite_schema"), ("fuzz_s41", "packing")]
@@ -263,6 +267,50 @@ def repeat(rng, seeds, names, work: Path, i: int):
     _put(p, doc, gz)
     _EXPECT["op"] = f"{src.name}: {k.get('name')!s:.40} ×{n} {'spread' if spread else 'at one time'}"
     _EXPECT["repeat"] = True
+    return p, src
+
+
+LAUNCH_VALUES = {
+    "registers per thread": [0, -1, 255, 256, 1000, 2**31, 1.5, "32", None],
+    "shared memory": [0, -1, 2**31, 10**12, 232448, 300000, "x", 1.5],
+    "grid": [[0, 1, 1], [-1, 1, 1], [2**31, 1, 1], [1, 65536, 1], [1, 1], [1, 1, 1, 1], "564,1,1", [], [1.5, 1, 1],
+             [2**63, 2**63, 2]],
+    "block": [[0, 1, 1], [2048, 1, 1], [1024, 2, 1], [-128, 1, 1], [32, 32, 2], [1], [96, 1, 1], [2**31, 1, 1]],
+    "blocks per SM": [-1, 1e9, "nan", 0], "warps per SM": [-3, 1e9, 0], "est. achieved occupancy %": [150, -5, 1e9, "x"]}
+PROP_VALUES = {
+    "numSms": [0, -1, 1, 10**9, 1.5, "132"], "maxThreadsPerMultiprocessor": [0, 1, -2048, 31],
+    "regsPerMultiprocessor": [0, 1, -1, 100], "sharedMemPerMultiprocessor": [0, -1, 1], "warpSize": [0, 1, 33, -32],
+    "maxThreadsPerBlock": [0, 1], "regsPerBlock": [0, 1], "computeMajor": [0, 99, -1, "9"], "computeMinor": [99, -1],
+    "name": ["", "NVIDIA H100 80GB HBM3\u0000", "AMD Instinct MI300X", 5], "totalGlobalMem": [0, -1],
+    "sharedMemPerBlockOptin": [0, -1], "id": [1, -1, "0", None]}
+LAUNCH_SEEDS = ("tracelens_h100_bert-small.json.gz", "hta_alexnet_a100.json.gz")
+
+
+def launch_cfg(rng, seeds, names, work: Path, i: int):
+    cands = [seeds[n] for n in names if seeds[n].name in LAUNCH_SEEDS]
+    if not cands:
+        return None
+    src = rng.choice(cands)
+    doc, gz = _load(src)
+    ks = [e for e in _events(doc) if isinstance(e, dict) and e.get("cat") == "kernel" and isinstance(e.get("args"), dict)]
+    ops = []
+    for _ in range(rng.randint(1, 3)):
+        if rng.random() < 0.55:
+            k = rng.choice(sorted(LAUNCH_VALUES))
+            v, frac = rng.choice(LAUNCH_VALUES[k]), rng.choice([1.0, 0.5, 0.05])
+            for e in ks:
+                if rng.random() < frac:
+                    e["args"][k] = v
+            ops.append(f"{k}={v!r} on {frac:.0%}")
+        else:
+            k = rng.choice(sorted(PROP_VALUES))
+            v = rng.choice(PROP_VALUES[k])
+            for dp in doc.get("deviceProperties") or []:
+                dp[k] = v
+            ops.append(f"deviceProperties.{k}={v!r}")
+    p = work / src.name
+    _put(p, doc, gz)
+    _EXPECT["op"] = f"{src.name}: " + "; ".join(ops)
     return p, src
 
 
