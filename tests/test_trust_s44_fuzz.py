@@ -17,6 +17,9 @@
    HTA's 8-GPU A100 trace) was listed as eight devices 1 of rank 0 — and the GPU the kernels ran on (device 0) was
    then neither listed nor said; a record repeating an earlier record's id is now dropped, with a warning counting
    it (the one record left is the rank's device, as for any one-record trace).
+6. Hang: a rocprofiler-compute workload whose ``SQ_IFETCH_LEVEL.csv`` held a 1.2 MB gzip file (another input under
+   that name) ran past 200 s with ``--lenient``: each of its ~10^5 ragged "rows" that no reading places was looked up
+   in the list of dropped rows (quadratic, :func:`gpulens.collectors._csvrows.read_rows`); now a set — 2.4 s.
 """
 
 from __future__ import annotations
@@ -146,3 +149,26 @@ def test_device_records_repeating_an_id_are_dropped_and_counted(tmp_path):
     w = [x for x in tl.meta.warnings if "repeat" in x]
     assert w == [f"{p}: 2 deviceProperties records repeat the id of an earlier record (device 1): the first record "
                  "of each device kept"]
+
+
+# --- 6. dropping many ragged CSV rows is linear ---------------------------------------------------------------------
+def test_many_unplaceable_ragged_rows_are_dropped_in_linear_time(tmp_path):
+    import time
+
+    from gpulens.collectors._csvrows import read_rows
+
+    def run(n: int) -> tuple[float, list]:
+        # header of 3 numeric columns; every other row has a 5th field of text no reading can place
+        lines = ["Index,BeginNs,EndNs"] + [f"{j},{10 * j},{10 * j + 5}" if j % 2 else f"{j},x,y,z,w"
+                                           for j in range(n)]
+        t0 = time.process_time()
+        header, rows, warnings = read_rows(tmp_path / "r.csv", "\n".join(lines) + "\n", strict=False)
+        return time.process_time() - t0, (header, rows, warnings)
+
+    small, (_, rows_s, _) = run(5_000)
+    big, (header, rows, warnings) = run(40_000)
+    # by hand: the 20,000 odd rows are kept, the 20,000 even ones (5 fields for 3 columns) dropped and counted
+    assert header == ["Index", "BeginNs", "EndNs"] and len(rows) == 20_000 and rows[0] == ["1", "10", "15"]
+    assert len(rows_s) == 2_500
+    assert any("20,000 rows dropped" in w for w in warnings), warnings
+    assert big < max(2.0, 20 * small)  # 8× the rows: linear is ~8× the time; the list lookup was ~64× (and > 10 s)
