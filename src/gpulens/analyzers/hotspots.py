@@ -79,8 +79,12 @@ def critical_set(shares: np.ndarray, fraction: float) -> np.ndarray:
     return mask
 
 
-#: Clipped events named one by one in the overrun finding's detail (all of them are in ``summary["overruns"]``).
+#: Clipped events named one by one in the overrun finding's detail (more are in ``summary["overruns"]``).
 MAX_LISTED = 20
+#: Clipped events listed in ``summary["overruns"]`` (the JSON report): the largest overruns, plus every event cut
+#: at the end of the run (the gate and diff read those). A trace of one kernel recorded 400,000 times at one
+#: timestamp listed all 400,000: an 88 MB JSON report, a third of the run's time spent writing it.
+MAX_JSON_LISTED = 1000
 
 
 def graph_replays(t: pd.DataFrame) -> dict[str, int]:
@@ -98,10 +102,15 @@ def _clip(name: str, n: int = 80) -> str:
 
 
 def _clipped_events(timeline: Timeline, over: pd.DataFrame) -> list[dict[str, Any]]:
-    """Every GPU event clipped by the stream-overrun repair: name, rank, device, stream, start, raw duration and
-    how much was clipped [ns], largest overrun first."""
+    """GPU events clipped by the stream-overrun repair: name, rank, device, stream, start, raw duration and how
+    much was clipped [ns], largest overrun first — the :data:`MAX_JSON_LISTED` largest and every one cut at the
+    end of the run (``past_run_end``); ``over`` holds them all (the summary counts them from it)."""
     if not len(over):
         return []
+    if len(over) > MAX_JSON_LISTED:  # rank before building a dict per event: the rest are counted, not listed
+        top = over.sort_values("overrun_ns", ascending=False, kind="stable").index[:MAX_JSON_LISTED]
+        keep = over.index.isin(top) | (over["runaway"].to_numpy(bool) if "runaway" in over else False)
+        over = over[keep]
     ev = timeline.events.loc[over.index]
     rows = pd.DataFrame({"name": ev["name"].astype(str), "rank": ev["rank"].astype("int64"),
                          "device_id": ev["device_id"].astype("int64"), "stream_id": ev["stream_id"].fillna(-1)
@@ -352,7 +361,8 @@ class Hotspots(Analyzer):
         allrep = context_of(timeline).overruns
         runaway = allrep[allrep["runaway"]]  # cut at the end of the rest of the run: a finding of their own
         over = allrep[(allrep["overrun_ns"] > 0) & ~allrep["runaway"]]
-        clipped = _clipped_events(timeline, allrep[allrep["overrun_ns"] > 0])
+        overran = allrep[allrep["overrun_ns"] > 0]
+        clipped = _clipped_events(timeline, overran)
         if len(runaway):
             findings.append(_runaway_finding(timeline, runaway))
         if len(over):
@@ -360,8 +370,9 @@ class Hotspots(Analyzer):
             listed = "; ".join(f"{_clip(c['name'])} (stream {c['stream_id']}, starting {fmt_ns(c['start_ns'] - t0)} "
                                f"after the first GPU event) by {fmt_ns(c['overrun_ns'])}"
                                for c in clipped[:MAX_LISTED])
-            more = (f"; and {len(clipped) - MAX_LISTED} more (all listed in the JSON report)"
-                    if len(clipped) > MAX_LISTED else "")
+            more = (f"; and {len(overran) - MAX_LISTED:,} more ("
+                    f"{'all' if len(clipped) == len(overran) else f'the largest {len(clipped):,}'} listed in the JSON "
+                    "report)" if len(overran) > MAX_LISTED else "")
             pdl = _pdl_followed(timeline, context_of(timeline).gpu, over)
             why = (f" {pdl} of them are followed by a kernel launched with cuLaunchKernelEx / cudaLaunchKernelEx(C), "
                    "the launch that can carry programmatic dependent launch (compute capability 9.0 and later): that "
@@ -400,8 +411,9 @@ class Hotspots(Analyzer):
             "critical_share": float(crit["share"].sum()) if len(crit) else 0.0,
             "overruns": clipped,
             "runaway_events": int(len(runaway)),
-            "overrun_events": len(clipped),  # every clipped event: stream overruns and runaways
-            "overrun_ns": int(sum(c["overrun_ns"] for c in clipped)),
+            "overrun_events": int(len(overran)),  # every clipped event: stream overruns and runaways
+            "overrun_ns": int(overran["overrun_ns"].sum()),
+            "overruns_unlisted": int(len(overran) - len(clipped)),  # beyond MAX_JSON_LISTED: counted, not listed
             "every_profiled_kernel": profiled,
             # the most GPUs one kernel ran on: over 1, the per-kernel times are sums over GPUs (reports say so)
             "kernel_gpus": int(np.nanmax(t["gpus"].to_numpy(dtype=float))) if t["gpus"].notna().any() else None,

@@ -93,17 +93,24 @@ def _slow_step_finding(timeline: Timeline, table: pd.DataFrame, slow: pd.DataFra
     stake of each slow step is its excess over the median, capped by the GPU idle time of its rank inside the step
     (within the rank's GPU span, :func:`gpu_idle_in`). While the GPU runs work queued by earlier steps (the host runs
     ahead: a GPU-bound loop) or has not started yet (host-only time outside the GPU span, reported on its own), a slow
-    host step loses no GPU time, and the finding says so (info, 0 at stake)."""
+    host step loses no GPU time, and the finding says so (info, 0 at stake).
+
+    Capped by GPU idle time, the time at stake is part of the idle finding's (``idle``, the breakdown's): the finding
+    is its child, so the roots count each nanosecond once (a root, 620 ms of slow-step idle beside the 1.86 s idle
+    root that holds it, put the roots' sum past the run's summed spans). Uncapped (a window on no common clock with
+    the GPU events, a rank without GPU events) it is wall time, a root of its own."""
     worst = slow.loc[slow["dur_ns"].idxmax()]
     excess = (slow["dur_ns"] - med).to_numpy("float64")
     idle = gpu_idle_in(timeline, slow["rank"].to_numpy(), slow["start_ns"].to_numpy("int64"),
                        (slow["start_ns"] + slow["dur_ns"]).to_numpy("int64"))
     stake = int(np.where(np.isnan(idle), excess, np.minimum(excess, idle)).sum())  # NaN: no common clock, no cap
+    parent = None if np.isnan(idle).any() else "idle"  # GPU idle time: a part of the idle finding's (when shown)
     title = f"{len(slow)} of {plural(len(table), 'step')} took over {OUTLIER_RATIO}× the median step time"
     detail = f"step {int(worst['step'])} took {worst['dur_ns'] / med:.1f}× the median ({fmt_ns(med)}) on the host; "
     if stake:
         return Finding(title, detail + "look for one-off work (compilation, allocator growth, data loading, "
-                       "checkpointing) in it.", "warning", "step-time", stake, rank=int(worst["rank"]))
+                       "checkpointing) in it.", "warning", "step-time", stake, rank=int(worst["rank"]),
+                       parent=parent)
     return Finding(title, detail + "the GPU never waited for it (no GPU idle time inside the GPU span during the slow "
                    "steps: its work was queued ahead of the host, or had not started), so no GPU time was lost to it.",
                    "info", "step-time", 0, rank=int(worst["rank"]))

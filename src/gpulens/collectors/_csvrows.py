@@ -231,10 +231,12 @@ def read_rows(path: Path, text: str, strict: bool = True, name_columns: tuple[st
         text_cols.add(anchor)
     unplaced: set[str] = set()
     placed, dropped = [], []
-    for (idx, rec), (line, nf) in zip(raw_bad, bad):
+    gone: set[int] = set()  # rows dropped (a set: a list looked up per ragged row was quadratic, minutes for a
+    for (idx, rec), (line, nf) in zip(raw_bad, bad):  # binary file of 10^5 ragged "rows" in a rocprof-compute folder)
         fixed, lost = read_ragged(header, rec, anchor, text_cols, systematic=not full, verify=verify)
         if fixed is None:
             dropped.append((line, nf))
+            gone.add(idx)
             continue
         rows[idx] = fixed
         placed.append((line, nf))
@@ -244,7 +246,6 @@ def read_rows(path: Path, text: str, strict: bool = True, name_columns: tuple[st
                         f"at line {placed[0][0]} with {placed[0][1]} fields); realigned on the kernel-name column"
                         + (f"; unknown for those rows: {', '.join(sorted(unplaced))}" if unplaced else ""))
     if dropped:
-        gone = {idx for (idx, _), b in zip(raw_bad, bad) if b in dropped}
         rows = [r for i, r in enumerate(rows) if i not in gone]
         warnings.append(f"{path}: {plural(len(dropped), 'row(s)')} dropped: their field count does not match the header's "
                         f"{len(header)} columns (first at line {dropped[0][0]} with {dropped[0][1]} fields) and no "

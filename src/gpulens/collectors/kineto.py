@@ -150,11 +150,15 @@ def _devices(props: Any, rank: int, warnings: list[str] | None = None, path: Any
 
     A record whose ``id`` is absent or no device number (negative, ``true``, text without a number) takes its place
     in the list, which is the order PyTorch writes the visible devices in (0, 1, …), instead of claiming device 0;
-    ``warnings`` (when given) gets one line naming ``path`` and counting them."""
+    ``warnings`` (when given) gets one line naming ``path`` and counting them. A record repeating the id of an
+    earlier one is dropped (one device, one record: eight records all claiming device 1 were listed as eight devices
+    1 of the rank), counted in a warning too."""
     out = []
     if not isinstance(props, list):
         return out
     bad = 0
+    seen: set[int] = set()
+    twice: dict[int, int] = {}
     for pos, p in enumerate(props):
         if not isinstance(p, dict):
             continue
@@ -162,6 +166,10 @@ def _devices(props: Any, rank: int, warnings: list[str] | None = None, path: Any
         if dev is None or dev < 0:
             bad += 1
             dev = pos
+        if dev in seen:
+            twice[dev] = twice.get(dev, 0) + 1
+            continue
+        seen.add(dev)
         d = {"rank": rank, "device_id": dev, "name": p.get("name")}
         if p.get("computeMajor") is not None:
             d["compute_capability"] = f"{p.get('computeMajor')}.{p.get('computeMinor', 0)}"
@@ -181,6 +189,11 @@ def _devices(props: Any, rank: int, warnings: list[str] | None = None, path: Any
     if bad and warnings is not None:
         warnings.append(f"{path}: {plural(bad, 'deviceProperties record(s)')} with no usable device id (absent, "
                         "negative or not a number): numbered by their place in the list")
+    if twice and warnings is not None:
+        n = sum(twice.values())
+        warnings.append(f"{path}: {plural(n, 'deviceProperties record(s)')} {agree(n, 'repeats', 'repeat')} the id of an "
+                        f"earlier record (device {', '.join(map(str, sorted(twice)))}): the first record of each "
+                        "device kept")
     return out
 
 
@@ -419,8 +432,9 @@ class KinetoCollector(Collector):
                                              (rocm, trace.rocprofiler_sdk_version is not None))
         bad_ids = getattr(acc, "bad_ids", {})
         if bad_ids:
-            warnings.append(f"{path}: {plural(sum(bad_ids.values()), 'id or size value(s)')} that {agree(sum(bad_ids.values()), 'is', 'are')} numbers but no "
-                            "64-bit integer (beyond ±2^63, a fraction, nan/inf, true/false) read as unknown: "
+            nb = sum(bad_ids.values())
+            warnings.append(f"{path}: {plural(nb, 'id or size value(s)')} that {agree(nb, 'is a number', 'are numbers')} "
+                            "but no 64-bit integer (beyond ±2^63, a fraction, nan/inf, true/false) read as unknown: "
                             + ", ".join(f"{k} ×{v}" for k, v in sorted(bad_ids.items())))
         if getattr(acc, "base_ignored", 0):
             base_ns = 0  # the memory rows and the metadata follow the event times
