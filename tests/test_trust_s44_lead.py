@@ -44,3 +44,15 @@ def test_closed_pipe_on_stdout_is_still_a_success(tmp_path):
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=300) == 0, err
     assert "error" not in err
+
+
+def test_workload_sentence_names_each_sides_kernel_count():
+    """Two runs sharing 1 of the baseline's 3 kernel names and of the candidate's 2: the sentence says which count is
+    whose (it read '1 of 3 and 2 kernel names in common')."""
+    from gpulens.gate.workload import kernel_overlap, workload_text
+
+    ov = kernel_overlap({"gemm": 60.0, "softmax": 30.0, "add": 10.0}, {"attn": 90.0, "add": 10.0})
+    text = workload_text(ov)
+    # by hand: common {add}; baseline share 10/100 = 10.0 %, candidate share 10/100 = 10.0 %
+    assert "10.0 % of the baseline's kernel time and 10.0 % of the candidate's" in text
+    assert "(1 kernel name in common, of the baseline's 3 and the candidate's 2;" in text

@@ -50,7 +50,8 @@ def workload_text(ov: Mapping[str, Any], base: str = "baseline", cand: str = "ca
         return f"{100 * x:.1f} %" if x >= 0.001 else "0 %" if x == 0 else "under 0.1 %"
 
     return (f"the runs are not the same workload: {pct(ov['base_share'])} of the {base}'s kernel time and "
-            f"{pct(ov['cand_share'])} of the {cand}'s is in kernels both run ({ov['common']} of "
-            f"{ov['base_kernels']} and {ov['cand_kernels']} kernel names in common; with under "
+            f"{pct(ov['cand_share'])} of the {cand}'s is in kernels both run ({ov['common']} kernel "
+            f"{'name' if ov['common'] == 1 else 'names'} in common, of the {base}'s {ov['base_kernels']} and the "
+            f"{cand}'s {ov['cand_kernels']}; with under "
             f"{100 * WORKLOAD_OVERLAP_MIN:.0f} % of the time and of the names in common the figures below compare two "
             "programs, not a change)")
