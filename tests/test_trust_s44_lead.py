@@ -56,3 +56,16 @@ def test_workload_sentence_names_each_sides_kernel_count():
     # by hand: common {add}; baseline share 10/100 = 10.0 %, candidate share 10/100 = 10.0 %
     assert "10.0 % of the baseline's kernel time and 10.0 % of the candidate's" in text
     assert "(1 kernel name in common, of the baseline's 3 and the candidate's 2;" in text
+
+
+def test_alignment_advice_points_at_the_full_name_that_tables_cut():
+    """A CUTLASS GEMM whose '_align2' suffix the shortened table name drops: the advice and the evidence say it is in
+    the *full* name (the new user read 'Its name says align2' beside 'cutlass_80_tensorop_bf16… 256x128 64x3')."""
+    from gpulens.analyzers import _advice
+
+    name = "cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_256x128_64x3_tn_align2"
+    hint = _advice.alignment_hint(name)
+    # bf16 = 2 bytes, align2 = 4 bytes < 16: the hint applies
+    assert hint is not None and hint.startswith("Its full name says align2:"), hint
+    # a 16-byte-aligned one (bf16 × align8 = 16 bytes) gets no hint
+    assert _advice.alignment_hint(name.replace("align2", "align8")) is None

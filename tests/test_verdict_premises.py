@@ -402,7 +402,7 @@ def test_align1_hint_names_the_extents_to_pad(extents, want, absent):
     v = decide(e)
     assert all(w in v.next_steps[0] for w in want) and absent not in v.next_steps[0]
     # one alignment step: the generic one the register limiter gives is replaced, not kept beside it
-    assert sum(s.startswith("Its name says align") for s in v.next_steps) == 1
+    assert sum(s.startswith("Its full name says align") for s in v.next_steps) == 1
 
 
 def test_gemm_extents_of_recorded_ops():

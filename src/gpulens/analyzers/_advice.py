@@ -226,8 +226,9 @@ _OPERAND_TYPE = re.compile(r"gemm_(e4m3|e5m2|f8|bf16|f16|tf32|f32|f64|s8|u8)(?:_
 _OPERAND_BYTES = {"e4m3": 1, "e5m2": 1, "f8": 1, "s8": 1, "u8": 1, "bf16": 2, "f16": 2, "tf32": 4, "f32": 4, "f64": 8}
 
 
-#: How every alignment hint starts (:func:`alignment_hint`): one clause, so a step list keeps one of them.
-ALIGN_LEAD = "Its name says align"
+#: How every alignment hint starts (:func:`alignment_hint`): one clause, so a step list keeps one of them. "full
+#: name": the ``_alignN`` suffix is often in the part of a long CUTLASS name that tables cut (``cutlass_80_…``).
+ALIGN_LEAD = "Its full name says align"
 
 
 def alignment_hint(name: str | None, extents: Iterable[tuple[int, int, int]] = ()) -> str | None:

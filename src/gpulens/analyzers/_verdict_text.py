@@ -34,7 +34,8 @@ def _below_roofs_text(e: Evidence) -> str:
     if e.stall_class is None:
         seen.append("no stall counters")
     hint = _advice.alignment_hint(e.name)
-    cause = ("below both roofs, the cause its name gives: " + hint.removeprefix("Its name says ").split(":")[0]
+    cause = ("below both roofs, the cause its full name gives: align"
+             + hint.removeprefix(_advice.ALIGN_LEAD).split(":")[0]
              + " — an unaligned GEMM shape made the library pick a kernel with narrow loads" if hint else
              "below both roofs: neither compute nor memory bandwidth bounds it, and no figure here names the cause")
     return f"; {cause}; not shown to be latency or occupancy ({', '.join(seen)})"
