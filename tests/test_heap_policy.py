@@ -297,10 +297,11 @@ def test_only_the_console_script_keeps_freed_memory(not_keeping):
 
     main(["devices", "--help"])  # in-process (a program or a test calling main): glibc's settings are left alone
     assert _memory.keeping_freed_memory() is False
-    code = ("import sys; from gpulens import _memory; from gpulens.cli import main\n"
+    # the console script's main() ends the process itself (cli.end_process): its atexit handlers still run
+    code = ("import atexit, sys; from gpulens import _memory; from gpulens.cli import main\n"
+            "atexit.register(lambda: print('KEEPING', _memory.keeping_freed_memory(), flush=True))\n"
             "sys.argv = ['gpulens', 'devices', '--help']\n"
-            "try:\n    main()\nexcept SystemExit:\n    pass\n"
-            "print('KEEPING', _memory.keeping_freed_memory())\n")
+            "try:\n    main()\nexcept SystemExit:\n    pass\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     expected = "True" if sys.platform.startswith("linux") else "False"
     assert out.stdout.split()[-2:] == ["KEEPING", expected], out.stdout + out.stderr
