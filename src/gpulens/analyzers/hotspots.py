@@ -108,7 +108,13 @@ def _clipped_events(timeline: Timeline, over: pd.DataFrame) -> list[dict[str, An
     if not len(over):
         return []
     if len(over) > MAX_JSON_LISTED:  # rank before building a dict per event: the rest are counted, not listed
-        top = over.sort_values("overrun_ns", ascending=False, kind="stable").index[:MAX_JSON_LISTED]
+        # ties broken by what the event is (start, duration, place), not by its row: the same events are listed
+        # whatever order the input recorded them in
+        ev = timeline.events.loc[over.index]
+        keys = [ev[c].to_numpy("int64", na_value=-1) for c in ("stream_id", "device_id", "rank", "dur_ns",
+                                                               "start_ns")]
+        order = np.lexsort(keys + [-over["overrun_ns"].to_numpy("int64")])
+        top = over.index[order[:MAX_JSON_LISTED]]
         keep = over.index.isin(top) | (over["runaway"].to_numpy(bool) if "runaway" in over else False)
         over = over[keep]
     ev = timeline.events.loc[over.index]
@@ -118,7 +124,8 @@ def _clipped_events(timeline: Timeline, over: pd.DataFrame) -> list[dict[str, An
                          "dur_ns": ev["dur_ns"].astype("int64"), "overrun_ns": over["overrun_ns"].astype("int64")})
     if "runaway" in over:  # cut at the end of the rest of the run, not at a next event on its stream
         rows["past_run_end"] = over["runaway"].astype(bool)
-    rows = rows.sort_values(["overrun_ns", "start_ns"], ascending=[False, True], kind="stable")
+    rows = rows.sort_values(["overrun_ns", "start_ns", "dur_ns", "rank", "device_id", "stream_id", "name"],
+                            ascending=[False, True, True, True, True, True, True], kind="stable")
     return [{k: (v if isinstance(v, (str, bool)) else int(v)) for k, v in r.items()} for r in rows.to_dict("records")]
 
 
