@@ -187,8 +187,8 @@ def refusal(dialect: Dialect) -> str:
             "gpulens does not analyse it as Kineto")
 
 
-_DETAIL = re.compile(rf"(?<![\w])(regs|static_shared|dynamic_shared|grid|block|size):\s*({DIGITS}(?:,{DIGITS})*)(?!,)",
-                     re.ASCII)
+#: not re.ASCII: DIGITS' lookarounds must see other scripts' digits (``grid:8,4,1٣`` is no grid, not 8×4×1)
+_DETAIL = re.compile(rf"(?<![\w])(regs|static_shared|dynamic_shared|grid|block|size):\s*({DIGITS}(?:,{DIGITS})*)(?!,)")
 
 
 def xla_kernel_details(text: str) -> dict[str, int]:
