@@ -210,4 +210,7 @@ class Collectives(Analyzer):
                    "exposed_ns": int(comm["exposed"].sum()),
                    "with_metadata": int((has_meta & comm["bytes"].notna().to_numpy()).sum()),
                    "sized_by_op_shapes": int(by_shapes.sum())}
-        return AnalysisResult(self.name, table.reset_index(drop=True), COLUMNS, summary, summary_columns=SUMMARY)
+        from gpulens.analyzers._rank_gpus import rank_gpu_sum_docs
+
+        cols = rank_gpu_sum_docs(COLUMNS, timeline, ("time_ns", "exposed_ns", "bytes"))
+        return AnalysisResult(self.name, table.reset_index(drop=True), cols, summary, summary_columns=SUMMARY)

@@ -148,4 +148,7 @@ class KernelGroups(Analyzer):
         linked = int(np.nansum(linked_t) if linked_t.dtype.kind == "f" else linked_t.sum())
         summary = {"groups": int(len(t)), "gpu_events": int(len(att)), "time_ns": total,
                    "linked_share": linked / total if total else 0.0}
-        return AnalysisResult(self.name, t, COLUMNS, summary, summary_columns=SUMMARY_COLUMNS)
+        from gpulens.analyzers._rank_gpus import rank_gpu_sum_docs
+
+        cols = rank_gpu_sum_docs(COLUMNS, timeline, ("count", "time_ns", "total_ns"))
+        return AnalysisResult(self.name, t, cols, summary, summary_columns=SUMMARY_COLUMNS)

@@ -190,7 +190,13 @@ def _unit_of(column: str, doc: str) -> str:
 
 
 def column_label(column: str, doc: str = "") -> str:
-    """A column's human header: :data:`LABELS`, else the name without its unit suffix, underscores as spaces."""
+    """A column's human header: :data:`LABELS`, else the name without its unit suffix, underscores as spaces; with
+    "(Σ over the rank's GPUs)" when its doc says its figures are sums over a rank's several GPUs
+    (:data:`gpulens.analyzers._rank_gpus.RANK_GPU_SUM`)."""
+    from gpulens.analyzers._rank_gpus import RANK_GPU_SUM
+
+    if doc and RANK_GPU_SUM in doc:
+        return column_label(column, doc.replace(RANK_GPU_SUM, "")) + " (Σ over the rank's GPUs)"
     if column == "share" and doc:  # a share of what: its doc says (copies and collectives are not kernel time)
         for key, label in (("GPU event time", "share of GPU time"), ("path window", "share of path window"),
                            ("step_ns", "share of step time"),
