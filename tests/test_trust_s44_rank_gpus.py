@@ -56,3 +56,19 @@ def test_one_gpu_run_keeps_plain_headers():
     assert not any(RANK_GPU_SUM in d for d in groups.columns.values())
     md = markdown.render(Report([src]))
     assert "Σ over the rank's GPUs" not in md
+
+
+def test_an_ncu_input_matching_no_kernel_is_said_in_the_traces_own_report():
+    """A trace plus an Nsight Compute CSV of other kernels (the demo's H100 BERT step; the H200 GPT-2 ncu export):
+    nothing joins, and the trace's report — read first — says so, not only the ncu source's warnings at the end."""
+    demo = Path(gpulens.__file__).parent / "data" / "demo_h100_bert-small.pt.trace.json.gz"
+    ncu = DATA / "nvidia" / "h200" / "h200_kernels_details.csv"
+    rep = gpulens.analyze([demo, ncu])
+    assert len(rep.sources) == 2  # not attached: the ncu input stays a source of its own
+    trace_warn = [w for w in rep.sources[0].timeline.meta.warnings if "Nsight Compute" in w]
+    assert trace_warn == [f"{ncu} (Nsight Compute) matched no kernel here: no counters joined"]
+    assert any("no profiled launch matched a kernel of the other input" in w
+               for w in rep.sources[1].timeline.meta.warnings)
+    # the trace alone carries no such warning
+    alone = gpulens.analyze([demo]).sources[0].timeline.meta.warnings
+    assert not any("Nsight Compute" in w for w in alone)

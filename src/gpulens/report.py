@@ -568,10 +568,8 @@ def attach_ncu_inputs(loaded: list[tuple[str, Timeline]]) -> list[tuple[str, Tim
 
     Each ncu Timeline is matched (:func:`gpulens.timeline.join.attach_ncu`) against every non-ncu input with kernel
     events and attached to the one with the most matched launches; it is then no longer a source of its own. An ncu
-    input that matches nothing (or comes alone) stays a source of its own.
-    """
+    input that matches nothing (or comes alone) stays a source of its own, and every trace input's warnings say so."""
     from gpulens.timeline.join import attach_ncu
-
     def is_ncu(tl: Timeline) -> bool:
         return bool(tl.meta.sources) and all(s.get("collector") in NCU_COLLECTORS for s in tl.meta.sources)
 
@@ -590,6 +588,8 @@ def attach_ncu_inputs(loaded: list[tuple[str, Timeline]]) -> list[tuple[str, Tim
         else:
             other = "the other input" if len(targets) == 1 else f"the {len(targets)} other inputs"
             tl.meta.warnings.append(f"{label}: no profiled launch matched a kernel of {other}")
+            for t in targets:  # said in the trace's own report too, read first (the ncu source's comes last)
+                out[t][1].meta.warnings.append(f"{label} (Nsight Compute) matched no kernel here: no counters joined")
     return [x for i, x in enumerate(out) if i not in dropped]
 
 
