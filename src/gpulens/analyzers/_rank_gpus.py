@@ -28,12 +28,12 @@ def most_gpus_per_rank(timeline: Any) -> int:
         gpu = ctx.gpu
         if not len(gpu):
             return 0
-        dev = gpu["device_id"]
-        known = dev.notna().to_numpy()
-        if not known.any():
+        dev = gpu["device_id"].to_numpy("int64", na_value=-1)
+        known = dev >= 0
+        d = dev[known]
+        if not len(d) or d.min() == d.max():  # one GPU in the whole run (the usual case): no pass over pairs
             return 1
-        pairs = pd.DataFrame({"rank": gpu["rank"].to_numpy()[known],
-                              "device": dev.to_numpy()[known].astype(np.int64)}).drop_duplicates()
+        pairs = pd.DataFrame({"rank": gpu["rank"].to_numpy()[known], "device": d}).drop_duplicates()
         return int(pairs.groupby("rank", sort=False).size().max())
 
     return ctx.memo("most_gpus_per_rank", compute)
