@@ -30,7 +30,7 @@ CHART_CSS = (".dchart{margin:.8em 0 1.2em;max-width:1200px}.dchart h2{margin:.2e
              ".pb.c{background:" + CAND_COLOUR + "}.px{font-variant-numeric:tabular-nums;white-space:nowrap}"
              ".sw{display:inline-block;width:1.2em;height:.7em;margin:0 .3em 0 .8em;vertical-align:middle}"
              ".sw.b{background:" + BASE_COLOUR + "}.sw.c{background:" + CAND_COLOUR + "}"
-             ".dchart figcaption{font-size:13px;color:#333;margin-top:4px}.dlegend{font-size:13px;margin:0 0 6px}"
+             ".dgroup{grid-column:1/-1;font-weight:bold;margin-top:4px}.dchart figcaption{font-size:13px;color:#333;margin-top:4px}.dlegend{font-size:13px;margin:0 0 6px}"
              "@media (max-width:700px){.pbars{grid-template-columns:minmax(6em,12em) minmax(80px,1fr)}"
              ".px{grid-column:1/-1;white-space:normal;text-align:right}}")
 
@@ -82,15 +82,23 @@ def bar_rows(rows: Sequence[tuple[str, str, Any, Any, str]]) -> str:
     """Base-vs-candidate bars as an HTML grid, one ``(label, full name, base, candidate, text)`` row per line: the
     label (full name on hover), the two bars on one scale (the largest value shown is the full track) and ``text``
     beside them. A missing value draws no bar. Used by the diff page (:func:`paired_bars`) and the gate page."""
-    vals = [t for r in rows for t in (_num(r[2]), _num(r[3])) if t is not None]
-    top = max(vals, default=0.0)
+    return grouped_bar_rows([("", rows)])
+
+
+def grouped_bar_rows(groups: Sequence[tuple[str, Sequence[tuple[str, str, Any, Any, str]]]]) -> str:
+    """:func:`bar_rows` for ``(heading, rows)`` groups in one grid (labels and bars aligned across groups), each
+    group on its own scale (its largest value is the full track) under its heading (none when ``""``)."""
     out = ['<div class="pbars">']
-    for label, full, base, cand, text in rows:
-        b, c = _num(base), _num(cand)
-        out.append(f'<span class="pl" title="{_esc(full)}">{_esc(label)}</span>'
-                   f'<span class="pt" title="{_esc(label)}: {_esc(text)}"><span class="pb b" style="{_width(b, top)}">'
-                   f'</span><span class="pb c" style="{_width(c, top)}"></span></span>'
-                   f'<span class="px">{_esc(text)}</span>')
+    for head, rows in groups:
+        if head:
+            out.append(f'<span class="dgroup">{_esc(head)}</span>')
+        top = max((t for r in rows for t in (_num(r[2]), _num(r[3])) if t is not None), default=0.0)
+        for label, full, base, cand, text in rows:
+            b, c = _num(base), _num(cand)
+            out.append(f'<span class="pl" title="{_esc(full)}">{_esc(label)}</span>'
+                       f'<span class="pt" title="{_esc(label)}: {_esc(text)}"><span class="pb b" '
+                       f'style="{_width(b, top)}"></span><span class="pb c" style="{_width(c, top)}"></span></span>'
+                       f'<span class="px">{_esc(text)}</span>')
     out.append("</div>")
     return "".join(out)
 

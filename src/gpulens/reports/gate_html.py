@@ -3,8 +3,9 @@
 The answer first: the verdict (with its mark, readable without colour), the reason sentence and the exit code the
 job got; then the baseline and candidate, what makes them not comparable, and how the gate decided (threshold,
 noise band, α: :func:`~gpulens.reports.gate_fmt.method_text`, the Markdown footer's sentence); then a chart of the
-timings that decide the verdict (the gating rows that did not pass, worst first; base vs candidate bars drawn by
-:func:`gpulens.reports._html_diff.bar_rows`, the diff page's bars) and the table of every metric. Every figure is
+timings that decide the verdict (the gating rows that did not pass: the kernels first, largest change first, as the
+headline names them, then the whole-run timings; each group on its own scale; base vs candidate bars drawn by
+:func:`gpulens.reports._html_diff.grouped_bar_rows`, the diff page's bars) and the table of every metric. Every figure is
 the :class:`~gpulens.gate.result.GateResult`'s, formatted by :mod:`gpulens.reports.gate_fmt` as the console and
 Markdown format it. No script, no network.
 """
@@ -14,8 +15,9 @@ from __future__ import annotations
 import html as _html
 from typing import Any
 
+from gpulens.gate.replaced import kernel_like
 from gpulens.gate.result import MARKS, PASS, GateResult
-from gpulens.reports._html_diff import BASE_COLOUR, CAND_COLOUR, CHART_CSS, bar_rows
+from gpulens.reports._html_diff import BASE_COLOUR, CAND_COLOUR, CHART_CSS, grouped_bar_rows
 from gpulens.reports.gate_fmt import (CENTER_NOTE, LIMIT_COLUMNS, ci_label, fmt_band, fmt_center, fmt_change, fmt_ci,
                                      fmt_p, limit_cells, listed_mismatches, method_text, metric_labels,
                                      no_test_note, reason_text, verdict_text)
@@ -44,23 +46,32 @@ def _exit_text(result: GateResult) -> str:
 
 
 def _chart(result: GateResult, labels: dict[str, str]) -> str:
-    """The gating timings that did not pass (worst first, as the result orders them) as base-vs-candidate bars;
-    when every timing passed, the gating timings with the largest change. "" when no timing has both figures."""
+    """The gating timings that did not pass as base-vs-candidate bars, in two groups each on its own scale: the
+    kernels first (the cause, largest absolute change first, as the headline names them), then the whole-run
+    timings they moved (step time, span, busy times: what the run lost). One scale for both would draw a kernel
+    that is 2 % of the run as a sliver under the run's totals. When every timing passed: the gating timings with
+    the largest change, grouped alike. "" when no timing has both figures."""
     timed = [m for m in result.metrics if m.unit == "ns" and m.base_center is not None
              and m.cand_center is not None]
     failing = [m for m in timed if m.gating and m.verdict != PASS]
     rows = failing or sorted((m for m in timed if m.gating), key=lambda m: -abs(m.change_pct or 0))
-    rows = rows[:CHART_ROWS]
+    run = [m for m in rows if not kernel_like(m.metric)][:CHART_ROWS // 2]  # at most 5 exist (RUN_METRICS)
+    kern = [m for m in rows if kernel_like(m.metric)][:CHART_ROWS - len(run)]
+    rows = kern + run
     if not rows:
         return ""
     title = ("The timings that decide the verdict" if failing else
              "Gating timings with the largest change (all within their PASS band)")
-    bars = bar_rows([(labels[m.metric], m.metric, m.base_center, m.cand_center,
-                      f"{fmt_center(m, 'base')} → {fmt_center(m, 'cand')} · {verdict_text(m)} {fmt_change(m)}"
-                      + (f" (CI {fmt_ci(m)})" if fmt_ci(m) != "—" else "") + f" · band {fmt_band(m)}")
-                     for m in rows])
+    groups = [(head, ms) for head, ms in (("kernels", kern), ("whole run", run)) if ms]
+    bars = grouped_bar_rows([
+        (head if len(groups) > 1 else "",
+         [(labels[m.metric], m.metric, m.base_center, m.cand_center,
+           f"{fmt_center(m, 'base')} → {fmt_center(m, 'cand')} · {verdict_text(m)} {fmt_change(m)}"
+           + (f" (CI {fmt_ci(m)})" if fmt_ci(m) != "—" else "") + f" · band {fmt_band(m)}") for m in ms])
+        for head, ms in groups])
     left = len(failing) - len(rows) if failing else 0
-    cap = (f"{plural(len(rows), 'timing')}: baseline (grey) and candidate (blue) on one scale; ▲ worse (REGRESSED), "
+    scale = "one scale per group (kernels; whole run)" if len(groups) > 1 else "on one scale"
+    cap = (f"{plural(len(rows), 'timing')}: baseline (grey) and candidate (blue), {scale}; ▲ worse (REGRESSED), "
            "▼ better (IMPROVED), ? not enough evidence; the band is the change that counts as noise, max(threshold, "
            "noise multiplier × baseline noise)." + (f" {left} more in the table." if left > 0 else ""))
     legend = (f'<p class="dlegend"><span class="sw b" style="background:{BASE_COLOUR}"></span>baseline'

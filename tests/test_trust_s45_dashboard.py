@@ -1,0 +1,92 @@
+"""The dashboard answers "which kernels, why, what to do" on its first screen (session 45).
+
+Faults fixed, each checked against figures derived by hand from inputs written in the test:
+
+- the gate page's chart drew the whole-run timings first and every row on one scale, so the regressed kernel — the
+  cause its headline names first — came last and as the thinnest bars (a kernel of 2 % of the run: bars 2 % of the
+  track). The chart now leads with the kernels, then the whole-run timings, each group on its own scale.
+"""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+import pytest
+
+GATE_ENV = {"gpus": ["NVIDIA H100 80GB HBM3"], "gpu_count": 1, "arch": ["9.0"], "ranks": 1, "driver": "12040",
+            "runtime": "12040", "torch": None, "collectors": ["kineto"], "tool_version": "0.1.0"}
+#: run samples (factors): symmetric in log around 1, so their geometric mean is exactly 1
+NOISE = [1.0, 1.02, 1 / 1.02, 1.0, 1.01, 1 / 1.01]
+SMALL = "flash_fwd_kernel"
+
+
+@pytest.fixture(scope="module")
+def gate_page():
+    """Baseline and candidate of 6 runs: the span 1 ms → 1.1 ms, a 20 µs kernel ``SMALL`` (2 % of the span)
+    1.5× slower (20 → 30 µs), and a 600 µs kernel unchanged (the same samples)."""
+    from gpulens.gate import GateConfig, exit_code, run_gate
+    from gpulens.gate.baseline import Baseline
+    from gpulens.gate.runs import Metric, RunSet
+    from gpulens.reports.gate_html import render
+
+    def metrics(span_f, small_f):
+        return {"span_ns": Metric("span_ns", "timing", "ns", [1e6 * span_f * x for x in NOISE]),
+                "kernel:" + SMALL: Metric("kernel:" + SMALL, "timing", "ns", [2e4 * small_f * x for x in NOISE],
+                                          share=[0.03] * 6, calls=[4] * 6),
+                "kernel:big_gemm": Metric("kernel:big_gemm", "timing", "ns", [6e5 * x for x in NOISE],
+                                          share=[0.9] * 6, calls=[4] * 6)}
+
+    runs = [{"label": f"r{i}", "report": "x.json", "status": "ok", "created": None} for i in range(6)]
+    base = Baseline("main", "2026-01-01T00:00:00+00:00", "0.1.0", 1, "h100-x1", GATE_ENV, runs, metrics(1.0, 1.0))
+    res = run_gate(base, RunSet(runs, [], GATE_ENV, "h100-x1", 1, metrics(1.1, 1.5)), GateConfig())
+    res.exit_code = exit_code(res)
+    return res, render(res)
+
+
+def _chart_rows(page):
+    fig = re.search(r'<figure class="dchart" id="chart-gate".*?</figure>', page, re.S).group(0)
+    heads = [unescape(h) for h in re.findall(r'<span class="dgroup">([^<]*)</span>', fig)]
+    rows = re.findall(r'<span class="pl" title="([^"]*)">[^<]*</span><span class="pt"[^>]*><span class="pb b" '
+                      r'style="width:([0-9.]+)%[^"]*"></span><span class="pb c" style="width:([0-9.]+)%', fig)
+    return fig, heads, [(unescape(m), float(b), float(c)) for m, b, c in rows]
+
+
+def test_gate_chart_leads_with_the_regressed_kernel_on_its_own_scale(gate_page):
+    res, page = gate_page
+    assert res.verdict == "REGRESSED"
+    # the table keeps the one documented order (whole-run timings lead their verdict group) ...
+    assert [m.metric for m in res.metrics if m.verdict == "REGRESSED"] == ["span_ns", "kernel:" + SMALL]
+    fig, heads, rows = _chart_rows(page)
+    # ... the chart leads with the cause: the kernel group, then the whole run
+    assert heads == ["kernels", "whole run"] and fig.index("kernels") < fig.index("whole run")
+    assert [r[0] for r in rows] == ["kernel:" + SMALL, "span_ns"]
+    # own scale per group: the kernel's candidate (30 µs) is its group's full track, its baseline 20/30 of it;
+    # on the run's scale (1.1 ms) it would have been 30/1100 = 2.7 %
+    (_, kb, kc), (_, sb, sc) = rows
+    assert kc == pytest.approx(100.0) and kb == pytest.approx(100 * 20 / 30, abs=0.01)
+    assert sc == pytest.approx(100.0) and sb == pytest.approx(100 / 1.1, abs=0.01)
+    assert "one scale per group (kernels; whole run)" in unescape(fig)
+    assert "big_gemm" not in fig  # it passed
+
+
+def test_gate_chart_of_kernels_only_has_no_group_headings():
+    """A chart with one group (only kernels did not pass) draws no heading and says 'on one scale'."""
+    from gpulens.gate import GateConfig, exit_code, run_gate
+    from gpulens.gate.baseline import Baseline
+    from gpulens.gate.runs import Metric, RunSet
+    from gpulens.reports.gate_html import render
+
+    def metrics(f):
+        return {"kernel:" + SMALL: Metric("kernel:" + SMALL, "timing", "ns", [2e5 * f * x for x in NOISE],
+                                          share=[0.5] * 6, calls=[4] * 6),
+                "kernel:other": Metric("kernel:other", "timing", "ns", [2e5 * x for x in NOISE],
+                                       share=[0.5] * 6, calls=[4] * 6)}
+
+    runs = [{"label": f"r{i}", "report": "x.json", "status": "ok", "created": None} for i in range(6)]
+    base = Baseline("main", "2026-01-01T00:00:00+00:00", "0.1.0", 1, "h100-x1", GATE_ENV, runs, metrics(1.0))
+    res = run_gate(base, RunSet(runs, [], GATE_ENV, "h100-x1", 1, metrics(1.3)), GateConfig())
+    res.exit_code = exit_code(res)
+    fig, heads, rows = _chart_rows(render(res))
+    assert heads == [] and [r[0] for r in rows] == ["kernel:" + SMALL]
+    assert "on one scale" in unescape(fig)
