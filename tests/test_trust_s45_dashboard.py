@@ -5,6 +5,9 @@ Faults fixed, each checked against figures derived by hand from inputs written i
 - the gate page's chart drew the whole-run timings first and every row on one scale, so the regressed kernel — the
   cause its headline names first — came last and as the thinnest bars (a kernel of 2 % of the run: bars 2 % of the
   track). The chart now leads with the kernels, then the whole-run timings, each group on its own scale.
+- the Timeline tab drew a bar merging several events (one time bin of a large run) as a solid block from the first
+  start to the last end: 590 memsets busy 2.90 ms on one stream of rocprofv3 MI350X looked like 1.5 s of memsets.
+  A merged bar is now as thick as its busy share of its span (the page's script, run with node).
 """
 
 from __future__ import annotations
@@ -90,3 +93,67 @@ def test_gate_chart_of_kernels_only_has_no_group_headings():
     fig, heads, rows = _chart_rows(render(res))
     assert heads == [] and [r[0] for r in rows] == ["kernel:" + SMALL]
     assert "on one scale" in unescape(fig)
+
+
+# --- the timeline's merged bars -------------------------------------------------------------------------------------
+
+NODE_HARNESS = r"""
+const fs = require('fs');
+const [jsPath, payloadPath] = process.argv.slice(2);
+global.window = global;
+const payload = fs.readFileSync(payloadPath, 'utf8');
+window.gpulensInflate = () => Promise.resolve(payload);
+global.document = {getElementById: () => ({textContent: JSON.stringify({data: [], layout: {}})})};
+const div = {getAttribute: (k) => k, closest: () => ({querySelector: () => null}), on: () => {}, layout: {}};
+const P = {react: (d, traces) => { console.log(JSON.stringify(traces.slice(1))); return Promise.resolve(); },
+           relayout: () => Promise.resolve()};
+eval(fs.readFileSync(jsPath, 'utf8'));
+window.gpulensTimeline(div, P, {});
+"""
+
+
+def _chrome(path, kernels):
+    """A minimal Chrome-trace (Kineto-style) file of kernels ``(name, stream, start µs, dur µs)`` on GPU 0."""
+    import json
+
+    ev = [{"ph": "X", "cat": "kernel", "name": n, "pid": 0, "tid": f"stream {s}", "ts": ts, "dur": d,
+           "args": {"device": 0, "stream": s}} for n, s, ts, d in kernels]
+    path.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+    return path
+
+
+def test_timeline_draws_a_merged_bar_as_thick_as_its_busy_share(tmp_path):
+    """v3_json_mi350x: 590 memsets (2.90 ms busy) on stream 19 were drawn, merged per 37.81 ms bin, as solid bars
+    spanning ~1.5 s — a stream that looked busy with memsets for 1.5 s. A merged bar spans first start → last end;
+    its thickness is now 0.8 (a lane's full bar) × its busy share of that span, at least 15 % of it."""
+    import json
+    import shutil
+    import subprocess
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node (to run the page's script) is not installed")
+    import gpulens
+    from gpulens.analyzers.stream_timeline import StreamTimeline
+    from gpulens.reports._html_timeline import TIMELINE_JS, _payload
+
+    # µs; two time bins of 700 µs (extent 0 → 1400 µs): stream 7's first bin merges 3 kernels busy 30 µs over
+    # 0 → 100 µs (share 0.3), its second bin holds one 400 µs kernel; stream 9's first bin merges 2 kernels busy
+    # 2 µs over 0 → 601 µs (share 0.0033: drawn at the 15 % floor)
+    trace = _chrome(tmp_path / "t.json", [("a", 7, 0, 10), ("a", 7, 50, 10), ("a", 7, 90, 10), ("big", 7, 1000, 400),
+                                          ("b", 9, 0, 1), ("b", 9, 600, 1)])
+    r = StreamTimeline(max_segments=4, bins=2, min_bins=2).analyze(gpulens.collect(trace))
+    assert r.summary["decimated"]
+    payload, _ = _payload(r.table, r.summary, 100)
+    (tmp_path / "payload.json").write_text(json.dumps(payload))
+    (tmp_path / "timeline.js").write_text(TIMELINE_JS)
+    (tmp_path / "harness.js").write_text(NODE_HARNESS)
+    out = subprocess.run([node, str(tmp_path / "harness.js"), str(tmp_path / "timeline.js"),
+                          str(tmp_path / "payload.json")], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    traces = json.loads(out.stdout.splitlines()[0])
+    bars = {(y, round(x * 1000)): w for tr in traces for y, x, w in zip(tr["y"], tr["x"], tr["width"])}
+    s7, s9 = "rank 0 · GPU 0 · stream 7", "rank 0 · GPU 0 · stream 9"
+    # (lane, drawn length µs) → thickness: 0.8 × 30/100; 0.8 (one event); 0.8 × 0.15 (2/601 under the floor)
+    assert bars == {(s7, 100): pytest.approx(0.8 * 0.3), (s7, 400): pytest.approx(0.8),
+                    (s9, 601): pytest.approx(0.8 * 0.15)}

@@ -4,7 +4,10 @@ Draws the ``stream_timeline`` analyzer's table as it is (no metric is computed h
 levels of detail (see :mod:`gpulens.analyzers.stream_timeline`); all of them travel in the page as one compact,
 gzip-compressed JSON payload (``<script type="application/octet-stream">``, decompressed by the browser's
 ``DecompressionStream``). The page script (:data:`TIMELINE_JS`) draws, for the visible time range, the finest level
-embedded for every window in view, at most :data:`DRAW_CAP` bars, and redraws on zoom (plotly ``relayout``).
+embedded for every window in view, at most :data:`DRAW_CAP` bars, and redraws on zoom (plotly ``relayout``). A bar
+merging several events spans the first one's start to the last one's end and is drawn as thick as its busy share of
+that span (``busy_ns`` ÷ span; 15 % of a lane at least), so a bin holding a few short memsets is a thin line, not a
+solid block that reads as a busy stream.
 Hovering a kernel draws an arrow from the runtime call that launched it (on its CPU thread lane) and names the
 launching op; hovering a launch call draws the same arrow. Two buttons export what the page holds as Chrome-trace
 JSON: a download (offline) and "open in ui.perfetto.dev" (the only action of the page that uses the network).
@@ -237,7 +240,9 @@ def timeline_page(s: Any, max_rows: int, max_segments: int) -> list[Any]:
     n_threads = sum(1 for g in payload["gpuLane"] if not g)
     how = ("each event drawn on its own" if not sm.get("decimated") else
            f"the whole run in bins of {fmt_ns(sm.get('bin_ns'))} per lane, finer levels for "
-           f"{plural(len(payload['levels']) - 1, 'zoom step(s)')} where they fit")
+           f"{plural(len(payload['levels']) - 1, 'zoom step(s)')} where they fit; a bar merging several events spans "
+           "the first one's start to the last one's end and is drawn as thick as its busy share of that span (a "
+           "full-height bar was busy throughout)")
     cut = f"; {drawn} of {len(t)} segments embedded" if drawn < len(t) else ""
     shown = drawn_extent(sm)
     take = (f"{sm['event_count']:,} GPU events on {plural(sm.get('track_count', 0), 'stream lane(s)')} and "
@@ -303,6 +308,9 @@ window.gpulensTimeline=function(div,P,cfg){
         (D.launchLane[i]>=0?' on '+D.lanes[D.launchLane[i]]:'')+', '+fmt(D.off[i]-D.launchOff[i])+' before it started';
       if(D.op[i]>=0)t+='<br>from '+D.names[D.op[i]];
       return t;}
+    // a bar merging several events spans first start -> last end: drawn as thick as its busy share of that span
+    // (ink ~ busy time; 15 % of a lane at least, so it stays visible), a single event full height
+    function thick(i){return D.events[i]>1?0.8*Math.max(Math.min(D.busy[i]/Math.max(D.dur[i],1),1),0.15):0.8;}
     function traces(sel){
       var out=[{type:'scatter',mode:'markers',x:D.lanes.map(function(){return 0;}),y:D.lanes,marker:{opacity:0},
                 hoverinfo:'skip',showlegend:false}];
@@ -312,13 +320,13 @@ window.gpulensTimeline=function(div,P,cfg){
         if(!ids.length)return;
         out.push({type:'bar',orientation:'h',name:D.kindLabels[ki],marker:{color:D.colours[ki],line:{width:0}},
           y:ids.map(function(i){return D.lanes[D.lane[i]];}),base:ids.map(function(i){return D.off[i]/S;}),
-          x:ids.map(function(i){return Math.max(D.dur[i],1)/S;}),customdata:ids,
+          x:ids.map(function(i){return Math.max(D.dur[i],1)/S;}),width:ids.map(thick),customdata:ids,
           hovertext:ids.map(hover),hoverinfo:'text'});
       });
       return out;}
     function say(sel){if(!status)return;var l=sel.level,single=sel.idx.every(function(i){return D.events[i]===1;});
       status.textContent='Showing '+sel.idx.length.toLocaleString('en')+(sel.idx.length===1?' bar':' bars')+(single?', one per event':
-        ', some merging several events')+(l>0?' (detail level '+l+')':'')+'.'+(exact.length?' Single events are '+
+        ', some merging several events, each as thick as its busy share of its span')+(l>0?' (detail level '+l+')':'')+'.'+(exact.length?' Single events are '+
         'embedded for '+(100*exactShare).toFixed(1)+' % of the run (shaded green): zoom there to see each kernel.':'');}
     function draw(a,b,first){
       var sel=pick(a,b);cur=sel;var lay=spec.layout;
