@@ -98,8 +98,8 @@ def _row(r: AnalysisResult | None, name: str) -> pd.Series | None:
 
 
 def _bars(items: list[tuple[str, Any]], colour: str = "#0072B2", tips: list[str] | None = None) -> str:
-    """Horizontal 0–100 % bars: label (with ``tips``' text as its tooltip: what the figure is), bar, value
-    ("not measured" when missing)."""
+    """Horizontal 0–100 % bars: label (with ``tips``' text as its tooltip: what the figure is), bar, value (as
+    every table cell rounds a percentage, :func:`~gpulens.units.share_pct_text`; "not measured" when missing)."""
     out = []
     for i, (label, v) in enumerate(items):
         tip = tips[i] if tips and i < len(tips) and tips[i] else ""
@@ -109,7 +109,7 @@ def _bars(items: list[tuple[str, Any]], colour: str = "#0072B2", tips: list[str]
             continue
         w = max(0.0, min(100.0, float(v)))
         out.append(f'{head}<span class="bar"><span style="width:{w:.1f}%;background:{colour}">'
-                   f'</span></span><span class="num">{float(v):.1f} %</span>')
+                   f'</span></span><span class="num">{esc(fmt_unit(v, "%"))}</span>')
     return f'<div class="bars">{"".join(out)}</div>'
 
 
@@ -226,7 +226,7 @@ def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
         if isinstance(reasons, dict):  # reason → share of stall time [%] (stalls.COLUMNS): the largest, with units
             top = sorted(((str(k), v) for k, v in reasons.items() if isinstance(v, (int, float)) and v == v),
                          key=lambda kv: -kv[1])[:6]
-            reasons = ", ".join(f"{k} {v:.1f} %" for k, v in top) if top else None
+            reasons = ", ".join(f"{k} {fmt_unit(v, '%')}" for k, v in top) if top else None
         parts.append(_part("Stall classes (share of stall time)", _bars(classes, "#D55E00")
                            + f'<p>Top reasons (share of stall time): {esc(fmt_unit(reasons, "text")[:400])}</p>'))
     else:

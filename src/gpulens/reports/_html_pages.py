@@ -404,7 +404,7 @@ def _compute_imbalance_text(sm: dict[str, Any]) -> str:
     if more is None:
         return ""
     return (f" Compute kernels alone (a collective's time includes its wait for the other ranks): rank "
-            f"{fmt_unit(sm.get('compute_heaviest_rank'), 'id')} spends {more:.1f} % more than rank "
+            f"{fmt_unit(sm.get('compute_heaviest_rank'), 'id')} spends {fmt_unit(more, '%')} more than rank "
             f"{fmt_unit(sm.get('compute_lightest_rank'), 'id')}.")
 
 

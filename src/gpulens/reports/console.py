@@ -195,7 +195,7 @@ def breakdown_renderable(bd: Any, top: int = 10, bn: Any = None) -> FitTable | F
                      [ids(r) + [fmt_ns(r["span_ns"])]
                       + [(idle_at_most(r) if k in IDLE_KEYS else "")
                          + fmt_ns(None if is_missing(r.get(k)) else r.get(k) or 0) for k, _ in used]
-                      + [busy_bound_word(r, bd.summary) + f"{r['busy_pct']:.1f}"] for r in recs])
+                      + [busy_bound_word(r, bd.summary) + share_pct_text(r['busy_pct']).removesuffix(" %")] for r in recs])
     # narrower terminals: GPUs as columns (a few GPUs), else each part as a share of its GPU's span
     by_gpu = FitTable(title, [Col("part", "left")] + [Col(f"rank {a} GPU {b}") for a, b in map(ids, recs)],
                       [[lb] + [(idle_at_most(r) if k in IDLE_KEYS else "")
