@@ -95,6 +95,28 @@ def test_gate_chart_of_kernels_only_has_no_group_headings():
     assert "on one scale" in unescape(fig)
 
 
+def test_gate_chart_of_incomparable_runs_does_not_say_the_timings_decided():
+    """Other GPU model: the verdict is INCOMPARABLE whatever the timings; the chart (still drawn: the figures side by
+    side) was titled "The timings that decide the verdict", and its caption did not say what ≠ means."""
+    from gpulens.gate import GateConfig, exit_code, run_gate
+    from gpulens.gate.baseline import Baseline
+    from gpulens.gate.runs import Metric, RunSet
+    from gpulens.reports.gate_html import render
+
+    def metrics(f):
+        return {"span_ns": Metric("span_ns", "timing", "ns", [1e6 * f * x for x in NOISE])}
+
+    runs = [{"label": f"r{i}", "report": "x.json", "status": "ok", "created": None} for i in range(6)]
+    base = Baseline("main", "2026-01-01T00:00:00+00:00", "0.1.0", 1, "h100-x1", GATE_ENV, runs, metrics(1.0))
+    other = {**GATE_ENV, "gpus": ["NVIDIA H200"]}
+    res = run_gate(base, RunSet(runs, [], other, "h200-x1", 1, metrics(1.3)), GateConfig())
+    res.exit_code = exit_code(res)
+    assert res.verdict == "INCOMPARABLE"
+    fig, heads, rows = _chart_rows(render(res))
+    assert "decide the verdict" not in fig and "not judged: the runs are not comparable" in fig
+    assert "≠ not judged (not comparable)" in unescape(fig) and [r[0] for r in rows] == ["span_ns"]
+
+
 # --- the timeline's merged bars -------------------------------------------------------------------------------------
 
 NODE_HARNESS = r"""
@@ -157,3 +179,28 @@ def test_timeline_draws_a_merged_bar_as_thick_as_its_busy_share(tmp_path):
     # (lane, drawn length µs) → thickness: 0.8 × 30/100; 0.8 (one event); 0.8 × 0.15 (2/601 under the floor)
     assert bars == {(s7, 100): pytest.approx(0.8 * 0.3), (s7, 400): pytest.approx(0.8),
                     (s9, 601): pytest.approx(0.8 * 0.15)}
+
+
+# --- one rounding rule for a percentage -----------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def demo_page():
+    """The HTML report of the shipped H100 demo trace."""
+    import gpulens
+    from gpulens.reports import html
+
+    return html.render(gpulens.analyze([gpulens.demo_trace()]))
+
+
+def test_kernel_page_bars_round_a_percentage_as_its_table_does(demo_page):
+    """The demo's cutlass_80_wmma_tensorop 32x32 128x2 kernel: 128-thread blocks, 5 blocks/SM on an H100 (64 warps
+    per SM) → 5 × 4 warps / 64 = 31.25 % theoretical occupancy. Its kernel page's occupancy bar read "31.2 %"
+    (``f"{31.25:.1f}"``, halves to even) beside "31.3 %" in its table and its verdict's evidence (halves up)."""
+    from gpulens.reports._html_kernel import _bars
+
+    assert "31.3 %" in _bars([("theoretical", 31.25)]) and "31.2 %" not in _bars([("theoretical", 31.25)])
+    page = re.search(r'<section class="kpage" id="kp-0-0".*?</section>', demo_page, re.S).group(0)
+    assert "cutlass_80_wmma_tensorop" in page
+    bar = re.search(r'<span>theoretical</span><span class="bar">.*?<span class="num">([^<]*)</span>', page, re.S)
+    assert bar and unescape(bar.group(1)) == "31.3 %"
+    assert "31.2 %" not in unescape(page) and unescape(page).count("31.3 %") >= 2

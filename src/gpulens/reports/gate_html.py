@@ -16,7 +16,7 @@ import html as _html
 from typing import Any
 
 from gpulens.gate.replaced import kernel_like
-from gpulens.gate.result import MARKS, PASS, GateResult
+from gpulens.gate.result import INCOMPARABLE, MARKS, PASS, GateResult
 from gpulens.reports._html_diff import BASE_COLOUR, CAND_COLOUR, CHART_CSS, grouped_bar_rows
 from gpulens.reports.gate_fmt import (CENTER_NOTE, LIMIT_COLUMNS, ci_label, fmt_band, fmt_center, fmt_change, fmt_ci,
                                      fmt_p, limit_cells, listed_mismatches, method_text, metric_labels,
@@ -60,7 +60,8 @@ def _chart(result: GateResult, labels: dict[str, str]) -> str:
     rows = kern + run
     if not rows:
         return ""
-    title = ("The timings that decide the verdict" if failing else
+    title = ("Timings side by side, not judged: the runs are not comparable" if result.verdict == INCOMPARABLE
+             else "The timings that decide the verdict" if failing else
              "Gating timings with the largest change (all within their PASS band)")
     groups = [(head, ms) for head, ms in (("kernels", kern), ("whole run", run)) if ms]
     bars = grouped_bar_rows([
@@ -72,7 +73,7 @@ def _chart(result: GateResult, labels: dict[str, str]) -> str:
     left = len(failing) - len(rows) if failing else 0
     scale = "one scale per group (kernels; whole run)" if len(groups) > 1 else "on one scale"
     cap = (f"{plural(len(rows), 'timing')}: baseline (grey) and candidate (blue), {scale}; ▲ worse (REGRESSED), "
-           "▼ better (IMPROVED), ? not enough evidence; the band is the change that counts as noise, max(threshold, "
+           "▼ better (IMPROVED), ? not enough evidence, ≠ not judged (not comparable); the band is the change that counts as noise, max(threshold, "
            "noise multiplier × baseline noise)." + (f" {left} more in the table." if left > 0 else ""))
     legend = (f'<p class="dlegend"><span class="sw b" style="background:{BASE_COLOUR}"></span>baseline'
               f'<span class="sw c" style="background:{CAND_COLOUR}"></span>candidate</p>')
