@@ -266,7 +266,7 @@ def test_multirank_page_states_the_overlap_per_rank():
     for r, row in bd.iterrows():
         pct = 100 * (row["comm_ns"] - row["exposed_comm_ns"]) / row["comm_ns"]
         assert 0 < pct < 100
-        assert f"rank {r} {fmt_unit(pct, '%')}" in text
+        assert f"rank {r}: {fmt_unit(pct, '%')}" in text
 
 
 def test_first_screen_lists_the_kernels_that_matter_with_their_bound(h100):

@@ -204,3 +204,22 @@ def test_kernel_page_bars_round_a_percentage_as_its_table_does(demo_page):
     bar = re.search(r'<span>theoretical</span><span class="bar">.*?<span class="num">([^<]*)</span>', page, re.S)
     assert bar and unescape(bar.group(1)) == "31.3 %"
     assert "31.2 %" not in unescape(page) and unescape(page).count("31.3 %") >= 2
+
+
+# --- the multi-rank caption -----------------------------------------------------------------------------------------
+
+def test_hidden_communication_caption_reads_per_rank_or_as_one_figure():
+    """8 ranks of the benchmark run hid no communication: the caption listed "rank 0 0.0 %, rank 1 0.0 %, … rank 7
+    0.0 %" (a rank id and a percentage run together, eight times). Now one figure when all print alike, "rank r: x"
+    up to 8 ranks, the range with its ranks beyond."""
+    import pandas as pd
+
+    from gpulens.reports._html_pages import _hidden_text
+
+    same = _hidden_text(pd.DataFrame({"rank": range(8), "overlap_pct": [0.0] * 8}))
+    assert same.endswith(": 0.0 % on every rank.") and "rank 0" not in same
+    two = _hidden_text(pd.DataFrame({"rank": [0, 1], "overlap_pct": [14.95, 19.9]}))
+    assert two.endswith(": rank 0: 15.0 %, rank 1: 19.9 %.")  # 14.95 → 15.0: halves up, as every table cell
+    many = _hidden_text(pd.DataFrame({"rank": range(16), "overlap_pct": [5.0 + r for r in range(16)]}))
+    assert many.endswith(": from 5.0 % (rank 0) to 20.0 % (rank 15).")
+

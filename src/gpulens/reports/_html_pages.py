@@ -314,6 +314,24 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
                              docs={**hs.columns, "rank": "rank by GPU time"}))]
 
 
+def _hidden_text(rows_t: pd.DataFrame) -> str:
+    """The ``ranks`` table's ``overlap_pct`` (communication hidden behind compute, share of each rank's
+    communication time) as a sentence: one figure when every rank prints the same, each rank's ("rank 0: 14.9 %")
+    up to 8 ranks, else the lowest and the highest with their ranks."""
+    vals = [(fmt_unit(r, "id"), fmt_unit(v, "%"), v) for r, v in zip(rows_t["rank"], rows_t["overlap_pct"])]
+    head = " Communication hidden behind compute (share of each rank's communication time): "
+    if len({text for _, text, _ in vals}) == 1:
+        return f"{head}{vals[0][1]} on every rank."
+    if len(vals) <= 8:
+        return head + ", ".join(f"rank {r}: {text}" for r, text, _ in vals) + "."
+    known = sorted((v, r, text) for r, text, v in vals if not is_missing(v))
+    if not known:
+        return f"{head}unknown."
+    (_, r_lo, lo), (_, r_hi, hi) = known[0], known[-1]
+    return f"{head}from {lo} (rank {r_lo}) to {hi} (rank {r_hi})" + (
+        f"; unknown on {len(vals) - len(known)} ranks." if len(known) < len(vals) else ".")
+
+
 def multirank_page(s: SourceReport, max_rows: int) -> list[Any]:
     """Per-rank breakdown (computation, exposed and hidden communication, idle), the ranks compared with the
     straggler named, and the top kernels' time on each rank as a heat-map normalised per kernel."""
@@ -351,9 +369,7 @@ def multirank_page(s: SourceReport, max_rows: int) -> list[Any]:
             take += (f" Straggler: rank {', '.join(fmt_unit(r, 'id') for r in strag['rank'])}." if len(strag)
                      else " No rank stands out as a straggler.")
             if "overlap_pct" in rows_t:
-                take += " Communication hidden behind compute: " + ", ".join(
-                    f"rank {fmt_unit(r, 'id')} {fmt_unit(v, '%')}" for r, v in zip(rows_t["rank"],
-                                                                                  rows_t["overlap_pct"])) + "."
+                take += _hidden_text(rows_t)
         out.append(Panel("Per-rank breakdown", take, fig,
                          table_html(rows_t, None, max_rows, docs=ranks.columns) if rows_t is not None else
                          table_html(t, None, max_rows, docs=bd.columns)))
