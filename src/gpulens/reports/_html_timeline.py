@@ -239,8 +239,10 @@ def timeline_page(s: Any, max_rows: int, max_segments: int) -> list[Any]:
     level0 = t[t["level"] == 0]
     n_threads = sum(1 for g in payload["gpuLane"] if not g)
     how = ("each event drawn on its own" if not sm.get("decimated") else
-           f"the whole run in bins of {fmt_ns(sm.get('bin_ns'))} per lane, finer levels for "
-           f"{plural(len(payload['levels']) - 1, 'zoom step(s)')} where they fit; a bar merging several events spans "
+           f"the whole run in bins of {fmt_ns(sm.get('bin_ns'))} per lane, "
+           + (f"finer levels for {plural(len(payload['levels']) - 1, 'zoom step(s)')} where they fit"
+              if len(payload["levels"]) > 1 else "no finer level within the report's size budget")
+           + "; a bar merging several events spans "
            "the first one's start to the last one's end and is drawn as thick as its busy share of that span (a "
            "full-height bar was busy throughout)")
     cut = f"; {drawn} of {len(t)} segments embedded" if drawn < len(t) else ""
@@ -251,8 +253,10 @@ def timeline_page(s: Any, max_rows: int, max_segments: int) -> list[Any]:
             + (f"; a clock jump of {fmt_ns(sm['clock_jump_ns'])} between two time bases is left out (each clock's "
                "events are drawn right after the earlier clock's)" if sm.get("clock_jump_ns") else "")
             + _overrun_note(s)
-            + ". Zoom (drag) to see single kernels; hover a "
-            "kernel for the call that launched it.")
+            + (". Zoom (drag) to see single kernels; hover a kernel for the call that launched it."
+               if not sm.get("decimated") or len(payload["levels"]) > 1 else
+               ". No finer level is embedded at this size: see single kernels in Perfetto (gpulens analyze … "
+               "--perfetto run.json); hover a bar for what it merges."))
     buttons = ('<p class="tlbar"><button type="button" class="tl-export">Download for Perfetto (Chrome-trace JSON)'
                '</button> <button type="button" class="tl-perfetto" title="opens ui.perfetto.dev in a new tab and '
                'sends it the events (needs the network)">Open in ui.perfetto.dev</button> '
