@@ -181,6 +181,48 @@ def test_timeline_draws_a_merged_bar_as_thick_as_its_busy_share(tmp_path):
                     (s9, 601): pytest.approx(0.8 * 0.15)}
 
 
+def test_timeline_caption_of_a_run_with_no_finer_level_points_to_perfetto(tmp_path):
+    """8 ranks × 25,000 kernels: only the whole-run level fits the budget. The caption read "finer levels for 0 zoom
+    steps where they fit … Zoom (drag) to see single kernels", which zooming there cannot do."""
+    from types import SimpleNamespace
+
+    import gpulens
+    from gpulens.analyzers.stream_timeline import StreamTimeline
+    from gpulens.reports._html_timeline import timeline_page
+
+    trace = _chrome(tmp_path / "t.json", [("a", 7, 0, 10), ("a", 7, 50, 10), ("a", 7, 90, 10), ("big", 7, 1000, 400)])
+    tl = gpulens.collect(trace)
+    coarse = StreamTimeline(max_segments=2, bins=2, min_bins=2).analyze(tl)
+    assert coarse.summary["decimated"] and set(coarse.table["level"]) == {0}
+    take = timeline_page(SimpleNamespace(results={"stream_timeline": coarse}), 50, 100)[0].takeaway
+    assert "0 zoom steps" not in take and "no finer level within the report's size budget" in take
+    assert "Zoom (drag) to see single kernels" not in take and "--perfetto" in take
+    # every event fits: each drawn on its own, and zooming does show single kernels
+    fine = StreamTimeline().analyze(tl)
+    take = timeline_page(SimpleNamespace(results={"stream_timeline": fine}), 50, 100)[0].takeaway
+    assert "each event drawn on its own" in take and "Zoom (drag) to see single kernels" in take
+
+
+def test_stacked_chart_with_one_part_left_keeps_its_legend_and_colour():
+    """8 ranks whose idle is all 'queued' (host, launch and sync idle 0 ns): the "Why the GPU was idle" chart drew
+    one trace, which plotly shows without a legend — blue bars, no cause named — and in blue, the colour "idle: host"
+    has on other reports (colours went by position among the parts left, not among the parts)."""
+    import pandas as pd
+
+    from gpulens.reports._html_analyses import _stacked
+    from gpulens.reports._html_parts import OKABE_ITO
+
+    parts = [("idle_host_ns", "idle: host"), ("idle_launch_ns", "idle: launch"), ("idle_sync_ns", "idle: sync"),
+             ("idle_queued_ns", "idle: queued")]
+    t = pd.DataFrame({"idle_host_ns": [0, 0], "idle_launch_ns": [0, 0], "idle_sync_ns": [0, 0],
+                      "idle_queued_ns": [24_890_000, 25_030_000]})
+    fig = _stacked(t, ["rank 0 · GPU 0", "rank 1 · GPU 0"], parts, 1e6, "idle time [ms]", "ms")
+    assert [d["name"] for d in fig["data"]] == ["idle: queued"] and fig["layout"]["showlegend"] is True
+    assert fig["data"][0]["marker"]["color"] == OKABE_ITO[3]
+    both = _stacked(t.assign(idle_host_ns=[1, 1]), ["a", "b"], parts, 1e6, "idle time [ms]", "ms")
+    assert [d["marker"]["color"] for d in both["data"]] == [OKABE_ITO[0], OKABE_ITO[3]]
+
+
 # --- one rounding rule for a percentage -----------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

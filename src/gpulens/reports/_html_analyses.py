@@ -149,13 +149,16 @@ def _stacked(t: pd.DataFrame, ys: list[str], parts: list[tuple[str, str]], scale
     """Horizontal bars of ``parts`` (column, label) stacked per row of ``t``; ``full`` names the rows in the hover
     (the tick labels are cut). Past the 8 palette colours, parts repeat a colour with a bar pattern added."""
     who = [wrap_name(n) for n in full] if full is not None else ys
-    parts = nonzero_parts(t, parts)  # a part at 0 on every row: no trace, no legend entry
+    # a part keeps its colour whichever others are at 0 (no trace, no legend entry for those): idle "queued" is the
+    # same pink whether or not the host idle is there
+    drawn = set(nonzero_parts(t, parts))
+    parts = [(i, col, label) for i, (col, label) in enumerate(parts) if (col, label) in drawn]
     data = [{"type": "bar", "y": ys, "x": (pd.to_numeric(t[col], errors="coerce").fillna(0) / scale).tolist(),
              "name": label, "orientation": "h", "customdata": who,
              "marker": {"color": OKABE_ITO[i % len(OKABE_ITO)],
                         "pattern": {"shape": ("", "/", "x", ".")[(i // len(OKABE_ITO)) % 4]}},
              "hovertemplate": f"%{{customdata}}<br>{plot_text(label)}: %{{x:.3g}} {hover_unit}<extra></extra>"}
-            for i, (col, label) in enumerate(parts)]
+            for i, col, label in parts]
     xaxis: dict[str, Any] = {"title": axis_title(axis), **({"range": xrange} if xrange else {})}
     return _layout(data, 150 + 30 * len(ys), barmode="stack", xaxis=xaxis, yaxis={"autorange": "reversed"})
 

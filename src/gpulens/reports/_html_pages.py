@@ -95,6 +95,8 @@ def _layout(data: list[dict], height: int = 380, **kw: Any) -> dict[str, Any]:
     if kw.get("barmode") == "stack" and all(t.get("orientation") == "h" for t in data if t.get("type") == "bar"):
         # bars stacked left to right: the legend reads in the same order (plotly reverses it for stacked bars)
         layout["legend"] = {**layout["legend"], "traceorder": "normal"}
+    if kw.get("barmode") == "stack":  # the parts need their names even when one is left: plotly hides a lone
+        layout.setdefault("showlegend", True)  # trace's legend (8 ranks idle only 'queued': blue bars, no cause)
     return {"data": data, "layout": layout}
 
 
