@@ -223,6 +223,24 @@ def test_stacked_chart_with_one_part_left_keeps_its_legend_and_colour():
     assert [d["marker"]["color"] for d in both["data"]] == [OKABE_ITO[0], OKABE_ITO[3]]
 
 
+def test_hot_kernels_caption_without_durations_words_the_set_as_key_figures_do():
+    """omniperf vcopy MI300X (a counter run: 3 vecCopy dispatches, no usable start/end): the Hot kernels caption
+    read "1 of 1 kernel covers unknown of the unknown of kernel time"; it now words the set as the Key figures row
+    does ("1 kernel, ranked by calls: durations not recorded"). A timed run keeps its share (MI200: 100 %)."""
+    from pathlib import Path
+
+    import gpulens
+    from gpulens.reports import _html_pages as P
+
+    data = Path(__file__).parent / "data" / "omniperf"
+    s = gpulens.analyze([data / "vcopy_MI300X_A1"]).sources[0]
+    take = P.kernels_page(s, 50)[0].takeaway
+    assert "unknown of the unknown" not in take
+    assert take == "Of 1 kernel, the performance-critical set: 1 kernel, ranked by calls: durations not recorded."
+    timed = gpulens.analyze([data / "vcopy_MI200"]).sources[0]
+    assert P.kernels_page(timed, 50)[0].takeaway.startswith("1 of 1 kernel covers 100.0 % of the ")
+
+
 # --- one rounding rule for a percentage -----------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

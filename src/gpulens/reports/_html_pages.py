@@ -305,11 +305,17 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
     many = gpu_sum_label("time", sm) != "time"  # a kernel on several GPUs: how many, its times sums over them
     cols = ["rank", "name", "kind", "calls", *(["gpus"] if many else []), "effective_ns", "total_ns", "mean_ns",
             "min_ns", "max_ns", "share", "critical"]
-    return [Panel("Hot kernels: the performance-critical set",
-                  f"{sm.get('critical_count', 0)} of {plural(sm.get('unique_kernels', len(t)), 'kernel(s)')} "
-                  f"{agree(sm.get('critical_count', 0), 'covers', 'cover')} "
-                  f"{fmt_unit(sm.get('critical_share'), 'share')} of the {fmt_ns(sm.get('kernel_effective_ns'))} "
-                  f"of kernel time{shown}.", fig,
+    if is_missing(sm.get("critical_share")) or is_missing(sm.get("kernel_effective_ns")):
+        # no share to state ("1 of 1 kernel covers unknown of the unknown of kernel time" read an omniperf
+        # counter run): the set as every reporter words it then
+        take = (f"Of {plural(sm.get('unique_kernels', len(t)), 'kernel(s)')}, the performance-critical set: "
+                f"{critical_set_text(sm)}{shown}.")
+    else:
+        take = (f"{sm.get('critical_count', 0)} of {plural(sm.get('unique_kernels', len(t)), 'kernel(s)')} "
+                f"{agree(sm.get('critical_count', 0), 'covers', 'cover')} "
+                f"{fmt_unit(sm.get('critical_share'), 'share')} of the {fmt_ns(sm.get('kernel_effective_ns'))} "
+                f"of kernel time{shown}.")
+    return [Panel("Hot kernels: the performance-critical set", take, fig,
                   table_html(t2, cols, max_rows, headers={"effective_ns": gpu_sum_label("time", sm),
                                                           "total_ns": gpu_sum_label("raw sum", sm), "rank": "#",
                                                           "gpus": "GPUs"},
