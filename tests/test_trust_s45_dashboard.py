@@ -241,6 +241,28 @@ def test_hot_kernels_caption_without_durations_words_the_set_as_key_figures_do()
     assert P.kernels_page(timed, 50)[0].takeaway.startswith("1 of 1 kernel covers 100.0 % of the ")
 
 
+def test_roofline_caption_says_why_each_left_out_kernel_is_not_plotted():
+    """A hot kernel is plotted when its arithmetic intensity and attained FLOP/s are above 0. The caption counted
+    every other one "without a FLOP/byte figure": omniperf vecCopy (0 FLOP/B and 0 FLOP/s in the table beside it),
+    H200 GPT-2's two copy kernels. Now per reason."""
+    from pathlib import Path
+
+    import numpy as np
+    import pandas as pd
+
+    import gpulens
+    from gpulens.reports._html_roofline import _left_out, roofline_page
+
+    t = pd.DataFrame({"arithmetic_intensity": [100.0, 0.0, np.nan, 2.0, 0.0],
+                      "flops_per_s": [1e12, 0.0, np.nan, np.nan, 0.0]})
+    assert _left_out(t, t.iloc[:1]) == ("2 with 0 FLOPs (data movement only: no point on the log axes), 1 without "
+                                        "a FLOP/byte figure, 1 without an attained FLOP/s (no duration)")
+    s = gpulens.analyze([Path(__file__).parent / "data" / "omniperf" / "vcopy_MI300X_A1"]).sources[0]
+    take = roofline_page(s, 50)[0].takeaway
+    assert "0 of 1 hot kernel plotted" in take and "without a FLOP/byte figure" not in take
+    assert take.endswith("Only in the table: 1 with 0 FLOPs (data movement only: no point on the log axes).")
+
+
 # --- one rounding rule for a percentage -----------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

@@ -325,6 +325,23 @@ def _comm_left_out(s) -> str:
             f"which {'have' if many else 'has'} no roofline)")
 
 
+def _left_out(t: pd.DataFrame, ok: pd.DataFrame) -> str:
+    """Why the hot kernels not plotted are not (a point needs an arithmetic intensity and an attained FLOP/s above 0
+    on the log axes), counted per reason: "1 with 0 FLOPs (data movement only: no point on the log axes)", "2
+    without a FLOP/byte figure", "1 without a duration (no attained FLOP/s)". A copy kernel (omniperf vecCopy: 0
+    FLOP/B) was counted "without a FLOP/byte figure" beside its 0 FLOP/B in the table."""
+    rest = t.drop(index=ok.index)
+    ai = pd.to_numeric(rest.get("arithmetic_intensity", pd.Series(np.nan, index=rest.index)), errors="coerce")
+    fs = pd.to_numeric(rest.get("flops_per_s", pd.Series(np.nan, index=rest.index)), errors="coerce")
+    zero = (ai == 0) | (fs == 0)
+    no_ai = ai.isna() & ~zero
+    no_time = ~zero & ~no_ai
+    parts = [(int(zero.sum()), "with 0 FLOPs (data movement only: no point on the log axes)"),
+             (int(no_ai.sum()), "without a FLOP/byte figure"),
+             (int(no_time.sum()), "without an attained FLOP/s (no duration)")]
+    return ", ".join(f"{n} {text}" for n, text in parts if n)
+
+
 def _takeaway(s, r, t, ok, comp, judged, bws, keys, vendor, rank_of, named, labels, hover_only=0) -> str:
     n_hot = len(t)
     missing = n_hot - len(ok)
@@ -339,7 +356,7 @@ def _takeaway(s, r, t, ok, comp, judged, bws, keys, vendor, rank_of, named, labe
                 "marker area is GPU time, colour the compute roof each kernel is judged against, shape its bound."
                 + (f" Compute roofs judged against: {roofs}." if roofs else "")
                 + (f" Memory roof: HBM/DRAM {fmt_si(bws[0], 'B/s')}." if bws else "")
-                + (f" {missing} without a FLOP/byte figure are only in the table." if missing else ""))
+                + (f" Only in the table: {_left_out(t, ok)}." if missing else ""))
     else:
         take = "No hot kernel has a FLOP figure; the roofs of the device are drawn for reference."
     key = [(rank_of.get(str(n), 10 ** 9), str(n)) for n in ok["name"] if str(n) in named] if len(ok) else []
