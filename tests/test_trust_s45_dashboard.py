@@ -305,3 +305,34 @@ def test_hidden_communication_caption_reads_per_rank_or_as_one_figure():
     many = _hidden_text(pd.DataFrame({"rank": range(16), "overlap_pct": [5.0 + r for r in range(16)]}))
     assert many.endswith(": from 5.0 % (rank 0) to 20.0 % (rank 15).")
 
+
+
+def test_summary_answers_first_kernels_with_bound_stake_and_step_before_any_chart(demo_page):
+    """The demo's Summary tab, in order: the answer banner, the kernels that matter (each with its bound, time at
+    stake and next step), then "Where the GPU time went" (the first chart), Key figures, Findings. The #1 kernel and
+    its GPU time come from the trace file itself (sum of its kernel events' durations)."""
+    import gzip
+    import json
+    from collections import defaultdict
+
+    import gpulens
+
+    page = demo_page[demo_page.index('id="page-summary"'):demo_page.index('id="page-breakdown"')]
+    marks = ['class="answer', 'class="akernels"', "Where the GPU time went", '<div class="chart', "Key figures",
+             "Findings"]
+    at = [page.find(m) for m in marks]
+    assert -1 not in at and at == sorted(at), dict(zip(marks, at))
+    table = page[at[1]:page.index("</table>", at[1])]
+    rows = re.findall(r"<tr>(.*?)</tr>", table, re.S)[1:]
+    assert len(rows) == 5
+    for row in rows:  # every kernel that matters has a bound, a time at stake and a next step
+        assert re.search(r'<span class="bound [^"]*"', row) and 'class="num tstake"' in row
+        assert re.search(r'<td class="step"[^>]*>[^<\s]', row)
+    events = json.loads(gzip.open(gpulens.demo_trace()).read())["traceEvents"]
+    total = defaultdict(float)
+    for e in events:
+        if e.get("cat") == "kernel":
+            total[e["name"]] += e["dur"]
+    top, us = max(total.items(), key=lambda kv: kv[1])
+    assert "cutlass_80_wmma_tensorop" in top and re.search(r"cutlass_80_wmma_tensorop", rows[0])
+    assert f"{us:.2f} µs" in unescape(rows[0])  # 98.72 µs
