@@ -336,3 +336,15 @@ def test_summary_answers_first_kernels_with_bound_stake_and_step_before_any_char
     top, us = max(total.items(), key=lambda kv: kv[1])
     assert "cutlass_80_wmma_tensorop" in top and re.search(r"cutlass_80_wmma_tensorop", rows[0])
     assert f"{us:.2f} µs" in unescape(rows[0])  # 98.72 µs
+
+
+def test_timeline_shading_is_no_event_kinds_colour():
+    """The windows where single events are embedded were shaded in memset's green (#009E73 at 10 %): on rocprofv3
+    MI350X the shaded region held stream 19's memsets. The shading's colour is now none of the kinds'."""
+    from gpulens.reports._html_parts import KIND_COLOURS
+    from gpulens.reports._html_timeline import HOST_COLOURS, TIMELINE_JS
+
+    shade = re.search(r"fillcolor:'rgba\((\d+),(\d+),(\d+),[0-9.]+\)'", TIMELINE_JS)
+    rgb = tuple(int(x) for x in shade.groups())
+    kinds = {tuple(int(c[i:i + 2], 16) for i in (1, 3, 5)) for c in [*KIND_COLOURS.values(), *HOST_COLOURS.values()]}
+    assert rgb not in kinds and "(shaded yellow)" in TIMELINE_JS and rgb == (240, 228, 66)

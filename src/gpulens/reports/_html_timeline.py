@@ -290,13 +290,14 @@ window.gpulensTimeline=function(div,P,cfg){
     var launchOf={};for(var i=0;i<n;i++){if(D.launchOff[i]>=0&&D.launchLane[i]>=0)launchOf[D.launchLane[i]+':'+D.launchOff[i]]=i;}
     function winW(l){return D.bin0*D.bins/Math.pow(D.branch,l);}
     // where single events are embedded (windows of a finer level holding only one-event segments), merged and shaded
+    // yellow (Okabe-Ito #F0E442, no kind's colour: green shading read as memsets, #009E73)
     var exact=[];if(!D.exact){var ok={};for(var i=0;i<n;i++){var l=D.level[i];if(l===0)continue;var k=l+':'+D.window[i];
       ok[k]=(ok[k]===undefined?true:ok[k])&&D.events[i]===1;}
       Object.keys(ok).forEach(function(k){if(!ok[k])return;var p=k.split(':'),w=winW(+p[0]);exact.push([+p[1]*w,(+p[1]+1)*w]);});
       exact.sort(function(a,b){return a[0]-b[0];});var m=[];exact.forEach(function(r){var q=m[m.length-1];
         if(q&&r[0]<=q[1]+1)q[1]=Math.max(q[1],r[1]);else m.push([r[0],r[1]]);});exact=m.slice(0,200);}
     var base=exact.map(function(r){return {type:'rect',xref:'x',yref:'paper',x0:r[0]/S,x1:r[1]/S,y0:0,y1:1,
-      fillcolor:'rgba(0,158,115,0.10)',line:{width:0},layer:'below'};});
+      fillcolor:'rgba(240,228,66,0.22)',line:{width:0},layer:'below'};});
     var exactShare=exact.reduce(function(s,r){return s+r[1]-r[0];},0)/D.span;
     function covered(l,a,b){if(l===0)return true;var w=winW(l),w0=Math.max(0,Math.floor(a/w)),w1=Math.floor(Math.min(b,D.span)/w);
       if(w1-w0>4096)return false;for(var k=w0;k<=w1;k++){if(!refined[l][Math.floor(k/D.branch)])return false;}return true;}
@@ -331,7 +332,7 @@ window.gpulensTimeline=function(div,P,cfg){
     function say(sel){if(!status)return;var l=sel.level,single=sel.idx.every(function(i){return D.events[i]===1;});
       status.textContent='Showing '+sel.idx.length.toLocaleString('en')+(sel.idx.length===1?' bar':' bars')+(single?', one per event':
         ', some merging several events, each as thick as its busy share of its span')+(l>0?' (detail level '+l+')':'')+'.'+(exact.length?' Single events are '+
-        'embedded for '+(100*exactShare).toFixed(1)+' % of the run (shaded green): zoom there to see each kernel.':'');}
+        'embedded for '+(100*exactShare).toFixed(1)+' % of the run (shaded yellow): zoom there to see each kernel.':'');}
     function draw(a,b,first){
       var sel=pick(a,b);cur=sel;var lay=spec.layout;
       if(!first){lay=div.layout;}lay.shapes=base.slice();
