@@ -348,3 +348,27 @@ def test_timeline_shading_is_no_event_kinds_colour():
     rgb = tuple(int(x) for x in shade.groups())
     kinds = {tuple(int(c[i:i + 2], 16) for i in (1, 3, 5)) for c in [*KIND_COLOURS.values(), *HOST_COLOURS.values()]}
     assert rgb not in kinds and "(shaded yellow)" in TIMELINE_JS and rgb == (240, 228, 66)
+
+
+def test_diff_chart_names_the_kernels_of_a_row_matched_through_its_operator(tmp_path):
+    """H100 vs MI300X bert-small: the kernel rows matched across vendors are labelled by operator and shapes; the
+    chart's hover held only that key, so which kernels the bars were (flash_fwd_kernel → attn_fwd) was only in the
+    tables below. It now names both sides' kernels, as the kernels table's "kernels" column does."""
+    from pathlib import Path
+
+    from gpulens.cli import main
+
+    data = Path(__file__).parent / "data" / "kineto"
+    page_path = tmp_path / "diff.html"
+    try:
+        main(["diff", "-q", str(data / "tracelens_h100_bert-small.json.gz"),
+              str(data / "tracelens_mi300x_bert-small.json.gz"), "--html", str(page_path)])
+    except SystemExit as e:
+        assert e.code in (0, None)
+    page = page_path.read_text(encoding="utf-8")
+    fig = re.search(r'<figure class="dchart" id="chart-kernels".*?</figure>', page, re.S).group(0)
+    titles = [unescape(t) for t in re.findall(r'<span class="pl" title="([^"]*)"', fig)]
+    flash = [t for t in titles if t.startswith("aten::_flash_attention_forward")]
+    assert flash and flash[0].endswith("\nkernels: flash_fwd_kernel → attn_fwd")
+    # a row matched by name keeps its kernel's name alone
+    assert any(t.startswith("void at::native::") and "\nkernels:" not in t for t in titles)

@@ -120,7 +120,12 @@ def diff_charts(r: Any, kernels: pd.DataFrame) -> str:
         return ('<p class="warn">No charts: GPU times are unknown (a run records no kernel durations); the tables '
                 "give the launch counts.</p>")
     out = []
-    full = r.tables["kernels"]["kernel"].astype(str).tolist()
+    kt = r.tables["kernels"]
+    # a row matched through its operator and shapes (or by category) is labelled by that key: its hover names the
+    # kernels on each side too ("flash_fwd_kernel → attn_fwd": which kernels the bars are, across vendors)
+    pairs = kt["kernels"].astype(str).tolist() if "kernels" in kt else [""] * len(kt)
+    full = [f"{key}\nkernels: {pair}" if str(m) in ("op+shapes", "category") and pair else key
+            for key, pair, m in zip(kt["kernel"].astype(str), pairs, kt["match"].astype(str))]
     k = kernels.head(CHART_KERNELS)
     if len(k):
         rows = [(lab, f, b, c, d, p, m) for lab, f, b, c, d, p, m in zip(
