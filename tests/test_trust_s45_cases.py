@@ -1,0 +1,155 @@
+"""Variants of the shared cases (../shared/cases/README.md) that another public project could produce (session 45),
+each generated here with its answer worked out by hand in the docstring from the values written (ns in nsys SQLite,
+µs in Kineto files, ns in reports) — never copied from gpulens output.
+
+* T12 (one profiler file per process) as Nsight Systems exports, one per rank (``nsys profile -o rank%q{RANK}``):
+  every time of an nsys export counts from its own capture start (``TARGET_INFO_SESSION_START_TIME.utcEpochNs``),
+  and the captures of a job's processes start apart. The files were joined on their raw times, so a rank whose
+  capture started 300 µs later was drawn 300 µs early: the wall span, the rank comparison and the clock check
+  (which then called the clocks "disagreeing" and fell back to the longest rank) were wrong. Now the exports are
+  aligned on their capture starts, and an export without one is named.
+* B04 in one rank file of a Kineto run: a trace cut before its trailing ``baseTimeNanoseconds`` (or an array-form
+  trace) has times relative to an unknown origin; the clock check said only that the ranks' spans were "19675.93
+  days further apart than their lengths allow". It now names the rank file that records no clock origin.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from gpulens.cli import main
+from tests.case_variants import _nsys_db
+
+U = 1_700_000_000_000_000_000  # a capture start [ns since the epoch]
+
+
+def _analyze(path: Path, tmp_path: Path, *extra: str) -> tuple[int, dict]:
+    out = tmp_path / "out.json"
+    code = main(["analyze", "-q", "--no-cache", str(path), "--json", str(out), *extra])
+    return code, (json.loads(out.read_text())["sources"][0] if out.exists() else {})
+
+
+# -- T12 as one Nsight Systems export per rank ------------------------------------------------------------------------
+
+def _nsys_rank(path: Path, start: int | None, kernels: list[tuple[int, int]]) -> Path:
+    """An nsys export of one rank: kernels ka, kb, … = [(start, end)] ns on stream 7 from the capture start, each
+    launched 600 ns before it starts; ``start`` = its capture start (utcEpochNs), None: no such table."""
+    names = [f"k{i}" for i in range(len(kernels))]
+    _nsys_db(path, ["cudaLaunchKernel_v7000", *names], [(a - 600, a - 100, i + 1, 1) for i, (a, _) in enumerate(kernels)],
+             [(a, b, 7, i + 1, 2 + i, 2 + i) for i, (a, b) in enumerate(kernels)], [])
+    if start is not None:
+        con = sqlite3.connect(path)
+        con.execute("CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INTEGER, utcTime TEXT, localTime TEXT)")
+        con.execute("INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (?, '2023-11-14T22:13:20', '2023-11-14')",
+                    (start,))
+        con.commit()
+        con.close()
+    return path
+
+
+def _two_ranks(folder: Path, start0: int | None, start1: int | None) -> Path:
+    """Rank 0: [1,000,000, 1,100,000] and [1,120,000, 1,150,000] ns after its capture start. Rank 1, whose capture
+    started 300,000 ns later: [750,000, 850,000] and [860,000, 880,000] after its own start."""
+    folder.mkdir()
+    _nsys_rank(folder / "rank0.sqlite", start0, [(1_000_000, 1_100_000), (1_120_000, 1_150_000)])
+    _nsys_rank(folder / "rank1.sqlite", start1, [(750_000, 850_000), (860_000, 880_000)])
+    return folder
+
+
+def test_t12_nsys_exports_per_rank_are_aligned_on_their_capture_starts(tmp_path):
+    """On the earliest capture start U, rank 1's kernels are [1,050,000, 1,150,000] and [1,160,000, 1,180,000]:
+    wall span 1,000,000 → 1,180,000 = 180,000 ns (≤ 150,000 + 130,000, so no clock disagreement); rank spans
+    150,000 and 130,000; busy 130,000 + 120,000 = 250,000 of 280,000 device-time (89.3 %). Profiled window: rank 0's
+    first launch at 999,400 → rank 1's last kernel end 1,180,000 = 180,600 ns. Joined on raw times, rank 1 sat
+    300 µs early: a wall of 1,150,000 − 750,000 = 400,000 > 280,000, read as disagreeing clocks."""
+    code, src = _analyze(_two_ranks(tmp_path / "run", U, U + 300_000), tmp_path)
+    s = src["summary"]
+    assert code == 0 and s["ranks"] == [0, 1]
+    assert s["span_ns"] == 180_000 and s["span_basis"] == "wall"
+    assert not [w for w in src["warnings"] if w.startswith("ranks' clocks disagree")]
+    assert s["rank_span_ns"] == {"0": 150_000, "1": 130_000} and s["device_span_ns"] == 280_000
+    assert s["gpu_busy_ns"] == 250_000 and round(s["gpu_busy_pct"], 1) == 89.3
+    assert s["window_ns"] == 180_600
+    said = [w for w in src["warnings"] if "capture start" in w]
+    assert len(said) == 1 and "rank1.sqlite +300.00 µs" in said[0] and "TARGET_INFO_SESSION_START_TIME" in said[0]
+
+
+def test_t12_nsys_exports_started_together_are_left_as_they_are(tmp_path):
+    """Both captures start at U: rank 1's kernels stay at [750,000, 880,000]; wall 750,000 → 1,150,000 = 400,000
+    ns > 150,000 + 130,000 = 280,000 — these ranks' work really is apart, so the clock check's longest rank (150,000)
+    holds, and nothing is said about capture starts."""
+    code, src = _analyze(_two_ranks(tmp_path / "run", U, U), tmp_path)
+    s = src["summary"]
+    assert code == 0 and s["span_basis"] == "longest rank" and s["span_ns"] == 150_000
+    skew = [w for w in src["warnings"] if w.startswith("ranks' clocks disagree")]
+    assert len(skew) == 1 and "are 120.00 µs further apart" in skew[0]  # 400,000 − 280,000 ns
+    assert not [w for w in src["warnings"] if "capture start" in w or "clock origin" in w]
+
+
+def test_t12_nsys_export_without_a_capture_start_is_named(tmp_path):
+    """Rank 1's export lacks TARGET_INFO_SESSION_START_TIME: its times cannot be placed against rank 0's; they are
+    left as recorded (wall 400,000 > 280,000: the longest rank, 150,000 ns) and the file is named."""
+    code, src = _analyze(_two_ranks(tmp_path / "run", U, None), tmp_path)
+    s = src["summary"]
+    assert code == 0 and s["span_ns"] == 150_000 and s["span_basis"] == "longest rank"
+    said = [w for w in src["warnings"] if "record no capture start" in w]
+    assert len(said) == 1 and said[0].endswith(": rank1.sqlite") and "1 Nsight Systems export of 2" in said[0]
+
+
+def test_capture_start_is_read_from_the_export(tmp_path):
+    """The source record keeps the capture start (a timestamp, as the reports label it), None when not recorded."""
+    from gpulens.collectors import collect
+
+    assert collect(_nsys_rank(tmp_path / "a.sqlite", U + 5, [(1000, 2000)])).meta.sources[0][
+        "session_start_epoch_ns"] == U + 5
+    assert collect(_nsys_rank(tmp_path / "b.sqlite", None, [(1000, 2000)])).meta.sources[0][
+        "session_start_epoch_ns"] is None
+
+
+# -- B04 in one rank file of a Kineto run: its clock origin lost --------------------------------------------------------
+
+def _kineto_rank(r: int) -> dict:
+    """Rank r: ka 1000+10 µs and kb 1015+20 µs on stream 7 (launched at 990 / 995 µs), times relative to
+    baseTimeNanoseconds = 1.7e18 ns, which Kineto writes after traceEvents."""
+    ev = [{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 70, "tid": 70, "ts": ts, "dur": 3,
+           "args": {"correlation": c}} for c, ts in ((1, 990), (2, 995))]
+    ev += [{"ph": "X", "cat": "kernel", "name": n, "pid": 0, "tid": "stream 7", "ts": ts, "dur": du,
+            "args": {"device": 0, "stream": 7, "correlation": c}} for c, n, ts, du in ((1, "ka", 1000, 10),
+                                                                                      (2, "kb", 1015, 20))]
+    return {"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": r, "world_size": 3},
+            "traceEvents": ev, "baseTimeNanoseconds": U}
+
+
+def test_b04_rank_file_cut_before_its_clock_origin_is_named(tmp_path):
+    """Ranks 0 and 2 intact; rank 1's file cut inside kb (its trailing baseTimeNanoseconds lost): rank 1 keeps ka
+    (10 µs) on a clock of its own. 3 + 2 + 3 events' kernels: ka, kb, ka, ka, kb = 10+20+10+10+20 = 70 µs. The clock
+    check falls back to the longest rank (35 µs) and names rank1.pt.trace.json as the file without a clock origin."""
+    run = tmp_path / "run"
+    run.mkdir()
+    for r in range(3):
+        text = json.dumps(_kineto_rank(r))
+        if r == 1:
+            text = text[:text.index('"kb"') + 30]
+        (run / f"rank{r}.pt.trace.json").write_text(text)
+    code, src = _analyze(run, tmp_path)
+    s = src["summary"]
+    assert code == 0 and s["kernel_count"] == 5 and s["gpu_busy_ns"] == 70_000
+    assert s["span_basis"] == "longest rank" and s["span_ns"] == 35_000
+    skew = [w for w in src["warnings"] if w.startswith("ranks' clocks disagree")]
+    assert len(skew) == 1
+    assert "1 rank file of 3 records no clock origin (baseTimeNanoseconds" in skew[0]
+    assert "rank1.pt.trace.json (rank 1)" in skew[0] and "rank0" not in skew[0] and "rank2" not in skew[0]
+
+
+def test_b04_ranks_that_all_record_their_origin_are_not_blamed(tmp_path):
+    """Control: the 3 ranks intact (ka + kb each, 30 µs): one clock, wall span 1000 → 1035 = 35 µs, no clock
+    warning at all."""
+    run = tmp_path / "run"
+    run.mkdir()
+    for r in range(3):
+        (run / f"rank{r}.pt.trace.json").write_text(json.dumps(_kineto_rank(r)))
+    code, src = _analyze(run, tmp_path)
+    assert code == 0 and src["summary"]["span_ns"] == 35_000 and src["summary"]["span_basis"] == "wall"
+    assert not [w for w in src["warnings"] if "clock" in w]
