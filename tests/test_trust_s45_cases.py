@@ -11,6 +11,8 @@ each generated here with its answer worked out by hand in the docstring from the
 * B04 in one rank file of a Kineto run: a trace cut before its trailing ``baseTimeNanoseconds`` (or an array-form
   trace) has times relative to an unknown origin; the clock check said only that the ranks' spans were "19675.93
   days further apart than their lengths allow". It now names the rank file that records no clock origin.
+* T06 in a rocprofv3 CSV folder that holds API traces only: the note advised "analyse the rocprofv3 output folder"
+  when that folder was the input. The advice now depends on what the folder beside the file holds.
 """
 
 from __future__ import annotations
@@ -153,3 +155,40 @@ def test_b04_ranks_that_all_record_their_origin_are_not_blamed(tmp_path):
     code, src = _analyze(run, tmp_path)
     assert code == 0 and src["summary"]["span_ns"] == 35_000 and src["summary"]["span_basis"] == "wall"
     assert not [w for w in src["warnings"] if "clock" in w]
+
+
+# -- T06 in a rocprofv3 CSV folder of API traces alone ------------------------------------------------------------------
+
+_API = '"Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp","End_Timestamp"\n' + "".join(
+    f'"HIP_RUNTIME_API","hipLaunchKernel",4242,4242,{100 + i},{1_000_000 + 10_000 * i},{1_005_000 + 10_000 * i}\n'
+    for i in range(5))
+
+
+def test_t06_rocprofv3_folder_of_api_traces_is_told_to_record_kernels(tmp_path, capsys):
+    """5 hipLaunchKernel calls (correlation 100–104) and no kernel_trace.csv in the folder given: exit 5 (no GPU
+    work), the capture said incomplete, and the advice is to record kernels — not to analyse the folder given."""
+    run = tmp_path / "out"
+    run.mkdir()
+    (run / "4242_hip_api_trace.csv").write_text(_API)
+    code, src = _analyze(run, tmp_path)
+    assert code == 5
+    note = src["summary"].get("incomplete_capture") or next(
+        (i.get("incomplete_capture") for i in src["inputs"] if isinstance(i, dict) and i.get("incomplete_capture")),
+        None)
+    assert note and "5 launch calls" in note and "correlation 100–104" in note
+    assert "its folder holds no kernel_trace.csv either: record with --kernel-trace" in note
+    assert "analyse the rocprofv3 output folder" not in note
+
+
+def test_t06_rocprofv3_api_file_beside_its_kernel_trace_points_to_the_folder():
+    """The API file given alone while its folder holds a kernel_trace.csv: analyse that folder."""
+    from gpulens.collectors.rocprofv3_csv import _api_only_advice
+
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        f = Path(d) / "4242_hip_api_trace.csv"
+        f.write_text(_API)
+        assert _api_only_advice(f).startswith("its folder holds no kernel_trace.csv")
+        (Path(d) / "4242_kernel_trace.csv").write_text("")
+        assert _api_only_advice(f).startswith(f"analyse the rocprofv3 output folder ({Path(d).name}/)")
