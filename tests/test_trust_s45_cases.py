@@ -110,6 +110,23 @@ def test_capture_start_is_read_from_the_export(tmp_path):
         "session_start_epoch_ns"] is None
 
 
+def test_t12_nsys_gpu_trace_reports_per_rank_cannot_be_aligned(tmp_path):
+    """``nsys stats --report cuda_gpu_trace`` CSVs, one per rank: times from each capture's start, which the report
+    does not print. Rank 0: gemm [1000, 21000] ns; rank 1: gemm [500, 20500]: both read (40,000 ns of kernels), the
+    two files named as not placeable against each other."""
+    from tests.test_trust_s43_cases import _GT, _gt
+
+    run = tmp_path / "run"
+    run.mkdir()
+    for r, t in ((0, 1000), (1, 500)):
+        (run / f"rank{r}_gputrace.csv").write_text(_GT + "\n" + _gt(t, 20000, 1, "gemm_kernel(float *)") + "\n")
+    code, src = _analyze(run, tmp_path)
+    assert code == 0 and src["summary"]["kernel_count"] == 2 and src["summary"]["kernel_time_ns"] == 40_000
+    said = [w for w in src["warnings"] if "record no capture start" in w]
+    assert len(said) == 1 and "2 Nsight Systems exports of 2" in said[0] and "an nsys stats report prints none" in \
+        said[0] and said[0].endswith("rank0_gputrace.csv, rank1_gputrace.csv")
+
+
 # -- B04 in one rank file of a Kineto run: its clock origin lost --------------------------------------------------------
 
 def _kineto_rank(r: int) -> dict:

@@ -11,7 +11,8 @@ ranks' spans (users who join such exports add ``utcEpochNs`` to every time for t
 
 :func:`align_capture_starts` shifts each such file by (its capture start − the earliest capture start of the
 files), so that every time is counted from the earliest capture start, and says so; a file of the same kind that
-records no capture start cannot be placed and is named. Files whose times are already on a shared clock (Kineto's
+records no capture start (an ``nsys stats --report cuda_gpu_trace`` CSV never does) cannot be placed and is
+named. Files whose times are already on a shared clock (Kineto's
 epoch times, rocprofiler's system clock) carry no ``session_start_epoch_ns`` and are left as they are.
 """
 
@@ -56,7 +57,8 @@ def align_capture_starts(labelled: list[tuple[str, Any]]) -> list[str]:
                          + (f" and {len(moved) - 4} more" if len(moved) > 4 else ""))
     if unknown:
         notes.append(f"{plural(len(unknown), 'Nsight Systems export(s)')} of {len(timed)} record no capture start "
-                     "(TARGET_INFO_SESSION_START_TIME): their times count from their own start and cannot be placed "
+                     "(the SQLite export's TARGET_INFO_SESSION_START_TIME; an nsys stats report prints none): their "
+                     "times count from their own start and cannot be placed "
                      "against the other files' — the wall span and the order in which the ranks reached a "
                      f"collective are not aligned for them: {', '.join(unknown[:4])}"
                      + (f" and {len(unknown) - 4} more" if len(unknown) > 4 else ""))
