@@ -209,3 +209,41 @@ def test_t06_rocprofv3_api_file_beside_its_kernel_trace_points_to_the_folder():
         assert _api_only_advice(f).startswith("its folder holds no kernel_trace.csv")
         (Path(d) / "4242_kernel_trace.csv").write_text("")
         assert _api_only_advice(f).startswith(f"analyse the rocprofv3 output folder ({Path(d).name}/)")
+
+
+# -- B05 in nsys stats stdout: the kernel report skipped ---------------------------------------------------------------
+
+_SKIPPED = ("Generating SQLite file /data/run.sqlite from /data/run.nsys-rep\n"
+            "Processing [/data/run.sqlite] with [/opt/nvidia/reports/cuda_api_sum.py]... \n"
+            "SKIPPED: /data/run.sqlite does not contain CUDA trace data.\n\n"
+            "Processing [/data/run.sqlite] with [/opt/nvidia/reports/cuda_gpu_kern_sum.py]... \n"
+            "SKIPPED: /data/run.sqlite does not contain CUDA kernel data.\n")
+
+
+def test_b05_nsys_stats_with_its_kernel_report_skipped_is_no_gpu_work(tmp_path):
+    """A capture without a kernel, as ``nsys stats`` prints it: 0 kernels, 0 ns, status no_gpu_work and exit 5 —
+    the same answer as for an nsys SQLite export without a kernel table (B05: "no data", never an input error)."""
+    p = tmp_path / "stats.csv"
+    p.write_text(_SKIPPED)
+    code, src = _analyze(p, tmp_path)
+    assert code == 5 and src["status"] == "no_gpu_work"
+    assert src["summary"]["kernel_count"] == 0 and src["summary"]["kernel_time_ns"] == 0
+    assert [w for w in src["warnings"] if "does not contain CUDA kernel data" in w]
+    db = _nsys_rank(tmp_path / "run.sqlite", U, [])
+    con = sqlite3.connect(db)
+    con.execute("DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL")
+    con.commit()
+    con.close()
+    code_db, src_db = _analyze(db, tmp_path)
+    assert (code_db, src_db["status"], src_db["summary"]["kernel_count"]) == (5, "no_gpu_work", 0)
+
+
+def test_b05_nsys_stats_without_any_kernel_table_or_skip_line_stays_an_error(tmp_path, capsys):
+    """Control: an nsys stats stdout of API calls only, with no word on kernels, is no kernel summary: exit 2."""
+    p = tmp_path / "stats.csv"
+    p.write_text("Processing [/data/run.sqlite] with [/opt/nvidia/reports/osrt_sum.py]... \n"
+                 "Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+                 "69.9,4467,316,14.1,20.0,2,25,5.5,pthread_cond_wait\n")
+    assert main(["analyze", "-q", "--no-cache", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no nsys kernel-summary header" in err
