@@ -8,6 +8,11 @@ each generated here with its answer worked out by hand in the docstring from the
   capture started 300 µs later was drawn 300 µs early: the wall span, the rank comparison and the clock check
   (which then called the clocks "disagreeing" and fell back to the longest rank) were wrong. Now the exports are
   aligned on their capture starts, and an export without one is named.
+  The same kind as ``nsys stats --report cuda_gpu_trace`` CSVs (which print no capture start): named as not
+  placeable. And across hosts: rocprofiler (rocpd, rocprofv3 JSON) times are each host's monotonic clock, so rank
+  files of several hosts are named as not placeable against each other.
+* B05 in ``nsys stats`` stdout whose kernel report nsys skipped ("does not contain CUDA kernel data"): exit 2 as an
+  unreadable input, where the same capture's SQLite export gives "no GPU work" (exit 5); now exit 5 as well.
 * B04 in one rank file of a Kineto run: a trace cut before its trailing ``baseTimeNanoseconds`` (or an array-form
   trace) has times relative to an unknown origin; the clock check said only that the ranks' spans were "19675.93
   days further apart than their lengths allow". It now names the rank file that records no clock origin.
@@ -247,3 +252,47 @@ def test_b05_nsys_stats_without_any_kernel_table_or_skip_line_stays_an_error(tmp
     assert main(["analyze", "-q", "--no-cache", str(p)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no nsys kernel-summary header" in err
+
+
+# -- T12 across hosts: rocprofiler clocks are per host ------------------------------------------------------------------
+
+def _rocpd_on(path: Path, host: str | None) -> Path:
+    """A rocpd database (:func:`tests.test_rocpd.build_layout_b`: gemm [5000, 9000], add [9500, 9800] ns on one
+    MI300X) whose ``rocpd_info_node`` names ``host`` (no such table: None)."""
+    from tests.test_rocpd import build_layout_b
+
+    build_layout_b(path)
+    if host is not None:
+        con = sqlite3.connect(path)
+        con.execute("CREATE TABLE rocpd_info_node (id INTEGER PRIMARY KEY, guid TEXT, hash INT, machine_id TEXT, "
+                    "system_name TEXT, hostname TEXT, release TEXT, version TEXT, hardware_name TEXT, "
+                    "domain_name TEXT)")
+        con.execute("INSERT INTO rocpd_info_node VALUES (1, 'g', 0, 'm', 'Linux', ?, '', '', 'x86_64', '')", (host,))
+        con.commit()
+        con.close()
+    return path
+
+
+def test_t12_rocpd_databases_of_two_hosts_are_said_not_placeable(tmp_path):
+    """One rocpd database per process, from hosts node01 and node02: each rank's figures stand (4,300 ns of kernels
+    each, 8,600 ns in all) and the run says that rocprofiler's per-host clocks do not place one host's events against
+    the other's; two databases of one host say nothing of the kind."""
+    for hosts in (("node01", "node02"), ("node01", "node01")):
+        run = tmp_path / "-".join(hosts)
+        run.mkdir()
+        for pid, h in zip((4242, 4243), hosts):
+            _rocpd_on(run / f"{pid}_results.db", h)
+        code, src = _analyze(run, tmp_path)
+        assert code == 0 and src["summary"]["ranks"] == [0, 1] and src["summary"]["kernel_time_ns"] == 8_600
+        said = [w for w in src["warnings"] if "monotonic clock" in w]
+        if hosts[0] != hosts[1]:
+            assert len(said) == 1 and "come from 2 hosts — node01 (1 file), node02 (1 file)" in said[0]
+        else:
+            assert not said
+
+
+def test_rocpd_source_records_its_host(tmp_path):
+    from gpulens.collectors import collect
+
+    assert collect(_rocpd_on(tmp_path / "a.db", "node07")).meta.sources[0]["hostname"] == "node07"
+    assert collect(_rocpd_on(tmp_path / "b.db", None)).meta.sources[0]["hostname"] is None

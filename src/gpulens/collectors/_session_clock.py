@@ -13,7 +13,11 @@ ranks' spans (users who join such exports add ``utcEpochNs`` to every time for t
 files), so that every time is counted from the earliest capture start, and says so; a file of the same kind that
 records no capture start (an ``nsys stats --report cuda_gpu_trace`` CSV never does) cannot be placed and is
 named. Files whose times are already on a shared clock (Kineto's
-epoch times, rocprofiler's system clock) carry no ``session_start_epoch_ns`` and are left as they are.
+epoch times) carry no ``session_start_epoch_ns`` and are left as they are.
+
+rocprofiler-sdk (rocpd, rocprofv3 JSON) times are each host's own monotonic clock (time since boot): files of one
+host share it, files of several hosts cannot be aligned at all — :func:`hosts_note` says so when a run's files
+name several hosts.
 """
 
 from __future__ import annotations
@@ -63,3 +67,26 @@ def align_capture_starts(labelled: list[tuple[str, Any]]) -> list[str]:
                      f"collective are not aligned for them: {', '.join(unknown[:4])}"
                      + (f" and {len(unknown) - 4} more" if len(unknown) > 4 else ""))
     return notes
+
+
+#: Collectors whose times are rocprofiler-sdk timestamps: each host's own monotonic clock (a rocprofv3 JSON of an
+#: MI350X run records ``init_time`` 63,855,948,165,371 ns — 17.7 hours, the host's time since boot, not a date).
+HOST_CLOCK_COLLECTORS = frozenset({"rocprofv3_json", "rocpd"})
+
+
+def hosts_note(labelled: list[tuple[str, Any]]) -> list[str]:
+    """A note when the files of ``labelled`` whose times are on a per-host clock (:data:`HOST_CLOCK_COLLECTORS`,
+    with the ``hostname`` they record) come from several hosts: those clocks share no origin, so events of different
+    hosts cannot be placed against each other (no offset between them is recorded)."""
+    hosts: dict[str, list[str]] = {}
+    for name, part in labelled:
+        for s in part.meta.sources:
+            if isinstance(s, dict) and s.get("collector") in HOST_CLOCK_COLLECTORS and s.get("hostname"):
+                hosts.setdefault(str(s["hostname"]), []).append(name)
+    if len(hosts) < 2:
+        return []
+    named = ", ".join(f"{h} ({plural(len(f), 'file(s)')})" for h, f in sorted(hosts.items())[:4])
+    return [f"the rank files come from {len(hosts)} hosts — {named}{' …' if len(hosts) > 4 else ''}: rocprofiler "
+            "times count on each host's own monotonic clock (time since boot, no wall clock shared by the hosts), so "
+            "events of different hosts cannot be placed against each other — the wall span and the order in which "
+            "the ranks reached a collective are not aligned across hosts"]
