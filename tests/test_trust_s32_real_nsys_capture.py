@@ -17,6 +17,8 @@ themselves have no visible licence (uvmTorch) or are 480 KB (JACC), so the tests
 
 from __future__ import annotations
 
+import json
+
 import sqlite3
 
 from gpulens.cli import main
@@ -96,7 +98,8 @@ def test_one_traced_process_among_untraced_ones_is_not_called_off(tmp_path):
 
 def test_nsys_stats_output_with_the_kernel_report_skipped_says_why(tmp_path, capsys):
     # chukonu-team/MinerU-merge nsys_stats.csv (nsys 2025.1 `nsys stats` stdout): osrt_sum's table only, every CUDA
-    # report "SKIPPED: … does not contain CUDA … data." — the error names nsys' own reason, in one line
+    # report "SKIPPED: … does not contain CUDA … data." — a capture with no kernel (B05): 0 kernels, the "no GPU
+    # work" exit (5, as the same capture's SQLite export gives), and nsys' own reason said in one warning line
     p = tmp_path / "nsys_stats.csv"
     p.write_text(
         "Generating SQLite file /data/run.sqlite from /data/run.nsys-rep\n"
@@ -109,7 +112,10 @@ def test_nsys_stats_output_with_the_kernel_report_skipped_says_why(tmp_path, cap
         "\n"
         "Processing [/data/run.sqlite] with [/opt/nvidia/reports/cuda_gpu_kern_sum.py]... \n"
         "SKIPPED: /data/run.sqlite does not contain CUDA kernel data.\n")
-    assert main(["analyze", "-q", "--no-cache", str(p)]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "Traceback" not in err and str(p) in err
-    assert "does not contain CUDA kernel data" in err and "nsys profile -t cuda" in err
+    out = tmp_path / "out.json"
+    assert main(["analyze", "-q", "--no-cache", str(p), "--json", str(out)]) == 5
+    assert "Traceback" not in capsys.readouterr().err
+    src = json.loads(out.read_text())["sources"][0]
+    assert src["status"] == "no_gpu_work" and src["summary"]["kernel_count"] == 0
+    said = [w for w in src["warnings"] if "does not contain CUDA kernel data" in w]
+    assert len(said) == 1 and str(p) in said[0] and "nsys profile -t cuda" in said[0] and "\n" not in said[0]

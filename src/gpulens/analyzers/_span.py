@@ -22,12 +22,14 @@ validator rejected — ``ts 0``, negative ``dur`` — never take part):
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import is_clock_position
+from gpulens.units import plural
 
 #: collectors whose kernels were serialised or replayed to read counters: their gaps are profiler artefacts
 REPLAY_COLLECTORS = frozenset({"ncu_csv", "ncu_rep", "ncu_text", "omniperf"})
@@ -394,6 +396,27 @@ CLOCK_GAP_TOPIC = "GPU events on different clocks"
 CLOCK_SKEW_TOPIC = "ranks' clocks disagree"
 #: GPU events that start before their launch call, or a day or more after it (launch_latency makes it)
 CLOCK_HOST_TOPIC = "GPU and host clocks disagree"
+
+
+def unplaced_clock_files(timeline: Any) -> str | None:
+    """Why the ranks' clocks disagree, when the inputs say it: the rank files of one format that record their clock
+    origin (Kineto's ``baseTimeNanoseconds``, an nsys export's capture start) beside files of that format that do
+    not (a trace cut before its trailing ``baseTimeNanoseconds``, an array-form trace): the latter's times count
+    from an origin of their own and cannot be placed against the others'. None when every file of a format records
+    its origin, or none does."""
+    keys = {"base_time_ns": "baseTimeNanoseconds", "session_start_epoch_ns": "capture start"}
+    for key, what in keys.items():
+        files = [s for s in timeline.meta.sources if isinstance(s, dict) and key in s]
+        lost = [s for s in files if not s.get(key)]
+        if lost and len(lost) < len(files):
+            names = ", ".join(f"{Path(str(s.get('path', '?'))).name} (rank {s.get('rank', '?')})" for s in lost[:4])
+            more = f" and {len(lost) - 4} more" if len(lost) > 4 else ""
+            one = len(lost) == 1
+            return (f"{plural(len(lost), 'rank file(s)')} of {len(files)} record{'s' if one else ''} no clock origin "
+                    f"({what}; a trace cut before it, or written without it): {names}{more} — "
+                    f"{'its' if one else 'their'} times count from an origin of {'its' if one else 'their'} own and "
+                    "cannot be placed against the other ranks'")
+    return None
 
 
 def warn_once(timeline: Any, topic: str, detail: str) -> None:

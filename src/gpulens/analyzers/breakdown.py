@@ -43,7 +43,7 @@ from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers._span import (CLOCK_GAP_NS, CLOCK_GAP_TOPIC, CLOCK_SKEW_TOPIC, IDLE_BOUND_CLOCKS,
                                      IDLE_BOUND_UNTIMED, OVERLAP_UNKNOWN_CLOCKS, clock_domain_of, clock_windows, counter_only_reason,
                                      cross_domain_gaps, hulls_of, no_timeline_reason, other_clock_idle, run_figures,
-                                     wall_span, warn_once)
+                                     unplaced_clock_files, wall_span, warn_once)
 from gpulens.analyzers.context import codes_of, context_of
 from gpulens.analyzers.intervals import union_of
 from gpulens.timeline import GPU_KINDS, Timeline
@@ -384,8 +384,10 @@ class Breakdown(Analyzer):
                       "between events of one GPU (a day or more: two time bases) are left out of its span, steps and "
                       "critical path; overlap between events on different clocks is unknown")
         if run["clock_skew_ns"]:
+            cause = unplaced_clock_files(timeline)
             warn_once(timeline, CLOCK_SKEW_TOPIC, f"their GPU spans are {fmt_ns(run['clock_skew_ns'])} "
-                      "further apart than their lengths allow; the run span is the longest rank's span")
+                      "further apart than their lengths allow" + (f" — {cause}" if cause else "")
+                      + "; the run span is the longest rank's span")
         findings = []
         span = max(run["device_span_ns"], 1)
         bounded = bool(tot["idle_other_clock_ns"]) or bool(n_untimed)

@@ -464,6 +464,7 @@ def _collect_dir(p: Path, strict: bool, select: Selection | None, cache: bool, w
     from gpulens.collectors._parallel import file_rank, load_many
     from gpulens.collectors._ranks import (number_rankless, ranks_without_gpu_work, separate_recorded_ranks,
                                             successive_cycles)
+    from gpulens.collectors._session_clock import align_capture_starts, hosts_note
 
     # by name: the order of Path comparison within one folder, without its per-comparison cost
     entries = sorted((f for f in p.iterdir() if not f.name.startswith(".") and (only is None or f in only)),
@@ -515,6 +516,8 @@ def _collect_dir(p: Path, strict: bool, select: Selection | None, cache: bool, w
     labelled, notes = successive_cycles(labelled)  # one worker's profiling cycles are not ranks
     notes += separate_recorded_ranks(labelled)  # two files of one recorded rank are not joined
     notes += number_rankless(labelled)  # rank-less files (or one per process) must not all become rank 0
+    notes += align_capture_starts(labelled)  # files whose times count from their own capture start: one time axis
+    notes += hosts_note(labelled)  # per-host clocks (rocprofiler): hosts not placeable against each other
     tl = assemble([t for _, t in labelled])  # tables built once for all files
     empty = ranks_without_gpu_work([name for name, _ in labelled], tl, select)
     tl.meta.warnings = [f"{p}: {n}" for n in notes + ([empty] if empty else [])] + tl.meta.warnings

@@ -2,7 +2,8 @@
 
 :func:`metadata` reads the nsys and schema versions (``META_DATA_EXPORT``, else the older ``EXPORT_META_DATA``) and
 one device per ``TARGET_INFO_GPU`` row (:data:`GPU_FIELDS`), or for exports of 2020–2021 the figures of
-``TARGET_INFO_CUDA_GPU`` (:data:`CUDA_GPU_FIELDS`, converted to bytes and Hz).
+``TARGET_INFO_CUDA_GPU`` (:data:`CUDA_GPU_FIELDS`, converted to bytes and Hz), and the capture's start
+(``TARGET_INFO_SESSION_START_TIME.utcEpochNs``, :func:`session_start_ns`): every time of an export counts from it.
 """
 
 from __future__ import annotations
@@ -27,6 +28,21 @@ GPU_FIELDS = {"name": "name", "computeMajor": None, "smCount": "num_sms", "total
               "uuid": "uuid"}
 
 _TEXT_FIELDS = {"name", "chipName", "busLocation", "uuid"}
+
+
+def session_start_ns(db: _Db) -> int | None:
+    """The UTC time [ns since the Unix epoch] at which the capture of ``db`` started, or None when not recorded.
+
+    Every timestamp of an nsys export counts from its own capture (session) start, and
+    ``TARGET_INFO_SESSION_START_TIME.utcEpochNs`` is that start's wall-clock time (an RTX 4090 export made by nsys
+    2023.3: utcEpochNs 1694763998414956583, first kernel at 429,658,647 ns): one export per rank or process has one
+    clock origin per file, so ``utcEpochNs + start`` places the files' events on one time axis."""
+    t = "TARGET_INFO_SESSION_START_TIME"
+    if not db.has(t, "utcEpochNs"):
+        return None
+    df, _ = read_typed(db.con, t, {"utcEpochNs": INT})
+    v = pd.to_numeric(df["utcEpochNs"], errors="coerce").dropna()
+    return int(v.iloc[0]) if len(v) and int(v.iloc[0]) > 0 else None
 
 
 def _export_meta(db: _Db) -> dict[str, Any]:
@@ -133,6 +149,10 @@ def metadata(db: _Db, warnings: list[str]) -> tuple[dict[str, Any], list[dict[st
         else:
             devices = got
     gpu_rows_unread(db, devices, ("TARGET_INFO_GPU", "TARGET_INFO_CUDA_GPU"), warnings)
+    try:
+        info["session_start_epoch_ns"] = session_start_ns(db)
+    except sqlite3.DatabaseError as exc:
+        warnings.append(f"{db.path}: capture start (TARGET_INFO_SESSION_START_TIME) unreadable, skipped ({exc})")
     return info, devices
 
 

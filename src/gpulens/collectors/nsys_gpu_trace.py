@@ -155,7 +155,10 @@ class NsysGpuTrace(Collector):
                     seen[dev] = label
             d.cols["device_id"] = ids
             devices = [{"rank": 0, "device_id": k, "name": v} for k, v in sorted(seen.items())]
-        src = {"path": str(path), "collector": self.name, "size_bytes": raw.size_bytes, "rank": 0, "rows": n}
+        # its times count from the capture start of the export it was made from, which the report does not print:
+        # one such file per rank cannot be aligned with the others (:mod:`._session_clock` says so)
+        src = {"path": str(path), "collector": self.name, "size_bytes": raw.size_bytes, "rank": 0, "rows": n,
+               "session_start_epoch_ns": None}
         if "bytes" in d.cols:  # sizes printed to 0.001 MB: what the CI gate may compare them to (gate.runs)
             src["copy_bytes_resolution"] = _MB // 1000
         meta = TimelineMeta(sources=[src], devices=devices)

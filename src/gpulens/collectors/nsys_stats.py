@@ -261,10 +261,12 @@ class NsysStatsCollector(Collector):
             # only, every CUDA report skipped — the capture traced no CUDA)
             skipped = next((ln.split("does not contain", 1)[1].strip().rstrip(".") for ln in lines
                             if ln.startswith("SKIPPED:") and "does not contain CUDA kernel" in ln), None)
-            raise TraceFormatError(path, "no nsys kernel-summary table: nsys stats skipped its kernel report (the "
-                                         f"export does not contain {skipped}: CUDA kernels were not traced — "
-                                         "profile with nsys profile -t cuda)" if skipped else
-                                   "no nsys kernel-summary header (Time (%), Total Time, Instances, ..., Name)")
+            if skipped is None:
+                raise TraceFormatError(path, "no nsys kernel-summary header (Time (%), Total Time, Instances, ..., "
+                                             "Name)")
+            # B05: a capture with no kernel is no GPU work found (0 kernels, the "no data" exit), as the same
+            # capture's SQLite export without a kernel table is — not an unreadable input
+            return _no_kernel_data(path, raw.size_bytes, skipped)
         h, mapping = found
         under = table_lines(lines, h)
         rows = list(csv.reader(io.StringIO("\n".join(under), newline="")))
@@ -360,6 +362,21 @@ class NsysStatsCollector(Collector):
                             warnings=[*warnings, f"{path}: nsys stats summary: per-kernel aggregates only, no "
                                                  "timeline (span, busy time and overlap are unknown)"])
         return Timeline(meta=meta, tables={"kernel_summary": table}).validate()
+
+
+def _no_kernel_data(path: Path, size_bytes: int, what: str) -> Timeline:
+    """The empty Timeline of an ``nsys stats`` output whose kernel report nsys skipped ("SKIPPED: x.sqlite does not
+    contain CUDA kernel data."): no kernel, an empty kernel summary with its columns, and nsys' reason as a
+    warning."""
+    table = pd.DataFrame({c: pd.Series([], dtype="float64") for c in SUMMARY_COLUMNS})
+    table["name"] = table["name"].astype(str)
+    table["calls"] = table["calls"].astype("int64")
+    table["total_ns"] = table["total_ns"].astype("int64")
+    meta = TimelineMeta(sources=[{"path": str(path), "collector": "nsys_stats", "size_bytes": size_bytes, "rank": 0,
+                                  "aggregate": True}],
+                        warnings=[f"{path}: nsys stats skipped its kernel report: the export does not contain {what} "
+                                  "— no kernel ran during the capture, or CUDA was not traced (nsys profile -t cuda)"])
+    return Timeline(meta=meta, tables={"kernel_summary": table}).validate()
 
 
 def mem_time_rows(lines: list[str]) -> tuple[int, int, float, int] | None:

@@ -74,6 +74,7 @@ SCHEMA: dict[str, dict[str, str]] = {
     "rocpd_string": {"id": INT, "guid": TEXT, "string": TEXT},
     "rocpd_metadata": {"tag": TEXT, "value": TEXT},
     "rocpd_info_process": {"id": INT, "pid": INT, "guid": TEXT},
+    "rocpd_info_node": {"id": INT, "guid": TEXT, "hostname": TEXT},
 }
 
 
@@ -291,6 +292,10 @@ class Rocpd(Collector):
             parts = [x for x in (_kernels(db, node_of), _copies(db, node_of, strings), _regions(db, strings)) if x]
             meta_rows = db.read("rocpd_metadata")
             procs = db.read("rocpd_info_process")
+            try:  # the run's host (rocpd_info_node): its clock is that host's own (:mod:`._session_clock`)
+                nodes = db.read("rocpd_info_node")
+            except (sqlite3.Error, pd.errors.DatabaseError, KeyError):
+                nodes = None
         except (sqlite3.Error, pd.errors.DatabaseError, KeyError, UnicodeDecodeError) as exc:
             if isinstance(exc, KeyError):  # a column of the rocpd schema is absent (an edited or foreign database)
                 col = str(exc.args[0] if exc.args else exc).replace("Column not found: ", "")
@@ -311,9 +316,11 @@ class Rocpd(Collector):
             hit = meta_rows.loc[meta_rows["tag"] == "schema_version", "value"]
             version = str(hit.iloc[0]) if len(hit) else None
         pids = sorted({int(p) for p in procs["pid"].dropna()}) if procs is not None and "pid" in procs else []
+        hosts = sorted({str(h) for h in nodes["hostname"].dropna()}) if nodes is not None and "hostname" in nodes else []
         tl.meta.sources = [{"path": str(path), "collector": self.name, "size_bytes": path.stat().st_size,
                             "rank": 0, "schema_version": version, "rank_source": "process",
-                            "process_id": pids[0] if len(pids) == 1 else None, "process_ids": pids}]
+                            "process_id": pids[0] if len(pids) == 1 else None, "process_ids": pids,
+                            "hostname": hosts[0] if len(hosts) == 1 else None}]
         tl.meta.devices = devices
         from gpulens.collectors._nsys_more import mark_incomplete  # launches without any kernel: say so (T06)
 

@@ -230,9 +230,8 @@ class RocprofV3Csv(Collector):
         if kind == "api":  # launch calls recorded, their kernels in a file not given: say so (as nsys does)
             from gpulens.collectors._nsys_more import incomplete_capture
 
-            note = incomplete_capture(tl.events, "this file holds API calls only",
-                                      "analyse the rocprofv3 output folder, or record with --kernel-trace "
-                                      "(or --sys-trace) so the kernels are traced", rejected=tl.rejected)
+            advice = _api_only_advice(path)
+            note = incomplete_capture(tl.events, "this file holds API calls only", advice, rejected=tl.rejected)
             names = tl.events["name"].astype(str)
             if note is None and not tl.events["kind"].isin(list(GPU_KINDS)).any() \
                     and not names.str.match(r"(?i)[nr]ccl").any():
@@ -241,11 +240,24 @@ class RocprofV3Csv(Collector):
                 # calls are judged by incomplete_capture above: setup calls alone (ncclGetVersion,
                 # ncclCommInitRank) enqueue no GPU work, so their file is no incomplete capture
                 note = (f"this file holds API calls only ({plural(len(tl.events), 'row(s)')}): rocprofv3 writes GPU work to "
-                        "kernel_trace.csv / memory_copy_trace.csv, not here — analyse the rocprofv3 output folder, or "
-                        "record with --kernel-trace (or --sys-trace) so the kernels are traced")
+                        f"kernel_trace.csv / memory_copy_trace.csv, not here — {advice}")
             if note:
                 tl.meta.sources[0]["incomplete_capture"] = note
         return tl
+
+
+def _api_only_advice(path: Path) -> str:
+    """What to do about an API-only rocprofv3 CSV: analyse its output folder when that folder holds the run's GPU
+    work files (``kernel_trace.csv``, ``memory_copy_trace.csv``…), else record them — a folder of API traces alone
+    (the folder itself given, or one holding no trace of GPU work) is not helped by being analysed again."""
+    record = "record with --kernel-trace (or --sys-trace) so the kernels are traced"
+    try:
+        beside = [f.name for f in path.parent.iterdir() if f != path]
+    except OSError:
+        beside = []
+    if any(re.search(r"(kernel_trace|memory_copy_trace|counter_collection)\.csv$", n) for n in beside):
+        return f"analyse the rocprofv3 output folder ({path.parent.name}/), which holds them, or {record}"
+    return f"its folder holds no kernel_trace.csv either: {record}"
 
 
 def agents_beside(path: Path, meta: TimelineMeta, warnings: list[str], strict: bool = True,

@@ -436,7 +436,8 @@ def _compute_imbalance_text(sm: dict[str, Any]) -> str:
 META_DOCS = {
     "path": "file [text]", "collector": "read by [text]", "size_bytes": "file size [bytes]",
     "uncompressed_bytes": "uncompressed size [bytes]", "compressed": "gzip-compressed [bool]",
-    "base_time_ns": "trace clock origin [timestamp]", "schema_version": "trace schema version [version]",
+    "base_time_ns": "trace clock origin [timestamp]", "session_start_epoch_ns": "capture start (clock origin) [timestamp]",
+    "schema_version": "trace schema version [version]",
     "display_time_unit": "display time unit [text]", "rank_source": "rank taken from [text]",
     "ranks": "ranks [id]", "producer": "written by [text]", "comm_by_launcher": "collectives found by launch op [count]",
     "grid_units": "grid size units [text]", "incomplete_capture": "incomplete capture [text]",

@@ -1,0 +1,92 @@
+"""Rank files whose times count from their own capture start, placed on one time axis before they are joined.
+
+An Nsight Systems export records every time in ns from the start of its own capture (session) and that start's
+wall-clock time in ``TARGET_INFO_SESSION_START_TIME.utcEpochNs`` (read by
+:func:`gpulens.collectors._nsys_devices.session_start_ns` into the source's ``session_start_epoch_ns``). A run
+profiled with one export per rank or process (``nsys profile -o rank%q{RANK}``) therefore has one clock origin per
+file: the captures start when each process does, milliseconds to seconds apart. Joined as they are, the ranks'
+events are shifted against each other by the difference of their starts — the wall span, the order in which the
+ranks reached a collective and the rank comparison are then wrong, silently when the shift is smaller than the
+ranks' spans (users who join such exports add ``utcEpochNs`` to every time for the same reason).
+
+:func:`align_capture_starts` shifts each such file by (its capture start − the earliest capture start of the
+files), so that every time is counted from the earliest capture start, and says so; a file of the same kind that
+records no capture start (an ``nsys stats --report cuda_gpu_trace`` CSV never does) cannot be placed and is
+named. Files whose times are already on a shared clock (Kineto's
+epoch times) carry no ``session_start_epoch_ns`` and are left as they are.
+
+rocprofiler-sdk (rocpd, rocprofv3 JSON) times are each host's own monotonic clock (time since boot): files of one
+host share it, files of several hosts cannot be aligned at all — :func:`hosts_note` says so when a run's files
+name several hosts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gpulens.units import fmt_ns, plural
+
+#: Source-metadata key of a file's capture start [ns since the Unix epoch]; present (maybe None) only for formats
+#: whose times count from the capture start.
+KEY = "session_start_epoch_ns"
+
+
+def _starts(part: Any) -> list[Any]:
+    return [s.get(KEY) for s in part.meta.sources if isinstance(s, dict) and KEY in s]
+
+
+def align_capture_starts(labelled: list[tuple[str, Any]]) -> list[str]:
+    """Shift the events of each part of ``labelled`` (``(file name, Parts)``) whose times count from its own
+    capture start onto the earliest capture start of them (in place); returns the notes to warn with (none when
+    fewer than two such files, or when their captures started together)."""
+    timed = [(name, part, _starts(part)) for name, part in labelled]
+    timed = [(name, part, [s for s in st if s is not None]) for name, part, st in timed if st]
+    if len(timed) < 2:
+        return []
+    known = [(name, part, min(st)) for name, part, st in timed if st]
+    unknown = [name for name, _, st in timed if not st]
+    notes = []
+    if len(known) >= 2:
+        first = min(s for _, _, s in known)
+        moved = [(name, s - first) for name, part, s in known if s != first]
+        for name, part, s in known:
+            if s != first and part.rows:
+                part.events["start_ns"] = np.asarray(part.events["start_ns"], dtype=np.int64) + np.int64(s - first)
+        if moved:
+            listed = ", ".join(f"{name} +{fmt_ns(d)}" for name, d in sorted(moved, key=lambda x: x[1])[:4])
+            notes.append(f"{plural(len(known), 'Nsight Systems export(s)')} count their times from their own capture "
+                         f"start (TARGET_INFO_SESSION_START_TIME): aligned on the earliest start — {listed}"
+                         + (f" and {len(moved) - 4} more" if len(moved) > 4 else ""))
+    if unknown:
+        notes.append(f"{plural(len(unknown), 'Nsight Systems export(s)')} of {len(timed)} record no capture start "
+                     "(the SQLite export's TARGET_INFO_SESSION_START_TIME; an nsys stats report prints none): their "
+                     "times count from their own start and cannot be placed "
+                     "against the other files' — the wall span and the order in which the ranks reached a "
+                     f"collective are not aligned for them: {', '.join(unknown[:4])}"
+                     + (f" and {len(unknown) - 4} more" if len(unknown) > 4 else ""))
+    return notes
+
+
+#: Collectors whose times are rocprofiler-sdk timestamps: each host's own monotonic clock (a rocprofv3 JSON of an
+#: MI350X run records ``init_time`` 63,855,948,165,371 ns — 17.7 hours, the host's time since boot, not a date).
+HOST_CLOCK_COLLECTORS = frozenset({"rocprofv3_json", "rocpd"})
+
+
+def hosts_note(labelled: list[tuple[str, Any]]) -> list[str]:
+    """A note when the files of ``labelled`` whose times are on a per-host clock (:data:`HOST_CLOCK_COLLECTORS`,
+    with the ``hostname`` they record) come from several hosts: those clocks share no origin, so events of different
+    hosts cannot be placed against each other (no offset between them is recorded)."""
+    hosts: dict[str, list[str]] = {}
+    for name, part in labelled:
+        for s in part.meta.sources:
+            if isinstance(s, dict) and s.get("collector") in HOST_CLOCK_COLLECTORS and s.get("hostname"):
+                hosts.setdefault(str(s["hostname"]), []).append(name)
+    if len(hosts) < 2:
+        return []
+    named = ", ".join(f"{h} ({plural(len(f), 'file(s)')})" for h, f in sorted(hosts.items())[:4])
+    return [f"the rank files come from {len(hosts)} hosts — {named}{' …' if len(hosts) > 4 else ''}: rocprofiler "
+            "times count on each host's own monotonic clock (time since boot, no wall clock shared by the hosts), so "
+            "events of different hosts cannot be placed against each other — the wall span and the order in which "
+            "the ranks reached a collective are not aligned across hosts"]
