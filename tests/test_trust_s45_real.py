@@ -1,0 +1,145 @@
+"""Real profiler outputs (session 45, "held-back real traces"): new public files read against facts from the files.
+
+1. An Nsight Compute report of a CUDA tutorial (DarrenLu666888/CUDATutorial @
+   59ad960eb22054dc6a54d575d031ff1b03b1dba8 ``profile.ncu-rep``, no licence file: not copied) records an
+   "NVIDIA GeForce RTX 3050 Laptop GPU" with its device attributes (``clock_rate`` 1,500,000 kHz,
+   ``multiprocessor_count`` 16, ``memory_clock_rate`` 6,001,000 kHz, ``global_memory_bus_width`` 128, compute
+   capability 8.6, read with NVIDIA's ncu_report). The report said "no hardware spec identified: no roofline peaks;
+   pass --device-spec". Kind: an NVIDIA GPU no built-in spec names (a laptop part, whose boost clock is the maker's
+   choice, so no one datasheet figure; a workstation or newer board) although the profiler recorded what its peaks
+   follow from. Now its vector FP32/FP64 peaks come from its recorded SMs and clock at the FLOP per clock per SM its
+   compute capability's built-in parts have, its DRAM bandwidth from the recorded bandwidth (nsys) or memory clock ×
+   bus width (ncu), no tensor-core peak; the spec's name says "derived figures" in every report
+   (:mod:`gpulens.devices.derived`). The same derivation applied to the records of GPUs that do have built-in specs
+   (RTX 4090 and H200 .ncu-rep, H200 / RTX 4090 / RTX 3090 nsys exports of the corpus) gives their datasheet figures
+   within 1 %.
+
+Also checked this session and found right (kernel count, Σ kernel time, span, busy, copies, device; facts computed
+with json / gzip / sqlite3 / ncu_report, and against TraceLens' own ``gpu_timeline.csv`` where the repository has
+one): AMD-AGI/TraceLens @ 171dd74721ca1ec45709e5805b68ae1f65e27811 (MIT) ``tests/traces/inference/``
+``sglang_prefilldecode/sglang_Qwen3-8B_prefilldecode.json.gz`` (MI300X; 527 kernels, computation 492.77 ms, memcpy
+37.97 µs, span 987.29 ms = TraceLens' 492.769 / 0.0380 / 987.289 ms; roofline of the 128x256x32 GEMM 456.92 TFLOP/s
+= 2·15360·4096·24576 FLOP × 36 / 243.64 ms), ``xdit_flux.1_aiter_sage/profile_trace_rank_0.json.gz`` (201.15 ms /
+0.200 ms / 226.60 ms = TraceLens), ``xdit_sd_3.5/profile_trace_rank_0.json.gz`` (712.01 ms / 0.474 ms / 1.17 s =
+TraceLens' 712.014 / 0.4738 / 1171.63 ms), ``xdit_flux.1/capture_traces/capture_trace_rank_0.json.gz`` (2,540
+kernels, 64.02 ms) and ``vllm_decode_full/graph_execution.json.gz`` (gfx942 without a name: MI300X from 304 CUs);
+facebookresearch/HolisticTraceAnalysis @ f4d0062c (MIT) ``critical_path/cuda_event_sync{,_multi_stream}/
+event_sync_trace.json.gz`` (span 19.51 ms, one-off gap 18.81 ms, 53.8 % busy outside it, by hand) and
+``trace_file_list/inference_rank_1.json.gz``; HGLiu1998/batched_gemm @ 2f96e49c ``ck_bmm/37ca13315e70/
+28_results.db`` (a rocprofv3 rocpd database of an ATT run, MI300X: 150 ck_tile BatchedGemmKernel dispatches Σ
+2,580,371 ns, span 15,719,660 ns, 128 arch + 384 accumulation VGPRs = 512, LDS 64 KiB: 12.5 % occupancy, grid 0.842
+waves = 256 work-groups / 304 CUs); bwd29/self-join-MiSTIC @ 656dd47b ``ilpProf.ncu-rep``,
+``profileMSDNEW.out.ncu-rep``, ``profileTINYK1.out.ncu-rep``, ``profileBIGCROSS3.out.ncu-rep`` (A100 PCIe; durations,
+registers, theoretical/achieved occupancy, waves and SOL shares as ncu_report reads them; ncu's negative
+``lts__t_sectors_srcunit_tex_op_red_lookup_hit.sum`` dropped and counted). Refused with one line, rightly:
+HTA ``memory_analysis/memory_timeline.raw.gz`` (a memory-timeline export, no trace) and batched_gemm's
+``stats_ui_output_agent_5600_dispatch_1.csv`` (a thread-trace instruction table).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import gpulens
+from gpulens.devices import SPECS, get_spec
+from gpulens.devices.derived import DERIVED_WORDS, derived_spec
+from gpulens.reports import console, html, json_report, markdown
+
+# The RTX 3050 Laptop report's device attributes (module doc) on a raw-page export (``ncu --csv --page raw``): a
+# header, a units row (ncu leaves the device attributes' unit empty: CUDA's kHz), one launch of a SAXPY-like kernel
+# moving 30.72 MB in 200 µs with 2,560,000 FFMA thread instructions.
+_HEAD = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size",'
+         '"Device","CC","device__attribute_display_name","device__attribute_clock_rate",'
+         '"device__attribute_multiprocessor_count","device__attribute_memory_clock_rate",'
+         '"device__attribute_global_memory_bus_width","device__attribute_l2_cache_size","dram__bytes_read.sum",'
+         '"dram__bytes_write.sum","gpu__time_duration.sum","launch__grid_size","launch__block_size",'
+         '"launch__registers_per_thread","sm__sass_thread_inst_executed_op_ffma_pred_on.sum"')
+_ROW = ('"0","5151","filter","host","saxpy_k(float*, float const*, float, int)","1","7","(256, 1, 1)",'
+        '"(10000, 1, 1)","0","8.6","NVIDIA GeForce RTX 3050 Laptop GPU","{clock}","16","{mclock}","128","1572864",'
+        '"20480000","10240000","200000","10000","256","16","2560000"')
+
+
+def _raw_csv(tmp_path: Path, khz_unit: str = "", clock: str = "1500000", mclock: str = "6001000") -> Path:
+    units = ',"","","","","","","","","","","","",' + f'"{khz_unit}","","{khz_unit}","","","byte","byte","nsecond",' \
+            '"","","register/thread","inst"'
+    p = tmp_path / "rtx3050_laptop_raw.csv"
+    p.write_text("==PROF== Connected to process 5151 (/home/u/filter)\n" + _HEAD + "\n" + units.lstrip(",")
+                 + "\n" + _ROW.format(clock=clock, mclock=mclock) + "\n")
+    return p
+
+
+# By hand: 16 SMs × 128 FP32 lanes = 2,048 CUDA cores × 2 FLOP (FMA) × 1.5 GHz; 2 × 6.001 GHz × 128 bits / 8;
+# FP64 at 1/64 of FP32 (compute capability 8.6: 2 FP64 results per clock per SM, CUDA Programming Guide).
+FP32 = 2048 * 2 * 1.5e9
+FP64 = FP32 / 64
+BW = 2 * 6.001e9 * 128 / 8
+
+
+@pytest.mark.parametrize("unit,clock,mclock", [("", "1500000", "6001000"), ("Khz", "1500000", "6001000"),
+                                               ("Mhz", "1500", "6001")])
+def test_an_unlisted_nvidia_gpu_gets_the_figures_its_record_implies(tmp_path, unit, clock, mclock):
+    rep = gpulens.analyze([_raw_csv(tmp_path, unit, clock, mclock)])
+    src = rep.sources[0]
+    spec = src.device
+    assert spec is not None and spec.name == f"NVIDIA GeForce RTX 3050 Laptop GPU ({DERIVED_WORDS})"
+    assert spec.figure_value("vector.fp32") == pytest.approx(FP32)  # 6.144 TFLOP/s
+    assert spec.figure_value("vector.fp64") == pytest.approx(FP64)
+    assert spec.memory_bandwidth == pytest.approx(BW)  # 192.032 GB/s
+    assert spec.figure_value("l2") == 1572864
+    assert not any(k.startswith("matrix.") for k in spec.figures)  # no tensor-core peak is guessed
+    assert all(f.uncertain for k, f in spec.figures.items() if k.startswith("vector.") or k == "memory_bandwidth")
+    # the roofline is placed on them: 30.72 MB in 200 µs = 153.6 GB/s, 80.0 % of 192.032 GB/s; FLOP 2 × 2.56 M
+    row = rep.sources[0].results["roofline"].table.iloc[0]
+    assert row["peak_bytes_per_s"] == pytest.approx(BW) and row["peak_flops_per_s"] == pytest.approx(FP32)
+    assert row["roof_pct"] == pytest.approx(100 * 153.6e9 / BW) and row["bound"] == "memory"
+    assert row["flops"] == pytest.approx(5.12e6)
+    doc = json.loads(json_report.render(rep))["sources"][0]
+    assert doc["device_spec"] == spec.name and doc["device_spec_assumed"] is False
+    for text in (doc["device_text"], console.render(rep, width=400), markdown.render(rep), html.render(rep)):
+        assert "RTX 3050 Laptop GPU (derived figures)" in " ".join(text.split())
+        assert "no hardware spec identified" not in text
+
+
+# Recorded device attributes of GPUs with built-in specs (values as the corpus files record them: the RTX 4090 and
+# H200 .ncu-rep files, the H200 / RTX 3090 nsys exports) and those GPUs' datasheet figures (NVIDIA's product pages:
+# RTX 4090 82.6 TFLOPS FP32, 1,008 GB/s; H200 SXM 67 TFLOPS FP32, 34 TFLOPS FP64, 4.8 TB/s; RTX 3090 35.6 TFLOPS
+# FP32, 936 GB/s).
+RECORDED = [
+    ({"name": "GPU A", "compute_capability": "8.9", "num_sms": 128, "clock_hz": 2.52e9,
+      "memory_clock_rate_hz": 10.501e9, "memory_bus_width_bits": 384}, 82.6e12, None, 1008e9),
+    ({"name": "GPU B", "compute_capability": "9.0", "num_sms": 132, "clock_hz": 1.98e9,
+      "memory_clock_rate_hz": 3.201e9, "memory_bus_width_bits": 6016}, 67e12, 34e12, 4.8e12),
+    ({"name": "GPU C", "compute_capability": "8.6", "num_sms": 82, "clock_hz": 1.695e9,
+      "memory_bandwidth_bytes_per_s": 936096000000}, 35.6e12, None, 936e9),
+]
+
+
+@pytest.mark.parametrize("rec,fp32,fp64,bw", RECORDED)
+def test_derived_figures_of_known_gpus_match_their_datasheets(rec, fp32, fp64, bw):
+    spec = derived_spec(rec, SPECS)
+    assert spec.figure_value("vector.fp32") == pytest.approx(fp32, rel=0.01)
+    if fp64:
+        assert spec.figure_value("vector.fp64") == pytest.approx(fp64, rel=0.02)
+    assert spec.memory_bandwidth == pytest.approx(bw, rel=0.01)
+    assert not any(k.startswith("matrix.") for k in spec.figures)
+
+
+@pytest.mark.parametrize("rec", [
+    {"name": "AMD Instinct MI300X", "gfx_arch": "gfx942", "num_sms": 304, "clock_hz": 2.1e9},  # AMD: not here
+    {"name": "NVIDIA A100-SXM4-40GB MIG 1g.5gb", "compute_capability": "8.0", "num_sms": 14, "clock_hz": 1.41e9},
+    {"name": "NVIDIA Jetson AGX Orin", "compute_capability": "8.7", "num_sms": 16, "clock_hz": 1.3e9},  # no 8.7 part
+    {"name": "Synthetic GPU", "compute_capability": "8.6", "num_sms": 20},  # no clock (a Kineto deviceProperties)
+])
+def test_no_figures_are_derived_without_what_they_rest_on(rec):
+    assert derived_spec(rec, SPECS) is None
+
+
+def test_a_built_in_gpu_is_still_its_built_in_spec(tmp_path):
+    p = _raw_csv(tmp_path)
+    p.write_text(p.read_text().replace("NVIDIA GeForce RTX 3050 Laptop GPU", "NVIDIA GeForce RTX 3070")
+                 .replace('"16","6001000"', '"46","7001000"'))
+    spec = gpulens.analyze([p]).sources[0].device
+    assert spec.name == get_spec("NVIDIA GeForce RTX 3070").name
