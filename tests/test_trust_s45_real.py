@@ -12,7 +12,16 @@
    bus width (ncu), no tensor-core peak; the spec's name says "derived figures" in every report
    (:mod:`gpulens.devices.derived`). The same derivation applied to the records of GPUs that do have built-in specs
    (RTX 4090 and H200 .ncu-rep, H200 / RTX 4090 / RTX 3090 nsys exports of the corpus) gives their datasheet figures
-   within 1 %.
+   within 1 %. Other real records it now reads: an RTX 4070 Ti SUPER .ncu-rep (trevorgloe/GPUAcceleratedNetworkSim @
+   eb293292 ``profile.ncu-rep``: 66 SMs at 2,640 MHz → 44.6 TFLOP/s FP32, 672.1 GB/s — its datasheet's 672 GB/s), a
+   laptop GTX 1650 nsys export (Faraz-Nasir/CUDA---Recap @ 8eb23667 ``report1.sqlite``: 16 SMs at 1,560 MHz → 3.19
+   TFLOP/s, the recorded 128.03 GB/s; the desktop GTX 1650 has 14 SMs: a table row by name would have been wrong)
+   and an RTX 4060 Laptop nsys export (rchops/cuda-learning @ 534a6ed4 ``report1.sqlite``: 24 SMs at 1,890 MHz,
+   256.03 GB/s; no kernel table: "incomplete capture", rightly). None of these files has a licence file: not copied.
+2. The GTX 1650 export lists Windows' "Microsoft Basic Render Driver" in ``TARGET_INFO_GPU`` (smCount 0,
+   compute capability 0.0); the report said "also recorded, no GPU work on it: Microsoft Basic Render Driver".
+   Kind: a display adapter CUDA cannot run on, taken for an idle GPU. Such a row (0 SMs, no compute capability) is
+   no device now (:func:`gpulens.collectors._nsys_devices._devices`).
 
 Also checked this session and found right (kernel count, Σ kernel time, span, busy, copies, device; facts computed
 with json / gzip / sqlite3 / ncu_report, and against TraceLens' own ``gpu_timeline.csv`` where the repository has
@@ -31,7 +40,10 @@ event_sync_trace.json.gz`` (span 19.51 ms, one-off gap 18.81 ms, 53.8 % busy out
 waves = 256 work-groups / 304 CUs); bwd29/self-join-MiSTIC @ 656dd47b ``ilpProf.ncu-rep``,
 ``profileMSDNEW.out.ncu-rep``, ``profileTINYK1.out.ncu-rep``, ``profileBIGCROSS3.out.ncu-rep`` (A100 PCIe; durations,
 registers, theoretical/achieved occupancy, waves and SOL shares as ncu_report reads them; ncu's negative
-``lts__t_sectors_srcunit_tex_op_red_lookup_hit.sum`` dropped and counted). Refused with one line, rightly:
+``lts__t_sectors_srcunit_tex_op_red_lookup_hit.sum`` dropped and counted); AlpriElse/cs599k @ 776764c8 .ncu-rep files
+(H100 PCIe, A100 SXM4 40GB, and a "GH200 480GB" whose 2.62 GHz DRAM clock picks the 96 GB HBM3 variant);
+igouProto/CSC746CUDALab @ 55ce2215 ``report1.sqlite`` / ``report5.sqlite`` (A100 SXM4 / PCIe: one 1-block kernel of
+25,786,230,349 ns; 3,072 idle gaps ending in unified-memory page migrations). Refused with one line, rightly:
 HTA ``memory_analysis/memory_timeline.raw.gz`` (a memory-timeline export, no trace) and batched_gemm's
 ``stats_ui_output_agent_5600_dispatch_1.csv`` (a thread-trace instruction table).
 """
@@ -143,3 +155,48 @@ def test_a_built_in_gpu_is_still_its_built_in_spec(tmp_path):
                  .replace('"16","6001000"', '"46","7001000"'))
     spec = gpulens.analyze([p]).sources[0].device
     assert spec.name == get_spec("NVIDIA GeForce RTX 3070").name
+
+
+def _nsys_export(tmp_path: Path) -> Path:
+    """An nsys export as Faraz-Nasir/CUDA---Recap's ``report1.sqlite`` records its GPU (module doc): a laptop GTX 1650
+    (TU117, 16 SMs, 1,560 MHz, 128,032,000,000 B/s, compute capability 7.5) beside Windows' software renderer, one
+    kernel of 9,932,539 ns."""
+    import sqlite3
+
+    p = tmp_path / "report1.sqlite"
+    con = sqlite3.connect(p)
+    con.executescript("""
+        CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO StringIds VALUES (1, 'matrixMul');
+        CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);
+        INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.11.1');
+        CREATE TABLE TARGET_INFO_GPU (id INTEGER, name TEXT, busLocation TEXT, smCount INTEGER, clockRate INTEGER,
+            memoryBandwidth INTEGER, computeMajor INTEGER, computeMinor INTEGER, chipName TEXT);
+        INSERT INTO TARGET_INFO_GPU VALUES (0, 'NVIDIA GeForce GTX 1650', '0000:01:00.0', 16, 1560000000,
+            128032000000, 7, 5, 'TU117'), (1, 'Microsoft Basic Render Driver', '', 0, 0, 0, 0, 0, '');
+        CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, "end" INTEGER NOT NULL, deviceId INTEGER,
+            contextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, demangledName INTEGER,
+            shortName INTEGER, gridX INTEGER, gridY INTEGER, gridZ INTEGER, blockX INTEGER, blockY INTEGER,
+            blockZ INTEGER);
+        INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1492732414, 1502664953, 0, 1, 7, 5, 1, 1, 1, 64, 64, 1, 16,
+            16, 1);
+    """)
+    con.commit()
+    con.close()
+    return p
+
+
+def test_an_nsys_export_of_an_unlisted_gpu_uses_its_recorded_clock_and_bandwidth(tmp_path):
+    src = gpulens.analyze([_nsys_export(tmp_path)]).sources[0]
+    spec = src.device
+    assert spec.name == f"NVIDIA GeForce GTX 1650 ({DERIVED_WORDS})"
+    # by hand: the laptop GTX 1650's 1,024 CUDA cores (16 SMs × 64) × 2 FLOP × 1.56 GHz; FP64 at 1/32 of FP32
+    assert spec.figure_value("vector.fp32") == pytest.approx(1024 * 2 * 1.56e9)
+    assert spec.figure_value("vector.fp64") == pytest.approx(1024 * 2 * 1.56e9 / 32)
+    assert spec.memory_bandwidth == 128032000000  # as recorded
+    assert src.results["hotspots"].table["total_ns"].sum() == 1502664953 - 1492732414
+    # Windows' software adapter (0 SMs, compute capability 0.0) is no GPU of the run: not "recorded, no GPU work"
+    from gpulens.reports._run_text import run_device_text
+
+    assert [d["name"] for d in src.timeline.meta.devices] == ["NVIDIA GeForce GTX 1650"]
+    assert "Basic Render Driver" not in run_device_text(src)
