@@ -43,9 +43,11 @@ registers, theoretical/achieved occupancy, waves and SOL shares as ncu_report re
 ``lts__t_sectors_srcunit_tex_op_red_lookup_hit.sum`` dropped and counted); AlpriElse/cs599k @ 776764c8 .ncu-rep files
 (H100 PCIe, A100 SXM4 40GB, and a "GH200 480GB" whose 2.62 GHz DRAM clock picks the 96 GB HBM3 variant);
 igouProto/CSC746CUDALab @ 55ce2215 ``report1.sqlite`` / ``report5.sqlite`` (A100 SXM4 / PCIe: one 1-block kernel of
-25,786,230,349 ns; 3,072 idle gaps ending in unified-memory page migrations). Refused with one line, rightly:
-HTA ``memory_analysis/memory_timeline.raw.gz`` (a memory-timeline export, no trace) and batched_gemm's
-``stats_ui_output_agent_5600_dispatch_1.csv`` (a thread-trace instruction table).
+25,786,230,349 ns; 3,072 idle gaps ending in unified-memory page migrations). 
+3. HTA's ``memory_analysis/memory_timeline.raw.gz`` (torch.profiler's raw memory timeline) and batched_gemm's
+   ``ck_bmm/stats_ui_output_agent_5600_dispatch_1.csv`` (rocprofv3's thread-trace decoder statistics) were refused as
+   "not a recognised trace format", which reads as a broken file. Kind: a real profiler output that holds no GPU
+   timeline. Both are now named, with the file of the same run to analyse instead (:mod:`gpulens.collectors._hints`).
 """
 
 from __future__ import annotations
@@ -200,3 +202,28 @@ def test_an_nsys_export_of_an_unlisted_gpu_uses_its_recorded_clock_and_bandwidth
 
     assert [d["name"] for d in src.timeline.meta.devices] == ["NVIDIA GeForce GTX 1650"]
     assert "Basic Render Driver" not in run_device_text(src)
+
+
+# --- 3. profiler outputs that are no trace, named (module doc: batched_gemm's ATT table, HTA's memory timeline) ------
+
+@pytest.mark.parametrize("name,text,gz,said", [
+    # the first lines of batched_gemm's stats_ui_output_agent_5600_dispatch_1.csv
+    ("stats_ui_output_agent_5600_dispatch_1.csv",
+     '"CodeObj","Vaddr","Instruction","Hitcount","Latency","Stall","Idle","Source"\n'
+     '1,18432,"; __amd_rocclr_fillBufferAligned",0,0,0,0,""\n'
+     '1,18432,"s_load_dwordx2 s[2:3], s[0:1], 0x0",0,0,0,0,""\n', False, "thread-trace (ATT) instruction table"),
+    # the head of HTA's memory_timeline.raw.gz: [timestamp, action, bytes, category] rows
+    ("memory_timeline.raw.gz", "[[-1, 1, 37888, 7], [-1, 1, 512, 7], [1712195495505583, 2, 512, 7]]", True,
+     "PyTorch memory timeline"),
+])
+def test_a_profiler_output_that_is_no_trace_is_named_in_one_line(tmp_path, capsys, name, text, gz, said):
+    import gzip
+
+    from gpulens.cli import main
+
+    p = tmp_path / name
+    p.write_bytes(gzip.compress(text.encode()) if gz else text.encode())
+    assert main(["analyze", str(p), "-q", "--no-cache"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "Traceback" not in err
+    assert str(p) in err and said in err and "analyse the" in err
