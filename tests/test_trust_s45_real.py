@@ -48,6 +48,17 @@ igouProto/CSC746CUDALab @ 55ce2215 ``report1.sqlite`` / ``report5.sqlite`` (A100
    ``ck_bmm/stats_ui_output_agent_5600_dispatch_1.csv`` (rocprofv3's thread-trace decoder statistics) were refused as
    "not a recognised trace format", which reads as a broken file. Kind: a real profiler output that holds no GPU
    timeline. Both are now named, with the file of the same run to analyse instead (:mod:`gpulens.collectors._hints`).
+4. TraceLens' agent-eval traces (``agent_evals/Analysis/analysis_tests/unit_tests_standalone.tar.gz``: MI300X,
+   ``rocprofiler-sdk_version`` 1.0, HIP 70125424 = ROCm 7.1) write each kernel's grid and block as launched (equal to
+   the hipLaunchKernel arguments beside them: 16384 workgroups of 256). gpulens swapped every record of a
+   rocprofiler-sdk-backend trace (ROCm 7.0's convention, the aorta MI350X trace): "10 kernel records with grid and
+   workgroup sizes in swapped places", then "impossible launch configuration values treated as unknown (block ×20)",
+   and the verdict "latency/occupancy-bound: the grid has too few workgroups to fill the GPU" for a 16384-workgroup
+   add (now: below both roofs, 36.1 % of the roofline). Kind: a backend convention that changed between versions,
+   assumed from the version key alone. A record whose "grid" cannot be a workgroup size (> 1024 threads) while its
+   block fits is as launched; a trace with such records and none with an impossible block keeps its records as
+   written (:mod:`gpulens.collectors._kineto_grid`). Left alone: a ROCm 7.1 trace whose every grid and block fit a
+   workgroup still reads as swapped (nothing in the records tells the conventions apart).
 """
 
 from __future__ import annotations
@@ -227,3 +238,47 @@ def test_a_profiler_output_that_is_no_trace_is_named_in_one_line(tmp_path, capsy
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "Traceback" not in err
     assert str(p) in err and said in err and "analyse the" in err
+
+
+# --- 4. a ROCm 7.1 Kineto trace (rocprofiler-sdk backend) whose grids are written as launched -------------------------
+
+def _sdk_trace(tmp_path: Path, grid: list, block: list, extra: list | None = None) -> Path:
+    """The layout of TraceLens' ``agent_evals/.../elem_01_add_poor_bw.json`` (AMD-AGI/TraceLens @ 171dd747, MIT; an
+    MI300X trace written with ``rocprofiler-sdk_version`` 1.0, HIP 70125424): each kernel's ``grid``/``block`` equal
+    its hipLaunchKernel's (16384 workgroups of 256), where ROCm 7.0's traces of that backend (ROCm/aorta) swap them."""
+    ev = [{"ph": "M", "name": "process_name", "pid": 0, "args": {"name": "GPU 0"}}]
+    for i, (g, b) in enumerate([(grid, block), *(extra or [])]):
+        t = 1000 + 500 * i
+        ev += [{"ph": "X", "cat": "cuda_runtime", "name": "hipLaunchKernel", "pid": 9, "tid": 9, "ts": t, "dur": 5,
+                "args": {"External id": i + 1, "correlation": i + 1, "grid": g, "block": b}},
+               {"ph": "X", "cat": "kernel", "name": f"k{i}", "pid": 0, "tid": 1, "ts": t + 10, "dur": 400,
+                "args": {"External id": i + 1, "device": 0, "stream": 1, "correlation": i + 1,
+                         "kind": "<unknown>", "grid": g, "block": b}}]
+    doc = {"schemaVersion": 1, "rocprofiler-sdk_version": 1.0, "hip_runtime_version": 70125424,
+           "deviceProperties": [{"id": 0, "name": "AMD Instinct MI300X", "computeMajor": 9, "computeMinor": 4,
+                                 "numSms": 304, "warpSize": 64, "gcnArchName": "gfx942:sramecc+:xnack-"}],
+           "traceEvents": ev}
+    p = tmp_path / "sdk.json"
+    p.write_text(json.dumps(doc))
+    return p
+
+
+def test_a_rocprofiler_sdk_trace_written_as_launched_keeps_its_grid(tmp_path):
+    from gpulens.collectors import collect
+
+    tl = collect(_sdk_trace(tmp_path, [16384, 1, 1], [256, 1, 1], extra=[([64, 1, 1], [256, 1, 1])]))
+    k = tl.of_kind("kernel").sort_values("start_ns")
+    # as launched: 16384 workgroups of 256 (a "workgroup size" of 16384 threads cannot be); the trace's other,
+    # ambiguous record (64 and 256 both fit a workgroup) follows the trace's convention, not the swap
+    assert k["grid_x"].tolist() == [16384, 64] and k["block_x"].tolist() == [256, 256]
+    assert not any("swapped" in w or "impossible launch" in w for w in tl.meta.warnings)
+
+
+def test_a_rocprofiler_sdk_trace_with_swapped_records_is_still_swapped_back(tmp_path):
+    from gpulens.collectors import collect
+
+    # ROCm 7.0's convention (ROCm/aorta MI350X trace): grid = workgroup size 256, block = 524288 work-items
+    tl = collect(_sdk_trace(tmp_path, [256, 1, 1], [524288, 1, 1], extra=[([64, 1, 1], [256, 1, 1])]))
+    k = tl.of_kind("kernel").sort_values("start_ns")
+    assert k["grid_x"].tolist() == [524288 // 256, 256 // 64] and k["block_x"].tolist() == [256, 64]
+    assert any("2 kernel records with grid and workgroup sizes in swapped places" in w for w in tl.meta.warnings)
