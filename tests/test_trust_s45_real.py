@@ -282,3 +282,12 @@ def test_a_rocprofiler_sdk_trace_with_swapped_records_is_still_swapped_back(tmp_
     k = tl.of_kind("kernel").sort_values("start_ns")
     assert k["grid_x"].tolist() == [524288 // 256, 256 // 64] and k["block_x"].tolist() == [256, 64]
     assert any("2 kernel records with grid and workgroup sizes in swapped places" in w for w in tl.meta.warnings)
+
+
+def test_an_unrecorded_launch_configuration_is_not_said_swapped(tmp_path):
+    from gpulens.collectors import collect
+
+    # TraceLens' sdpa_01_long_seq_low_eff.json: attn_fwd records with grid [0,0,0] and block [0,0,0]
+    tl = collect(_sdk_trace(tmp_path, [0, 0, 0], [0, 0, 0]))
+    assert not any("swapped" in w for w in tl.meta.warnings)
+    assert tl.of_kind("kernel")["grid_x"].isna().all()  # unknown, as the impossible-launch check says

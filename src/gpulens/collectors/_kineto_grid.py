@@ -47,6 +47,9 @@ def fix_rocm_grid(rows: np.ndarray, grid: list[tuple[np.ndarray, np.ndarray]],
     g = np.stack([grid[i][0][rows] for i in range(3)])
     b = np.stack([block[i][0][rows] for i in range(3)])
     ok = np.all(np.stack([grid[i][1][rows] for i in range(3)] + [block[i][1][rows] for i in range(3)]), axis=0)
+    # a 0 (the launch configuration was not recorded: grid [0,0,0]) is no size in any convention: left as written,
+    # for the impossible-launch check, and not counted as swapped or converted
+    ok &= np.all(g > 0, axis=0) & np.all(b > 0, axis=0)
     threads = np.prod(np.maximum(b, 1), axis=0)
     too_big_block = ok & (threads > MAX_THREADS_PER_BLOCK)  # a "block" no GPU runs: grid and block swapped
     # a "grid" too large to be a workgroup size with a block that fits: written as launched, not swapped
