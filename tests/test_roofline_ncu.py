@@ -98,10 +98,13 @@ def test_arch_table_matches_nsys_target_info(rel, cc):
 
 def test_occupancy_runs_on_architecture_rules_when_the_gpu_has_no_spec(monkeypatch):
     # a CC 8.6 GPU without a built-in spec (the RTX 3090 of this file has one since session 7: the table is emptied
-    # of it here): occupancy still runs on the sm_86 rules, roofline skips
+    # of it here, and no figures are derived from its record: gpulens.devices.derived), occupancy still runs on the
+    # sm_86 rules, roofline skips
     import gpulens.devices as devices
+    import gpulens.devices.derived as derived
 
     monkeypatch.setattr(devices, "SPECS", tuple(s for s in devices.SPECS if "3090" not in s.name))
+    monkeypatch.setattr(derived, "derived_spec", lambda rec, specs: None)
     src = gpulens.analyze([shared_trace("nsys/memfusion_rtx3090_report1.sqlite")]).sources[0]
     occ = src.results["occupancy"]
     assert not occ.skipped and occ.summary["arch"] == "sm_86" and "no spec" in occ.summary["device"]

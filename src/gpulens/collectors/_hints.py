@@ -24,6 +24,10 @@ nvprof / Visual Profiler               suffix ``.nvvp`` / ``.prof`` and an SQLit
                                        did not take (no activity tables: a --metrics/--events profile)
 nvprof text report (console output)    ``==PID== NVPROF is profiling`` / ``Profiling result:`` / ``Metric result:``
 rocprofv3 PC-sampling CSV              a header ``Sample_Timestamp, …, Instruction, …``
+rocprofv3 thread-trace (ATT)           a header ``CodeObj, Vaddr, Instruction, Hitcount, Latency, …`` (the decoder's
+instruction statistics                 per-instruction ``stats_*.csv`` of one dispatch)
+PyTorch memory timeline (raw)          a JSON list of ``[timestamp, action, bytes, category]`` integer rows
+                                       (``torch.profiler``'s ``export_memory_timeline`` to a ``.raw.gz`` / ``.json``)
 ncu console log of an ``-o`` run       a ``==PROF== Report: NAME.ncu-rep`` line (the results are in that file)
 an archive (tar, .tar.gz, zip, 7z)     ``ustar`` at byte 257 of the (decompressed) head, ``PK\\x03\\x04``, ``7z\\xbc\\xaf``
 a stream compressed other than gzip    the magic bytes of bzip2 ``BZh``, xz ``\\xfd7zXZ\\x00``, zstd ``\\x28\\xb5\\x2f\\xfd``,
@@ -58,6 +62,12 @@ _CHAKRA_JSON_DEPS = re.compile(rb'"(?:ctrlDeps|dataDeps)"\s*:')
 #: rocprofv3 PC sampling (``--pc-sampling-method host_trap|stochastic``: ``<pid>_pc_sampling_host_trap.csv``): one row
 #: per instruction sample — ``Sample_Timestamp``, ``Exec_Mask``, ``Dispatch_Id``, ``Instruction`` …, no kernel timing.
 _PC_SAMPLING = re.compile(rb'^\s*"?Sample_Timestamp"?,.*"?Instruction"?', re.IGNORECASE)
+#: rocprofv3's thread-trace decoder, per-instruction statistics of one dispatch: ``"CodeObj","Vaddr","Instruction",
+#: "Hitcount","Latency","Stall","Idle","Source"`` (HGLiu1998/batched_gemm ``stats_ui_output_agent_5600_dispatch_1.csv``)
+_ATT_STATS = re.compile(rb'^\s*"?CodeObj"?\s*,\s*"?Vaddr"?\s*,\s*"?Instruction"?\s*,\s*"?Hitcount"?', re.IGNORECASE)
+#: torch.profiler's raw memory timeline (``export_memory_timeline(path.raw.gz)``): a JSON list of
+#: ``[timestamp, action, numbytes, category]`` integer rows (HolisticTraceAnalysis ``memory_timeline.raw.gz``)
+_MEMORY_TIMELINE = re.compile(rb"^\s*\[\s*\[\s*-?\d+\s*,\s*-?\d+\s*,\s*-?\d+\s*,\s*-?\d+\s*\]\s*,\s*\[")
 #: ncu's console log when the results went to a report file (``ncu -o NAME``): ``==PROF== Report: NAME.ncu-rep``.
 _NCU_REPORT_LINE = re.compile(rb"^==PROF== Report: (.+\.ncu-rep)\s*$", re.MULTILINE)
 #: nvprof's console report (``nvprof ./app > log``): ``==PID== NVPROF is profiling process …`` /
@@ -100,6 +110,12 @@ _ADVICE = {
     "pc_sampling": "a rocprofv3 PC-sampling CSV (one row per sampled instruction, no kernel timing), which gpulens "
                    "does not read: analyse the kernel trace of the same run (rocprofv3 --kernel-trace writes "
                    "<pid>_kernel_trace.csv beside it)",
+    "att_stats": "a rocprofv3 thread-trace (ATT) instruction table: hit counts and latencies per instruction of one "
+                 "dispatch, no kernel timing, which gpulens does not read; analyse the kernel trace of the same run "
+                 "(rocprofv3 --kernel-trace: <pid>_kernel_trace.csv, or its <pid>_results.db)",
+    "memory_timeline": "a PyTorch memory timeline (torch.profiler's export_memory_timeline: memory use per category "
+                       "over time, no GPU events), which gpulens does not read; analyse the trace of the same run "
+                       "(export_chrome_trace's .pt.trace.json)",
     "ncu_log": "Nsight Compute's console log, without the results: ncu wrote them to {what} (its ==PROF== Report: "
                "line); analyse that .ncu-rep (or its `ncu --import … --csv --page details` export)",
     "nvprof_text": "nvprof's text report (its console output), which gpulens does not read: nvprof is retired "
@@ -154,6 +170,10 @@ def unsupported_format(path: str | Path) -> str | None:
         kind = "nvprof_text"
     elif _PC_SAMPLING.match(head):
         kind = "pc_sampling"
+    elif _ATT_STATS.match(head):
+        kind = "att_stats"
+    elif _MEMORY_TIMELINE.match(head):
+        kind = "memory_timeline"
     elif m := _NCU_REPORT_LINE.search(head):
         kind, what = "ncu_log", m.group(1).decode("utf-8", "replace").strip()
     else:

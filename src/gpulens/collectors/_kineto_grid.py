@@ -10,7 +10,11 @@ other units, converted here:
   *workgroup size* and ``block`` the *grid size in work-items* (rocprofiler-sdk's ``workgroup_size``/``grid_size``
   written in swapped places), e.g. ``grid [256,1,1]``, ``block [524288,1,1]``. Swapped back, then converted:
   ``block = grid field``, ``grid = ceil(block field / block)``. Without the version key the swap is recognised per
-  kernel by a "block" larger than any GPU allows (> 1024 threads).
+  kernel by a "block" larger than any GPU allows (> 1024 threads). Later traces of that backend write the launch's
+  own grid (workgroups) and block, as ``hipLaunchKernel``'s arguments beside them (ROCm 7.1, HIP 70125424:
+  ``grid [16384,1,1]``, ``block [256,1,1]``): a "grid" field larger than any workgroup can be (> 1024 threads) with a
+  block that fits is no swapped record. When a trace has such records and no record whose "block" is too large for a
+  workgroup, its records are taken as written (grid in workgroups); else the swap holds for every record but those.
 
 CUDA traces are never changed (no ``hip`` runtime, no ``gcnArchName``).
 """
@@ -43,8 +47,15 @@ def fix_rocm_grid(rows: np.ndarray, grid: list[tuple[np.ndarray, np.ndarray]],
     g = np.stack([grid[i][0][rows] for i in range(3)])
     b = np.stack([block[i][0][rows] for i in range(3)])
     ok = np.all(np.stack([grid[i][1][rows] for i in range(3)] + [block[i][1][rows] for i in range(3)]), axis=0)
+    # a 0 (the launch configuration was not recorded: grid [0,0,0]) is no size in any convention: left as written,
+    # for the impossible-launch check, and not counted as swapped or converted
+    ok &= np.all(g > 0, axis=0) & np.all(b > 0, axis=0)
     threads = np.prod(np.maximum(b, 1), axis=0)
-    swapped = ok & (sdk | (threads > MAX_THREADS_PER_BLOCK))
+    too_big_block = ok & (threads > MAX_THREADS_PER_BLOCK)  # a "block" no GPU runs: grid and block swapped
+    # a "grid" too large to be a workgroup size with a block that fits: written as launched, not swapped
+    as_launched = ok & ~too_big_block & (np.prod(np.maximum(g, 1), axis=0) > MAX_THREADS_PER_BLOCK)
+    sdk_swaps = sdk and not (as_launched.any() and not too_big_block.any())  # the trace's own convention
+    swapped = too_big_block | (ok & ~as_launched & sdk_swaps)
     items = ok & ~swapped & ext_module[rows]
     if swapped.any():
         wg, it = g[:, swapped], b[:, swapped]

@@ -65,6 +65,12 @@ _BLOCK = ("launch__block_size", "Block Size")
 _SMS = ("device__attribute_multiprocessor_count", "launch__sm_count", "# SMs")
 #: the DRAM clock [Hz]: the raw page's metric, the details page's SpeedOfLight row (both normalised to Hz)
 _DRAM_CLOCK = ("dram__cycles_elapsed.avg.per_second", "DRAM Frequency")
+#: CUDA device attributes ncu records (raw page, .ncu-rep) in kHz (``cudaDevAttrClockRate``,
+#: ``cudaDevAttrMemoryClockRate``: "in kilohertz") where no unit says otherwise; read into the device record as Hz
+_DEV_KHZ = {"device__attribute_clock_rate": "clock_hz", "device__attribute_memory_clock_rate": "memory_clock_rate_hz"}
+#: further device attributes kept in the device record: the memory bus width [bits] and the L2 size [bytes]
+_DEV_OTHER = {"device__attribute_global_memory_bus_width": "memory_bus_width_bits",
+              "device__attribute_l2_cache_size": "l2_cache_bytes"}
 
 
 #: Most launches a per-kernel summary is expanded into (its Invocations summed): a larger count is refused.
@@ -158,11 +164,14 @@ def build(path: Path, source: str, launches: list[dict[str, Any]], metrics: pd.D
     key_names = set(_DUR + _REGS + _SMEM_STATIC + _SMEM_DYN) | {
         f"launch__{k}_dim_{a}" for k in ("grid", "block") for a in "xyz"} | {
         "launch__device_id", "launch__stream_id", *_GRID, *_BLOCK, *_SMS, *_DRAM_CLOCK,
-        "device__attribute_compute_capability_major", "device__attribute_compute_capability_minor"}
+        "device__attribute_compute_capability_major", "device__attribute_compute_capability_minor",
+        *_DEV_KHZ, *_DEV_OTHER}
     sel = m[m["metric"].isin(key_names)].drop_duplicates(["launch", "metric"])
     per: list[dict[str, float]] = [{} for _ in range(n)]
-    for li, name, v in zip(sel["launch"].to_numpy(), sel["metric"].to_numpy(), sel["value"].to_numpy()):
-        per[int(li)][str(name)] = float(v)
+    for li, name, v, u in zip(sel["launch"].to_numpy(), sel["metric"].to_numpy(), sel["value"].to_numpy(),
+                              sel["unit"].to_numpy()):
+        # a clock attribute without a unit is CUDA's kHz; with one (Khz, Mhz) it was converted to Hz above
+        per[int(li)][str(name)] = float(v) * (1e3 if name in _DEV_KHZ and u != "Hz" else 1.0)
 
     cols: dict[str, list] = {k: [] for k in ("name", "dur_ns", "device_id", "stream_id", "pid", "grid_x", "grid_y",
                                              "grid_z", "block_x", "block_y", "block_z", "regs_per_thread",
@@ -237,8 +246,10 @@ def build(path: Path, source: str, launches: list[dict[str, Any]], metrics: pd.D
 
 def _devices(launches: list[dict[str, Any]], per: list[dict[str, float]], strings: list[dict[str, str]]
              ) -> list[dict[str, Any]]:
-    """One dict per distinct device index: name, compute capability, SM count, DRAM clock (``memory_clock_hz``)
-    where the data has them."""
+    """One dict per distinct device index: name, compute capability, SM count, DRAM clock (``memory_clock_hz``),
+    and the device attributes clock (``clock_hz``), memory clock (``memory_clock_rate_hz``), memory bus width
+    (``memory_bus_width_bits``) and L2 size (``l2_cache_bytes``) where the data has them
+    (:mod:`gpulens.devices.derived` derives the peaks of a GPU without a built-in spec from them)."""
     out: dict[int, dict[str, Any]] = {}
     for i, la in enumerate(launches):
         p, s = per[i], strings[i] if i < len(strings) else {}
@@ -260,6 +271,10 @@ def _devices(launches: list[dict[str, Any]], per: list[dict[str, float]], string
         clk = _first(p, _DRAM_CLOCK)
         if clk is not None and clk > 0:
             d.setdefault("memory_clock_hz", float(clk))
+        for attr, key in (*_DEV_KHZ.items(), *_DEV_OTHER.items()):  # what a derived spec rests on
+            v = p.get(attr)
+            if v is not None and v == v and v > 0:
+                d.setdefault(key, float(v))
     for d in out.values():
         if d["name"] is None and d.get("compute_capability"):
             _assume_name(d)

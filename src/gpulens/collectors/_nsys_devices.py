@@ -113,7 +113,8 @@ def _devices_old_schema(db: _Db) -> list[dict[str, Any]]:
 
 def _devices(db: _Db) -> list[dict[str, Any]]:
     """One dict per ``TARGET_INFO_GPU`` row, read with declared types (a row whose id is no integer is skipped;
-    another field of the wrong type is left out); an older export's devices by :func:`_devices_old_schema`."""
+    another field of the wrong type is left out; a row with 0 SMs and no compute capability is no CUDA device and is
+    skipped); an older export's devices by :func:`_devices_old_schema`."""
     t = "TARGET_INFO_GPU"
     if not db.has(t, "id"):
         return _devices_old_schema(db)
@@ -123,6 +124,10 @@ def _devices(db: _Db) -> list[dict[str, Any]]:
     for r in df.sort_values("id").to_dict("records"):
         r = {k: (None if v is pd.NA or v is None else v) for k, v in r.items()}
         if r["id"] is None:
+            continue
+        if r.get("smCount") == 0 and not r.get("computeMajor"):
+            # no SM and no compute capability: a display adapter CUDA cannot run on (Windows lists its software
+            # "Microsoft Basic Render Driver" beside the GPU), never a GPU of the run that did no work
             continue
         d: dict[str, Any] = {"rank": 0, "device_id": int(r["id"]), "name": r.get("name")}
         if r.get("computeMajor") is not None:

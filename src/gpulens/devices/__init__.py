@@ -472,13 +472,20 @@ def spec_conflict(timeline: Any, given: DeviceSpec | None) -> str | None:
 def identify(timeline: Any) -> DeviceSpec | None:
     """The spec of the GPU a Timeline ran on (the device with the most kernel time), or None when unknown.
 
-    Falls back, when the trace records no device at all, to the SM count implied by Kineto's per-kernel
+    A recorded NVIDIA GPU that no built-in spec names gets the figures its record implies (compute capability, SM
+    count, clock, memory interface: :func:`gpulens.devices.derived.derived_spec`), its name saying so. Falls back,
+    when the trace records no device at all, to the SM count implied by Kineto's per-kernel
     ``blocks per SM`` or ``warps per SM`` (:func:`inferred_num_sms`; NVIDIA only): the first built-in GPU with that
     many SMs is then *assumed* (:attr:`DeviceSpec.assumed`; the note says so), since an SM count names no part.
     """
     rec = _main_device(timeline)
     if rec is not None:
-        return identify_device(rec)
+        spec = identify_device(rec)
+        if spec is None and not ambiguous_parts(rec):  # a GPU no built-in spec names: its own recorded figures
+            from gpulens.devices.derived import derived_spec
+
+            spec = derived_spec(rec, SPECS)
+        return spec
     sms = inferred_num_sms(timeline)
     if sms is None:
         return None

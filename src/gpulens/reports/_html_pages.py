@@ -457,7 +457,8 @@ META_DOCS = {
     "max wavefronts / CU [count]", "num_xcc": "XCDs (accelerator complex dies) [count]", "max_warps_per_sm":
     "max warps / SM [count]", "max_blocks_per_sm": "max blocks / SM [count]", "chip_id": "chip ID [id]",
     "max_threads_per_block": "max threads / block [count]", "max_threads_per_sm": "max threads / SM [count]",
-    "warp_size": "warp (wavefront) size [count]",
+    "warp_size": "warp (wavefront) size [count]", "memory_clock_rate_hz": "memory clock (device attribute) [Hz]",
+    "memory_bus_width_bits": "memory bus width (bits) [count]",
 }
 
 
