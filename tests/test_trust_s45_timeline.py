@@ -1,0 +1,100 @@
+"""Timeline fidelity (session 45): time and events that were counted wrong. Each test builds its input here and
+derives the expected values by hand from it.
+
+1. Allocator (``[memory]``) events before the first traced op gave a negative ``peak_offset_ns``: the rank's profiled
+   window starts at its first event *or* allocator event (``selection.window_origin``, one origin for every offset
+   and for ``--window``), so no offset is negative.
+7. Copies and fills named ``CUDA memcpy DtoD`` (no brackets: nvprof / older nsys), ``hipMemcpyDtoD`` (rocprof copy
+   records named by their API call) were counted as computation: one rule table classifies every spelling.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import gpulens
+from gpulens.collectors import collect
+
+
+def _mem(ts: float, total: int, delta: int) -> dict:
+    return {"ph": "i", "name": "[memory]", "pid": 1, "tid": 1, "ts": ts, "s": "t",
+            "args": {"Device Type": 1, "Device Id": 0, "Addr": 1, "Bytes": delta, "Total Allocated": total,
+                     "Total Reserved": 2048}}
+
+
+def _kineto(path, events) -> str:
+    path.write_text(json.dumps({"traceEvents": events,
+                                "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3"}]}))
+    return str(path)
+
+
+def _op_launch_kernel(ts_op: float, corr: int, name: str = "gemm", kts: float | None = None, kdur: float = 10.0,
+                      cat: str = "kernel") -> list[dict]:
+    kts = ts_op + 10.0 if kts is None else kts
+    return [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": ts_op, "dur": 20.0,
+             "args": {"External id": corr}},
+            {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": ts_op + 5.0,
+             "dur": 5.0, "args": {"correlation": corr, "External id": corr}},
+            {"ph": "X", "cat": cat, "name": name, "pid": 0, "tid": 7, "ts": kts, "dur": kdur,
+             "args": {"device": 0, "stream": 7, "correlation": corr, "External id": corr}}]
+
+
+# --- 1. allocator events before the first op ---------------------------------------------------------------------
+
+def _early_alloc_trace(tmp_path) -> str:
+    # allocations at 90 µs (512 B total) and 95 µs (1024 B total, the peak), the first op at 100 µs, a free at 115 µs
+    return _kineto(tmp_path / "mem.pt.trace.json",
+                   [_mem(90.0, 512, 512), _mem(95.0, 1024, 512), *_op_launch_kernel(100.0, 7), _mem(115.0, 768, -256)])
+
+
+def test_allocations_before_the_first_op_have_non_negative_offsets(tmp_path):
+    res = gpulens.analyze([_early_alloc_trace(tmp_path)]).sources[0].results
+    row = res["memory_timeline"].table.set_index("device").loc["cuda:0"]
+    # the window starts at the first allocator event (90 µs): the peak at 95 µs is 5 µs into it (was −5 µs from the op)
+    assert int(row["peak_offset_ns"]) == 5_000
+    series = res["memory_series"].table
+    assert int(series["offset_ns"].min()) == 0 and (series["offset_ns"] >= 0).all()
+    # every other offset counts from the same origin: the one step-less kernel's launch op starts 10 µs in
+    assert "first event or allocator event" in res["memory_timeline"].columns["peak_offset_ns"]
+
+
+def test_window_counts_from_the_same_origin_as_the_memory_offsets(tmp_path):
+    from gpulens.timeline.selection import Selection
+
+    p = _early_alloc_trace(tmp_path)
+    # --window 0:8us from the origin (90 µs): both early allocations (90, 95 µs) and no op (100 µs) lie inside
+    tl = collect(p, select=Selection.parse(window="0:8us"))
+    assert sorted(tl.tables["memory"]["time_ns"].tolist()) == [90_000, 95_000]
+    assert not (tl.events["kind"].astype(str) == "cpu_op").any()
+    # --window 10us:40us: from 100 µs (the op's start) on; the free at 115 µs is kept, the early allocations are not
+    tl = collect(p, select=Selection.parse(window="10us:40us"))
+    assert tl.tables["memory"]["time_ns"].tolist() == [115_000]
+    assert (tl.events["kind"].astype(str) == "cpu_op").sum() == 1
+
+
+# --- 7. copy and fill spellings -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("name", "kind"), [
+    ("CUDA memcpy DtoD", "memcpy"), ("[CUDA memcpy DtoD]", "memcpy"), ("CUDA memcpy HtoD", "memcpy"),
+    ("[CUDA memcpy Device-to-Device]", "memcpy"), ("Memcpy DtoD (Device -> Device)", "memcpy"),
+    ("CopyDeviceToDevice", "memcpy"), ("hipMemcpyDtoD", "memcpy"), ("hipMemcpyAsync", "memcpy"),
+    ("cuMemcpyHtoDAsync_v2", "memcpy"), ("CUDA memset", "memset"), ("[CUDA memset]", "memset"),
+    ("memset", "memset"), ("Memset (Device)", "memset"), ("hipMemsetAsync", "memset"), ("FillBuffer", "memset"),
+    # not copies: a GEMM, and a launch API name
+    ("ampere_sgemm_128x64_nn", "kernel"), ("hipExtModuleLaunchKernel", "kernel")])
+def test_every_copy_and_fill_spelling_is_classified(name, kind):
+    from gpulens.collectors._work_rules import kind_of_kernel_name
+
+    assert kind_of_kernel_name(name) == kind
+
+
+def test_unbracketed_copy_names_are_not_computation_in_a_trace(tmp_path):
+    # a kernel record named "CUDA memcpy DtoD" (10 µs) and one named hipMemsetAsync (4 µs), beside a 10 µs GEMM
+    ev = [*_op_launch_kernel(100.0, 1, "CUDA memcpy DtoD"), *_op_launch_kernel(130.0, 2, "hipMemsetAsync", kdur=4.0),
+          *_op_launch_kernel(160.0, 3, "sgemm_128x64")]
+    tl = collect(_kineto(tmp_path / "copies.pt.trace.json", ev))
+    kinds = dict(zip(tl.events["name"].astype(str), tl.events["kind"].astype(str)))
+    assert kinds["CUDA memcpy DtoD"] == "memcpy" and kinds["hipMemsetAsync"] == "memset"
+    assert kinds["sgemm_128x64"] == "kernel"
