@@ -4,6 +4,10 @@ derives the expected values by hand from it.
 1. Allocator (``[memory]``) events before the first traced op gave a negative ``peak_offset_ns``: the rank's profiled
    window starts at its first event *or* allocator event (``selection.window_origin``, one origin for every offset
    and for ``--window``), so no offset is negative.
+4. A ``nan`` kernel time read differently by collector: Kineto's JSON ``NaN`` kept the kernel as an untimed launch,
+   its string ``"nan"`` and a rocprofv3/rocprof CSV ``nan`` cell refused it as corrupt. ``nan`` is the float NaN
+   written out (Python csv/str/json): every collector now reads it as "not recorded" — the kernel counted as an
+   untimed launch, its time unknown, a warning counting it — and ``inf`` stays a corrupt (refused) time.
 7. Copies and fills named ``CUDA memcpy DtoD`` (no brackets: nvprof / older nsys), ``hipMemcpyDtoD`` (rocprof copy
    records named by their API call) were counted as computation: one rule table classifies every spelling.
 """
@@ -98,3 +102,63 @@ def test_unbracketed_copy_names_are_not_computation_in_a_trace(tmp_path):
     kinds = dict(zip(tl.events["name"].astype(str), tl.events["kind"].astype(str)))
     assert kinds["CUDA memcpy DtoD"] == "memcpy" and kinds["hipMemsetAsync"] == "memset"
     assert kinds["sgemm_128x64"] == "kernel"
+
+
+# --- 4. a "nan" kernel time, one behaviour in every collector ------------------------------------------------------
+
+def _nan_kineto(tmp_path, dur_text: str) -> str:
+    # kernels a (10 µs), b (time "nan"), c (10 µs): the JSON text of b's dur written as given
+    ev = [{"ph": "X", "cat": "kernel", "name": n, "pid": 0, "tid": 7, "ts": ts, "dur": "@DUR@" if n == "b" else 10.0,
+           "args": {"device": 0, "stream": 7}} for n, ts in (("a", 100.0), ("b", 120.0), ("c", 140.0))]
+    p = tmp_path / "nan.pt.trace.json"
+    p.write_text(json.dumps({"traceEvents": ev}).replace('"@DUR@"', dur_text))
+    return str(p)
+
+
+def _nan_rocprofv3(tmp_path, end_text: str) -> str:
+    # dispatches a (1000-1100 ns), b (end "nan"), c (1400-1500 ns)
+    d = tmp_path / "v3"
+    d.mkdir()
+    (d / "kernel_trace.csv").write_text(
+        '"Kind","Agent_Id","Queue_Id","Dispatch_Id","Kernel_Name","Start_Timestamp","End_Timestamp"\n'
+        '"KERNEL_DISPATCH",1,1,1,"a(int)",1000,1100\n'
+        f'"KERNEL_DISPATCH",1,1,2,"b(int)",1200,{end_text}\n'
+        '"KERNEL_DISPATCH",1,1,3,"c(int)",1400,1500\n')
+    return str(d / "kernel_trace.csv")
+
+
+def _rocprof_v1(tmp_path, times: str) -> str:
+    head = ("Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,grd,wgr,lds,scr,arch_vgpr,accum_vgpr,sgpr,"
+            "wave_size,sig,obj,DispatchNs,BeginNs,EndNs,CompleteNs,DurationNs\n")
+
+    def row(i, name, t):
+        return f'{i},"{name} [clone .kd]",2,0,{i},100,100,1024,256,0,0,8,0,16,64,0x0,0x0,{t}\n'
+
+    p = tmp_path / "results.csv"
+    p.write_text(head + row(0, "a", "900,1000,1100,1100,100") + row(1, "b", times)
+                 + row(2, "c", "1300,1400,1500,1500,100"))
+    return str(p)
+
+
+@pytest.mark.parametrize(("maker", "text", "timed_ns"), [
+    (_nan_kineto, "NaN", 20_000), (_nan_kineto, '"nan"', 20_000), (_nan_kineto, '"NaN"', 20_000),
+    (_nan_rocprofv3, "nan", 200), (_nan_rocprofv3, "NaN", 200),
+    (_rocprof_v1, "nan,nan,nan,nan,nan", 200)])
+def test_a_nan_kernel_time_is_an_untimed_launch_in_every_collector(tmp_path, maker, text, timed_ns):
+    src = gpulens.analyze([maker(tmp_path, text)]).sources[0]
+    hs = src.results["hotspots"].summary
+    # three launches, one of unknown time: counted, not in the timed total (a + c), the whole total unknown
+    assert hs["kernel_count"] == 3 and hs["untimed_launches"] == 1
+    assert hs["timed_kernel_time_ns"] == timed_ns and hs["kernel_time_ns"] is None
+    said = " ".join(src.timeline.meta.warnings)
+    assert "×1" in said and "unreadable" not in said
+
+
+@pytest.mark.parametrize(("maker", "text"), [(_nan_kineto, "Infinity"), (_nan_kineto, '"inf"'),
+                                             (_nan_rocprofv3, "inf")])
+def test_an_infinite_kernel_time_stays_a_corrupt_row(tmp_path, maker, text):
+    src = gpulens.analyze([maker(tmp_path, text)]).sources[0]
+    said = " ".join(src.timeline.meta.warnings)
+    assert "unreadable" in said and "×1" in said
+    hs = src.results["hotspots"].summary
+    assert hs.get("untimed_launches") in (0, None) and hs["kernel_count"] == 2  # refused: a and c only

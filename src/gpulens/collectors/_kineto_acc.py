@@ -16,6 +16,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
+from gpulens.collectors._numbers import not_recorded
 from gpulens.collectors._work_rules import MISSING_TS_OR_DUR
 from gpulens.collectors._chrome_dialects import RPD_JSON
 from gpulens.collectors._dialect_place import place_rpd, place_xla
@@ -152,8 +153,8 @@ class Accumulator:
         reason[ts_ok & dur_ok & (dur < 0)] = 1
         reason[~(ts_ok & dur_ok)] = 0
         for col, ok in (("ts", ts_ok), ("dur", dur_ok)):  # recorded but no number within int64 ns: unreadable
-            for i in np.flatnonzero(~ok):
-                if src.time_text(col, i).strip() not in (b"", b"null"):
+            for i in np.flatnonzero(~ok):  # (absent, null, "nan", "n/a": not recorded, as in every collector)
+                if not not_recorded(src.time_text(col, i)):
                     reason[i] = 3
         bad = np.flatnonzero(reason >= 0)
         good = None
