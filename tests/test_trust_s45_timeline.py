@@ -4,6 +4,9 @@ derives the expected values by hand from it.
 1. Allocator (``[memory]``) events before the first traced op gave a negative ``peak_offset_ns``: the rank's profiled
    window starts at its first event *or* allocator event (``selection.window_origin``, one origin for every offset
    and for ``--window``), so no offset is negative.
+2. A kernel refused for an impossible time (negative or unreadable ``dur``) left its time as measured GPU idle
+   (idle 30 µs, no bound): unknown time is never idle — the idle is "at most", busy "at least", as for a kernel with
+   no time recorded (``_unknown_time.gpu_rows_of_unknown_time``).
 4. A ``nan`` kernel time read differently by collector: Kineto's JSON ``NaN`` kept the kernel as an untimed launch,
    its string ``"nan"`` and a rocprofv3/rocprof CSV ``nan`` cell refused it as corrupt. ``nan`` is the float NaN
    written out (Python csv/str/json): every collector now reads it as "not recorded" — the kernel counted as an
@@ -162,3 +165,25 @@ def test_an_infinite_kernel_time_stays_a_corrupt_row(tmp_path, maker, text):
     assert "unreadable" in said and "×1" in said
     hs = src.results["hotspots"].summary
     assert hs.get("untimed_launches") in (0, None) and hs["kernel_count"] == 2  # refused: a and c only
+
+
+# --- 2. a refused kernel's unknown time is not idle --------------------------------------------------------------
+
+@pytest.mark.parametrize("dur_text", ["-5.0", '"inf"', "1e400"])
+def test_a_refused_kernel_time_is_not_counted_as_idle(tmp_path, dur_text):
+    # a [100, 110) µs, b at 120 µs refused, c [140, 150) µs: span 50 µs, timed busy 20 µs, gaps 30 µs
+    src = gpulens.analyze([_nan_kineto(tmp_path, dur_text)]).sources[0]
+    b = src.results["breakdown"].summary
+    assert b["span_ns"] == 50_000 and b["busy_ns"] == 20_000 and b["idle_ns"] == 30_000
+    # the 30 µs may hold b: an upper bound, never a measured idle
+    assert b["idle_untimed_ns"] == 30_000 and b["untimed_gpu_work"] == 1
+    assert b["idle_bound"].startswith("at most 30.00 µs") and b["busy_bound"] == "at least"
+    from gpulens.reports.console import render
+
+    text = render(gpulens.analyze([_nan_kineto(tmp_path, dur_text)]))
+    assert "≤ 30.00 µs" in text and "busy at least 40.0 %" in text
+
+
+def test_a_timed_trace_keeps_a_measured_idle(tmp_path):
+    b = gpulens.analyze([_nan_kineto(tmp_path, "10.0")]).sources[0].results["breakdown"].summary
+    assert b["idle_ns"] == 20_000 and b["idle_untimed_ns"] == 0 and b["idle_bound"] is None

@@ -178,14 +178,15 @@ def _other_clock(gpu: pd.DataFrame, t: pd.DataFrame) -> None:
 
 def _untimed(timeline: Timeline, t: pd.DataFrame) -> tuple[int, str | None]:
     """``idle_untimed_ns`` of each row of ``t`` (in place): the whole idle of the GPUs of a rank that has GPU work
-    recorded without a time (:func:`gpulens.analyzers._unknown_time.untimed_gpu_rows`; the refused rows record no
+    recorded without a usable time (:func:`gpulens.analyzers._unknown_time.gpu_rows_of_unknown_time`: absent, or
+    refused as impossible — a negative or unreadable duration; the refused rows record no
     device, so each GPU of the rank may hold it; and runaway durations with nothing to cut them at,
     :func:`gpulens.analyzers._unknown_time.runaways_without_time`), else 0. Returns (how many such events, the busy
     bound: None, "at least" when each has a recorded start inside its rank's GPU span — it then only adds busy time,
     and lengthens the span by no more than it adds — else "unknown")."""
-    from gpulens.analyzers._unknown_time import runaways_without_time, untimed_gpu_rows
+    from gpulens.analyzers._unknown_time import gpu_rows_of_unknown_time, runaways_without_time
 
-    side = untimed_gpu_rows(timeline)[["rank", "start_ns"]]
+    side = gpu_rows_of_unknown_time(timeline)  # absent times and impossible ones (refused): neither is idle
     away = runaways_without_time(timeline)  # events whose recorded duration is a fault with nothing to cut it at
     if away.any():
         ev = timeline.events
