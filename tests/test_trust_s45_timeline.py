@@ -11,6 +11,11 @@ derives the expected values by hand from it.
    its string ``"nan"`` and a rocprofv3/rocprof CSV ``nan`` cell refused it as corrupt. ``nan`` is the float NaN
    written out (Python csv/str/json): every collector now reads it as "not recorded" — the kernel counted as an
    untimed launch, its time unknown, a warning counting it — and ``inf`` stays a corrupt (refused) time.
+8. The slow-step finding added a step's whole excess over the median as wall time when its GPU idle had no bound
+   (a rank without GPU events, no common clock) — even past the run's last event (a corrupt step end: 9.99 s at
+   stake in a 129 ms run), and, when only some slow steps lacked a bound, made the idle-capped part a root beside
+   the idle finding that holds it. Now each step is cut to its rank's run (first → last non-annotation event) and
+   only steps with a bound are counted under ``idle`` when any has one.
 7. Copies and fills named ``CUDA memcpy DtoD`` (no brackets: nvprof / older nsys), ``hipMemcpyDtoD`` (rocprof copy
    records named by their API call) were counted as computation: one rule table classifies every spelling.
 """
@@ -187,3 +192,51 @@ def test_a_refused_kernel_time_is_not_counted_as_idle(tmp_path, dur_text):
 def test_a_timed_trace_keeps_a_measured_idle(tmp_path):
     b = gpulens.analyze([_nan_kineto(tmp_path, "10.0")]).sources[0].results["breakdown"].summary
     assert b["idle_ns"] == 20_000 and b["idle_untimed_ns"] == 0 and b["idle_bound"] is None
+
+
+# --- 8. a slow step's time lies inside the run ---------------------------------------------------------------------
+_MS = 1000.0  # µs
+
+
+def _steps(rank_pid: int, steps, ops) -> list[dict]:
+    ev = [{"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{j + 1}", "pid": rank_pid, "tid": 1,
+           "ts": a * _MS, "dur": d * _MS} for j, (a, d) in enumerate(steps)]
+    ev += [{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": rank_pid, "tid": 1, "ts": t * _MS, "dur": _MS}
+           for t in ops]
+    return ev
+
+
+def test_a_slow_step_past_the_last_event_is_cut_to_the_run(tmp_path):
+    # CPU-only run: steps at 0, 10, 20 ms of 10 ms and at 30 ms recorded as 10 s long (corrupt end); ops of 1 ms at
+    # 1, 11, 21, 31 and 129 ms: the run is [1, 130) ms. Median step 10 ms; step 4 inside the run is [30, 130) ms =
+    # 100 ms, 90 ms over the median (was 10 s − 10 ms = 9.99 s of wall time at stake)
+    p = tmp_path / "cpu_steps.json"
+    p.write_text(json.dumps({"traceEvents": _steps(1, [(0, 10), (10, 10), (20, 10), (30, 10_000)],
+                                                   [1, 11, 21, 31, 129])}))
+    fs = [f for r in gpulens.analyze([p]).sources[0].results.values() for f in r.findings]
+    step = next(f for f in fs if f.category == "step-time")
+    assert step.time_at_stake_ns == 90 * 10**6 and step.parent is None
+
+
+def test_slow_steps_with_and_without_a_gpu_bound_count_only_the_bounded_idle(tmp_path):
+    # rank 0 (s44's trace): steps (0,10) (10,10) (20,10) (30,100) ms, a 1 ms kernel 1 ms into each step and at 129 ms;
+    # step 4 holds 98 ms of GPU idle, 90 ms over the median. Rank 1 in the same Timeline has no GPU events: its slow
+    # step (30, 100) ms has no idle bound. The finding counts 90 ms under `idle` (was: 90 + 90 ms as a root)
+    ev = _steps(1, [(0, 10), (10, 10), (20, 10), (30, 100)], [])
+    for j, t in enumerate([1, 11, 21, 31, 129]):
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                   "ts": t * _MS - 500, "dur": 100, "args": {"correlation": j + 1}})
+        ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": t * _MS, "dur": _MS,
+                   "args": {"device": 0, "stream": 7, "correlation": j + 1}})
+    p0, p1 = tmp_path / "rank0.json", tmp_path / "rank1.json"
+    p0.write_text(json.dumps({"distributedInfo": {"rank": 0}, "traceEvents": ev}))
+    p1.write_text(json.dumps({"distributedInfo": {"rank": 1}, "traceEvents": _steps(
+        1, [(0, 10), (10, 10), (20, 10), (30, 100)], [1, 11, 21, 31, 129])}))
+    from gpulens.collectors import collect
+    from gpulens.report import analyze_timeline
+    from gpulens.timeline import concat
+
+    src = analyze_timeline(concat([collect(p0), collect(p1)]))
+    step = next(f for r in src.results.values() for f in r.findings if f.category == "step-time")
+    assert step.time_at_stake_ns == 90 * 10**6 and step.parent == "idle"
+    assert "1 slow step shares no clock with the GPU events" in step.detail
