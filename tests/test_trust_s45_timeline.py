@@ -16,6 +16,8 @@ derives the expected values by hand from it.
    stake in a 129 ms run), and, when only some slow steps lacked a bound, made the idle-capped part a root beside
    the idle finding that holds it. Now each step is cut to its rank's run (first → last non-annotation event) and
    only steps with a bound are counted under ``idle`` when any has one.
+6. Kineto traces linked only by ``ac2g`` flow events (no ``args.correlation``: older PyTorch) had no kernel
+   linked to its launch (``kernels_linked`` 0): the flows now give the ids (:mod:`gpulens.collectors._kineto_flows`).
 7. Copies and fills named ``CUDA memcpy DtoD`` (no brackets: nvprof / older nsys), ``hipMemcpyDtoD`` (rocprof copy
    records named by their API call) were counted as computation: one rule table classifies every spelling.
 """
@@ -240,3 +242,62 @@ def test_slow_steps_with_and_without_a_gpu_bound_count_only_the_bounded_idle(tmp
     step = next(f for r in src.results.values() for f in r.findings if f.category == "step-time")
     assert step.time_at_stake_ns == 90 * 10**6 and step.parent == "idle"
     assert "1 slow step shares no clock with the GPU events" in step.detail
+
+
+# --- 6. launches linked by ac2g flows only ----------------------------------------------------------------------------
+
+def _flow_trace(tmp_path, gz: bool = False) -> str:
+    # three op → cudaLaunchKernel (at op + 5 µs) → kernel (at op + 20 µs, 8 µs long); no event has a correlation arg,
+    # each launch → kernel pair is one ac2g flow (s at the call's ts, f at the kernel's ts), ids 11, 12, 13
+    ev = []
+    for i, (t, k) in enumerate([(100.0, "gemm"), (130.0, "relu"), (160.0, "gemm")]):
+        ev += [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": t, "dur": 20.0, "args": {}},
+               {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": t + 5,
+                "dur": 5.0, "args": {}},
+               {"ph": "X", "cat": "kernel", "name": k, "pid": 0, "tid": 7, "ts": t + 20, "dur": 8.0,
+                "args": {"device": 0, "stream": 7}},
+               {"ph": "s", "cat": "ac2g", "name": "ac2g", "id": 11 + i, "pid": 1, "tid": 1, "ts": t + 5},
+               {"ph": "f", "cat": "ac2g", "name": "ac2g", "id": 11 + i, "pid": 0, "tid": "stream 7", "ts": t + 20,
+                "bp": "e"}]
+    text = json.dumps({"traceEvents": ev})
+    if gz:
+        import gzip
+
+        p = tmp_path / "flows.pt.trace.json.gz"
+        p.write_bytes(gzip.compress(text.encode()))
+        return str(p)
+    p = tmp_path / "flows.pt.trace.json"
+    p.write_text(text)
+    return str(p)
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_kernels_linked_only_by_ac2g_flows_are_linked(tmp_path, gz):
+    p = _flow_trace(tmp_path, gz)
+    tl = collect(p)
+    ev = tl.events.sort_values("start_ns")
+    calls = ev[ev["kind"].astype(str) == "runtime"]
+    kern = ev[ev["kind"].astype(str) == "kernel"]
+    assert calls["correlation_id"].tolist() == [11, 12, 13] and kern["correlation_id"].tolist() == [11, 12, 13]
+    assert [w for w in tl.meta.warnings if "ac2g" in w] == [
+        f"{p}: no event carries a correlation id: 3 GPU events linked to 3 launch calls through the trace's ac2g "
+        "flow events (launch → kernel arrows)"]
+    res = gpulens.analyze([p]).sources[0].results
+    assert res["launches"].summary["kernels_linked"] == 3 and res["launches"].summary["kernels_unlinked"] == 0
+    # launch → kernel start: op + 5 µs → op + 20 µs = 15 µs each
+    assert res["launch_latency"].summary["latency_p50_ns"] == 15_000
+
+
+def test_flows_do_not_override_correlation_ids(tmp_path):
+    # the same trace with args.correlation 1, 2, 3 on calls and kernels: the trace's own ids stay, no warning
+    doc = json.loads(open(_flow_trace(tmp_path)).read())
+    n = 0
+    for e in doc["traceEvents"]:
+        if e["ph"] == "X" and e["cat"] in ("cuda_runtime", "kernel"):
+            e["args"]["correlation"] = 1 + n // 2
+            n += 1
+    p = tmp_path / "own_ids.pt.trace.json"
+    p.write_text(json.dumps(doc))
+    tl = collect(p)
+    assert sorted(tl.events["correlation_id"].dropna().tolist()) == [1, 1, 2, 2, 3, 3]
+    assert not [w for w in tl.meta.warnings if "ac2g" in w]
