@@ -7,6 +7,9 @@ derives the expected values by hand from it.
 2. A kernel refused for an impossible time (negative or unreadable ``dur``) left its time as measured GPU idle
    (idle 30 µs, no bound): unknown time is never idle — the idle is "at most", busy "at least", as for a kernel with
    no time recorded (``_unknown_time.gpu_rows_of_unknown_time``).
+3. Untimed idle was put on every GPU of a rank that drove several GPUs (a refused row records no GPU) without a
+   word: the bound now says it is per rank ("rank 0 drove 2 GPUs: each of its GPUs counts it — a bound per rank,
+   not per GPU"); one-GPU ranks read as before.
 4. A ``nan`` kernel time read differently by collector: Kineto's JSON ``NaN`` kept the kernel as an untimed launch,
    its string ``"nan"`` and a rocprofv3/rocprof CSV ``nan`` cell refused it as corrupt. ``nan`` is the float NaN
    written out (Python csv/str/json): every collector now reads it as "not recorded" — the kernel counted as an
@@ -185,6 +188,7 @@ def test_a_refused_kernel_time_is_not_counted_as_idle(tmp_path, dur_text):
     # the 30 µs may hold b: an upper bound, never a measured idle
     assert b["idle_untimed_ns"] == 30_000 and b["untimed_gpu_work"] == 1
     assert b["idle_bound"].startswith("at most 30.00 µs") and b["busy_bound"] == "at least"
+    assert "per rank" not in b["idle_bound"]  # one GPU: the bound is that GPU's
     from gpulens.reports.console import render
 
     text = render(gpulens.analyze([_nan_kineto(tmp_path, dur_text)]))
@@ -301,3 +305,24 @@ def test_flows_do_not_override_correlation_ids(tmp_path):
     tl = collect(p)
     assert sorted(tl.events["correlation_id"].dropna().tolist()) == [1, 1, 2, 2, 3, 3]
     assert not [w for w in tl.meta.warnings if "ac2g" in w]
+
+
+# --- 3. untimed idle on a rank of several GPUs is said to be per rank ---------------------------------------------
+
+def test_untimed_idle_on_a_rank_of_two_gpus_is_said_per_rank(tmp_path):
+    # rank 0 drives GPU 0 (a, b, c timed: 100-110, 120-130, 140-150 µs) and GPU 1 (a 101-111, b "nan", c 141-151 µs):
+    # GPU 0 idle 20 µs, GPU 1 idle 30 µs; b's GPU is in the trace, the refused row keeps none: both GPUs are bounds
+    ev = []
+    for dev in (0, 1):
+        for n, ts in (("a", 100.0), ("b", 120.0), ("c", 140.0)):
+            ev.append({"ph": "X", "cat": "kernel", "name": n, "pid": dev, "tid": 7, "ts": ts + dev,
+                       "dur": "@NAN@" if (dev, n) == (1, "b") else 10.0, "args": {"device": dev, "stream": 7}})
+    p = tmp_path / "two.pt.trace.json"
+    p.write_text(json.dumps({"traceEvents": ev}).replace('"@NAN@"', '"nan"'))
+    b = gpulens.analyze([str(p)]).sources[0].results["breakdown"]
+    t = b.table.sort_values("device_id")
+    assert t["idle_ns"].tolist() == [20_000, 30_000] and t["idle_untimed_ns"].tolist() == [20_000, 30_000]
+    bound = b.summary["idle_bound"]
+    assert bound.startswith("at most 50.00 µs: 1 GPU launch ran without a usable recorded start or end")
+    assert bound.endswith("(the GPU it ran on is not recorded, and rank 0 drove 2 GPUs: each of its GPUs counts it "
+                          "— a bound per rank, not per GPU)")
