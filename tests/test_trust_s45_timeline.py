@@ -21,6 +21,10 @@ derives the expected values by hand from it.
    only steps with a bound are counted under ``idle`` when any has one.
 6. Kineto traces linked only by ``ac2g`` flow events (no ``args.correlation``: older PyTorch) had no kernel
    linked to its launch (``kernels_linked`` 0): the flows now give the ids (:mod:`gpulens.collectors._kineto_flows`).
+9. The first launch of a kernel after its module was loaded (CUDA lazy loading: cuLibraryLoadData, a 1 ms
+   cudaLaunchKernel, then the kernel starting 1.1 ms after its launch returned — nsys p4arth/cuda-perf-sandbox) was
+   called "a dependency outside the capture"; it is now said in GPU terms: the GPU waited for the kernel's module to
+   be loaded, a one-off start-up cost (``_idle_blocking.MODULE_LOAD_RE``).
 7. Copies and fills named ``CUDA memcpy DtoD`` (no brackets: nvprof / older nsys), ``hipMemcpyDtoD`` (rocprof copy
    records named by their API call) were counted as computation: one rule table classifies every spelling.
 """
@@ -326,3 +330,43 @@ def test_untimed_idle_on_a_rank_of_two_gpus_is_said_per_rank(tmp_path):
     assert bound.startswith("at most 50.00 µs: 1 GPU launch ran without a usable recorded start or end")
     assert bound.endswith("(the GPU it ran on is not recorded, and rank 0 drove 2 GPUs: each of its GPUs counts it "
                           "— a bound per rank, not per GPU)")
+
+
+# --- 9. a lazy module load gap is said as such ------------------------------------------------------------------------
+
+def _lazy_trace(tmp_path, first_run: bool = True) -> str:
+    # µs, after nsys p4arth/cuda-perf-sandbox report1: HtoD copy [0, 1782); cuLibraryLoadData [283, 1371);
+    # cudaLaunchKernel [1389, 2429) (1.04 ms: the lazy load); cudaDeviceSynchronize [2432, 3581); the kernel
+    # [3548, 3587): a 1,766 µs gap after the copy, its launch returned 1,119 µs before it started
+    host = [("cudaMemcpyAsync", -10.0, 5.0, 1), ("cuLibraryLoadData", 283.0, 1088.0, 2),
+            ("cudaLaunchKernel", 1389.0, 1040.0, 3), ("cudaDeviceSynchronize", 2432.0, 1149.0, 4)]
+    ev = [{"ph": "X", "cat": "cuda_driver" if n.startswith("cu") and not n.startswith("cuda") else "cuda_runtime",
+           "name": n, "pid": 1, "tid": 1, "ts": t, "dur": d, "args": {"correlation": c}} for n, t, d, c in host]
+    ev += [{"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0, "tid": 7,
+            "ts": 0.0, "dur": 1782.0, "args": {"device": 0, "stream": 7, "correlation": 1, "bytes": 4096}},
+           {"ph": "X", "cat": "kernel", "name": "kernVectorAdd", "pid": 0, "tid": 7, "ts": 3548.0, "dur": 39.0,
+            "args": {"device": 0, "stream": 7, "correlation": 3}}]
+    if not first_run:  # the same kernel ran before the copy: this launch loads nothing
+        ev += [{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": -60.0,
+                "dur": 4.0, "args": {"correlation": 9}},
+               {"ph": "X", "cat": "kernel", "name": "kernVectorAdd", "pid": 0, "tid": 7, "ts": -50.0, "dur": 39.0,
+                "args": {"device": 0, "stream": 7, "correlation": 9}}]
+    p = tmp_path / ("lazy.pt.trace.json" if first_run else "warm.pt.trace.json")
+    p.write_text(json.dumps({"traceEvents": ev}))
+    return str(p)
+
+
+def test_a_lazy_module_load_gap_is_said_in_gpu_terms(tmp_path):
+    src = gpulens.analyze([_lazy_trace(tmp_path)]).sources[0]
+    big = src.results["bottlenecks"].summary["largest_gap"]["queued"]
+    assert big["gap_ns"] == (3548 - 1782) * 1000 and big["next_name"] == "kernVectorAdd"
+    assert big["module_loading"] == ["cuLibraryLoadData", "cudaLaunchKernel"]  # the longest first
+    q = next(f for r in src.results.values() for f in r.findings if f.key == "idle/queued")
+    assert "the GPU waited for the kernel's module to be loaded" in q.detail and "one-off start-up cost" in q.detail
+    assert "outside the capture" not in q.detail
+
+
+def test_a_later_run_of_the_kernel_is_no_module_load(tmp_path):
+    src = gpulens.analyze([_lazy_trace(tmp_path, first_run=False)]).sources[0]
+    big = src.results["bottlenecks"].summary["largest_gap"].get("queued") or {}
+    assert "module_loading" not in big
