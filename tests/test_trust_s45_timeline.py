@@ -19,6 +19,10 @@ derives the expected values by hand from it.
    stake in a 129 ms run), and, when only some slow steps lacked a bound, made the idle-capped part a root beside
    the idle finding that holds it. Now each step is cut to its rank's run (first → last non-annotation event) and
    only steps with a bound are counted under ``idle`` when any has one.
+5. A truncated SQLite file (nsys export, rocpd database) was refused even with ``--lenient``: SQLite rejects the
+   whole file once a schema page lies past the cut. With ``--lenient`` the complete pages are now read by the file
+   format (:mod:`gpulens.collectors._sqlite_recover`: the b-trees walked over the pages present) into a private copy,
+   with a warning counting pages and rows; without it, the one-line error naming the file stays.
 6. Kineto traces linked only by ``ac2g`` flow events (no ``args.correlation``: older PyTorch) had no kernel
    linked to its launch (``kernels_linked`` 0): the flows now give the ids (:mod:`gpulens.collectors._kineto_flows`).
 9. The first launch of a kernel after its module was loaded (CUDA lazy loading: cuLibraryLoadData, a 1 ms
@@ -370,3 +374,73 @@ def test_a_later_run_of_the_kernel_is_no_module_load(tmp_path):
     src = gpulens.analyze([_lazy_trace(tmp_path, first_run=False)]).sources[0]
     big = src.results["bottlenecks"].summary["largest_gap"].get("queued") or {}
     assert "module_loading" not in big
+
+
+# --- 5. a truncated SQLite file read with --lenient -----------------------------------------------------------------
+
+def _nsys_cut(tmp_path, kernels: int = 40) -> tuple[str, int]:
+    """An nsys export: StringIds, ``kernels`` kernels of 1 µs each 10 µs apart (written first: their pages come first),
+    then a 200-row table of 2 kB blobs written last; the file cut in the middle of that table. Returns (path, bytes
+    kept)."""
+    import sqlite3
+
+    full = tmp_path / "full.sqlite"
+    con = sqlite3.connect(full)
+    con.executescript("""
+        PRAGMA page_size = 4096;
+        CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);
+        INSERT INTO StringIds VALUES (1, 'gemm_kernel');
+        CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT, end INT, deviceId INT, streamId INT, correlationId INT,
+            globalPid INT, shortName INT, gridX INT, blockX INT);
+        CREATE TABLE PADDING (id INTEGER PRIMARY KEY, blob BLOB);""")
+    con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, 0, 7, ?, 1677721600, 1, 64, 128)",
+                    [(1000 + 10_000 * i, 2000 + 10_000 * i, i + 1) for i in range(kernels)])
+    con.executemany("INSERT INTO PADDING VALUES (?, ?)", [(i, bytes(2000)) for i in range(200)])
+    con.commit()
+    con.close()
+    data = full.read_bytes()
+    keep = len(data) * 3 // 4  # ~100 pages of ~110: the kernels (pages 2-3) and the schema (page 1) are kept
+    cut = tmp_path / "cut.sqlite"
+    cut.write_bytes(data[:keep])
+    full.unlink()
+    return str(cut), keep
+
+
+def test_a_truncated_sqlite_file_is_refused_in_one_line_without_lenient(tmp_path):
+    from gpulens.errors import TraceFormatError
+
+    p, keep = _nsys_cut(tmp_path)
+    with pytest.raises(TraceFormatError) as err:
+        collect(p)
+    assert str(err.value).startswith(f"{p}: truncated SQLite file: {keep:,} of the ") and "\n" not in str(err.value)
+
+
+def test_a_truncated_sqlite_file_is_read_where_its_pages_are_present_with_lenient(tmp_path):
+    p, keep = _nsys_cut(tmp_path)
+    before = open(p, "rb").read()
+    tl = collect(p, strict=False)
+    k = tl.events[tl.events["kind"].astype(str) == "kernel"].sort_values("start_ns")
+    # the 40 kernels lie on pages before the cut: every one read, 1 µs each, 10 µs apart
+    assert len(k) == 40 and set(k["dur_ns"]) == {1000} and k["start_ns"].diff().dropna().eq(10_000).all()
+    said = [w for w in tl.meta.warnings if "truncated SQLite file" in w]
+    assert len(said) == 1 and said[0].startswith(f"{p}: truncated SQLite file ({keep:,} of the ")
+    assert "read what its complete pages hold (--lenient)" in said[0] and "past the cut" in said[0]
+    assert open(p, "rb").read() == before  # the user's file only read
+
+
+def test_recovery_of_a_whole_file_reads_what_sqlite_reads(tmp_path):
+    import sqlite3
+
+    from gpulens.collectors._sqlite_recover import recover
+
+    src = tmp_path / "whole.sqlite"
+    con = sqlite3.connect(src)
+    con.executescript("CREATE TABLE t (id INTEGER PRIMARY KEY, a INT, b REAL, c TEXT, d BLOB);")
+    rows = [(i, i * 7 - 300, i / 3, "x" * (i % 5000), bytes([i % 256]) * (i % 9000)) for i in range(1, 400)]
+    con.executemany("INSERT INTO t VALUES (?, ?, ?, ?, ?)", rows)  # long texts/blobs: overflow pages
+    con.commit()
+    con.close()
+    out = tmp_path / "copy.sqlite"
+    info = recover(src.read_bytes(), out)
+    assert info["tables"] == {"t": 399} and info["rows_lost"] == 0 and info["pages_missing"] == 0
+    assert sqlite3.connect(out).execute("SELECT * FROM t ORDER BY id").fetchall() == rows
