@@ -54,10 +54,12 @@ def test_rocprof_v1_rows_without_timestamps_are_untimed_launches(tmp_path, marke
 def test_not_recorded_markers():
     from gpulens.collectors._numbers import not_recorded
 
-    # the marker set, case-insensitive, quotes allowed; a number or the text "nan" is a value (nan: unreadable)
+    # the marker set, case-insensitive, quotes allowed; a number, text or "inf" is a value (inf: unreadable); the
+    # text "nan" is the float NaN written out (Python's csv/str), read as NaN is (session 45: one behaviour in every
+    # collector)
     assert all(not_recorded(v) for v in (None, "", "  ", "n/a", "N/A", '"n/a"', "-", "--", "NULL", "None",
-                                         float("nan")))
-    assert not any(not_recorded(v) for v in ("0", 0, "nan", "abc", "1e3"))
+                                         float("nan"), "nan", "NaN", '"nan"'))
+    assert not any(not_recorded(v) for v in ("0", 0, "inf", "abc", "1e3"))
 
 
 _NEW = "Time (%),Total Time{u},Instances,Avg{u},Med{u},Min{u},Max{u},StdDev{u},Name\n"

@@ -160,7 +160,45 @@ def largest_gaps(timeline: Timeline, gaps: pd.DataFrame) -> dict[str, dict[str, 
                   "offset_ns": s - (s if first_event is None else first_event), "next_name": str(row["next_name"]),
                   "gpu_work_elsewhere": busy,
                   "first_gap": bool(s <= first_gap)}
+        if c == "queued":
+            loads = _module_loads_before_first_launch(timeline, r, s, e, str(row["next_name"]))
+            if loads:
+                out[c]["module_loading"] = loads
     return out
+
+
+#: Host calls that load a kernel's code: CUDA driver module / library loading (cuModuleLoad*, cuLibraryLoad*, and
+#: the look-ups of a lazily loaded function), HIP's module API. With CUDA lazy loading (CUDA_MODULE_LOADING=LAZY,
+#: the default since CUDA 12.2) the first launch of a kernel loads its code: the launch call itself runs long.
+MODULE_LOAD_RE = re.compile(r"^(?:cu|hip)(?:Module(?:Load|GetFunction)|Library(?:Load|GetKernel|GetModule)|"
+                            r"KernelGetFunction)", re.ASCII)
+
+
+def _module_loads_before_first_launch(timeline: Timeline, rank: int, s: int, e: int, name: str) -> list[str]:
+    """The module-loading host calls (:data:`MODULE_LOAD_RE`, or a launch call of
+    :data:`gpulens.analyzers._idle_findings.LOADING_LAUNCH_NS` or more) of ``rank`` that ran during the gap
+    ``[s, e)`` or the gap's length before it, when the GPU work ending the gap (``name``) is that kernel's first on
+    the rank: the gap is the kernel's code being loaded (lazy loading), a one-off start-up cost — their names, the
+    longest first; [] otherwise."""
+    from gpulens.analyzers._idle_findings import LOADING_LAUNCH_NS
+    from gpulens.analyzers.launches import LAUNCH_RE
+
+    ctx = context_of(timeline)
+    gpu = ctx.gpu
+    same = (gpu["rank"].to_numpy() == rank) & (text_series(gpu["name"]).to_numpy(dtype=object) == name)
+    if not same.any() or int(gpu["start_ns"].to_numpy("int64")[same].min()) < e:
+        return []  # not the kernel's first run: no loading
+    rt = ctx.of_kind("runtime")
+    if not len(rt):
+        return []
+    st = rt["start_ns"].to_numpy("int64")
+    en = st + rt["dur_ns"].to_numpy("int64")
+    names = text_series(rt["name"]).to_numpy(dtype=object)
+    near = (rt["rank"].to_numpy() == rank) & (st < e) & (en > s - (e - s))
+    loads = [(int(en[i] - st[i]), str(names[i])) for i in np.flatnonzero(near)
+             if MODULE_LOAD_RE.match(str(names[i]))
+             or (LAUNCH_RE.search(str(names[i])) and en[i] - st[i] >= LOADING_LAUNCH_NS)]
+    return [n for _, n in sorted(loads, reverse=True)]
 
 
 def one_gap_text(big: dict[str, Any] | None, total_ns: int, n: int) -> str:
@@ -180,6 +218,13 @@ def unrecorded_wait_text(big: dict[str, Any] | None, share_ns: int) -> str:
     traced streams. "" otherwise."""
     if not big or big.get("gpu_work_elsewhere", True) or big["dur_ns"] < ONE_GAP_SHARE * max(share_ns, 1):
         return ""
+    if big.get("module_loading"):  # the first launch of the kernel loading its code: no dependency at all
+        calls = list(dict.fromkeys(big["module_loading"]))
+        return (f"the {fmt_ns(big['dur_ns'])} gap ends at the first run of {big['next_name'][:80]}, after the host "
+                f"loaded its code ({', '.join(calls[:3])}): the GPU waited for the kernel's module to be loaded "
+                "(CUDA lazy loading, the default since CUDA 12.2; HIP loads code objects at the first launch too) "
+                "— a one-off start-up cost, not a dependency between streams and not steady-state idle; launch "
+                "each kernel once before profiling, or set CUDA_MODULE_LOADING=EAGER")
     return (f"no GPU work the trace records ran during the {fmt_ns(big['dur_ns'])} gap, on any stream or device: "
             "what the queued work waited for is not in the trace (work enqueued before the capture began, another "
             "process's, or work the profiler did not record) — a dependency outside the capture, not one between "

@@ -314,17 +314,18 @@ def trace_offsets(timeline: Any, rank: np.ndarray, start: np.ndarray) -> np.ndar
     clock (~1.7e18 ns) is beyond a double's exact range. A row whose rank is missing is measured from 0 (its start
     as recorded)."""
     from gpulens.analyzers.context import context_of
-    from gpulens.timeline.selection import window_origin
+    from gpulens.timeline.selection import side_instants, window_origin
 
     def firsts() -> dict[int, int]:
         ev = timeline.events
         if not len(ev):
             return {}
+        instants = side_instants(timeline.tables)  # allocator events before the first op are inside the window
         r = ev["rank"].to_numpy()
         s = ev["start_ns"].to_numpy("int64")
         other = context_of(timeline).mask_of("other")
         if r.dtype.kind in "iu" and r.min() == r.max():  # one rank (the usual case)
-            return {int(r[0]): window_origin(s, other)}
+            return {int(r[0]): window_origin(s, other, instants.get(int(r[0])))}
         codes, ranks = pd.factorize(r, sort=True)
         big = np.iinfo("int64").max
         first, first_any = np.full(len(ranks), big, dtype="int64"), np.full(len(ranks), big, dtype="int64")
@@ -333,7 +334,11 @@ def trace_offsets(timeline: Any, rank: np.ndarray, start: np.ndarray) -> np.ndar
         np.minimum.at(first_any, codes[ok], s[ok])
         # window_origin per rank, at once: a rank of only "other" events counts from its earliest event
         first = np.where(first == big, first_any, first)
-        return {int(k): int(v) for k, v in zip(ranks, first)}
+        out = {int(k): int(v) for k, v in zip(ranks, first)}
+        for k, t in instants.items():
+            if k in out and len(t):
+                out[k] = min(out[k], int(t.min()))
+        return out
 
     origin = context_of(timeline).memo("rank_window_start", firsts)
     rank = np.asarray(rank)

@@ -174,20 +174,48 @@ def invalid_gpu_work(timeline: Any, limit: int = 50) -> list[dict[str, Any]]:
     a measurement of the run (the CI gate cannot judge them: :func:`gpulens.gate.runs.unknown_figures`).
 
     Returns: ``[{"kind", "name", "count"}]`` per (kind, name), most first, at most ``limit`` rows."""
-    from gpulens.collectors._work_rules import ABSENT_TIME_REASONS, NON_WORK_REASON
-
     rej = timeline.rejected
     if rej is None or not len(rej):
         return []
-    reason = rej["reason"].astype(str)
-    keep = rej["kind"].astype(str).isin(GPU_KINDS) & ~reason.isin(ABSENT_TIME_REASONS | {NON_WORK_REASON})
+    keep = _impossible_time_mask(rej)
     if not keep.any():
         return []
-    r = rej[keep.to_numpy()]
+    r = rej[keep]
     counts = pd.DataFrame({"kind": r["kind"].astype(str).to_numpy(), "name": r["name"].astype(str).to_numpy()}) \
         .value_counts(sort=False).reset_index(name="count").sort_values(["count", "kind", "name"],
                                                                         ascending=[False, True, True])
     return [{"kind": k, "name": n, "count": int(c)} for k, n, c in counts.head(limit).itertuples(index=False)]
+
+
+def _impossible_time_mask(rej: pd.DataFrame) -> np.ndarray:
+    """Rows of a ``rejected`` table that are GPU work refused for an impossible time (:func:`invalid_gpu_work`)."""
+    from gpulens.collectors._work_rules import ABSENT_TIME_REASONS, NON_WORK_REASON
+
+    reason = rej["reason"].astype(str)
+    return (rej["kind"].astype(str).isin(GPU_KINDS) & ~reason.isin(ABSENT_TIME_REASONS | {NON_WORK_REASON})) \
+        .to_numpy(dtype=bool)
+
+
+def gpu_rows_of_unknown_time(timeline: Any) -> pd.DataFrame:
+    """Every GPU row whose time is unknown, for the idle it may fill: :func:`untimed_gpu_rows` (time absent) and the
+    GPU work refused for an impossible time (:func:`invalid_gpu_work`: a negative or unreadable duration, a zero
+    placeholder) on a rank with timed GPU work — each ran on the GPU, so the idle its time would fill is no measured
+    idle (it was counted as idle, unflagged). Columns ``rank``, ``start_ns`` (as recorded; <NA> when not)."""
+    from gpulens.analyzers.context import context_of
+
+    side = untimed_gpu_rows(timeline)[["rank", "start_ns"]]
+    rej = timeline.rejected
+    if rej is None or not len(rej) or not context_of(timeline).mask_of(*GPU_KINDS).any():
+        return side
+    bad = rej[_impossible_time_mask(rej)]
+    ev = timeline.events
+    timed_ranks = pd.unique(ev.loc[context_of(timeline).mask_of(*GPU_KINDS), "rank"].to_numpy(dtype="int64"))
+    bad = bad[bad["rank"].astype("int64").isin(timed_ranks).to_numpy()]
+    if not len(bad):
+        return side
+    more = pd.DataFrame({"rank": bad["rank"].to_numpy(dtype="int64"), "start_ns": pd.array(bad["start_ns"],
+                                                                                           dtype="Int64")})
+    return pd.concat([side, more], ignore_index=True) if len(side) else more
 
 
 def dispatches_without_events(timeline: Any) -> pd.DataFrame:

@@ -176,16 +176,32 @@ def _other_clock(gpu: pd.DataFrame, t: pd.DataFrame) -> None:
     t["idle_other_clock_ns"] = out
 
 
+def _per_rank_note(t: pd.DataFrame) -> str:
+    """What :data:`IDLE_BOUND_UNTIMED` adds when a rank with such work drove several GPUs (rows of ``t`` with
+    ``idle_untimed_ns`` > 0): the refused rows record no GPU, so each GPU of the rank counts the bound — per rank,
+    not per GPU; '' otherwise."""
+    on = t[t["idle_untimed_ns"].to_numpy() > 0]
+    gpus = on.groupby("rank")["device_id"].nunique()
+    many = sorted(int(r) for r in gpus[gpus > 1].index)
+    if not many:
+        return ""
+    which = f"rank {many[0]}" if len(many) == 1 else f"ranks {', '.join(map(str, many[:5]))}" + (
+        " …" if len(many) > 5 else "")
+    return (f" (the GPU it ran on is not recorded, and {which} drove {int(gpus[many].max())} GPUs: each of "
+            f"{'its' if len(many) == 1 else 'their'} GPUs counts it — a bound per rank, not per GPU)")
+
+
 def _untimed(timeline: Timeline, t: pd.DataFrame) -> tuple[int, str | None]:
     """``idle_untimed_ns`` of each row of ``t`` (in place): the whole idle of the GPUs of a rank that has GPU work
-    recorded without a time (:func:`gpulens.analyzers._unknown_time.untimed_gpu_rows`; the refused rows record no
+    recorded without a usable time (:func:`gpulens.analyzers._unknown_time.gpu_rows_of_unknown_time`: absent, or
+    refused as impossible — a negative or unreadable duration; the refused rows record no
     device, so each GPU of the rank may hold it; and runaway durations with nothing to cut them at,
     :func:`gpulens.analyzers._unknown_time.runaways_without_time`), else 0. Returns (how many such events, the busy
     bound: None, "at least" when each has a recorded start inside its rank's GPU span — it then only adds busy time,
     and lengthens the span by no more than it adds — else "unknown")."""
-    from gpulens.analyzers._unknown_time import runaways_without_time, untimed_gpu_rows
+    from gpulens.analyzers._unknown_time import gpu_rows_of_unknown_time, runaways_without_time
 
-    side = untimed_gpu_rows(timeline)[["rank", "start_ns"]]
+    side = gpu_rows_of_unknown_time(timeline)  # absent times and impossible ones (refused): neither is idle
     away = runaways_without_time(timeline)  # events whose recorded duration is a fault with nothing to cut it at
     if away.any():
         ev = timeline.events
@@ -375,7 +391,8 @@ class Breakdown(Analyzer):
                                                           other=fmt_ns(tot["idle_other_clock_ns"]))
                    if tot["idle_other_clock_ns"] else
                    IDLE_BOUND_UNTIMED.format(idle=fmt_ns(tot["idle_ns"]), launches=plural(n_untimed, 'GPU '
-                                                                                                     'launch(es)')) if n_untimed else None,
+                                                                                                     'launch(es)'))
+                   + _per_rank_note(t) if n_untimed else None,
                    "untimed_gpu_work": n_untimed, "busy_bound": busy_bound,
                    "idle_pct": 100.0 * tot["idle_ns"] / run["device_span_ns"] if run["device_span_ns"] else 0.0}
         summary["part_pct"] = span_shares(tot, run["device_span_ns"])  # every reporter's "share of the span"

@@ -24,7 +24,7 @@ COLUMNS = {
     "events": "allocator events [count]",
     "peak_allocated_bytes": "largest allocated total [bytes]",
     "peak_offset_ns": "time of the peak from the start of its rank's profiled window (the origin --window counts "
-                      "from; the rank's first allocator event when the trace has no other events) [ns]",
+                      "from: the rank's first event or allocator event, whichever came first; never negative) [ns]",
     "peak_op": "innermost framework op running at the peak ('' when none) [text]",
     "peak_annotation": "innermost annotation range running at the peak ('' when none) [text]",
     "peak_reserved_bytes": "largest reserved total (unknown for the CPU allocator, which keeps none) [bytes]",

@@ -100,13 +100,19 @@ def _slow_step_finding(timeline: Timeline, table: pd.DataFrame, slow: pd.DataFra
     root that holds it, put the roots' sum past the run's summed spans). Uncapped (a window on no common clock with
     the GPU events, a rank without GPU events) it is wall time, a root of its own."""
     worst = slow.loc[slow["dur_ns"].idxmax()]
-    excess = (slow["dur_ns"] - med).to_numpy("float64")
-    idle = gpu_idle_in(timeline, slow["rank"].to_numpy(), slow["start_ns"].to_numpy("int64"),
-                       (slow["start_ns"] + slow["dur_ns"]).to_numpy("int64"))
-    stake = int(np.where(np.isnan(idle), excess, np.minimum(excess, idle)).sum())  # NaN: no common clock, no cap
-    parent = None if np.isnan(idle).any() else "idle"  # GPU idle time: a part of the idle finding's (when shown)
+    a, b = _inside_the_run(timeline, slow)
+    excess = np.maximum(b - a - med, 0).astype("float64")  # a step's time lies inside the run (its other events)
+    idle = gpu_idle_in(timeline, slow["rank"].to_numpy(), a, b)
+    unknown = np.isnan(idle)  # no common clock with the GPU events, or a rank without any: no idle to cap by
+    if unknown.all():  # wall time of the host, a root of its own
+        stake, parent = int(excess.sum()), None
+    else:  # GPU idle time: a part of the idle finding's (when shown); a step without a cap is not added to it
+        stake, parent = int(np.minimum(excess, idle)[~unknown].sum()), "idle"
     title = f"{len(slow)} of {plural(len(table), 'step')} took over {OUTLIER_RATIO}× the median step time"
     detail = f"step {int(worst['step'])} took {worst['dur_ns'] / med:.1f}× the median ({fmt_ns(med)}) on the host; "
+    if unknown.any() and not unknown.all():
+        detail += (f"{plural(int(unknown.sum()), 'slow step')} {'shares' if unknown.sum() == 1 else 'share'} no clock "
+                   "with the GPU events (its GPU time lost is unknown, not counted here); ")
     if stake:
         return Finding(title, detail + "look for one-off work (compilation, allocator growth, data loading, "
                        "checkpointing) in it.", "warning", "step-time", stake, rank=int(worst["rank"]),
@@ -114,6 +120,30 @@ def _slow_step_finding(timeline: Timeline, table: pd.DataFrame, slow: pd.DataFra
     return Finding(title, detail + "the GPU never waited for it (no GPU idle time inside the GPU span during the slow "
                    "steps: its work was queued ahead of the host, or had not started), so no GPU time was lost to it.",
                    "info", "step-time", 0, rank=int(worst["rank"]))
+
+
+def _inside_the_run(timeline: Timeline, steps: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Each step's ``[start, end)`` [ns] cut to its rank's run: the first start → last end of the rank's events
+    other than annotations (the step ranges themselves, whose recorded end may be corrupt: a step can hold no time
+    before the run's first op or after its last GPU event ends). A rank with no such event keeps its steps whole."""
+    start = steps["start_ns"].to_numpy("int64")
+    end = start + steps["dur_ns"].to_numpy("int64")
+    ctx = context_of(timeline)
+    ev = timeline.events
+    work = ~ctx.mask_of("annotation", "other")
+    if not work.any():
+        return start, end
+    s = ev["start_ns"].to_numpy("int64")[work]
+    e = s + ev["dur_ns"].to_numpy("int64")[work]
+    r = ev["rank"].to_numpy()[work]
+    lo = pd.Series(s).groupby(r).min()
+    hi = pd.Series(e).groupby(r).max()
+    rank = steps["rank"].to_numpy()
+    lo_r = lo.reindex(rank).to_numpy("float64")
+    hi_r = hi.reindex(rank).to_numpy("float64")
+    a = np.where(np.isnan(lo_r), start, np.maximum(start, np.nan_to_num(lo_r))).astype("int64")
+    b = np.where(np.isnan(hi_r), end, np.minimum(end, np.nan_to_num(hi_r))).astype("int64")
+    return a, np.maximum(a, b)
 
 
 def gpu_idle_in(timeline: Timeline, rank: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:

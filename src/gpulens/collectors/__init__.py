@@ -360,8 +360,16 @@ def collect(path: str | Path, strict: bool = True, format: str | None = None, se
         DependencyError: ``scheduler`` given but Dask ``distributed`` is not installed.
     """
     p = check_input(path)  # missing, unreadable or special: refused (gpulens._inputs)
+    cut = None
+    if not strict and p.is_file():  # a truncated SQLite file: what its complete pages hold (_sqlite.read_truncated)
+        from gpulens.collectors._sqlite import read_truncated
+
+        cut = read_truncated(p)
     with reading(p):
-        return _collect(p, strict, format, select, cache, workers, scheduler, require_all)
+        tl = _collect(p, strict, format, select, cache, workers, scheduler, require_all)
+    if cut and cut not in tl.meta.warnings:
+        tl.meta.warnings.insert(0, cut)
+    return tl
 
 
 def _collect(p: Path, strict: bool, format: str | None, select: Selection | None, cache: bool,

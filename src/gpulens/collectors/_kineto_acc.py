@@ -16,6 +16,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
+from gpulens.collectors._numbers import not_recorded
 from gpulens.collectors._work_rules import MISSING_TS_OR_DUR
 from gpulens.collectors._chrome_dialects import RPD_JSON
 from gpulens.collectors._dialect_place import place_rpd, place_xla
@@ -152,8 +153,8 @@ class Accumulator:
         reason[ts_ok & dur_ok & (dur < 0)] = 1
         reason[~(ts_ok & dur_ok)] = 0
         for col, ok in (("ts", ts_ok), ("dur", dur_ok)):  # recorded but no number within int64 ns: unreadable
-            for i in np.flatnonzero(~ok):
-                if src.time_text(col, i).strip() not in (b"", b"null"):
+            for i in np.flatnonzero(~ok):  # (absent, null, "nan", "n/a": not recorded, as in every collector)
+                if not not_recorded(src.time_text(col, i)):
                     reason[i] = 3
         bad = np.flatnonzero(reason >= 0)
         good = None
@@ -435,13 +436,17 @@ class Accumulator:
                 np.zeros(0, dtype=object)
             placeholders, keep = keep, np.zeros(len(kind), dtype=bool)
             cuts: list[pd.DataFrame] = []
+            mem_ts, mem_ok = us_text_to_ns([m[0] for m in self.memory]) if self.memory else (None, None)
             for r in np.unique(ranks.rank) if len(kind) else []:  # steps and windows are per rank
                 rows = ranks.rank == r
+                # the allocator events are the file's rank's (memory_table): they count in its window's start
+                ins = mem_ts[mem_ok] + base_ns if mem_ts is not None and int(r) == rank else None
                 keep[rows] = select.keep_mask(start[rows], dur[rows], kinds_s[rows], names_s[rows], corr[0][rows],
-                                              corr[1][rows], int(r))
-                self.kept_time[int(r)] = select.kept_intervals(start[rows], dur[rows], kinds_s[rows], names_s[rows])
+                                              corr[1][rows], int(r), ins)
+                self.kept_time[int(r)] = select.kept_intervals(start[rows], dur[rows], kinds_s[rows], names_s[rows],
+                                                               ins)
                 cuts.append(select.cut_work(keep[rows], kinds_s[rows], corr[0][rows], corr[1][rows], int(r)))
-                dur[rows] = select.clip_dur(start[rows], dur[rows], kinds_s[rows], names_s[rows])
+                dur[rows] = select.clip_dur(start[rows], dur[rows], kinds_s[rows], names_s[rows], ins)
             cuts = [c for c in cuts if len(c)]
             self.cut_work = pd.concat(cuts, ignore_index=True) if cuts else None
             if placeholders is not None:

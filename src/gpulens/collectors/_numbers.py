@@ -18,14 +18,18 @@ INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
 _MAX_EXPONENT = 25  # |value| < 10^25 before the range check: ample for int64 (< 9.3e18) after scaling by 10^±6
 #: Text profilers write in a field they have no value for (rocprof v1 ``n/a`` in ``BeginNs``/``EndNs`` of a
-#: dispatch whose completion signal was never read, ncu ``n/a``, spreadsheet ``-``): compared lower-cased.
-NOT_RECORDED_MARKERS = frozenset({"", "n/a", "na", "-", "--", "null", "none"})
+#: dispatch whose completion signal was never read, ncu ``n/a``, spreadsheet ``-``): compared lower-cased. ``nan`` is
+#: one too: it is how Python's ``csv``/``str`` (and the JSON literal ``NaN`` of ``json.dumps``) write a float NaN —
+#: pandas' and numpy's missing value — so a ``nan`` time reads as the ``NaN`` float does, in every collector: not
+#: recorded (a GPU row kept as an untimed launch, counted in a warning), never a time.
+NOT_RECORDED_MARKERS = frozenset({"", "n/a", "na", "-", "--", "null", "none", "nan"})
 
 
 def not_recorded(value: Any) -> bool:
     """Whether a field records nothing: None, NA, NaN floats, empty/white-space text, or a "no value" marker of
-    :data:`NOT_RECORDED_MARKERS` (``n/a``, ``N/A``, ``-``, ``null``; surrounding quotes allowed). Text ``nan`` is
-    not such a marker: a file that writes it for a time wrote a number that is no time (unreadable)."""
+    :data:`NOT_RECORDED_MARKERS` (``n/a``, ``N/A``, ``-``, ``null``, ``nan``; surrounding quotes allowed). Text
+    ``nan`` is the float NaN written out (Python's csv module, ``str``), so it reads as NaN does; ``inf`` is no such
+    marker: a time no clock can hold (unreadable)."""
     if value is None or value is pd.NA:
         return True
     if isinstance(value, float):

@@ -65,6 +65,47 @@ def truncated_by(path: Path) -> tuple[int, int] | None:
 _GZIP_MAGIC = b"\x1f\x8b"
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _unpacked: dict[tuple[str, int, int], Path] = {}
+#: truncated SQLite files read with --lenient → the private copy of what they hold (:func:`read_truncated`)
+_recovered: dict[tuple[str, int, int], Path] = {}
+
+
+def read_truncated(path: Path) -> str | None:
+    """With ``--lenient``: when ``path`` is an SQLite file shorter than its header declares (:func:`truncated_by`),
+    copy what its complete pages hold into a private temporary database (:mod:`._sqlite_recover`) that every
+    SQLite reader then opens instead (:func:`sqlite_file`), and return the warning that says so with its counts;
+    None when the file is not truncated or holds no readable table (it is then refused as before, naming the cut).
+    The user's file is only read."""
+    cut = truncated_by(path)
+    if not cut:
+        return None
+    import atexit
+    import os
+    import shutil
+    import tempfile
+
+    from gpulens.collectors._sqlite_recover import recover
+    from gpulens.units import plural
+
+    st = Path(path).stat()
+    folder = Path(tempfile.mkdtemp(prefix="gpulens-sqlite-"))
+    atexit.register(shutil.rmtree, folder, True)
+    out = folder / "recovered.sqlite"
+    try:
+        info = recover(Path(path).read_bytes(), out)
+        os.chmod(out, 0o600)
+    except (OSError, sqlite3.Error, ValueError, IndexError):
+        return None
+    if not info["tables"]:
+        return None
+    _recovered[(str(Path(path).resolve()), st.st_size, st.st_mtime_ns)] = out
+    have, want = info["pages"]
+    rows = sum(info["tables"].values())
+    return (f"{path}: truncated SQLite file ({cut[0]:,} of the {cut[1]:,} bytes its header declares: {have:,} of "
+            f"{plural(want, 'page')} present): read what its complete pages hold (--lenient) — "
+            f"{plural(len(info['tables']), 'table')}, {plural(rows, 'row')}; "
+            f"{plural(info['pages_missing'], 'page')} past the cut and the rows on them are lost"
+            + (f", and {plural(info['rows_lost'], 'row')} whose data continues past it" if info["rows_lost"] else "")
+            + ": counts and times over those tables are partial")
 
 
 def sqlite_file(path: Path) -> Path:
@@ -83,7 +124,8 @@ def sqlite_file(path: Path) -> Path:
     except OSError:
         return path
     if magic != _GZIP_MAGIC:
-        return path
+        got = _recovered.get((str(Path(path).resolve()), st.st_size, st.st_mtime_ns))
+        return got if got is not None and got.exists() else path
     key = (str(Path(path).resolve()), st.st_size, st.st_mtime_ns)
     got = _unpacked.get(key)
     if got is not None and got.exists():

@@ -45,11 +45,17 @@ KERNEL_NAME_RULES: tuple[Rule, ...] = (
     Rule("memcpy", r"^memcpy", "copy recorded as a kernel (Kineto `Memcpy HtoD (…)` names)",
          "pytorch/kineto libkineto/src/output_json.cpp (memcpy names); pytorch/kineto PR#1295 (ROCm copies as kernels)"),
     Rule("memset", r"^memset", "memory set recorded as a kernel", "pytorch/kineto libkineto/src/output_json.cpp"),
-    Rule("memcpy", r"^copy(host|device)to(host|device)\b|^\[cuda memcpy", "copies under their tracer's operation name "
-         "(roctracer CopyHostToDevice…, nvprof/nsys [CUDA memcpy HtoD])",
-         "rocprof v1 COPY track names (ROCm/rocprofiler tblextr.py); nsys stats cuda_gpu_mem_time_sum operations"),
-    Rule("memset", r"^fillbuffer\b|^\[cuda memset", "fills under their tracer's operation name (roctracer FillBuffer, "
-         "[CUDA memset])", "rocprof v1 COPY track names; nsys stats cuda_gpu_mem_time_sum operations"),
+    Rule("memcpy", r"^copy(host|device)to(host|device)\b|^\[?\s*cuda memcpy|^(cuda|cu|hip)(drv)?memcpy",
+         "copies under their tracer's operation name (roctracer CopyHostToDevice…, nvprof/nsys [CUDA memcpy HtoD], "
+         "nvprof CSV and older nsys reports without brackets: CUDA memcpy DtoD) or under the API call that enqueued "
+         "them (rocprof / roctracer copy records named hipMemcpyDtoD, hipMemcpyAsync…)",
+         "rocprof v1 COPY track names (ROCm/rocprofiler tblextr.py); nsys stats cuda_gpu_mem_time_sum operations; "
+         "nvprof --print-gpu-trace names (CUDA memcpy HtoD); HIP API names (hip_runtime_api.h hipMemcpy*)"),
+    Rule("memset", r"^fillbuffer\b|^\[?\s*cuda memset|^(cuda|cu|hip)(drv)?memset",
+         "fills under their tracer's operation name (roctracer FillBuffer, [CUDA memset], CUDA memset) or under the "
+         "API call that enqueued them (hipMemsetAsync, hipMemsetD32…)",
+         "rocprof v1 COPY track names; nsys stats cuda_gpu_mem_time_sum operations; nvprof --print-gpu-trace "
+         "names; HIP API names (hip_runtime_api.h hipMemset*)"),
     Rule("memcpy", r"^memory_copy_", "rocprofiler-sdk copy operations recorded as kernels (ROCm 7.1 Kineto: "
          "cat=kernel, MEMORY_COPY_HOST_TO_DEVICE / _DEVICE_TO_HOST / _DEVICE_TO_DEVICE)",
          "rocprofiler-sdk ROCPROFILER_MEMORY_COPY_* operation names; pytorch/kineto PR#1295; "

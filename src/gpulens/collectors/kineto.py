@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens._memory import keeping_freed_memory
-from gpulens.collectors._io import trailing_warning
+from gpulens.collectors._io import read_input, trailing_warning
 from gpulens.collectors._assemble import Parts, any_kind, assemble, categorical
 from gpulens.collectors._chrome_dialects import (KINETO_HEADER_KEYS, RPD_JSON, foreign_events_refusal, identify,
                                                 legacy_autograd_refusal, refusal)
@@ -208,6 +208,31 @@ _META_EVENT = re.compile(rb'"ph"\s*:\s*"M"')
 #: The array form with no event at all, closed or not (``[]``, ``[``; B05 + B04a): legal, and no GPU work. Only for
 #: a file named ``*.json`` (or ``*.json.gz``): an empty JSON list under another name is no trace of any kind.
 _EMPTY_ARRAY = re.compile(rb'\[\s*\]?\s*')
+
+
+def _flow_links(path: Path, cols: dict[str, Any], base_ns: int, warnings: list[str]) -> None:
+    """Link launch calls and GPU work through the trace's ``ac2g`` flow events when no GPU row carries a correlation
+    id (:mod:`._kineto_flows`; older PyTorch), and say so. The file is read again only then."""
+    from gpulens.collectors._kineto_flows import GPU_KINDS, link_by_flows, read_flows
+
+    corr = cols.get("correlation_id")
+    if corr is None or not any_kind(cols["kind"], GPU_KINDS):
+        return
+    kind = pd.Categorical(cols["kind"])  # codes, never a string per row (1M-event traces pass here)
+    gpu = np.append(np.isin(np.asarray(kind.categories, dtype=object), GPU_KINDS), False)[kind.codes]
+    if (~np.asarray(pd.isna(corr), dtype=bool) & gpu).any():  # the usual trace: linked by its own ids
+        return
+    try:
+        flows = read_flows(read_input(path).data)
+    except TraceFormatError:
+        return
+    if flows is None:
+        return
+    calls, work = link_by_flows(cols, flows, base_ns)
+    if work:
+        warnings.append(f"{path}: no event carries a correlation id: {plural(work, 'GPU event')} linked to "
+                        f"{plural(calls, 'launch call')} through the trace's ac2g flow events (launch → kernel "
+                        "arrows)")
 
 
 def sync_threads(cols: dict[str, Any]) -> int:
@@ -430,6 +455,7 @@ class KinetoCollector(Collector):
                 or any(isinstance(v, str) and v.startswith("hip") for v in acc.names.values))
         cols, rej, cnt, ignored = acc.finish(base_ns, rank, select, dialect,
                                              (rocm, trace.rocprofiler_sdk_version is not None))
+        _flow_links(path, cols, 0 if getattr(acc, "base_ignored", 0) else base_ns, warnings)
         bad_ids = getattr(acc, "bad_ids", {})
         if bad_ids:
             nb = sum(bad_ids.values())

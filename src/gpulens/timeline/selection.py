@@ -46,21 +46,48 @@ STEP_NAME = re.compile(r"^ProfilerStep#([0-9]{1,18})$")
 _STEP = STEP_NAME
 
 
-def window_origin(start: np.ndarray, kind: np.ndarray) -> int:
+def window_origin(start: np.ndarray, kind: np.ndarray, instants: np.ndarray | None = None) -> int:
     """The start [ns] of one rank's profiled window: the earliest ``start`` of its rows whose ``kind`` is not
     ``"other"`` (the Kineto session record "PyTorch Profiler (0)" opens before the first event it records, and
     unclassified events are not part of the window either: ``gpulens.analyzers._span``); the earliest start of all
     rows when every row is ``other``. ``kind`` holds kind names (strings) or is a boolean "is other" mask.
+    ``instants`` [ns]: the rank's side-table instants (allocator events, :func:`side_instants`) — the profiler
+    recorded them, so the window starts no later than the first of them (an allocation before the first op is inside
+    the run: its offset is never negative).
 
     Raises:
-        ValueError: ``start`` is empty.
+        ValueError: ``start`` and ``instants`` are both empty.
     """
     import numpy as np
 
     start = np.asarray(start)
     other = kind if getattr(kind, "dtype", None) == bool else np.asarray(kind, dtype=object) == "other"
     inside = start[~other]
-    return int(inside.min()) if len(inside) else int(start.min())
+    first = int(inside.min()) if len(inside) else int(start.min()) if len(start) else None
+    if instants is not None and len(instants):
+        early = int(np.min(instants))
+        first = early if first is None else min(first, early)
+    if first is None:
+        raise ValueError("no event and no instant: the window has no start")
+    return first
+
+
+def side_instants(tables: dict[str, Any] | None) -> dict[int, np.ndarray]:
+    """Per rank, the times [ns, int64] of the instants of a Timeline's side tables that have a ``rank`` and a
+    ``time_ns`` column (the allocator's ``memory`` table): the instants :func:`window_origin` counts in."""
+    import numpy as np
+    import pandas as pd
+
+    out: dict[int, list] = {}
+    for df in (tables or {}).values():
+        cols = getattr(df, "columns", ())
+        if "rank" not in cols or "time_ns" not in cols or not len(df):
+            continue
+        t = pd.to_numeric(df["time_ns"], errors="coerce")
+        ok = (t.notna() & df["rank"].notna()).to_numpy(dtype=bool)
+        for r, g in pd.Series(t[ok].astype("int64").to_numpy()).groupby(df["rank"][ok].astype("int64").to_numpy()):
+            out.setdefault(int(r), []).append(g.to_numpy("int64"))
+    return {r: np.concatenate(v) for r, v in out.items()}
 
 
 _TIME = re.compile(r"([0-9.eE+-]+)\s*(ns|us|µs|ms|s)?")
@@ -188,9 +215,9 @@ class Selection:
         return ", ".join(out)
 
     def keep_mask(self, start: np.ndarray, dur: np.ndarray, kind: np.ndarray, name: np.ndarray,
-                  corr: np.ndarray, corr_ok: np.ndarray, rank: int) -> np.ndarray:
+                  corr: np.ndarray, corr_ok: np.ndarray, rank: int, instants: np.ndarray | None = None) -> np.ndarray:
         """Boolean mask of rows to keep, from column arrays of one rank (start/dur ns, kind and name strings,
-        correlation ids with their validity)."""
+        correlation ids with their validity; ``instants``: the rank's allocator instants, :func:`window_origin`)."""
         import numpy as np
 
         n = len(start)
@@ -198,7 +225,7 @@ class Selection:
         if not self.wants_rank(rank):
             return np.zeros(n, dtype=bool)
         if self.window_ns is not None and n:
-            first = window_origin(start, kind)
+            first = window_origin(start, kind, instants)
             lo, hi = self.window_ns
             if lo is not None:
                 keep &= start >= first + lo
@@ -243,8 +270,8 @@ class Selection:
                 intervals.append((int(start[i]), int(start[i] + dur[i])))
         return _merge(intervals)
 
-    def kept_intervals(self, start: np.ndarray, dur: np.ndarray, kind: np.ndarray, name: np.ndarray
-                       ) -> list[tuple[int, int]] | None:
+    def kept_intervals(self, start: np.ndarray, dur: np.ndarray, kind: np.ndarray, name: np.ndarray,
+                       instants: np.ndarray | None = None) -> list[tuple[int, int]] | None:
         """The [start, end) intervals [ns] of one rank's time this selection keeps — the window from its first kept
         event, the selected steps, or where they overlap — from that rank's rows (all of them, before :meth:`keep_mask` filters); None
         when it keeps all of the rank's time. Side-table instants (allocator events) are kept inside them
@@ -256,13 +283,16 @@ class Selection:
         if self.window_ns is not None and len(start):
             import numpy as np
 
-            first = window_origin(start, kind)
+            first = window_origin(start, kind, instants)
             lo, hi = self.window_ns
             a, b = first + lo if lo is not None else -far, first + hi if hi is not None else far
             inside = (np.asarray(start) >= a) & (np.asarray(start) < b)
-            # from the first kept event on: the selected Timeline's window starts there (the origin of its offsets)
-            kept = [(max(a, window_origin(np.asarray(start)[inside], np.asarray(kind, dtype=object)[inside])), b)] \
-                if inside.any() else []
+            ins = None if instants is None else np.asarray(instants)[(np.asarray(instants) >= a)
+                                                                     & (np.asarray(instants) < b)]
+            # from the first kept event (or allocator instant) on: the selected Timeline's window starts there (the
+            # origin of its offsets)
+            kept = [(max(a, window_origin(np.asarray(start)[inside], np.asarray(kind, dtype=object)[inside], ins)),
+                     b)] if inside.any() or (ins is not None and len(ins)) else []
         if self.steps is not None:
             steps = self._step_intervals(start, dur, kind, name)
             kept = [(max(a, c), min(b, d)) for a, b in kept for c, d in steps if max(a, c) < min(b, d)]
@@ -298,7 +328,8 @@ class Selection:
             out[name] = part
         return out
 
-    def clip_dur(self, start: np.ndarray, dur: np.ndarray, kind: np.ndarray, name: np.ndarray) -> np.ndarray:
+    def clip_dur(self, start: np.ndarray, dur: np.ndarray, kind: np.ndarray, name: np.ndarray,
+                 instants: np.ndarray | None = None) -> np.ndarray:
         """Durations [ns] of one rank's rows (all of them, before :meth:`keep_mask` filters) cut to the selection:
         with a window, no event ends after the window's end; with steps, no host event ends after the end of the
         step it starts in (GPU work keeps its whole duration: it lags its launch by design). Rows outside the
@@ -310,7 +341,7 @@ class Selection:
         if not len(out):
             return out
         if self.window_ns is not None and self.window_ns[1] is not None:
-            end = window_origin(start, kind) + self.window_ns[1]
+            end = window_origin(start, kind, instants) + self.window_ns[1]
             np.minimum(out, np.maximum(end - start, 0), out=out)
         if self.steps is not None:
             host = ~np.isin(kind, ("kernel", "comm", "memcpy", "memset"))
@@ -335,17 +366,19 @@ class Selection:
             # only the selected ranks are cut (the others would each build an empty part: a one-rank check of a
             # 1,000-rank folder cost a second per 20 ranks)
             groups = [(r, g) for r, g in groups if self.wants_rank(int(r))]
+        instants = side_instants(timeline.tables)
         for rank, g in groups:
             corr = g["correlation_id"]
+            ins = instants.get(int(rank))
             mask = self.keep_mask(g["start_ns"].to_numpy(), g["dur_ns"].to_numpy(),
                                   g["kind"].astype(str).to_numpy(dtype=object),
                                   g["name"].astype(str).to_numpy(dtype=object),
-                                  corr.fillna(0).to_numpy(dtype=np.int64), corr.notna().to_numpy(), int(rank))
+                                  corr.fillna(0).to_numpy(dtype=np.int64), corr.notna().to_numpy(), int(rank), ins)
             kept = g[mask]
             if self.active:
                 kept = kept.assign(dur_ns=self.clip_dur(
                     g["start_ns"].to_numpy(), g["dur_ns"].to_numpy(), g["kind"].astype(str).to_numpy(dtype=object),
-                    g["name"].astype(str).to_numpy(dtype=object))[mask].astype(g["dur_ns"].dtype))
+                    g["name"].astype(str).to_numpy(dtype=object), ins)[mask].astype(g["dur_ns"].dtype))
             old_ids = kept["event_id"].to_numpy()
             co = timeline.counters[timeline.counters["event_id"].isin(old_ids)].copy()
             remap = {int(o): i for i, o in enumerate(old_ids)}
@@ -361,7 +394,7 @@ class Selection:
             rej = timeline.rejected[timeline.rejected["rank"] == rank]
             iv = self.kept_intervals(g["start_ns"].to_numpy(), g["dur_ns"].to_numpy(),
                                      g["kind"].astype(str).to_numpy(dtype=object),
-                                     g["name"].astype(str).to_numpy(dtype=object))
+                                     g["name"].astype(str).to_numpy(dtype=object), ins)
             rej, out_n = rejected_inside(rej, iv)
             outside += out_n
             tables = self.cut_tables(timeline.tables, int(rank), iv, remap, first=not parts)
