@@ -108,8 +108,9 @@ def load_task(path: str, strict: bool, select: Selection | None, cache: bool, pa
 def load_many(files: list[Path], strict: bool, select: Selection | None, cache: bool, workers: int | None,
               scheduler: Any = None, parts: bool = False, formats: list[str] | None = None
               ) -> list[Timeline | Parts | GpulensError | None]:
-    """Load ``files`` in order: on Dask when ``scheduler`` is given, else in a pool of ``workers`` processes
-    (chosen by :func:`default_workers` when None; the pool is used only for large inputs when not forced);
+    """Load ``files`` in order: on Dask when ``scheduler`` is given, else in ``workers`` processes — this
+    one (its share: :func:`own_share`) and a pool of ``workers - 1`` — (chosen by :func:`default_workers` when None;
+    the pool is used only for large inputs when not forced);
     ``parts``, ``formats`` (collector name per file): see :func:`load_task`."""
     args = [(str(f), strict, select, cache, parts, fmt) for f, fmt in zip(files, formats or [None] * len(files))]
     if scheduler is not None:
@@ -155,7 +156,7 @@ def own_share(sizes: list[int], workers: int) -> list[int]:
 
 def _preload() -> threading.Thread:
     """Import what the analysis of the loaded files will import (every analyzer module) in a
-    thread of this process while the pool loads — this process only waits then — instead of after loading (≈ 0.4 s
+    thread of this process while the files load (beside this process's own share) instead of after loading (≈ 0.4 s
     of CPU on the critical path of a run of 8 rank files; issue 16). Started only once the pool's processes exist
     (a fork during an import would copy its lock) and joined before loading returns (the analysis may fork)."""
     def run() -> None:
