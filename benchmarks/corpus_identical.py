@@ -12,7 +12,9 @@ branch):
 input: rank files, rocprof output), or a file named directly — as ``gpulens analyze INPUT --no-cache -q --json``
 does (the command-line entry point called in-process), and writes each JSON report with its ``created`` stamp
 removed (keys sorted), plus ``index.json``: input path, exit code, the end of what it printed on stderr, CPU
-seconds. ``compare`` prints each input whose exit code, report or (without a report) error text differs, and the
+seconds. ``run --all-outputs`` also writes each input's HTML report, Markdown summary and console summary (the
+command without ``-q``, as printed to a pipe) beside it, creation times and the output folder masked (:data:`STAMP`), and ``compare``
+then requires them byte-identical too (rendering speed work must not change a character). ``compare`` prints each input whose exit code, report or (without a report) error text differs, and the
 counts; it exits 1 when any differs. Files named ``*.md`` are not inputs.
 """
 
@@ -23,9 +25,16 @@ import contextlib
 import hashlib
 import io
 import json
+import re
 import sys
 import time
 from pathlib import Path
+
+
+#: A report's creation time (ISO 8601 to the second, with its UTC offset): masked in the compared renderings.
+STAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[+-]\d{2}:\d{2}|Z)?", re.ASCII)
+#: Renderings written by ``run --all-outputs`` (suffix of the file beside the JSON report).
+RENDERINGS = (".html", ".md", ".console.txt")
 
 
 def inputs_of(roots: list[Path]) -> list[Path]:
@@ -39,7 +48,7 @@ def inputs_of(roots: list[Path]) -> list[Path]:
     return out
 
 
-def run(out: Path, roots: list[Path]) -> None:
+def run(out: Path, roots: list[Path], all_outputs: bool = False) -> None:
     """Analyse every input of ``roots`` into ``out`` (see the module docstring)."""
     from gpulens.cli import main
 
@@ -47,11 +56,14 @@ def run(out: Path, roots: list[Path]) -> None:
     index = []
     for p in inputs_of(roots):
         dst = out / (hashlib.blake2b(str(p).encode(), digest_size=6).hexdigest() + ".json")
-        err = io.StringIO()
+        err, said = io.StringIO(), io.StringIO()
+        args = ["analyze", str(p), "--no-cache", "--json", str(dst)]
+        args += [a for suffix, opt in zip(RENDERINGS[:2], ("--html", "--markdown"))
+                 for a in (opt, str(dst.with_suffix(suffix)))] if all_outputs else ["-q"]
         t = time.process_time()
         try:
-            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
-                rc = main(["analyze", str(p), "--no-cache", "-q", "--json", str(dst)])
+            with contextlib.redirect_stdout(said), contextlib.redirect_stderr(err):
+                rc = main(args)
         except SystemExit as e:
             rc = e.code
         except Exception as e:  # noqa: BLE001 - recorded, compared like any outcome
@@ -62,6 +74,15 @@ def run(out: Path, roots: list[Path]) -> None:
             doc.pop("created", None)
             dst.write_text(json.dumps(doc, sort_keys=True, indent=0, default=str))
             rec["json"] = dst.name
+        if all_outputs:
+            dst.with_suffix(RENDERINGS[2]).write_text(said.getvalue())
+            rec["renderings"] = []
+            for suffix in RENDERINGS:
+                r = dst.with_suffix(suffix)
+                if r.exists():
+                    # the report files' own paths ("JSON report written to OUT/…") differ between the two runs
+                    r.write_text(STAMP.sub("<created>", r.read_text()).replace(str(out), "<out>"))
+                    rec["renderings"].append(r.name)
         index.append(rec)
         print(rec["cpu_s"], rc, p, flush=True)
     (out / "index.json").write_text(json.dumps(index, indent=1))
@@ -71,7 +92,7 @@ def compare(a: Path, b: Path) -> int:
     """Differences between two ``run`` folders, printed; 0 when every input came out the same, else 1."""
     ia = {r["path"]: r for r in json.loads((a / "index.json").read_text())}
     ib = {r["path"]: r for r in json.loads((b / "index.json").read_text())}
-    same = reports = 0
+    same = reports = rendered = 0
     for p in sorted(set(ia) | set(ib)):
         ra, rb = ia.get(p), ib.get(p)
         if ra is None or rb is None:
@@ -81,13 +102,20 @@ def compare(a: Path, b: Path) -> int:
         if ok and ra.get("json"):
             reports += 1
             ok = (a / ra["json"]).read_bytes() == (b / rb["json"]).read_bytes()
-        elif ok:
+        if ok and (ra.get("renderings") or rb.get("renderings")):
+            ok = ra.get("renderings") == rb.get("renderings") and all(
+                (a / n).read_bytes() == (b / n).read_bytes() for n in ra["renderings"])
+            rendered += ok and bool(ra["renderings"])
+            if not ok:
+                print("rendering differs:", p)
+        if ok and not ra.get("json"):
             ok = ra["err"] == rb["err"]
         same += ok
         if not ok:
             print("differs:", p, ra["rc"], rb["rc"])
     n = len(set(ia) | set(ib))
-    print(f"{n} inputs: {same} identical ({reports} JSON reports compared), {n - same} different")
+    print(f"{n} inputs: {same} identical ({reports} JSON reports compared, {rendered} inputs' console, HTML and "
+          f"Markdown renderings byte-identical), {n - same} different")
     return 0 if same == n else 1
 
 
@@ -97,12 +125,13 @@ def main(argv: list[str] | None = None) -> int:
     r = sub.add_parser("run", help="analyse every input into a folder")
     r.add_argument("out", type=Path)
     r.add_argument("roots", type=Path, nargs="+")
+    r.add_argument("--all-outputs", action="store_true", help="also the console summary, HTML and Markdown")
     c = sub.add_parser("compare", help="compare two run folders")
     c.add_argument("a", type=Path)
     c.add_argument("b", type=Path)
     args = ap.parse_args(argv)
     if args.cmd == "run":
-        run(args.out, args.roots)
+        run(args.out, args.roots, args.all_outputs)
         return 0
     return compare(args.a, args.b)
 

@@ -32,8 +32,10 @@ MISSING = "unknown"
 
 def is_missing(v: Any) -> bool:
     """True for None, pandas NA/NaT and float NaN (numpy floats included)."""
-    if type(v) is float:  # the common case first, without the ABC check below
+    if isinstance(v, float):  # the common cases first (float, numpy float64), without the ABC check below
         return v != v
+    if type(v) is int or type(v) is bool:
+        return False
     if v is None or type(v).__name__ in ("NAType", "NaTType"):
         return True
     if isinstance(v, numbers.Real) and not isinstance(v, bool):
@@ -49,10 +51,11 @@ def fmt_ns(ns: Any) -> str:
     """Human time with an SI prefix: 812 → ``'812 ns'``, 1234 → ``'1.23 µs'``, 5e6 → ``'5.00 ms'``; an hour or more
     in hours (7.2e12 → ``'2.00 h'``) and a day or more in days (8.8e15 → ``'101.90 days'``: "8804374.25 s" reads as
     nothing); missing or infinite → ``'unknown'``."""
-    if is_missing(ns):
-        return MISSING
-    if not _num(ns):
-        return str(ns)
+    if type(ns) is not float or ns != ns:  # a plain float (most calls) skips the checks below
+        if is_missing(ns):
+            return MISSING
+        if not _num(ns):
+            return str(ns)
     ns = float(ns)
     if math.isinf(ns):  # no time is infinite: an impossible value reads unknown, never "inf s"
         return MISSING
@@ -154,6 +157,8 @@ def fmt_count(n: Any) -> str:
     if is_missing(n):
         return MISSING
     f = float(n)
+    if math.isinf(f):  # no count is infinite (int(inf) raised OverflowError: an internal error, not a report)
+        return MISSING
     return f"{int(round(f)):,}" if f.is_integer() or abs(f) >= 100 else f"{f:,.2f}"
 
 

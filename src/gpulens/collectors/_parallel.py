@@ -108,8 +108,9 @@ def load_task(path: str, strict: bool, select: Selection | None, cache: bool, pa
 def load_many(files: list[Path], strict: bool, select: Selection | None, cache: bool, workers: int | None,
               scheduler: Any = None, parts: bool = False, formats: list[str] | None = None
               ) -> list[Timeline | Parts | GpulensError | None]:
-    """Load ``files`` in order: on Dask when ``scheduler`` is given, else in a pool of ``workers`` processes
-    (chosen by :func:`default_workers` when None; the pool is used only for large inputs when not forced);
+    """Load ``files`` in order: on Dask when ``scheduler`` is given, else in ``workers`` processes — this
+    one (its share: :func:`own_share`) and a pool of ``workers - 1`` — (chosen by :func:`default_workers` when None;
+    the pool is used only for large inputs when not forced);
     ``parts``, ``formats`` (collector name per file): see :func:`load_task`."""
     args = [(str(f), strict, select, cache, parts, fmt) for f, fmt in zip(files, formats or [None] * len(files))]
     if scheduler is not None:
@@ -119,18 +120,43 @@ def load_many(files: list[Path], strict: bool, select: Selection | None, cache: 
         workers = default_workers(files) if total >= POOL_MIN_BYTES else 1
     if workers <= 1 or len(files) < 2:
         return [load_task(*a) for a in args]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        loading = pool.map(load_task, *zip(*args))  # every worker process is forked by now (fork start method)
+    own = own_share([f.stat().st_size for f in files], workers)
+    rest = [i for i in range(len(args)) if i not in own]
+    out: list[Timeline | Parts | GpulensError | None] = [None] * len(args)
+    with ProcessPoolExecutor(max_workers=workers - 1) as pool:
+        # every worker process is forked by now (fork start method)
+        loading = pool.map(load_task, *zip(*(args[i] for i in rest)))
         preload = _preload()
         try:
-            return list(loading)
+            for i in own:  # this process is one of the ``workers``: no pickling, no transfer of its share
+                out[i] = load_task(*args[i])
+            for i, got in zip(rest, loading):
+                out[i] = got
         finally:
             preload.join()
+    return out
+
+
+def own_share(sizes: list[int], workers: int) -> list[int]:
+    """Positions of the files the process running :func:`load_many` loads itself while its ``workers - 1`` pool
+    processes load the others: the last files, about ``1 / workers`` of the bytes (a file when at least half of
+    it fits), at least one and never all. Before session 45 this process only waited on a pool of ``workers``
+    (its CPU time then: receiving and unpickling every file's columns, ≈ 0.17 s for 8 files × 31 MB) while the
+    pool's processes pickled them, on the critical path of a rank directory's load (issue 16, target 5)."""
+    room = sum(sizes) / workers
+    own: list[int] = []
+    took = 0.0
+    for i in range(len(sizes) - 1, 0, -1):
+        if own and took + sizes[i] / 2 > room:
+            break
+        own.append(i)
+        took += sizes[i]
+    return sorted(own)
 
 
 def _preload() -> threading.Thread:
     """Import what the analysis of the loaded files will import (every analyzer module) in a
-    thread of this process while the pool loads — this process only waits then — instead of after loading (≈ 0.4 s
+    thread of this process while the files load (beside this process's own share) instead of after loading (≈ 0.4 s
     of CPU on the critical path of a run of 8 rank files; issue 16). Started only once the pool's processes exist
     (a fork during an import would copy its lock) and joined before loading returns (the analysis may fork)."""
     def run() -> None:

@@ -137,9 +137,13 @@ def _kv_row(r: AnalysisResult, row: pd.Series, skip: tuple[str, ...] = ("name", 
     vendor = r.summary.get("vendor") or vendor  # the result's vendor (occupancy), else the input's: SM or CU…
     t = r.table if isinstance(r.table, pd.DataFrame) else pd.DataFrame()
     in_t = set(t.columns) if len(t) > 1 else set()  # (a str Index is slow to iterate and to ask, column by column)
-    cols = [c for c in shown_columns(row.index.tolist()) if c not in skip
-            and not (unit_of(c, r.columns.get(c, "")) == "note" and (row[c] is None or row[c] != row[c]
-                                                                       or str(row[c]).strip() == ""))
+    # each value, declaration and unit read once (a Series lookup per use was a third of the kernel pages' time)
+    shown = [c for c in shown_columns(row.index.tolist()) if c not in skip]
+    val = {c: row[c] for c in shown}
+    doc = {c: r.columns.get(c, "") for c in shown}
+    unit = {c: unit_of(c, doc[c]) for c in shown}
+    cols = [c for c in shown
+            if not (unit[c] == "note" and (val[c] is None or val[c] != val[c] or str(val[c]).strip() == ""))
             # a figure no row of this input has (an AMD-only measured-peak % on an NVIDIA capture) is no line
             # "not measured" beside the figure that is: it is left out
             and not (c in in_t and unknown_everywhere(t, c))]
@@ -147,10 +151,9 @@ def _kv_row(r: AnalysisResult, row: pd.Series, skip: tuple[str, ...] = ("name", 
         cols.remove("limiter")                    # page's 'Limiter:' line says it ('registers + shared memory')
     low = row.get("flops_lower_bound")
     lower = isinstance(low, str) and bool(low)  # FLOPs over partial FP counters: "≥", as in the tables
-    return kv_html([(vendor_label(c, vendor, column_label(c, r.columns.get(c, "")), r.columns.get(c, "")),
-                     limiter_text(row[c], vendor) if c in ("limiter", "limiters") else
-                     lower_bound_mark(fmt_unit(row[c], unit_of(c, r.columns.get(c, ""))), c,
-                                      unit_of(c, r.columns.get(c, "")), lower)) for c in cols])
+    return kv_html([(vendor_label(c, vendor, column_label(c, doc[c]), doc[c]),
+                     limiter_text(val[c], vendor) if c in ("limiter", "limiters") else
+                     lower_bound_mark(fmt_unit(val[c], unit[c]), c, unit[c], lower)) for c in cols])
 
 
 def _no_launch_row_reason(launches: AnalysisResult | None) -> str:

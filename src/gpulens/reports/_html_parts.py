@@ -7,6 +7,7 @@ HTML-like markup in labels, and decodes ``&lt;``), and :func:`script_json` for J
 
 from __future__ import annotations
 
+import functools
 import html as _html
 import json
 import math
@@ -17,7 +18,7 @@ from typing import Any, Iterable, Sequence
 import pandas as pd
 
 from gpulens.reports._md_safe import visible
-from gpulens.reports._values import ge_mark, lower_bound_column, lower_bound_flags
+from gpulens.reports._values import _PLAIN_NUMBERS, ge_mark, lower_bound_column, lower_bound_flags
 from gpulens.reports._values import _UNKNOWN, unknown_everywhere  # noqa: F401 (re-exported: the HTML pages use it)
 from gpulens.reports._format import (MISSING, TEXT_UNITS, _is_bool, _is_num, clip, column_label, fmt_unit, is_missing,
                                       unit_of)
@@ -62,7 +63,13 @@ PLOT_CONFIG = {"displaylogo": False, "responsive": True}
 def esc(v: Any) -> str:
     """HTML-escape any value's text (quotes included), for element content and attribute values; control and
     bidirectional characters are written as visible ``\\uXXXX`` (:func:`~gpulens.reports._md_safe.visible`)."""
-    return _html.escape(visible("" if v is None else str(v), bidi=True), quote=True)
+    return _esc_text("" if v is None else str(v))
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _esc_text(s: str) -> str:
+    """:func:`esc` of a ``str``, memoised: a report escapes the same names, labels and figures many times over."""
+    return _html.escape(visible(s, bidi=True), quote=True)
 
 
 def plot_text(v: Any, n: int = LABEL_CHARS) -> str:
@@ -144,6 +151,9 @@ def _json_default(o: Any) -> Any:
 
 
 def _sort_key(v: Any) -> str:
+    if type(v) in _PLAIN_NUMBERS:  # most cells: a number (what the checks below conclude, without them)
+        f = float(v)
+        return "" if f != f else repr(f)
     if _is_bool(v):
         return "1" if v else "0"
     if _is_num(v):

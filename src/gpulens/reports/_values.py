@@ -110,8 +110,19 @@ NO_NOTE = "none"
 TEXT_UNITS = ("text", "note", "shapes", "dtypes")
 
 
+#: Number types :func:`fmt_unit` formats without its checks for other kinds of value (most cells are one of these).
+_PLAIN_NUMBERS = frozenset({float, int, np.float64, np.int64, np.float32, np.int32})
+
+
 def fmt_unit(v: Any, unit: str) -> str:
     """One value as a person reads it, from its declared ``unit`` (see the module docstring)."""
+    if type(v) in _PLAIN_NUMBERS:  # what the checks below conclude for these types, without them
+        f = float(v)
+        if f != f:
+            return NO_NOTE if unit == "note" else MISSING
+        return _fmt_number(f, v, unit)
+    if type(v) is str and unit not in ("shapes", "dtypes"):  # the other common cell: text (as below, without checks)
+        return _fmt_text(v, unit)
     if unit in ("shapes", "dtypes") and isinstance(v, str) and v.strip() not in ("", "None", "nan", "<NA>"):
         return clip(shapes_text(v) if unit == "shapes" else dtypes_text(v), CELL_CHARS)
     if not isinstance(v, _SCALARS) and isinstance(v, (Mapping, list, tuple, np.ndarray)):
@@ -121,13 +132,22 @@ def fmt_unit(v: Any, unit: str) -> str:
     if _is_bool(v):
         return "yes" if v else "no"
     if isinstance(v, str):
-        s = v.strip()
-        if s in ("", "None", "nan", "NaN", "null", "<NA>"):
-            return NO_NOTE if unit == "note" else MISSING
-        return clip(s, CELL_CHARS)
+        return _fmt_text(v, unit)
     if not _is_num(v):
         return clip(str(v), CELL_CHARS)
-    f = float(v)
+    return _fmt_number(float(v), v, unit)
+
+
+def _fmt_text(v: str, unit: str) -> str:
+    """:func:`fmt_unit` of a ``str`` (a missing mark for the texts that stand for no value)."""
+    s = v.strip()
+    if s in ("", "None", "nan", "NaN", "null", "<NA>"):
+        return NO_NOTE if unit == "note" else MISSING
+    return clip(s, CELL_CHARS)
+
+
+def _fmt_number(f: float, v: Any, unit: str) -> str:
+    """:func:`fmt_unit` of a number ``v`` that is not missing (``f``: ``float(v)``)."""
     if unit == "ns":
         return fmt_ns(f)
     if unit == "%":  # never a false 0.0 % or 100.0 % (share_pct_text): 11.02 µs busy of an 11.02 µs span less 1 ns
@@ -177,13 +197,17 @@ def with_limiter_text(t: Any, vendor: str | None = None) -> Any:
 
 def fmt_timestamp(ns: Any) -> str:
     """A point in time [ns since the Unix epoch] as UTC date and time to the millisecond; values before 1973 are
-    taken as a non-epoch clock (``clock at 12.34 s``)."""
+    taken as a non-epoch clock (``clock at 12.34 s``); one no calendar holds (after year 9999, infinite) reads
+    unknown."""
     import datetime as _dt
 
     f = float(ns)
     if abs(f) < 1e17:
         return f"clock at {fmt_ns(f)}"
-    d = _dt.datetime.fromtimestamp(f / 1e9, tz=_dt.timezone.utc)
+    try:
+        d = _dt.datetime.fromtimestamp(f / 1e9, tz=_dt.timezone.utc)
+    except (OverflowError, ValueError, OSError):  # past year 9999, or infinite: no time, never an internal error
+        return MISSING
     return d.strftime("%Y-%m-%d %H:%M:%S.") + f"{d.microsecond // 1000:03d} UTC"
 
 
