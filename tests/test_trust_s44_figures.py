@@ -185,7 +185,7 @@ def test_above_roof_reason_is_shown_beside_unknown_in_every_report(tmp_path):
     text = console.render(rep, width=200)
     assert "│ unknown * │" in text and why in " ".join(text.split())
     md = markdown.render(rep)
-    assert "| fp32 | unknown \\* | unknown | unknown \\* |" in md and "_\\" + why in md
+    assert "| fp32 | unknown \\* | unknown \\* | unknown \\* |" in md and "_\\" + why in md
     page = _html.unescape(re.sub(r"<[^>]+>", " ", html.render(rep)))
     assert " unknown * " in page and why in page
 

@@ -79,6 +79,16 @@ def contradictions(src) -> tuple[int, list[str]]:
             if span is not None and st > span * gpus + 0.5:
                 out.append(f"{tag}: time at stake {st} > the span {span}")
         ro, so, oc = roof.get(name), sol.get(name), occ.get(name)
+        note = r.get("stake_note") if isinstance(r.get("stake_note"), str) else ""
+        calls = int(_num(r["calls"]) or 0)
+        m = re.match(r"from .+? at (\d+(?:\.\d+)?) % of its peak", note, re.A)
+        if st is not None and t and m:  # the figure is the distance to the peak its note names (one decimal)
+            want = t * (1 - float(m.group(1)) / 100)
+            if abs(st - want) > 0.0005 * t + 1 and abs(st - max(t - calls * 2_000, 0)) > 1:
+                out.append(f"{tag}: time at stake {st} is not {note!r} of {t} ({want:.0f})")
+        if st is not None and t and note.startswith("capped at its time less 2.00 µs") \
+                and st != max(t - calls * 2_000, 0):
+            out.append(f"{tag}: time at stake {st} beside {note!r} ({t} − {calls} × 2 µs)")
         for row, cols, what in ((ro, ("roof_pct", "bound_pct", "datasheet_roof_pct"), "roofline"),
                                 (so, ("compute_pct", "memory_pct", "dram_pct", "l1_pct", "l2_pct", "tensor_pct",
                                       "achieved_occupancy_pct"), "speed of light"),
@@ -157,13 +167,20 @@ def test_no_kernel_verdict_contradicts_its_figures(path):
         return
     found = [x for s in rep.sources for x in contradictions(s)[1]]
     assert not found, found
+    # the verdict's title is the answer: its class and at most the few figures that prove it (the rest, up to ~11
+    # figures, is its evidence in the detail)
+    for s in rep.sources:
+        for f in s.findings():
+            if (f.key or "").startswith("kernel:") and f.category and f": {f.category}" in f.title:
+                proof = f.title.split(f": {f.category}", 1)[1].split("; at stake", 1)[0]
+                assert len(re.findall(r"\d+(?:[.,]\d+)*", proof, re.A)) <= 4, f.title
 
 
 def _fake(verdict, time_ns, stake, roof=None, sol=None, occ=None, evidence="", name="k"):
     def res(row):
         return SimpleNamespace(skipped=row is None, table=pd.DataFrame([{"name": name, **(row or {})}]))
     v = res({"kind": "kernel", "calls": 1, "time_ns": time_ns, "verdict": verdict, "time_at_stake_ns": stake,
-             "evidence": evidence})
+             "evidence": evidence, "stake_note": None})
     return SimpleNamespace(results={"verdicts": v, "roofline": res(roof), "speed_of_light": res(sol),
                                     "occupancy": res(occ)},
                            summary={"device_span_ns": 1_000_000, "rank_span_ns": {0: 1_000_000}})
@@ -183,6 +200,12 @@ def test_the_checker_finds_each_kind_of_contradiction():
                                 evidence="stalls: 70.4 % memory throughput"))[1]
     assert contradictions(_fake("compute-bound", 100, 50, sol={"compute_pct": 20.0, "memory_pct": 5.0}))[1]
     assert contradictions(_fake("latency/occupancy-bound", 100, 150))[1]  # more at stake than its time
+    # a time at stake that is not the distance its note names: 111.81 µs × (1 − 32.1 %) = 75.92 µs, not 52 µs
+    fake = _fake("latency/occupancy-bound", 111_810, 52_000, sol=sol)
+    fake.results["verdicts"].table["stake_note"] = "from compute at 32.1 % of its peak (measured speed of light)"
+    assert any("is not" in x for x in contradictions(fake)[1])
+    fake.results["verdicts"].table["time_at_stake_ns"] = 75_919
+    assert contradictions(fake)[1] == []
     assert contradictions(_fake("memory-bound", 100, 10, roof={"roof_pct": 101.0, "ridge_side": "memory"}))[1]
     assert contradictions(_fake("communication-bound", 100, 10, name="gemm_kernel"))[1]
     assert contradictions(_fake("latency/occupancy-bound", 100, 10, occ={"achieved_occupancy_pct": 90.0,
@@ -333,12 +356,12 @@ def test_above_roof_row_marks_every_figure_resting_on_it(tmp_path):
     row = next(ln for ln in text.splitlines() if ln.startswith("│ add_kernel"))
     cells = [c.strip() for c in row.strip("│").split("│")]
     # kernel, TFLOP/s, GB/s, FLOP/B, prec, bound, bound from, % of roofline, from
-    assert cells[1:4] == ["unknown *", "unknown *", f"{ai:.1f} *"] and cells[5] == "unknown *" \
-        and cells[7] == "unknown *", cells
+    assert cells[1:4] == ["unknown *", "unknown *", f"{ai:.1f} *"] and cells[5:8] == ["unknown *"] * 3, cells
     why = ("* the marked figures of this row are unknown or rest on a figure above its roof: the op shapes give "
            f"{round(12_582_912 / 1e-6 / 3.35e12 * 100, 1)} % of the roof")
     assert why in " ".join(text.split())
     md = markdown.render(rep)
-    assert "| add\\_kernel | 5.00 µs | 0.0833 FLOP/B \\* | unknown \\* | unknown \\* | fp32 | unknown \\* |" in md
+    assert ("| add\\_kernel | 5.00 µs | 0.0833 FLOP/B \\* | unknown \\* | unknown \\* | fp32 | unknown \\* | unknown \\* | "
+            "unknown \\* |") in md
     page = " ".join(_html.unescape(re.sub(r"<[^>]+>", " ", html.render(rep))).split())
     assert "0.0833 FLOP/B *" in page and why in page

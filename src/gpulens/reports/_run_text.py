@@ -411,10 +411,10 @@ ROOF_MARKS = ("*",)
 #: The roofline cells an above-roof note (``roof_note``) marks: every figure of the row that is unknown because of
 #: the impossible value or rests on the figure that made it — the op shapes' bytes (their FLOP/B and bytes), or the
 #: GPU's peak figures (the roofs and ridge point) when counters measured the work. One rule for every report.
-ABOVE_ROOF_CELLS = {"shapes": ("bytes", "arithmetic_intensity", "flops_per_s", "bytes_per_s", "bound", "roof_pct",
-                               "datasheet_roof_pct", "time_at_stake_ns"),
+ABOVE_ROOF_CELLS = {"shapes": ("bytes", "arithmetic_intensity", "flops_per_s", "bytes_per_s", "bound", "bound_basis",
+                               "roof_pct", "datasheet_roof_pct", "time_at_stake_ns"),
                     "counters": ("flops_per_s", "bytes_per_s", "peak_flops_per_s", "peak_bytes_per_s", "ridge_point",
-                                 "bound", "roof_pct", "datasheet_roof_pct", "time_at_stake_ns")}
+                                 "bound", "bound_basis", "roof_pct", "datasheet_roof_pct", "time_at_stake_ns")}
 
 
 def _cell_text(column: str, value: Any) -> str:

@@ -240,7 +240,7 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
         rows = [[Text(short), *(m[c] if isinstance(m[c], str) else cell[c](m[c])
                                 for c in ("flops_per_s", "bytes_per_s", "arithmetic_intensity")),
                  fmt_unit(r.precision, "text"), cell["bound"](m["bound"]),
-                 fmt_unit(getattr(r, "bound_basis", None), "text"),
+                 cell["bound"](m.get("bound_basis")),
                  bound_pct_text(getattr(r, "bound_pct", None), getattr(r, "bound_pct_unit", None), _num),
                  m["roof_pct"] if isinstance(m["roof_pct"], str) else _num(r.roof_pct),
                  # a FLOP count over fewer FP counters than its formula names is a lower bound (roofline's note)
