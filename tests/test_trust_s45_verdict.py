@@ -215,7 +215,7 @@ def test_the_checker_finds_each_kind_of_contradiction():
 
 # --- 1. the roofline on an assumed GPU vs the measured speed of light ---------------------------------------------
 
-RTX5090_GEMM = SHARED / "ncu" / "codegandee_rtx5090_ncu-v2_kernel_0005_details.csv"
+RTX5090_GEMM = DATA / "nvidia" / "codegandee_rtx5090_ncu-v2_kernel_0005_details.csv"  # also in ../shared/traces
 
 
 def _metric(path: Path, name: str) -> float:
@@ -227,8 +227,6 @@ def _metric(path: Path, name: str) -> float:
 
 @pytest.fixture(scope="module")
 def gemm():
-    if not RTX5090_GEMM.exists():
-        pytest.skip("developer corpus file ncu/codegandee_rtx5090_ncu-v2_kernel_0005_details.csv not present")
     return gpulens.analyze([RTX5090_GEMM])
 
 
@@ -368,3 +366,21 @@ def test_above_roof_row_marks_every_figure_resting_on_it(tmp_path):
             "unknown \\* |") in md
     page = " ".join(_html.unescape(re.sub(r"<[^>]+>", " ", html.render(rep))).split())
     assert "0.0833 FLOP/B *" in page and why in page
+
+
+def test_above_roof_from_counters_marks_the_rates_not_the_measured_bound(tmp_path):
+    import json
+
+    from gpulens.reports import console
+
+    # the H200 ncu CSV's gemm_wmma against a spec file's 20 GB/s memory roof: 152.8 % of its roof (test_trust_s44:
+    # 17.18 GFLOP over 19.12 MB in 625.54 µs). The counters are measured: its FLOP/B (899) stands unmarked, and so
+    # does the bound its speed of light gave (memory, L1); its rates and % of roofline are unknown, marked
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"base": "H200", "figures": {"memory_bandwidth": 20}}))
+    rep = gpulens.analyze([DATA / "nvidia" / "h200" / "h200_kernels_details.csv"], device_spec=str(spec))
+    text = console.render(rep, width=250)
+    row = next(ln for ln in text.splitlines() if ln.startswith("│ gemm_wmma"))
+    cells = [c.strip() for c in row.strip("│").split("│")]
+    assert cells[1:4] == ["unknown *", "unknown *", "898.5"] and cells[5:8] == [
+        "memory (L1)", "measured speed of light", "unknown *"], cells

@@ -408,13 +408,27 @@ def roofline_display(table: Any) -> Any:
 #: the verdict table that may stand beside it (:data:`STAKE_MARKS`).
 ROOF_MARKS = ("*",)
 
-#: The roofline cells an above-roof note (``roof_note``) marks: every figure of the row that is unknown because of
-#: the impossible value or rests on the figure that made it — the op shapes' bytes (their FLOP/B and bytes), or the
-#: GPU's peak figures (the roofs and ridge point) when counters measured the work. One rule for every report.
-ABOVE_ROOF_CELLS = {"shapes": ("bytes", "arithmetic_intensity", "flops_per_s", "bytes_per_s", "bound", "bound_basis",
-                               "roof_pct", "datasheet_roof_pct", "time_at_stake_ns"),
-                    "counters": ("flops_per_s", "bytes_per_s", "peak_flops_per_s", "peak_bytes_per_s", "ridge_point",
-                                 "bound", "bound_basis", "roof_pct", "datasheet_roof_pct", "time_at_stake_ns")}
+#: The roofline cells an above-roof note (``roof_note``) marks, one rule for every report: those it left unknown
+#: (the attained rates, the roofline's bound and shares, its time at stake) — a bound the measured speed of light
+#: gave stands and is not marked, nor a rate unknown for want of a FLOP count — and those resting on the figure that
+#: made it impossible: the op shapes' bytes (their FLOP/B), or the GPU's peak figures (roofs, ridge point) when
+#: counters measured the work.
+ABOVE_ROOF_UNKNOWN = ("flops_per_s", "bytes_per_s", "bound", "bound_basis", "roof_pct", "datasheet_roof_pct",
+                      "time_at_stake_ns")
+ABOVE_ROOF_RESTS_ON = {"shapes": ("bytes", "arithmetic_intensity"),
+                       "counters": ("peak_flops_per_s", "peak_bytes_per_s", "ridge_point")}
+
+
+def _above_roof_cells(row: Mapping[str, Any], note: str) -> list[str]:
+    """The cells of a roofline ``row`` its above-roof ``note`` marks (:data:`ABOVE_ROOF_UNKNOWN`,
+    :data:`ABOVE_ROOF_RESTS_ON`)."""
+    def gone(v: Any) -> bool:
+        return is_missing(v) or v == "unknown"
+
+    src = "shapes" if note.startswith("the op shapes") else "counters"
+    return [c for c in ABOVE_ROOF_UNKNOWN if c in row and gone(row[c])
+            and not (c == "flops_per_s" and gone(row.get("flops")))] + \
+        [c for c in ABOVE_ROOF_RESTS_ON[src] if c in row and not gone(row[c])]
 
 
 def _cell_text(column: str, value: Any) -> str:
@@ -430,7 +444,7 @@ def roof_note_display(table: Any, shown: int | None = None, fmt: Any = None) -> 
     table saying why — so the reason stands where the figure does (it was in the JSON and a finding only):
 
     * ``roof_note`` (the kernel's figures put it above its roof, :func:`gpulens.analyzers.roofline._above_roof`):
-      every cell of :data:`ABOVE_ROOF_CELLS` — "unknown *" where the impossible share made the figure unknown,
+      every cell :func:`_above_roof_cells` names — "unknown *" where the impossible share made the figure unknown,
       "0.0833 FLOP/B *" where it rests on the doubtful bytes (only "% of roofline" was marked: the FLOP/B of the
       same impossible bytes read as a result);
     * ``placement_note`` (the measured speed of light overrules the roofline's placement): its "% of roofline",
@@ -450,8 +464,7 @@ def roof_note_display(table: Any, shown: int | None = None, fmt: Any = None) -> 
     listed: dict[str, str] = {}
     for i, (mark, note) in sorted(notes.items()):
         above = isinstance(rows[i].get("roof_note"), str) and rows[i].get("roof_note")
-        cells = ABOVE_ROOF_CELLS["counters" if rows[i].get("flops_source") == "counters" else "shapes"] if above \
-            else ("roof_pct",)
+        cells = _above_roof_cells(rows[i], above) if above else ("roof_pct",)
         for c in cells:
             if c in out.columns:
                 col = out[c].astype(object)

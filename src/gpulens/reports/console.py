@@ -232,10 +232,12 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
         sm = rf.summary
         rt = rf.table.iloc[:top]
         cell = {"flops_per_s": lambda v: _num(v, 1e12, "{:.2f}"), "bytes_per_s": lambda v: _num(v, 1e9, "{:.0f}"),
-                "arithmetic_intensity": _num, "roof_pct": _num, "bound": lambda v: fmt_unit(v, "text")}
+                "arithmetic_intensity": _num, "roof_pct": _num, "bound": lambda v: fmt_unit(v, "text"),
+                "bound_basis": lambda v: fmt_unit(v, "text")}
         # the figures a row's note is about marked ("unknown *"), the reason under the table (above its roof, or a
         # placement the measured speed of light overrules)
-        marked, why = roof_note_display(roofline_display(rt), fmt=lambda c, v: cell.get(c, _num)(v))
+        marked, why = roof_note_display(roofline_display(rt), fmt=lambda c, v: cell.get(c, _num)(v))  # (columns
+        # the console leaves out, e.g. the roofs, are marked with a figure the table never prints)
         # the bound names a measured cache level ("memory (L1)"), its % of peak the unit it is of ("79.6 (L2)")
         rows = [[Text(short), *(m[c] if isinstance(m[c], str) else cell[c](m[c])
                                 for c in ("flops_per_s", "bytes_per_s", "arithmetic_intensity")),
