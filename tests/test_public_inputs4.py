@@ -86,7 +86,9 @@ def test_notify_kernel_is_exposed_communication_not_a_small_grid(tmp_path):
     assert s["exposed_comm_ns"] == 200_000         # the notify kernel runs alone
     # communication-bound: no grid, occupancy or latency advice for a kernel whose time is waiting for its peers
     about = [f.title for f in src.findings() if "cached_notify" in f.title]
-    assert about and all(t.endswith(": communication-bound") for t in about), about
+    # (s45: the title proves the class with its exposed time: 200 µs of 200 µs not overlapped)
+    assert about and all(t.endswith(": communication-bound — 200.00 µs of its 200.00 µs not overlapped by compute")
+                         for t in about), about
 
 
 @pytest.mark.skipif(not (KINETO / "deepseek_train.json").exists(),

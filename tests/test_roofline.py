@@ -134,6 +134,7 @@ def test_h100_bert_gemm_and_attention_get_flops_from_shapes_and_coverage_is_repo
                                      "arithmetic_intensity", "precision", "peak_flops_per_s", "compute_roof",
                                      "peak_bytes_per_s", "ridge_point", "bound", "ridge_side", "roof_pct",
                                      "datasheet_roof_pct", "flops_source", "time_at_stake_ns", "roof_note",
+                                     "placement_note",
                                      "flops_lower_bound", "bound_basis", "bound_pct", "bound_pct_unit",
                                      "bound_unit"]
     t = r.table.set_index("name")

@@ -89,7 +89,9 @@ def test_a_measured_stake_names_its_unit_everywhere(h200):
     v = _row(h200.sources[0].results["verdicts"].table, "saxpy")
     assert v["stake_note"] == words
     f = next(f for f in h200.sources[0].findings() if f.key == "kernel:" + v["name"])
-    assert f.title.endswith("memory-bound — " + words) and f.time_at_stake_ns == 11_620
+    # s45: the title proves the class (the measured figures), the stake's unit is said in the detail and note
+    assert f.title.endswith("memory-bound — L2 79.6 %, compute 35.3 % of peak (measured)")
+    assert f"time at stake {words}" in f.detail and f.time_at_stake_ns == 11_620
     md = markdown.render(h200)
     assert words in md
     text = " ".join(console.render(h200, width=250).split())
@@ -106,7 +108,10 @@ def test_a_floor_capped_stake_says_so(h200):
     v = _row(h200.sources[0].results["verdicts"].table, "tiny")
     assert v["time_at_stake_ns"] == 2_020 - 2_000
     f = next(f for f in h200.sources[0].findings() if f.key == "kernel:" + v["name"])
-    assert f.title.endswith("latency/occupancy-bound — capped at its time less 2.00 µs per launch")
+    assert f.title.endswith("latency/occupancy-bound — compute 0 %, memory 0.4 % of peak (measured)")
+    # s45: the cap in words (what it is and why) in the stake note and the detail, not the title
+    cap = "capped at its time less 2.00 µs: even an empty kernel takes that much GPU time"
+    assert v["stake_note"] == cap and f"time at stake {cap}" in f.detail
     # not "from memory at 0.4 % of its peak": the floor, not that unit, set the figure
     assert not isinstance(v["stake_note"], str) or "0.4 %" not in v["stake_note"]
 
@@ -133,7 +138,7 @@ def test_wave_cap_names_the_launch_floor_when_it_set_the_figure():
     loss = 0.879 * 98_718
     stake, caps = _wave_stake(loss, r, 64_718)
     assert stake == 98_718 - 17 * 2_000
-    assert len(caps) == 1 and "per launch" in caps[0] and "roof" not in caps[0]
+    assert len(caps) == 1 and "for each of its 17 launches" in caps[0] and "roof" not in caps[0]
     # a roof distance under the floor is the cap named
     stake, caps = _wave_stake(loss, r, 50_000)
     assert stake == 50_000 and len(caps) == 1 and "distance to the roof" in caps[0]
@@ -148,7 +153,8 @@ def test_settled_wave_cap_names_the_floor():
     # memory-bound with its verdict's stake at the floor: 98,718 − 17 × 2,000
     settle_wave_premise([f], "k", "memory-bound", 64_718, 1e6, 98_718, 17)
     assert f.time_at_stake_ns == 64_718
-    assert "Capped at its time less 2.00 µs per launch" in f.detail and "memory roof" not in f.detail
+    assert ("Capped at its time less 2.00 µs for each of its 17 launches (64.72 µs): even an empty kernel takes that "
+            "much GPU time.") in f.detail and "memory roof" not in f.detail
 
 
 def test_bandwidth_above_the_datasheet_is_unknown():

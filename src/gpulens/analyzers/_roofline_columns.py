@@ -40,6 +40,11 @@ COLUMNS = {
     "time_at_stake_ns": "time − max(time × roof_pct / 100, calls × 2 µs): what running at its (achievable) roof "
                         "would save, each launch keeping the 2 µs no kernel runs under (analyzers._stake) [ns]",
     "roof_note": "why roof_pct is unknown although the figures exist: they put the kernel above its roof [note]",
+    "placement_note": "why roof_pct places the kernel elsewhere than its bound says: its measured speed of light "
+                      "overrules the roofline's placement on datasheet (or an assumed GPU's) peaks — the two figures "
+                      "said side by side (an RTX 5090 CUTLASS GEMM at 53.5 % of an assumed GPU's bf16 roof, ncu "
+                      "measuring compute 32.1 % and memory 27.7 % of this GPU's peaks: latency/occupancy-bound); None "
+                      "when the roofline's placement agrees [note]",
     "flops_lower_bound": "the FLOP counters of the vendor's formula that were not collected for some of its launches "
                          "(analyzers._flop_coverage): flops, FLOP/s, AI and a compute-side roof_pct are then lower "
                          "bounds over the collected ones (a missing counter is unknown, not 0 FLOP), and a memory-side "

@@ -146,14 +146,26 @@ def floor_stake(time_ns: float, calls: int | None) -> int:
     return int(round(max(float(time_ns) - float(calls or 0) * KERNEL_FLOOR_NS, 0.0)))
 
 
-#: The words naming the launch floor as the cap of a time at stake (:func:`floor_capped`), after "capped".
-FLOOR_CAP_WORDS = f"at its time less {fmt_ns(KERNEL_FLOOR_NS)} per launch"
+#: Why the launch floor caps a time at stake, in a GPU engineer's words (:func:`floor_cap_words`).
+FLOOR_WHY = "even an empty kernel takes that much GPU time"
+
+
+def floor_cap_words(calls: int | None, whose: str = "its", stake_ns: float | None = None) -> str:
+    """The launch floor as the cap of a time at stake (:func:`floor_capped`), after "capped": what the cap is and
+    why — "at its time less 2.00 µs for each of its 17 launches: even an empty kernel takes that much GPU time".
+    It read "at its time less 2.00 µs per launch", which left the reader to guess why. ``whose``: the owner of the
+    time ("the kernel's" where "its" would name another thing); ``stake_ns``: the capped figure, named before the
+    reason ("… 17 launches (64.72 µs): even …")."""
+    n = int(calls or 0)
+    each = f" for each of {'its' if whose == 'its' else 'the'} {n:,} launches" if n > 1 else ""
+    at = f" ({fmt_ns(stake_ns)})" if stake_ns is not None else ""
+    return f"at {whose} time less {fmt_ns(KERNEL_FLOOR_NS)}{each}{at}: {FLOOR_WHY}"
 
 
 def floor_capped(stake_ns: Any, time_ns: Any, calls: int | None) -> bool:
     """True when a time at stake ``stake_ns`` [ns] is the launch floor's (:func:`floor_stake` of ``time_ns`` and
     ``calls``): that cap, not the figure it was computed from, sets it — the text must name the floor
-    (:data:`FLOOR_CAP_WORDS`), not "its distance to the roof" (the demo's CUTLASS GEMM: 98.72 µs − 17 × 2 µs =
+    (:func:`floor_cap_words`), not "its distance to the roof" (the demo's CUTLASS GEMM: 98.72 µs − 17 × 2 µs =
     64.72 µs, read as its distance to the roof). False when either figure is unknown."""
     try:
         st, t = float(stake_ns), float(time_ns)

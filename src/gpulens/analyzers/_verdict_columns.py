@@ -13,8 +13,10 @@ COLUMNS = {
                "occupancy not shown), launch-bound, communication-bound, undetermined",
     "time_at_stake_ns": "GPU time the fix could save at most (see verdict_rules) [ns]; null when not quantifiable",
     "stake_note": "what the time at stake is when it is not a share of the kernel's own GPU time (launch-bound: "
-                  "the GPU idle before its launches, which can exceed its GPU time), or why it is unknown beside the "
-                  "kernel's wave-quantization stake (wave_stake_note) [note]",
+                  "the GPU idle before its launches, which can exceed its GPU time), the measured unit it is the "
+                  "distance to, or the launch floor that capped it (its time less 2 µs for each launch: even an "
+                  "empty kernel takes that much GPU time), or why it is unknown beside the kernel's "
+                  "wave-quantization stake (wave_stake_note) [note]",
     "evidence": "the figures the verdict rests on",
     "next_steps": "one or two concrete next steps",
     "inputs": "analyses and collectors the verdict used",

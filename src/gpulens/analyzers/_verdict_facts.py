@@ -181,10 +181,11 @@ class Verdict:
     stake_at_least: bool = False
     #: what ``time_at_stake_ns`` is the distance to, in words, when the verdict's class does not say it: the
     #: measured limiting unit ("from L2 at 79.6 % of its peak (measured speed of light)"); "" otherwise. Shown beside
-    #: the figure wherever it is (the verdict's stake note, its finding's title)
+    #: the figure wherever it is (the verdict's stake note, its finding's detail)
     stake_basis: str = ""
-    #: the launch floor when it capped ``time_at_stake_ns`` ("capped at its time less 2.00 µs per launch"; then no
-    #: ``stake_basis``): named in the verdict's finding title; "" otherwise
+    #: the launch floor when it capped ``time_at_stake_ns`` ("capped at its time less 2.00 µs for each of its 17
+    #: launches: even an empty kernel takes that much GPU time"; then no ``stake_basis``): named in the verdict's
+    #: stake note and finding detail; "" otherwise
     stake_cap: str = ""
 
 

@@ -164,3 +164,70 @@ def _grids_text(e: Evidence) -> str:
     """The launches a time-weighted mean grid is over, in words: "its 8 grid sizes" (the occupancy table's count)
     or "its launches' grids" when the count is unknown."""
     return f"its {e.grid_sizes} grid sizes" if e.grid_sizes and e.grid_sizes > 1 else "its launches' grids"
+
+
+def _latency_figure(e: Evidence, low_occupancy_pct: float = 40.0, vendor: str | None = None) -> str:
+    """The one figure beside a low roofline share that says latency or occupancy holds the kernel (the first that
+    :func:`gpulens.analyzers._verdict_facts.latency_evidence` accepts): a short grid, few waves, a low achieved
+    occupancy, latency-class stalls or a low measured speed of light; "" when none is known."""
+    from gpulens.analyzers._occ_findings import waves_text
+    from gpulens.analyzers._verdict_facts import _LATENCY_STALLS
+
+    if _grid_short(e):
+        return (f"{e.mean_blocks:.0f} {'block' if f'{e.mean_blocks:.0f}' == '1' else 'blocks'} on {e.num_sms} "
+                f"{_advice.vendor_word(e.vendor or vendor, 'sms')}")
+    if e.waves_per_sm is not None and e.waves_per_sm < SMALL_GRID_WAVES:
+        return f"{waves_text(e.waves_per_sm)} waves"
+    if e.achieved_occupancy_pct is not None and e.achieved_occupancy_pct < low_occupancy_pct:
+        return f"achieved occupancy {pct_words(e.achieved_occupancy_pct)}"
+    if e.stall_class in _LATENCY_STALLS and e.stall_pct is not None:
+        return f"{pct_words(e.stall_pct)} of stalls on {e.stall_class.replace('_', ' ')}"
+    return ""
+
+
+def proof_words(e: Evidence, verdict: str, low_occupancy_pct: float = 40.0, vendor: str | None = None) -> str:
+    """The one or two figures that prove a kernel's ``verdict``, for its finding's title after the class — the
+    answer first, the rest of the evidence (:func:`_evidence_text`) in the detail: "compute 32.1 %, memory 27.7 %
+    of peak (measured)" (the speed of light decided), "4.2 % of its roofline, 80 blocks on 132 SMs", "71.3 % of its
+    memory roof", "5 of 6 launches shorter than their launch call, 31.20 µs of launch gaps before them". "" for an
+    undetermined kernel (its evidence says what is missing). ``vendor``: its words (SMs or CUs)."""
+    if verdict == "communication-bound":
+        return (f"{fmt_ns(e.exposed_comm_ns)} of its {fmt_ns(e.time_ns)} not overlapped by compute"
+                if e.exposed_comm_ns is not None and e.time_ns is not None else "")
+    if verdict == "launch-bound":
+        return (f"{pct_words(100 * (e.short_launch_frac or 0))} of its launches shorter than their launch call, "
+                f"{fmt_ns(e.launch_idle_ns)} of GPU idle waiting on them")
+    if verdict == "undetermined":
+        return ""
+    if e.sol_bound is not None and BOUND_TO_VERDICT.get(e.sol_bound) == verdict:  # measured speed of light decided
+        comp = f"compute ({e.compute_side})" if e.compute_side else "compute"
+        figs = [f"{w} {pct_words(x)}" for w, x in ((comp, e.compute_pct), ("memory", e.memory_pct)) if x is not None]
+        if e.sol_unit and e.sol_pct is not None and e.sol_unit not in ("compute", "memory", "tensor pipe") \
+                and verdict == "memory-bound":  # a cache or DRAM figure is what bounds it: that one first
+            figs = [f"{e.sol_unit} {_pct(e.sol_pct)}"] + figs[:1]
+        return ", ".join(figs) + " of peak (measured)" if figs else "measured speed of light"
+    if e.roof_pct is not None:
+        where = "" if e.roof_source == "roofline" else " (measured speed of light)"
+        assumed = f" on an assumed {e.roof_assumed}" if e.roof_assumed and e.roof_source == "roofline" else ""
+        if verdict in ("compute-bound", "memory-bound"):
+            return f"{pct_words(e.roof_pct)} of its {verdict.split('-')[0]} roof{assumed}{where}"
+        head = f"{pct_words(e.roof_pct)} of its roofline{assumed}{where}"
+        fig = _latency_figure(e, low_occupancy_pct, vendor) if verdict == "latency/occupancy-bound" else ""
+        return f"{head}, {fig}" if fig else head
+    if verdict == "latency/occupancy-bound" and _grid_short(e):
+        return _latency_figure(e, low_occupancy_pct, vendor)
+    if e.stall_class and e.stall_pct is not None:
+        mem = e.memory_pct if e.memory_pct is not None else e.dram_pct
+        queue = (f" (a full SM queue: memory side {pct_words(mem)} of peak)" if verdict == "memory-bound"
+                 and mem is not None and mem < 60.0 else "")  # verdict_rules' stall rule, SOL_BOUND_PCT
+        return f"{pct_words(e.stall_pct)} of stalls on {e.stall_class.replace('_', ' ')}{queue}"
+    if e.achieved_occupancy_pct is not None:
+        return f"achieved occupancy {pct_words(e.achieved_occupancy_pct)}"
+    return ""
+
+
+def sol_text(e: Evidence) -> str:
+    """A kernel's measured speed of light in words: "compute 32 %, memory 28 % of peak" (the sides measured)."""
+    parts = [f"{side} {pct_words(pct)}" for side, pct in (("compute", e.compute_pct), ("memory", e.memory_pct))
+             if pct is not None]
+    return (", ".join(parts) + " of peak") if parts else "its speed-of-light counters"

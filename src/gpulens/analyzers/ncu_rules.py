@@ -57,7 +57,7 @@ COLUMNS = {
                     "better, viewed in isolation: not a time saving) for the largest estimate; '' when ncu gives "
                     "no type [text]",
     "time_at_stake_ns": "Σ over launches of the launch's largest global estimated speedup % × its duration, capped at the "
-                        "kernel's time less 2 µs per launch, at its verdict's time at stake and, for the tail-effect "
+                        "kernel's time less 2 µs for each launch (the GPU time even an empty kernel takes), at its verdict's time at stake and, for the tail-effect "
                         "(partial wave) message, at the occupancy analyzer's wave loss: the figure its finding shows "
                         "[ns] (unknown when ncu gives no estimate)",
     "stake_note": "which cap applied to the time at stake, if any [note]",
@@ -238,10 +238,10 @@ def _verdict_stakes(results: Any) -> dict[str, tuple[float, str]]:
 def _capped(t: pd.DataFrame, verdicts: dict[str, tuple[float, str]]) -> tuple[list, list]:
     """Each row's time at stake capped as the module doc says (rounded to ns; NaN stays unknown), and the note
     naming the cap that applied (None when none did)."""
-    from gpulens.analyzers._stake import floor_stake
+    from gpulens.analyzers._stake import floor_cap_words, floor_stake
     from gpulens.units import fmt_ns
 
-    stakes, notes = [], []
+    stakes, notes, whose = [], [], "the kernel's"
     for kern, raw, dur, n in zip(t["kernel"].tolist(), t["time_at_stake_ns"].tolist(), t["kernel_ns"].tolist(),
                                  t["launches"].tolist()):
         if raw is None or pd.isna(raw):
@@ -250,7 +250,7 @@ def _capped(t: pd.DataFrame, verdicts: dict[str, tuple[float, str]]) -> tuple[li
         val, note = float(raw), None
         floor = float(floor_stake(dur, n))
         if dur > 0 and val > floor:
-            val, note = floor, f"capped at the kernel's time less 2 µs per launch ({fmt_ns(floor)})"
+            val, note = floor, f"capped {floor_cap_words(n, whose, floor)}"
         cap = verdicts.get(str(kern))
         if cap is not None and val > cap[0]:
             val, note = cap[0], f"capped at the kernel's {cap[1]} ({fmt_ns(cap[0])})"

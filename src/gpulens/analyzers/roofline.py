@@ -33,6 +33,7 @@ from gpulens.analyzers.context import first_seen_codes, recode_first_seen, text_
 from gpulens.analyzers._verdict_facts import LATENCY_BOUND
 from gpulens.analyzers.verdict_rules import BELOW_ROOFS, ROOF_BOUND_PCT
 from gpulens.devices import no_spec_reason
+from gpulens.analyzers._roof_notes import overruled_note
 from gpulens.devices.spec import apply_measured_peaks, measured_roofs
 from gpulens.timeline import Timeline
 from gpulens.units import pct_words, plural
@@ -251,6 +252,10 @@ class Roofline(Analyzer):
         if "bound_unit" in t:
             t.at[i, "bound_unit"] = unit if bound == "memory" else None
         t.at[i, "time_at_stake_ns"] = pd.NA if stake_ns is None else int(stake_ns)
+        if "placement_note" in t and model is not None and placement(model) != placement(bound) \
+                and pd.notna(t.at[i, "roof_pct"]):  # its % of roofline says another bound: the row says why
+            t.at[i, "placement_note"] = overruled_note(result.summary, model, t.at[i, "roof_pct"], verdict,
+                                                            sol_text)
         for f in result.findings:
             if f.key != f"roofline:{name}":
                 continue
@@ -457,6 +462,7 @@ class Roofline(Analyzer):
         t["bound"] = t["bound"].astype(object).where(t["bound"].notna(), None)
         t["ridge_side"] = t["ridge_side"].astype(object).where(t["ridge_side"].notna(), None)
         t["roof_note"] = t["roof_note"].astype(object).where(t["roof_note"].notna(), None)
+        t["placement_note"] = None  # set when a measured speed of light overrules the placement (settle)
         t["flops_lower_bound"] = t["flops_lower_bound"].astype(object).where(t["flops_lower_bound"].notna(), None)
         t["compute_roof"] = t["compute_roof"].astype(object).where(t["compute_roof"].notna(), None)
         t["time_at_stake_ns"] = t["time_at_stake_ns"].astype("Int64")

@@ -73,7 +73,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gpulens.analyzers import _advice, _coalescing
-from gpulens.analyzers._stake import FLOOR_CAP_WORDS, SOL_BOUND_PCT, floor_capped, floor_stake, time_at_stake
+from gpulens.analyzers._stake import SOL_BOUND_PCT, floor_cap_words, floor_capped, floor_stake, time_at_stake
 from gpulens.analyzers._verdict_facts import (  # noqa: F401 (re-exported: one namespace of the rules)
     BELOW_ROOFS, BELOW_ROOFS_VERDICT, BOUNDS, BOUND_TO_VERDICT, CLASSES, Evidence, FULL_GRID_SHARE,
     HIGH_OCCUPANCY_PCT, LAUNCH_IDLE_MIN_SHARE, ONE_OFF_LAUNCH_NS, QUEUED_LAUNCH_NS, ROOF_BOUND_PCT,
@@ -151,7 +151,7 @@ def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pc
         # whatever the fix, each launch keeps the GPU time no kernel runs under (_stake.KERNEL_FLOOR_NS)
         v.time_at_stake_ns = min(v.time_at_stake_ns, floor_stake(time_ns, e.calls))
         if floor_capped(v.time_at_stake_ns, time_ns, e.calls):  # the floor, not the figure's basis, sets it
-            v.stake_basis, v.stake_cap = "", f"capped {FLOOR_CAP_WORDS}"
+            v.stake_basis, v.stake_cap = "", f"capped {floor_cap_words(e.calls)}"
         if v.stake_upper_ns is not None:
             v.stake_upper_ns = min(v.stake_upper_ns, floor_stake(time_ns, e.calls))
         if v.verdict in ("latency/occupancy-bound", BELOW_ROOFS_VERDICT) and v.time_at_stake_ns >= 0.8 * time_ns:
@@ -294,6 +294,14 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
             [_advice.vendor_text(_STALL_STEP[e.stall_class], e.vendor)] + steps_for(v, e)[:1]
         if e.stall_class == "memory_latency":
             ev += "; no throughput figure: saturated bandwidth also shows as memory waits, check DRAM throughput"
+        mem = e.memory_pct if e.memory_pct is not None else e.dram_pct
+        if v == "memory-bound" and mem is not None and mem < SOL_BOUND_PCT:
+            # throttle stalls beside a measured memory side far from its peak (ncu lg_throttle with DRAM at 33 %:
+            # local-memory spills filling the load/store queue): the queue, not DRAM bandwidth, is what is full —
+            # said beside the figure that would otherwise contradict "memory-bound"
+            ev += (f"; the memory side measured is at {pct_words(mem)} of its peak: the memory-throughput stalls "
+                   f"(top {str(e.top_stall).replace('_', ' ')}) are a full load/store or texture queue in the SM, "
+                   "not DRAM bandwidth")
         return Verdict(v, stake, ev, steps)
     low_occ = e.achieved_occupancy_pct is not None and e.achieved_occupancy_pct < low_occupancy_pct and e.limiter
     if low_occ and not (e.sol_missing and e.memory_pct is None):

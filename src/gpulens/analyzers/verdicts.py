@@ -31,7 +31,7 @@ from gpulens.analyzers import _advice
 from gpulens.analyzers._gap_codes import gap_class_mask
 from gpulens.analyzers._coalescing import finding_detail, sectors_per_request, uncoalesced
 from gpulens.analyzers._unknown_time import untimed_names
-from gpulens.analyzers._verdict_text import summed_over_gpus
+from gpulens.analyzers._verdict_text import proof_words, sol_text, summed_over_gpus
 from gpulens.analyzers._occ_findings import (bound_by_verdict, defer_to_fusion, settle_condition,
                                              settle_wave_premise)
 from gpulens.analyzers._verdict_columns import COLUMNS
@@ -347,7 +347,7 @@ class Verdicts(Analyzer):
                 # the cache a memory bound is at (a level the roofline does not draw): the unit its % of peak is
                 # of, so the bound's level and that % are named by one rule (sol_limit)
                 Roofline.settle((results or {}).get("roofline"), name, v.verdict,
-                                None if eff != eff else v.time_at_stake_ns, _sol_text(e), e.sol_pct,
+                                None if eff != eff else v.time_at_stake_ns, sol_text(e), e.sol_pct,
                                 CACHE_OF_UNIT.get(e.sol_unit or ""), e.sol_unit)
             if v.verdict == "latency/occupancy-bound":  # the roofline row names it as the verdict does
                 Roofline.name_latency((results or {}).get("roofline"), name)
@@ -377,8 +377,9 @@ class Verdicts(Analyzer):
             rows.append({"name": name, "kind": e.kind, "calls": e.calls, "time_ns": e.time_ns, "share": h["share"],
                          "verdict": v.verdict, "time_at_stake_ns": v.time_at_stake_ns,
                          # the unit or cap the figure is the distance to, named wherever the figure is shown
-                         "stake_note": _advice.amd_block_words(upper or "; ".join(x for x in (v.stake_basis, stake_note(
-                             v.verdict, v.time_at_stake_ns, e.time_ns, premise)) if x)
+                         "stake_note": _advice.amd_block_words(upper or "; ".join(x for x in (
+                             v.stake_basis, v.stake_cap, stake_note(v.verdict, v.time_at_stake_ns, e.time_ns, premise))
+                             if x)
                          or wave_stake_note(results, name, v.time_at_stake_ns, v.verdict), vendor),
                          "evidence": v.evidence,
                          "next_steps": v.next_steps, "inputs": inputs})
@@ -397,10 +398,14 @@ class Verdicts(Analyzer):
             # a measured lower bound is rated by the upper bound beside it ("at least 22.52 µs; up to 603.93 µs"):
             # the most the fix can give, as every other finding is rated by its time at stake
             weighed = max(v.time_at_stake_ns or 0, v.stake_upper_ns or 0) if upper else v.time_at_stake_ns
+            # the answer first (class, the figures that prove it); the stake's basis or cap in the detail and note
+            proof = _advice.amd_block_words(proof_words(e, v.verdict, vendor=vendor), vendor)
+            stake_words = v.stake_basis or v.stake_cap
             findings.append(Finding(
                 f"{name if len(name) <= 80 else name[:79] + '…'}: {v.verdict}" + summed_over_gpus(h.get("gpus"))
-                + (f" — {upper or v.stake_basis or v.stake_cap}" if upper or v.stake_basis or v.stake_cap else ""),
-                f"{v.evidence}. Next: {' '.join(v.next_steps)} (evidence from: "
+                + (f" — {proof}" if proof else "") + (f"; at stake {upper}" if upper else ""),
+                f"{v.evidence}" + (f"; time at stake {stake_words}" if stake_words and not upper else "")
+                + f". Next: {' '.join(v.next_steps)} (evidence from: "
                 f"{', '.join(i.replace('_', ' ').replace(':', ' ') for i in inputs)})",
                 severity="warning" if weighed and weighed > 0.05 * max(
                     hs.summary.get("kernel_effective_ns") or 0, 1) else "info",
@@ -590,9 +595,3 @@ class Verdicts(Analyzer):
                 "ranked": [{"title": f.title, "category": f.category, "time_at_stake_ns": int(f.time_at_stake_ns),
                             "kernel": f.kernel, "rank": f.rank} for f in ranked[:10]]}
 
-
-def _sol_text(e: Evidence) -> str:
-    """A kernel's measured speed of light in words: "compute 32 %, memory 28 % of peak" (the sides measured)."""
-    parts = [f"{side} {pct_words(pct)}" for side, pct in (("compute", e.compute_pct), ("memory", e.memory_pct))
-             if pct is not None]
-    return (", ".join(parts) + " of peak") if parts else "its speed-of-light counters"

@@ -408,25 +408,72 @@ def roofline_display(table: Any) -> Any:
 #: the verdict table that may stand beside it (:data:`STAKE_MARKS`).
 ROOF_MARKS = ("*",)
 
+#: The roofline cells an above-roof note (``roof_note``) marks, one rule for every report: those it left unknown
+#: (the attained rates, the roofline's bound and shares, its time at stake) — a bound the measured speed of light
+#: gave stands and is not marked, nor a rate unknown for want of a FLOP count — and those resting on the figure that
+#: made it impossible: the op shapes' bytes (their FLOP/B), or the GPU's peak figures (roofs, ridge point) when
+#: counters measured the work.
+ABOVE_ROOF_UNKNOWN = ("flops_per_s", "bytes_per_s", "bound", "bound_basis", "roof_pct", "datasheet_roof_pct",
+                      "time_at_stake_ns")
+ABOVE_ROOF_RESTS_ON = {"shapes": ("bytes", "arithmetic_intensity"),
+                       "counters": ("peak_flops_per_s", "peak_bytes_per_s", "ridge_point")}
 
-def roof_note_display(table: Any, shown: int | None = None) -> tuple[Any, list[str]]:
-    """The roofline table with its % of roofline marked where the kernel's figures put it above its roof (a copy;
-    ``roof_note``, :func:`gpulens.analyzers.roofline._above_roof`): ``roof_pct`` reads "unknown *", and the lines
-    to print under the table say why — "* % of roofline unknown: the op shapes give 375.6 % of the roof: …" — so the
-    reason stands where the "unknown" does (it was in the JSON ``roof_note`` and a finding only). ``shown``: the
-    rows a report shows (the notes of the others are not listed). ``(table, [])`` when no row has a note."""
-    if table is None or not len(table) or "roof_note" not in table:
+
+def _above_roof_cells(row: Mapping[str, Any], note: str) -> list[str]:
+    """The cells of a roofline ``row`` its above-roof ``note`` marks (:data:`ABOVE_ROOF_UNKNOWN`,
+    :data:`ABOVE_ROOF_RESTS_ON`)."""
+    def gone(v: Any) -> bool:
+        return is_missing(v) or v == "unknown"
+
+    src = "shapes" if note.startswith("the op shapes") else "counters"
+    return [c for c in ABOVE_ROOF_UNKNOWN if c in row and gone(row[c])
+            and not (c == "flops_per_s" and gone(row.get("flops")))] + \
+        [c for c in ABOVE_ROOF_RESTS_ON[src] if c in row and not gone(row[c])]
+
+
+def _cell_text(column: str, value: Any) -> str:
+    """A roofline cell as the Markdown and HTML tables write it (its declared unit)."""
+    from gpulens.analyzers._roofline_columns import COLUMNS
+    from gpulens.reports._format import unit_of
+
+    return fmt_unit(value, unit_of(column, COLUMNS.get(column, "")))
+
+
+def roof_note_display(table: Any, shown: int | None = None, fmt: Any = None) -> tuple[Any, list[str]]:
+    """The roofline table with the figures a row's note is about marked (a copy), and the lines to print under the
+    table saying why — so the reason stands where the figure does (it was in the JSON and a finding only):
+
+    * ``roof_note`` (the kernel's figures put it above its roof, :func:`gpulens.analyzers.roofline._above_roof`):
+      every cell :func:`_above_roof_cells` names — "unknown *" where the impossible share made the figure unknown,
+      "0.0833 FLOP/B *" where it rests on the doubtful bytes (only "% of roofline" was marked: the FLOP/B of the
+      same impossible bytes read as a result);
+    * ``placement_note`` (the measured speed of light overrules the roofline's placement): its "% of roofline",
+      which says another bound than the row's (53.5 beside latency/occupancy on an assumed GPU's peaks).
+
+    ``shown``: the rows a report shows (the notes of the others are not listed); ``fmt(column, value) -> str``:
+    the report's own cell text (default: the column's declared unit, as Markdown and HTML write it). ``(table,
+    [])`` when no row has a note."""
+    if table is None or not len(table) or not ({"roof_note", "placement_note"} & set(table.columns)):
         return table, []
-    notes = stake_notes(table, "roof_note", ROOF_MARKS)
+    fmt = fmt or _cell_text
+    rows = table.to_dict("records")
+    notes = stake_notes([{"n": r.get("roof_note") or r.get("placement_note")} for r in rows], "n", ROOF_MARKS)
     if not notes:
         return table, []
     out = table.copy()
-    pct = out["roof_pct"].astype(object)
-    for i, (mark, _) in notes.items():
-        pct.iloc[i] = "unknown" + mark
-    out["roof_pct"] = pct
-    listed = {mark: note for i, (mark, note) in sorted(notes.items()) if shown is None or i < shown}
-    return out, [f"{mark.strip()} % of roofline unknown: {note}." for mark, note in listed.items()]
+    listed: dict[str, str] = {}
+    for i, (mark, note) in sorted(notes.items()):
+        above = isinstance(rows[i].get("roof_note"), str) and rows[i].get("roof_note")
+        cells = _above_roof_cells(rows[i], above) if above else ("roof_pct",)
+        for c in cells:
+            if c in out.columns:
+                col = out[c].astype(object)
+                col.iloc[i] = fmt(c, rows[i].get(c)) + mark
+                out[c] = col
+        if shown is None or i < shown:
+            listed.setdefault(mark, f"{mark.strip()} the marked figures of this row are unknown or rest on a figure "
+                              f"above its roof: {note}." if above else f"{mark.strip()} {note}.")
+    return out, list(listed.values())
 
 
 def bound_pct_text(pct: Any, unit: Any, num: Any) -> str:

@@ -231,18 +231,25 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
     elif rf is not None and len(rf.table):
         sm = rf.summary
         rt = rf.table.iloc[:top]
-        marked, why = roof_note_display(rt)  # "unknown †" with the reason under the table (kernel above its roof)
+        cell = {"flops_per_s": lambda v: _num(v, 1e12, "{:.2f}"), "bytes_per_s": lambda v: _num(v, 1e9, "{:.0f}"),
+                "arithmetic_intensity": _num, "roof_pct": _num, "bound": lambda v: fmt_unit(v, "text"),
+                "bound_basis": lambda v: fmt_unit(v, "text")}
+        # the figures a row's note is about marked ("unknown *"), the reason under the table (above its roof, or a
+        # placement the measured speed of light overrules)
+        marked, why = roof_note_display(roofline_display(rt), fmt=lambda c, v: cell.get(c, _num)(v))  # (columns
+        # the console leaves out, e.g. the roofs, are marked with a figure the table never prints)
         # the bound names a measured cache level ("memory (L1)"), its % of peak the unit it is of ("79.6 (L2)")
-        rows = [[Text(short), _num(r.flops_per_s, 1e12, "{:.2f}"), _num(r.bytes_per_s, 1e9, "{:.0f}"),
-                 _num(r.arithmetic_intensity), fmt_unit(r.precision, "text"),
-                 fmt_unit(bound, "text"), fmt_unit(getattr(r, "bound_basis", None), "text"),
+        rows = [[Text(short), *(m[c] if isinstance(m[c], str) else cell[c](m[c])
+                                for c in ("flops_per_s", "bytes_per_s", "arithmetic_intensity")),
+                 fmt_unit(r.precision, "text"), cell["bound"](m["bound"]),
+                 cell["bound"](m.get("bound_basis")),
                  bound_pct_text(getattr(r, "bound_pct", None), getattr(r, "bound_pct_unit", None), _num),
-                 m if isinstance(m, str) else _num(r.roof_pct),
+                 m["roof_pct"] if isinstance(m["roof_pct"], str) else _num(r.roof_pct),
                  # a FLOP count over fewer FP counters than its formula names is a lower bound (roofline's note)
                  fmt_unit(r.flops_source, "text") + (" (lower bound)" if getattr(r, "flops_lower_bound", None)
                                                      else "")]
-                for r, short, bound, m in zip(rt.itertuples(), short_names(rt["name"].astype(str)),
-                                              roofline_display(rt)["bound"], marked["roof_pct"])]
+                for r, short, m in zip(rt.itertuples(), short_names(rt["name"].astype(str)),
+                                       marked.to_dict("records"))]
         cols = [name_col(), Col("TFLOP/s"), Col("GB/s"), Col("FLOP/B", optional=True),
                 Col("prec", optional=True), Col("bound"), Col("bound from", optional=True), Col("bound's % of peak", optional=True), Col("% of roofline"),
                 Col("from", optional=True)]
