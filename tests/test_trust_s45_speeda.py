@@ -89,3 +89,28 @@ def test_large_blocks_give_the_same_timeline(tmp_path, monkeypatch, fast):
     pd.testing.assert_frame_equal(got.events, want.events)
     pd.testing.assert_frame_equal(got.counters, want.counters)
     assert got.meta.warnings == want.meta.warnings
+
+
+def _gpu_tl(gpus: list[tuple[int, int, int]]):
+    """One kernel per (rank, device_id, dur_ns); meta lists a device record for GPUs 0 and 1 of ranks 0 and 1."""
+    from gpulens.timeline import EVENT_COLUMNS, Timeline, make_table
+
+    n = len(gpus)
+    tl = Timeline(make_table(EVENT_COLUMNS, {
+        "kind": ["kernel"] * n, "name": [f"k{i}" for i in range(n)], "start_ns": [100 * i for i in range(n)],
+        "dur_ns": [d for _, _, d in gpus], "stream_id": [7] * n, "event_id": list(range(n)),
+        "rank": [r for r, _, _ in gpus], "device_id": [g for _, g, _ in gpus], "source": ["t"] * n})).validate()
+    tl.meta.devices = [{"rank": r, "device_id": g, "name": f"gpu r{r} d{g}"} for r in (0, 1) for g in (0, 1)]
+    return tl
+
+
+@pytest.mark.parametrize("gpus, want", [
+    ([(0, 1, 5), (0, 1, 7)], "gpu r0 d1"),  # one GPU did all the work: its record, not the first listed
+    ([(1, 0, 5), (1, 0, 9)], "gpu r1 d0"),
+    ([(0, 0, 5), (0, 1, 3), (0, 1, 3)], "gpu r0 d1"),  # 6 ns on d1 against 5 on d0
+    ([(0, 0, 5), (1, 0, 4)], "gpu r0 d0"),  # two ranks: the busier
+])
+def test_main_device_is_the_busiest_gpu(gpus, want):
+    from gpulens.devices import _main_device
+
+    assert _main_device(_gpu_tl(gpus))["name"] == want
