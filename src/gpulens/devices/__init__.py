@@ -396,7 +396,11 @@ def _main_device(timeline: Any) -> Mapping[str, Any] | None:
         return None
     k = timeline.of_kind("kernel", "comm")
     if len(k):
-        top = k.groupby(["rank", "device_id"], observed=True)["dur_ns"].sum().idxmax()
+        r, g = k["rank"].to_numpy(), k["device_id"].to_numpy()
+        if r.dtype.kind in "iu" and g.dtype.kind in "iu" and r.min() == r.max() and g.min() == g.max():
+            top = (r[0], g[0])  # one GPU did all the work: no per-GPU sums (~0.03 s per call at 1M kernels)
+        else:
+            top = k.groupby(["rank", "device_id"], observed=True)["dur_ns"].sum().idxmax()
         for d in devs:
             if (d.get("rank", 0), d.get("device_id", 0)) == tuple(int(x) for x in top):
                 return d
