@@ -5,6 +5,7 @@ below-both-roofs wording. Re-exported by :mod:`~gpulens.analyzers.verdict_rules`
 from __future__ import annotations
 
 from gpulens.analyzers import _advice, _coalescing
+from gpulens.analyzers._stake import SOL_BOUND_PCT
 from gpulens.analyzers._verdict_facts import BOUND_TO_VERDICT, Evidence, SMALL_GRID_WAVES, _grid_short, _of_peak, _pct
 from gpulens.units import fmt_ns, pct_words
 
@@ -17,6 +18,33 @@ def summed_over_gpus(gpus: object) -> str:
     if not isinstance(gpus, (int, float)) or gpus != gpus or gpus <= 1:
         return ""
     return f" (Σ over {int(gpus)} GPUs)"
+
+
+def saturated_words(e: Evidence) -> str | None:
+    """What a measured speed of light says when a unit runs at ≥ :data:`SOL_BOUND_PCT` % of its peak but names no
+    compute/memory bound (ncu's SM throughput alone: its arithmetic and load/store pipes are not told apart — a naive
+    fp32 GEMM at 97.3 % SM throughput, 1.3 % DRAM): "the SM runs at 97.3 % of its peak (measured): saturated, not
+    latency-bound"; None otherwise (a bound named, no figure, or a figure below the threshold)."""
+    if e.sol_bound is not None or e.sol_pct is None or e.sol_pct < SOL_BOUND_PCT:
+        return None
+    unit = "the SM" if e.sol_unit in (None, "compute") else f"its {e.sol_unit}"
+    return f"{unit} runs at {pct_words(e.sol_pct)} of its peak (measured): saturated, not latency-bound"
+
+
+def saturated_step(e: Evidence) -> str | None:
+    """The next step of an undetermined kernel whose measured unit is saturated (:func:`saturated_words`): the
+    saturation first — the answer a reader needs — then the counters that would tell which pipe; None otherwise."""
+    words = saturated_words(e)
+    if words is None or not e.sol_missing:
+        return None
+    return f"{words[0].upper()}{words[1:]}; collect {e.sol_missing}."
+
+
+def _no_bound_words(e: Evidence) -> str:
+    """The speed-of-light evidence's conclusion when it names no bound: 'no bound', or the saturated unit."""
+    if saturated_words(e) is None:
+        return "no bound"
+    return f"no bound named, but {'the SM' if e.sol_unit in (None, 'compute') else e.sol_unit} is saturated"
 
 
 def _below_roofs_text(e: Evidence) -> str:
@@ -95,7 +123,7 @@ def _evidence_text(e: Evidence) -> str:
             if e.memory_pct is None and e.memory_untimed else _of_peak(e.memory_pct)
         parts.append(f"speed of light: {comp} {_of_peak(e.compute_pct)}, memory {mem}{measured} "
                      "→ "
-                     f"{BOUND_TO_VERDICT.get(e.sol_bound, e.sol_bound) if e.sol_bound else 'no bound'}")
+                     f"{BOUND_TO_VERDICT.get(e.sol_bound, e.sol_bound) if e.sol_bound else _no_bound_words(e)}")
         # the metric each figure came from is the speed_of_light table's evidence, said there once
     if (e.bound is not None or e.roof_pct is not None) and not (e.sol_bound and e.roof_source == "speed of light"):
         ai = "" if e.arithmetic_intensity is None else f", AI {e.arithmetic_intensity:.2f} FLOP/B"

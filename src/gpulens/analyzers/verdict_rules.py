@@ -83,7 +83,7 @@ from gpulens.analyzers._verdict_steps import (  # noqa: F401 (re-exported: one n
     STEPS, UNDETERMINED_STEPS, UNDETERMINED_STEPS_NO_TORCH, _LIMITER_STEP, _STALL_STEP, _below_roofs_steps,
     _latency_steps, steps_for)
 from gpulens.analyzers._verdict_text import (  # noqa: F401 (re-exported: one namespace of the rules)
-    _below_roofs_text, _evidence_text, _grids_text, _limiter_words)
+    _below_roofs_text, _evidence_text, _grids_text, _limiter_words, saturated_step)
 from gpulens.timeline.names import is_graph_replay
 from gpulens.units import fmt_ns, pct_words
 
@@ -312,7 +312,8 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
         low = (f"; its achieved occupancy ({pct_words(e.achieved_occupancy_pct)}) is low, but occupancy alone does not "
                "tell a latency-bound kernel from one saturating memory") if low_occ else ""
         return Verdict("undetermined", None, ev + f"{low}; no compute/memory verdict without {e.sol_missing}",
-                       [f"Collect {e.sol_missing} to classify this kernel: its speed of light alone does not."])
+                       [saturated_step(e) or
+                        f"Collect {e.sol_missing} to classify this kernel: its speed of light alone does not."])
     if e.shaped_op:  # shapes are recorded already: re-profiling with record_shapes would add nothing
         return Verdict("undetermined", None, ev + f"; its operator {e.shaped_op} has recorded input shapes but gpulens "
                        "has no FLOP/byte model for it",
