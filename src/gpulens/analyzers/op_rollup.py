@@ -159,12 +159,12 @@ def _costs(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(0), np.zeros(0)
     key, _ = _row_groups(df, ("_op", "_dims", "_types"))
     first = first_rows(key)
-    dims, types = df["dims"].array, df["types"].array
+    dims, types, ops = df["dims"].array, df["types"].array, df["op"].array  # columns taken once, not per row
     f = np.full(len(first), np.nan)
     b = np.full(len(first), np.nan)
     for j, i in enumerate(first.tolist()):
         d, t = dims[i], types[i]
-        c = op_cost(df["op"].iat[i], None if pd.isna(d) else d, None if pd.isna(t) else t)
+        c = op_cost(ops[i], None if pd.isna(d) else d, None if pd.isna(t) else t)
         if c is not None:
             f[j], b[j] = c.flops, c.bytes
     return f[key], b[key]
