@@ -7,6 +7,11 @@
    nested ops of distinct names 10.2 s of analysis. A call now leaves the walk as soon as it is decided, and past
    :data:`gpulens.analyzers.op_rollup._WALK_ROUNDS` levels one depth-first pass decides the rest (O(n)): 1.4 s and
    3.5 s for the whole analysis.
+2. Each nanosecond at stake counted once: the rank-imbalance finding (rank_kernels) claimed the whole compute-time
+   difference of the heaviest and the lightest rank as the lighter rank's wait, even where the lighter rank's GPU
+   span was shorter than that (fuzz: an nsys export and a Kineto trace in one folder, read as two ranks: a 2.8 µs
+   rank "waiting" 43.9 µs; the root findings summed to 66.8 µs in 49.8 µs of spans). It is now at most the time
+   the lightest rank's GPUs did not compute (``breakdown``: span − computation).
 """
 
 from __future__ import annotations
@@ -72,3 +77,40 @@ def test_repeated_identical_op_rolls_up_once(tmp_path):
     assert float(row["host_time_ns"]) == 30_000
     assert float(row["gpu_time_ns"]) == 5_000
     assert float(row["share"]) == 1.0
+
+
+# --- 2. the rank-imbalance wait fits in the lightest rank's time ----------------------------------------------------
+def _rank_file(path: Path, rank: int, compute_us: float, idle_us: float = 0.0) -> None:
+    """Rank ``rank`` of a 2-rank run: one compute kernel of ``compute_us`` at 100 µs, then (``idle_us`` + 1 µs
+    later) a 1 µs all-reduce, each launched by a runtime call."""
+    ev = []
+    for j, (name, ts, dur) in enumerate([("gemm_kernel", 100.0, compute_us),
+                                         ("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 101.0 + compute_us + idle_us,
+                                          1.0)]):
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": ts - 5,
+                   "dur": 1, "args": {"correlation": j + 1}})
+        ev.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": ts, "dur": dur,
+                   "args": {"device": 0, "stream": 7, "correlation": j + 1}})
+    path.write_text(json.dumps({"distributedInfo": {"rank": rank, "world_size": 2, "backend": "nccl"},
+                                "traceEvents": ev}))
+
+
+def _imbalance(tmp_path: Path, light_idle_us: float):
+    d = tmp_path / f"run{light_idle_us}"
+    d.mkdir()
+    _rank_file(d / "rank0.json", 0, 40.0)
+    _rank_file(d / "rank1.json", 1, 1.0, light_idle_us)
+    src = gpulens.analyze(d).sources[0]
+    (f,) = [f for f in src.results["rank_kernels"].findings if f.key == "rank-imbalance"]
+    return f
+
+
+def test_rank_imbalance_stake_within_the_lightest_ranks_time(tmp_path):
+    # rank 0 computes 40 µs, rank 1 1 µs: 39 µs more. Rank 1's GPU span is its kernel (1 µs), a 1 µs gap and its
+    # 1 µs all-reduce: 3 µs, of which 2 µs not computing — all the time it can have waited for rank 0 (the
+    # finding claimed 39 µs: roots summed past the run's spans; fuzz: a folder of two unrelated traces)
+    f = _imbalance(tmp_path, 0.0)
+    assert f.title == "Rank 0 spends 3900.0 % more compute-kernel time than the lightest rank (1)"
+    assert f.time_at_stake_ns == 2_000
+    # rank 1 idle 50 µs before its all-reduce: 52 µs not computing, the whole 39 µs difference stands
+    assert _imbalance(tmp_path, 50.0).time_at_stake_ns == 39_000
