@@ -6,7 +6,8 @@
    as deep as the file is long) cost 8.2 s CPU of op_rollup alone at 40,000 repeats, 22 s at a 43 MB file; 40,000
    nested ops of distinct names 10.2 s of analysis. A call now leaves the walk as soon as it is decided, and past
    :data:`gpulens.analyzers.op_rollup._WALK_ROUNDS` levels one depth-first pass decides the rest (O(n)): 1.4 s and
-   3.5 s for the whole analysis.
+   3.5 s for the whole analysis. ``gpulens analyze`` of a 50 MB file of 93,000 such triples with all three reports:
+   38.9 s CPU on main, 3.6 s now.
 2. Each nanosecond at stake counted once: the rank-imbalance finding (rank_kernels) claimed the whole compute-time
    difference of the heaviest and the lightest rank as the lighter rank's wait, even where the lighter rank's GPU
    span was shorter than that (fuzz: an nsys export and a Kineto trace in one folder, read as two ranks: a 2.8 µs
