@@ -13,6 +13,10 @@
    span was shorter than that (fuzz: an nsys export and a Kineto trace in one folder, read as two ranks: a 2.8 µs
    rank "waiting" 43.9 µs; the root findings summed to 66.8 µs in 49.8 µs of spans). It is now at most the time
    the lightest rank's GPUs did not compute (``breakdown``: span − computation).
+3. Time: an Nsight Compute CSV of appended outputs parsed each output as its own table (3–7 ms of pandas work
+   each): 5,000 header + units rows with no launch (1.5 MB) took 9.2 s CPU, and the warning listed every header
+   line. Outputs of a header alone are now counted, not parsed (0.8 s), and the warning names five header lines
+   and counts the rest.
 """
 
 from __future__ import annotations
@@ -115,3 +119,29 @@ def test_rank_imbalance_stake_within_the_lightest_ranks_time(tmp_path):
     assert f.time_at_stake_ns == 2_000
     # rank 1 idle 50 µs before its all-reduce: 52 µs not computing, the whole 39 µs difference stands
     assert _imbalance(tmp_path, 50.0).time_at_stake_ns == 39_000
+
+
+# --- 3. ncu CSV outputs of a header alone are counted, not parsed one by one --------------------------------------
+_NCU_HEAD = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size",'
+             '"Device","CC","gpu__time_duration.sum"')
+_NCU_UNITS = '"","","","","","","","","","","","usecond"'
+
+
+def test_ncu_header_only_outputs_are_counted_fast(tmp_path):
+    # one output with one launch of 12.5 µs, then 4,000 outputs of a header and units row alone (a 0.9 MB file):
+    # each was parsed as a table (~3 ms each: 9 s for 3,000); now counted, and the warning names 5 header lines
+    n = 4000
+    lines = [_NCU_HEAD, _NCU_UNITS,
+             '"0","42","demo","host","gemm_kernel","1","7","(256, 1, 1)","(4096, 1, 1)","0","9.0","12.5"']
+    lines += [_NCU_HEAD, _NCU_UNITS] * n
+    p = tmp_path / "appended.csv"
+    p.write_text("\n".join(lines) + "\n")
+    t = time.process_time()
+    tl = gpulens.collect(p)
+    assert time.process_time() - t < 5.0
+    k = tl.events[tl.events["kind"] == "kernel"]
+    assert len(k) == 1 and int(k["dur_ns"].iloc[0]) == 12_500
+    (w,) = [w for w in tl.meta.warnings if "ncu outputs appended" in w]
+    # the second output's header is line 4 (1-based), each next one 2 lines later
+    assert f"{n + 1} ncu outputs appended in one file (the header line again at line 4, 6, 8, 10, 12 and " \
+           f"{n - 5:,} more; {n:,} outputs of a header alone)" in w
