@@ -6,7 +6,8 @@ a folder outside the repository, DIR under /tmp). Kinds (:data:`KINDS`):
 
 * ``scaling`` — a metamorphic cost check: 1–3 records of a seed (Kineto events with their launch partner, CSV rows
   of rocprof v1 / v3 / nsys stats / ncu, rows of an nsys export's kernel table) repeated ``n`` and ``4·n`` times —
-  identical, spread in time, or nested (each copy starting 1 µs later and ending 1 µs earlier than the one before) —
+  identical, spread in time, nested (each copy starting 1 µs later and ending 1 µs earlier than the one before), or
+  for CSV appended with the header (and units row) before each copy, as ``tool >> out.csv`` run again writes —
   and both analysed (``analyze --json --markdown --html``), and the seed alone: the copies of the larger may cost
   at most 6× the CPU time of the smaller's (seed's time taken off; a linear cost gives ~4×, a cost in the square
   of the copies 16×), and it stays within the limit;
@@ -118,9 +119,12 @@ def _scale_csv(rng, src: Path, work: Path, how: str, seeds, names) -> tuple[Path
         p, seed = _into(d, src, seeds, names)
         new = []
         for j in range(n):
+            if how == "appended":  # the tool's whole output appended again: header, (units row,) rows
+                new.append(hd)
+                new += [r for r in rows[1:2] if len(r) == len(hd) and not (r[0] or "").strip()]
             for r in block:
                 r = list(r)
-                if how != "same":
+                if how not in ("same", "appended"):
                     for c in tcols:
                         try:
                             v = int(float(r[c]))
@@ -188,6 +192,7 @@ def scaling(rng, seeds, names, work: Path, i: int):
         got = _scale_kineto(rng, src, work, how)
     elif fam == "csv":
         src = rng.choice(_seed_files(seeds, names, (".csv",)))
+        how = rng.choice([how, "appended"])
         got = _scale_csv(rng, src, work, how, seeds, names)
     else:
         src = rng.choice([f for f in _seed_files(seeds, names, (".sqlite", ".db", ".rpd"))
