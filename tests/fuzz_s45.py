@@ -220,7 +220,7 @@ def _cpu_analyze(path: Path, work: Path) -> tuple[float, int, str]:
 
 # ---------------------------------------------------------------------------------------------------- folders
 def mixed_folder(rng, seeds, names, work: Path, i: int):
-    pool = [n for n in names if not n.startswith("shared_") or seeds[n].stat().st_size < 2_000_000]
+    pool = [n for n in names if seeds[n].exists() and (not n.startswith("shared_") or seeds[n].stat().st_size < 2e6)]
     picked = rng.sample(pool, rng.randint(2, 4))
     d = work / "mixed"
     d.mkdir()
