@@ -377,8 +377,14 @@ def shared_seeds(a) -> dict[str, Path]:
 
 
 def make(rng, seeds, names, work, i, kind):
+    return make_with(globals()[kind], rng, seeds, names, work, i)
+
+
+def make_with(build, rng, seeds, names, work, i):
+    """``build(rng, seeds, names, work, i)`` → (mutant, seed) or None, with :data:`_EXPECT` cleared first and the
+    seed recorded in it (``"seed"``)."""
     _EXPECT.clear()
-    got = globals()[kind](rng, seeds, names, work, i)
+    got = build(rng, seeds, names, work, i)
     if got is not None:
         _EXPECT["seed"] = got[1]
     return got

@@ -46,6 +46,7 @@ READS: dict[str, tuple[str, ...]] = {
     "hierarchical_roofline": ("hotspots",),
     "bottlenecks": ("breakdown",),
     "ranks": ("breakdown",),
+    "rank_kernels": ("breakdown",),
     "critical_path": ("breakdown",),
     "kernel_distributions": ("hotspots",),
     "kernel_outliers": ("hotspots",),

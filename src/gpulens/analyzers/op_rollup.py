@@ -159,12 +159,12 @@ def _costs(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(0), np.zeros(0)
     key, _ = _row_groups(df, ("_op", "_dims", "_types"))
     first = first_rows(key)
-    dims, types = df["dims"].array, df["types"].array
+    dims, types, ops = df["dims"].array, df["types"].array, df["op"].array  # columns taken once, not per row
     f = np.full(len(first), np.nan)
     b = np.full(len(first), np.nan)
     for j, i in enumerate(first.tolist()):
         d, t = dims[i], types[i]
-        c = op_cost(df["op"].iat[i], None if pd.isna(d) else d, None if pd.isna(t) else t)
+        c = op_cost(ops[i], None if pd.isna(d) else d, None if pd.isna(t) else t)
         if c is not None:
             f[j], b[j] = c.flops, c.bytes
     return f[key], b[key]
@@ -181,13 +181,64 @@ def _nested_in_own_row(timeline: Timeline, calls: pd.DataFrame, key: np.ndarray)
     parent_ids = ops["parent_event_id"].fillna(-1).astype("int64").to_numpy()
     p_ids = np.where(at >= 0, parent_ids[np.maximum(at, 0)], -1) if len(op_ids) else np.full(len(call_ids), -1)
     par = _positions_of(call_ids, p_ids.astype(np.int64, copy=False))
-    nested = np.zeros(len(calls), bool)
-    anc = par.copy()
-    while (anc >= 0).any():
-        ok = anc >= 0
-        nested[ok] |= key[anc[ok]] == key[ok]
-        anc = np.where(ok, par[np.clip(anc, 0, None)], -1)
+    return same_key_ancestor(par, key)
+
+
+#: Rounds of the vectorised ancestor walk of :func:`same_key_ancestor` before it finishes by a depth-first pass
+#: (host threads nest a few levels deep; a chain thousands deep made the walk O(n · depth): 40,000 identical
+#: launches of one op, 22 s CPU).
+_WALK_ROUNDS = 48
+
+
+def same_key_ancestor(par: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """Per node of a forest (``par``: parent position, −1 = root): whether some ancestor has the node's ``key``.
+
+    One vectorised step per level for the nodes still undecided (a node is decided when a same-key ancestor is found
+    or its walk reaches a root); past :data:`_WALK_ROUNDS` levels the rest is decided by one depth-first pass that
+    counts the keys open on the path, O(n) whatever the depth."""
+    nested = np.zeros(len(par), bool)
+    live = np.flatnonzero(par >= 0)
+    anc = par[live]
+    for _ in range(_WALK_ROUNDS):
+        if not live.size:
+            return nested
+        hit = key[anc] == key[live]
+        nested[live[hit]] = True
+        keep = ~hit
+        live, anc = live[keep], par[anc[keep]]
+        up = anc >= 0
+        live, anc = live[up], anc[up]
+    if live.size:
+        nested |= _same_key_dfs(par, key)
     return nested
+
+
+def _same_key_dfs(par: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """:func:`same_key_ancestor` by one iterative depth-first pass (children in position order)."""
+    n = len(par)
+    order = np.argsort(par, kind="stable")
+    first = np.searchsorted(par[order], np.arange(-1, n + 1), side="left").tolist()
+    kids, keys = order.tolist(), key.tolist()
+    open_keys: dict = {}
+    out = [False] * n
+    stack = [~v for v in reversed(kids[first[0]:first[1]])]  # roots; ~v = enter v, v = leave v
+    while stack:
+        v = stack.pop()
+        if v >= 0:
+            k = keys[v]
+            c = open_keys[k] - 1
+            if c:
+                open_keys[k] = c
+            else:
+                del open_keys[k]
+            continue
+        v = ~v
+        k = keys[v]
+        out[v] = k in open_keys
+        open_keys[k] = open_keys.get(k, 0) + 1
+        stack.append(v)
+        stack.extend(~c for c in reversed(kids[first[v + 1]:first[v + 2]]))
+    return np.array(out, dtype=bool)
 
 
 class OpRollup(Analyzer):

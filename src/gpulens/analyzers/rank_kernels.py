@@ -105,6 +105,8 @@ class RankKernels(Analyzer):
             # it); with no collective recorded no rank is seen waiting, and the heaviest rank's extra time is its
             # own kernels' time, which their findings already count: the gain is unknown
             waits = bool((k["kind"] == "comm").any())
+            diff = int(comp.max() - comp.min())
+            stake = _imbalance_stake(diff, light, timeline, device, results) if waits else None
             findings.append(Finding(
                 f"Rank {heavy} spends {more:.1f} % more compute-kernel time than the lightest rank ({light})",
                 f"Compute kernels: {fmt_ns(int(comp.max()))} on rank {heavy} vs {fmt_ns(int(comp.min()))} on rank "
@@ -114,10 +116,28 @@ class RankKernels(Analyzer):
                                                         "for another and the time this costs is unknown. ") +
                 "Compare the per-rank kernel table for the kernels that differ.",
                 severity="warning", category="imbalance",
-                time_at_stake_ns=int(comp.max() - comp.min()) if waits else None, rank=heavy, key="rank-imbalance",
+                time_at_stake_ns=stake, rank=heavy, key="rank-imbalance",
                 # the other ranks wait for the slowest inside their collectives: part of the exposed communication
                 parent="exposed-comm"))
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
+
+
+def _imbalance_stake(diff_ns: int, light: int, timeline: Timeline, device: Any, results: Any) -> int:
+    """The time at stake of the rank-imbalance finding [ns]: the compute-time difference of the heaviest and the
+    lightest rank — the time the lightest rank waits for the heaviest —, no more than the time the lightest rank's
+    GPUs did not compute (``breakdown``: Σ ``span_ns`` − ``computation_ns`` of its rows), where any wait lies: a
+    rank whose whole span is shorter than the difference cannot have waited it (fuzz: an nsys export and a Kineto
+    trace read as two ranks, a 2.8 µs rank "waiting" 43.9 µs: the roots summed past the run's spans)."""
+    from gpulens.analyzers.breakdown import Breakdown
+
+    bd = (results or {}).get("breakdown") or Breakdown().analyze(timeline, device)
+    if bd.skipped or not len(bd.table):
+        return diff_ns
+    rows = bd.table[bd.table["rank"] == light]
+    free = pd.to_numeric(rows["span_ns"], errors="coerce") - pd.to_numeric(rows["computation_ns"], errors="coerce")
+    if not len(rows) or free.isna().any():
+        return diff_ns
+    return int(min(diff_ns, max(0.0, float(free.sum()))))
 
 
 def _untimed_ranks(timeline: Timeline, k: pd.DataFrame) -> tuple[set[int], set[int]]:
