@@ -104,6 +104,16 @@ def test_two_host_folders_of_csv_files_are_said_conditionally(tmp_path, nested):
     assert len(said) == 1 and "nodeA/ (1 file), nodeB/ (1 file)" in said[0] and "if these are different hosts" in said[0]
 
 
+def test_nested_csv_and_json_of_one_run_read_once_and_the_json_named(tmp_path):
+    """node1/77/ holding the run as CSV and as JSON (--output-format csv json): the CSV read once ([20, 150]) and
+    the JSON named as the same run, as in a flat folder (tests/test_trust_s29_left_run_layouts.py)."""
+    root = _place(tmp_path / "out", [("node1/77/77_kernel_trace.csv", _csv), ("node1/77/77_results.json", _json)])
+    tl = collect(root)
+    assert _kernels(tl) == [20, 150]
+    said = [w for w in tl.meta.warnings if "77_results.json" in w]
+    assert len(said) == 1 and "77_kernel_trace.csv" in said[0] and "twice" in said[0]
+
+
 def test_rocprof_v1_data_directory_is_read(tmp_path):
     """rocprof -d DIR: DIR/rpl_data_<time>_<pid>/input_results_<time>/894_hcc_ops_trace.txt. The ops records of
     tests/test_rocprof_v1_text.py hold one kernel, 5000:9000 → 4000 ns."""

@@ -530,6 +530,8 @@ def _collect_dir(p: Path, strict: bool, select: Selection | None, cache: bool, w
         elif got is not None:
             labelled.append((str(f.relative_to(p)), got))
             labelled_files.append(f)
+            if f.is_dir():  # a nested rocprofv3 CSV folder: its JSON / rocpd copies of the same run are named
+                same_run += _same_run_elsewhere(f, sniffed[f], got)
     listed = _listed(skipped)
     if skipped and (require_all or not labelled):
         raise TraceFormatError(p, f"{len(skipped)} of {n_found} files cannot be used: {listed}"
