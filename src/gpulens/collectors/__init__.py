@@ -342,7 +342,9 @@ def collect(path: str | Path, strict: bool = True, format: str | None = None, se
             reading holding more GPU work is kept and the other named in a warning: :func:`_richer_reading`);
             otherwise every recognised file in it (not recursive) is read and the results concatenated (one
             Timeline for several ranks), in parallel when large (a folder with no trace file but subfolders, e.g.
-            rocprofv3's ``<hostname>/<pid>_results.db``, is read one level down); files that record no rank are
+            rocprofv3's ``<hostname>/<pid>_results.db``, is read one level down, and deeper —
+            ``<host>/<pid>/<pid>_kernel_trace.csv``, rocprof v1's ``rpl_data_*/input_results_*/`` — when one level
+            holds none either: :mod:`._nested`); files that record no rank are
             numbered instead of all becoming rank 0 (:mod:`._ranks`, with a warning).
         strict: see :meth:`Collector.collect`.
         format: collector name to force instead of sniffing.
@@ -387,6 +389,7 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
             # a folder's devices are checked as a file's are (_sizes): GPU events on a device its records lack get
             # a device record, else the breakdown names a GPU that is not among the run's devices
             tl = add_unlisted(c.collect(p, strict=strict), p, c.name)
+            _note_host_folders(p, tl)
             same = _same_run_elsewhere(p, c, tl)
             if same:
                 tl.meta.warnings.append(f"{p}: {plural(len(same), 'file(s)')} not read: " + "; ".join(
@@ -490,6 +493,15 @@ def _collect_dir(p: Path, strict: bool, select: Selection | None, cache: bool, w
         below_detected = {f: _detect(f) for f in below}
         if any(c is not None for c, _ in below_detected.values()) or not found:
             found, detected = below, below_detected
+    searched = None
+    if not any(c is not None for c, _ in detected.values()):
+        # nothing in the folder or one level down: rocprofv3's <host>/<pid>/… and rocprof v1's rpl_data_*/input*_results_*
+        # layouts, each nested folder a folder collector claims one input (:mod:`._nested`)
+        from gpulens.collectors._nested import nested_inputs
+
+        deep, searched = nested_inputs(p)
+        if deep:
+            found, detected = [f for f, _ in deep], {f: (c, None) for f, c in deep}
     sniffed = {f: c for f, (c, _) in detected.items()}
     skipped = list(broken) + [(f, detected[f][1]) for f in found if sniffed[f] is None]
     # a link (or hard link) to a file already listed: its events would count twice
@@ -497,7 +509,8 @@ def _collect_dir(p: Path, strict: bool, select: Selection | None, cache: bool, w
     if not files:
         raise UnknownFormatError(p, "directory holds no trace file gpulens recognises"
                                     + (f": {plural(len(skipped), 'file(s)')}: "
-                                       f"{_listed(skipped)}" if skipped else ""))
+                                       f"{_listed(skipped)}" if skipped else "")
+                                    + (f" ({searched.split(': ', 1)[1]})" if searched else ""))
     if select is not None and select.ranks is not None:
         files = [f for f in files if file_rank(f) is None or select.wants_rank(file_rank(f))]
         if not files:
@@ -517,6 +530,8 @@ def _collect_dir(p: Path, strict: bool, select: Selection | None, cache: bool, w
         elif got is not None:
             labelled.append((str(f.relative_to(p)), got))
             labelled_files.append(f)
+            if f.is_dir():  # a nested rocprofv3 CSV folder: its JSON / rocpd copies of the same run are named
+                same_run += _same_run_elsewhere(f, sniffed[f], got)
     listed = _listed(skipped)
     if skipped and (require_all or not labelled):
         raise TraceFormatError(p, f"{len(skipped)} of {n_found} files cannot be used: {listed}"
@@ -549,7 +564,19 @@ def _collect_dir(p: Path, strict: bool, select: Selection | None, cache: bool, w
             f"{f.relative_to(p)}: {why}" for f, why in same_run[:8]))
     if twice:
         tl.meta.warnings.append(links_twice_warning(p, twice))
+    if searched:
+        tl.meta.warnings.append(searched)
+    _note_host_folders(p, tl)
     return tl
+
+
+def _note_host_folders(p: Path, tl: Timeline) -> None:
+    """Warn when a folder's rocprofv3 CSV files lie in several host folders (:func:`~._session_clock.host_folders_note`)."""
+    from gpulens.collectors._session_clock import host_folders_note
+
+    note = host_folders_note(p, tl.meta.sources)
+    if note and not any(note in w for w in tl.meta.warnings):
+        tl.meta.warnings.append(f"{p}: {note}")
 
 
 def _truncated_json(data: bytes) -> bool:

@@ -347,10 +347,14 @@ def _build(files: list[FileRows], d: Dispatches) -> tuple[pd.DataFrame, pd.DataF
            if "correlation_id" in d.cols else {})}, n=nr)
     tables_of = [dict(f.tables or {}) for f in files]
     n_kept = np.zeros(nf, dtype=np.int64)  # counter values of rows that are not events, kept per file
+    n_res = np.zeros(nf, dtype=np.int64)  # of those, launch resources (registers, scratch…): no hardware counter
     if u_rows:
         rows, vals = np.concatenate(u_rows), np.concatenate(u_val)
         units = [u for p in u_unit for u in p]
         n_kept = np.bincount(fo[rows], minlength=nf)
+        res_names = {m for m, _ in RESOURCE_METRICS}
+        n_res = np.bincount(fo[rows][np.fromiter((m in res_names for m in u_metric), bool, len(u_metric))],
+                            minlength=nf)
         for i in np.flatnonzero(n_kept):  # each file's table as it has it alone (metric by metric, its rows)
             at = np.flatnonzero(fo[rows] == i) if nf > 1 else np.arange(len(rows))
             r = rows[at]
@@ -373,7 +377,8 @@ def _build(files: list[FileRows], d: Dispatches) -> tuple[pd.DataFrame, pd.DataF
                    n_neg_dev=int((neg_dev[a:b] & valid[a:b]).sum()) if neg_example.get(i) is not None else 0,
                    neg_example=neg_example.get(i), negative=int(negative[i]), unwhole=int(unwhole[i]),
                    unnamed=int(unnamed[a:b].sum()), beyond=beyond[i], dup_note=dup_notes[i],
-                   reasons=file_reasons, kept=int(n_kept[i]), unlisted=unlisted[i])
+                   reasons=file_reasons, kept=int(n_kept[i]), unlisted=unlisted[i],
+                   kept_resources=int(n_res[i]))
         metas.append(meta)
     return events, counters, rejected, metas, tables_of
 

@@ -16,7 +16,7 @@ from gpulens.units import agree, plural
 def file_notes(meta: TimelineMeta, d: Dispatches, path: Path, rank: int, *, lone: Any, n_no_dev: int,
                n_neg_dev: int, neg_example: int | None, negative: int, unwhole: int, unnamed: int,
                beyond: dict[str, int], dup_note: str | None, reasons: pd.Series | None, kept: int,
-               unlisted: dict[int, int] | None = None) -> None:
+               unlisted: dict[int, int] | None = None, kept_resources: int = 0) -> None:
     """Append to ``meta.warnings`` (and, for GPU rows without a device, to ``meta.devices``) the notes of one
     file ``path`` whose rows were read into ``d``.
 
@@ -26,7 +26,9 @@ def file_notes(meta: TimelineMeta, d: Dispatches, path: Path, rank: int, *, lone
             and the first such id; negative / unwhole: size or count cells read as unknown; unnamed: rows without
             a name; beyond: id kind → values beyond int64; dup_note: the exact-duplicates warning, if any;
             reasons: the reason of each row that is not an event (None: every row is one); kept: the counter
-            values of those rows kept in ``tables["unattached_counters"]``; unlisted: device → GPU rows on a
+            values of those rows kept in ``tables["unattached_counters"]``, ``kept_resources`` of them launch
+            resources (VGPR/SGPR counts, scratch bytes, wave size: read from the dispatch row or its kernel symbol,
+            no hardware counter — a rocpd dispatch without an event id has no counter of its own); unlisted: device → GPU rows on a
             device the file's agent list does not hold as a GPU (:func:`unlisted_note`).
     """
     if unlisted:
@@ -79,8 +81,20 @@ def file_notes(meta: TimelineMeta, d: Dispatches, path: Path, rank: int, *, lone
         by = pd.Series(reasons).value_counts()
         meta.warnings.append(f"{path}: {plural(nr, 'row(s)')} {agree(nr, 'is no event', 'are not events')}: "
                              f"" + ", ".join(f"{k} ×{v}" for k, v in by.items())
-                             + (f"; their {plural(kept, 'counter value(s)')} {agree(kept, 'is', 'are')} kept as "
-                                "per-kernel counters (the kernel counters table)" if kept else ""))
+                             + (f"; {_kept_words(kept, kept_resources)}" if kept else ""))
+
+
+def _kept_words(kept: int, resources: int) -> str:
+    """What is kept of the rows that are not events: their hardware counter values and launch resources (``kept``
+    values, ``resources`` of them resources), each named for what it is."""
+    pmc = kept - resources
+    res = (f"{plural(resources, 'launch-resource value(s)')} (VGPR/SGPR counts, scratch bytes, wave size — "
+           "read from the dispatch and its kernel symbol, not hardware counters)")
+    where = "kept in the kernel counters table (per kernel name, no time)"
+    if not pmc:
+        return f"they carry no hardware counter value; their {res} {agree(resources, 'is', 'are')} {where}"
+    return (f"their {plural(pmc, 'hardware counter value(s)')}" + (f" and {res}" if resources else "")
+            + f" {agree(kept, 'is', 'are')} {where}")
 
 
 def unlisted_note(meta: TimelineMeta, d: Dispatches, path: Path, rank: int, unlisted: dict[int, int]) -> None:

@@ -275,7 +275,9 @@ class Accumulator:
         paired in time order per thread; the duration is ``E.ts − B.ts`` computed exactly on the decimal text (the
         ``B`` gives name, category and args). A ``B`` never ended is **not** extended to the end of the trace
         (B04 of ../shared/cases: "B-events without E-events must not be extended"): it is dropped and counted in
-        :attr:`unended`; an ``E`` with no open ``B`` in :attr:`unopened`."""
+        :attr:`unended`; an ``E`` with no open ``B`` in :attr:`unopened` — except a ``B`` left open and such an ``E`` at
+        the same instant on its thread (both at ``ts`` 0, never recorded): one zero-length slice, judged by its
+        timestamp as every event is (a ``ts`` 0 placeholder is excluded as "zero timestamp (never recorded)")."""
         from decimal import Decimal, InvalidOperation
 
         from gpulens.collectors._kineto_columns import RawEvent
@@ -301,6 +303,7 @@ class Accumulator:
         out = []
         for evs in threads.values():
             stack: list = []
+            early: dict[Decimal, int] = {}  # E events with no open B, by instant
             for t, _, _, e in sorted(evs, key=lambda x: (x[0], x[1], x[2])):  # an E at the same instant first
                 if e.ph == "B":
                     stack.append((t, e))
@@ -309,8 +312,15 @@ class Accumulator:
                     out.append(RawEvent(cat=b.cat, name=b.name, pid=b.pid, tid=b.tid, ts=b.ts, args=b.args,
                                         dur=msgspec.Raw(format(t - t0, "f").encode()), ph="X"))
                 else:
-                    self.unopened += 1
-            self.unended += len(stack)
+                    early[t] = early.get(t, 0) + 1
+            for t, b in stack:  # a B left open and an E without a B at its instant (both unset: ts 0): one
+                if early.get(t):  # zero-length slice, judged by its timestamp as any event (a ts 0 placeholder
+                    early[t] -= 1  # is excluded as such), never "a begin never ended and an end without a begin"
+                    out.append(RawEvent(cat=b.cat, name=b.name, pid=b.pid, tid=b.tid, ts=b.ts, args=b.args,
+                                        dur=msgspec.Raw(b"0"), ph="X"))
+                else:
+                    self.unended += 1
+            self.unopened += sum(early.values())
         self.paired += len(out)
         if out:
             self.add(out)

@@ -22,6 +22,7 @@ name several hosts.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -90,3 +91,35 @@ def hosts_note(labelled: list[tuple[str, Any]]) -> list[str]:
             "times count on each host's own monotonic clock (time since boot, no wall clock shared by the hosts), so "
             "events of different hosts cannot be placed against each other — the wall span and the order in which "
             "the ranks reached a collective are not aligned across hosts"]
+
+
+#: collectors of rocprofiler per-host clock times that record no host name (rocprofv3 CSV)
+_UNNAMED_HOST_COLLECTORS = frozenset({"rocprofv3_csv"})
+
+
+def host_folders_note(root: Path, sources: list[Any]) -> str | None:
+    """A note when the rocprofv3 CSV files of ``sources`` (read from the folder ``root``) lie in folders of different
+    names where rocprofv3 puts a host's files: its output file is ``%hostname%/<pid>`` unless ``-o`` says otherwise
+    (rocprofiler-sdk ``config.hpp``), so a file's host folder is taken as the nearest folder above it, below
+    ``root``, whose name is not a number (``<host>/<pid>/<pid>_kernel_trace.csv`` → ``<host>``). CSV files record no
+    host name, so the note is conditional: if those folders are different hosts, their times (each host's own
+    monotonic clock) cannot be placed against each other. None for one such folder or none."""
+    folders: dict[str, int] = {}
+    for s in sources:
+        if not isinstance(s, dict) or s.get("collector") not in _UNNAMED_HOST_COLLECTORS or s.get("hostname"):
+            continue
+        try:
+            rel = Path(str(s.get("path", ""))).relative_to(root)
+        except ValueError:
+            continue
+        host = next((part for part in reversed(rel.parts[:-1]) if not part.isdigit()), None)
+        if host is not None:
+            folders[host] = folders.get(host, 0) + 1
+    if len(folders) < 2:
+        return None
+    named = ", ".join(f"{h}/ ({plural(n, 'file(s)')})" for h, n in sorted(folders.items())[:4])
+    return (f"the rocprofv3 CSV files lie in {len(folders)} folders where rocprofv3 writes one host's files "
+            f"(-o %hostname%/%pid%, its default) — {named}{' …' if len(folders) > 4 else ''}; CSV files record no "
+            "host name: if these are different hosts, rocprofiler times count on each host's own monotonic clock "
+            "(time since boot), so events of different hosts cannot be placed against each other — the wall span "
+            "and the order in which the ranks reached a collective are not aligned across them")

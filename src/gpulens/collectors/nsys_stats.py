@@ -33,6 +33,9 @@ import pandas as pd
 
 from gpulens.collectors._csvrows import dedupe_header, rejoin_last_name
 from gpulens.collectors._io import read_input
+from gpulens.collectors._nsys_stat_checks import STATS as _STATS
+from gpulens.collectors._nsys_stat_checks import blank_impossible_statistics as _blank_impossible_statistics
+from gpulens.collectors._nsys_stat_checks import printed_step
 from gpulens.collectors._shares import missing_share
 from gpulens.collectors._summary_copies import summary_copies_note
 from gpulens.collectors._time_units import ns_factor
@@ -298,12 +301,15 @@ class NsysStatsCollector(Collector):
             warnings.append(f"{path}: {plural(len(odd), 'column(s)')} with a unit that is no time unit gpulens knows ("
                             + ", ".join(repr(h) for h in odd.values()) + "): their values are unknown")
         data: dict[str, list] = {c: [] for c in SUMMARY_COLUMNS}
+        res: dict[str, list] = {c: [] for c, f in mapping.values() if c in _STATS + ("total_ns",)}
         for r in good:
             for i, (col, f) in mapping.items():
                 v = r[i].strip()
                 if col == "name":
                     data[col].append(r[i])
                     continue
+                if col in res:  # the printed precision: its last digit in ns (--timeunit sec with 3 decimals: 1 ms)
+                    res[col].append(printed_step(v) * f if f is not None else np.nan)
                 try:  # a non-numeric cell is unknown: a row without calls / total time is dropped below
                     # (ASCII only: float() reads "٢٤.٧" or full-width digits as 24.7, which nsys never prints)
                     x = float(v.replace(",", "")) if v and v.isascii() else np.nan
@@ -314,6 +320,8 @@ class NsysStatsCollector(Collector):
                 data[col].append(x)
         n = len(good)
         table = pd.DataFrame({c: (data[c] if data[c] else [np.nan] * n) for c in SUMMARY_COLUMNS})
+        for c, steps in res.items():  # carried beside their rows through the row filters below, then dropped
+            table[f"step:{c}"] = steps
         short = None if cut else _rows_missing(path, text, lines, h + len(under), good, mapping,
                                                table["total_ns"])
         if short is not None:
@@ -346,6 +354,7 @@ class NsysStatsCollector(Collector):
         factors = {c: f for c, f in mapping.values() if c.endswith("_ns")}
         _blank_impossible_statistics(table, path, warnings,
                                      one_unit=len(set(factors.values())) == 1)
+        table = table.drop(columns=[c for c in table.columns if str(c).startswith("step:")])
         table["name"] = table["name"].astype(str)
         cut_names = _cut_names_note(path, table["name"])
         if cut_names:
@@ -511,33 +520,4 @@ def _share_of(text: str) -> float:
         return 0.0
     unit = 10.0 ** -(len(t.split(".", 1)[1]) if "." in t else 0)
     return x + unit / 2 if np.isfinite(x) and x >= 0 else 0.0
-
-
-#: the per-kernel duration statistics of a ``cuda_gpu_kern_sum`` row, each unknown (NaN) when not printed
-_STATS = ("mean_ns", "median_ns", "min_ns", "max_ns", "stddev_ns")
-
-
-def _blank_impossible_statistics(table: pd.DataFrame, path: Path, warnings: list[str], one_unit: bool = True) -> None:
-    """Make a row's duration statistics unknown (in place) when any is not finite (``inf``, ``1e400``) or they
-    contradict each other or the row's total: min ≤ median ≤ max, min ≤ mean ≤ max, max ≤ total time (each
-    instance is part of the total), min ≤ total / instances ≤ max (the mean the total and count give), with 1 ns
-    for the printed rounding (the mean rounded to ns as nsys prints it). The total / instances comparison is made
-    only when ``one_unit``: every time column was read in the Total Time's unit. Its Instances and Total Time, checked
-    before, are kept; a warning counts the rows. (Shown as "inf s" and "1e21 s" beside a 16 ms total otherwise.)"""
-    if not len(table):
-        return
-    st = table[list(_STATS)].astype("float64")
-    lo, mid, avg, hi = st["min_ns"], st["median_ns"], st["mean_ns"], st["max_ns"]
-    bad = (np.isinf(st) | (st.abs() >= 2.0**63)).any(axis=1)
-    total = table["total_ns"].astype("float64")
-    # the mean of Total Time over Instances lies between Min and Max too (Avg may be missing or disagree with it)
-    per = (total / table["calls"].astype("float64").where(table["calls"] > 0)).round()
-    pairs = ((lo, mid), (mid, hi), (lo, avg), (avg, hi), (hi, total)) + (((lo, per), (per, hi)) if one_unit else ())
-    for a, b in pairs:
-        bad |= (a > b + 1).fillna(False)
-    if bad.any():
-        table.loc[bad.to_numpy(), list(_STATS)] = np.nan
-        warnings.append(f"{path}: {plural(int(bad.sum()), 'kernel row(s)')} with impossible duration statistics (infinite, or "
-                        "Min/Med/Avg/Max out of order, above the Total Time or around Total Time / Instances): their Avg/Med/Min/Max/StdDev read as "
-                        "unknown; Instances and Total Time kept")
 

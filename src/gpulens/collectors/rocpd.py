@@ -42,7 +42,7 @@ from gpulens.collectors.base import Collector
 from gpulens.collectors.rocprof_v1_trace import SQLITE_MAGIC, sqlite_tables
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline
-from gpulens.units import plural
+from gpulens.units import agree, plural
 
 _COPY_KIND = {"HOST_TO_DEVICE": "HtoD", "DEVICE_TO_HOST": "DtoH", "DEVICE_TO_DEVICE": "DtoD", "HOST_TO_HOST": "HtoH"}
 
@@ -84,6 +84,7 @@ class _Db:
     def __init__(self, con: sqlite3.Connection, names: set[str]):
         self.con, self.names = con, names
         self.coerced: dict[str, int] = {}  # logical table → values of the wrong type read as unknown
+        self.unmatched_pmc = (0, 0)  # (counter values matching no kernel dispatch, dispatches without an event id)
         self._read: dict[str, pd.DataFrame | None] = {}
 
     def read(self, logical: str) -> pd.DataFrame | None:
@@ -237,6 +238,9 @@ def _kernels(db: _Db, node_of: dict[int, int]) -> Dispatches | None:
         target = pd.MultiIndex.from_frame(k[keys]) if len(keys) > 1 else k["event_id"].to_numpy()
         wide = wide.reindex(target)
         d.pmc = {m: wide[m].to_numpy(dtype="float64") for m in wide.columns}
+        # a counter of no dispatch read: its dispatch row lost its event id (or never had one)
+        lost = int((~pmc.set_index(keys).index.isin(target)).sum())
+        db.unmatched_pmc = (lost, int(k["event_id"].isna().sum()))
     return d
 
 
@@ -332,6 +336,13 @@ class Rocpd(Collector):
                                     + ", ".join(f"{t} ×{n}" for t, n in sorted(db.coerced.items()))
                                     + "): text, real or blob where the rocpd schema has an integer, or a blob in a "
                                     "text column")
+        lost, no_id = db.unmatched_pmc
+        if lost:
+            tl.meta.warnings.append(f"{path}: {plural(lost, 'counter value(s)')} of rocpd_pmc_event match no kernel "
+                                    "dispatch by event id"
+                                    + (f" ({plural(no_id, 'dispatch row(s)')} {agree(no_id, 'carries', 'carry')} no event id)"
+                                       if no_id else "")
+                                    + ": not read — no kernel's counters include them")
         said = split_processes(tl, path, pids, "database")  # T12 of ../shared/cases: a `rocpd merge` of processes
         if said:
             tl.meta.warnings.append(said)
