@@ -13,7 +13,7 @@ import pandas as pd
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import SourceReport
 from gpulens.analyzers._advice import vendor_word
-from gpulens.reports._format import (column_label, fmt_ns, fmt_unit, limiter_text, result_title, summary_items, time_scale,
+from gpulens.reports._format import (column_label, fmt_ns, fmt_unit, is_missing, limiter_text, result_title, summary_items, time_scale,
                                      shown_columns, source_vendor, unit_of, vendor_headers, vendor_label,
                                      with_limiter_text)
 from gpulens.reports._html_pages import _layout, axis_title, findings_table, nonzero_parts
@@ -32,7 +32,7 @@ from gpulens.reports._html_parts import (
     wrap_name,
 )
 from gpulens.reports._names import short_names
-from gpulens.units import agree, plural
+from gpulens.units import MISSING, agree, plural
 
 #: Result names shown on the stalls & verdicts page (any name containing one of these words).
 VERDICT_WORDS = ("stall", "verdict", "bottleneck")
@@ -91,11 +91,40 @@ def occupancy_page(s: SourceReport, max_rows: int) -> list[Any]:
                   yaxis={"autorange": "reversed"}, showlegend=True)  # one trace: its legend says what is not drawn
     cols = ["name", "calls", "time_ns", "block_size", "regs_per_thread", "smem_bytes", "active_blocks_per_sm",
             "theoretical_occupancy_pct", "achieved_occupancy_pct", "limiters"]
-    take = _takeaway(r, f"Theoretical occupancy (with what limits it) and, where measured, achieved occupancy of "
-                        f"{plural(len(r.table), 'hot kernel(s)')}.")
+    take = occupancy_caption(r, t, lims, measured)
     return [Panel("Occupancy of the hot kernels", take, fig, table_html(
         with_limiter_text(r.table, vendor), cols, max_rows, docs=r.columns,
         headers=vendor_headers(cols, vendor, r.columns)))]
+
+
+def occupancy_caption(r: AnalysisResult, t: pd.DataFrame, lims: pd.Series, measured: bool) -> str:
+    """What the occupancy chart shows, from the occupancy result alone: which kernels (``t``, the rows drawn, of
+    ``r.table``), the time-weighted theoretical and achieved figures of its summary ("unknown" when absent; achieved
+    "not measured" when no row has it), and the bar of the kernel with the most GPU time (the table's first row) with
+    its limiter. Not the result's first finding: that is often a grid-fill (waves) finding, which the chart does not
+    draw (H200 GPT-2's caption read "Grid of GammaBetaBackward… fills 9.1 % of one wave")."""
+    vendor = r.summary.get("vendor")
+    pct = unit_of("theoretical_occupancy_pct", r.columns.get("theoretical_occupancy_pct", ""))
+    which = (f"the {len(t)} hot kernels with the most GPU time (of {len(r.table)})" if len(t) < len(r.table)
+             else f"the {plural(len(t), 'hot kernel(s)')}")
+    def weighted(key: str) -> str:  # the summary's time-weighted figure; nothing said when the result has none
+        v = r.summary.get(key)
+        return "" if is_missing(v) else f", time-weighted {fmt_unit(v, pct)}"
+
+    ach = (f"achieved occupancy (striped) beside it{weighted('time_weighted_achieved_pct')}" if measured
+           else "achieved occupancy not measured (no occupancy counters in this input)")
+    first = ""
+    times = pd.to_numeric(t["time_ns"], errors="coerce") if "time_ns" in t else pd.Series(dtype=float)
+    if times.notna().any():
+        i = int(times.fillna(-1).to_numpy().argmax())
+        lim = limiter_text(lims.iloc[i], vendor)
+        first = (f" The kernel with the most GPU time, {short_names([str(t['name'].iloc[i])])[0]}, has "
+                 f"{fmt_unit(t['theoretical_occupancy_pct'].iloc[i], pct)} theoretical "
+                 f"({'nothing limits it' if lim in ('none', MISSING) else 'limited by ' + lim}).")
+    return (f"Theoretical occupancy of {which} — the share of the "
+            f"{vendor_word(vendor, 'sm')}'s {vendor_word(vendor, 'warp')} slots their launch configuration allows"
+            f"{weighted('time_weighted_theoretical_pct')}, each bar labelled with the resource that limits it; {ach}.{first} Grid fill "
+            "and tail waves are in the table and the findings.")
 
 
 def _vendor_of_stalls(st: AnalysisResult) -> str | None:
@@ -183,6 +212,14 @@ def _idle_panel(bn: AnalysisResult, max_rows: int, vendor: str | None = None) ->
                  fig, table_html(t, None, max_rows, docs=bn.columns, headers=vendor_headers(t.columns, vendor, bn.columns)))
 
 
+#: The stall table's columns a reader needs first, in reading order: which kernel, how long, what its warps waited
+#: on (class, share, the largest reasons), what to do, and its speed of light — inside a 1280-px screen; the
+#: bookkeeping (launch count, vendor, counter family) and the figures the reasons cell repeats after them (the
+#: table in its original order, 1,900 px wide, cut the reasons and the guidance off at the right edge: ncu H200).
+_STALL_FIRST = ("name", "time_ns", "dominant_class", "dominant_pct", "reasons", "guidance", "memory_sol_pct",
+                "compute_sol_pct", "issue_pct", "top_reasons", "top_reason", "top_reason_pct")
+
+
 def _stall_panel(st: AnalysisResult, max_rows: int) -> Panel:
     t = st.table.iloc[:20]
     parts = [(c, column_label(c, st.columns.get(c, "")).replace("share of stall time in class ", ""))
@@ -190,7 +227,9 @@ def _stall_panel(st: AnalysisResult, max_rows: int) -> Panel:
     ys = tick_labels(short_names(t["name"].astype(str)), full=t["name"].astype(str).tolist())
     fig = _stacked(t, ys, parts, 1.0, "share of stall time [%]", "%", xrange=[0, 100],
                    full=t["name"].astype(str).tolist())
-    cols = [c for c in st.table.columns if c not in {p for p, _ in parts}]
+    drawn = {p for p, _ in parts}
+    cols = [c for c in _STALL_FIRST if c in st.table.columns] + [c for c in st.table.columns
+                                                                 if c not in drawn and c not in _STALL_FIRST]
     return Panel("Stall classes of the hot kernels",
                  f"What the {vendor_word(_vendor_of_stalls(st), 'warps')} of {plural(len(st.table), 'kernel(s)')} "
                  "waited on, as shares of stall time.", fig,

@@ -171,16 +171,12 @@ def kernels_html(s: SourceReport, rows: list[dict[str, Any]], step_chars: int | 
         shown = _step_cell(steps, prev, step_chars, links.get(name))
         whole = "\n".join(steps)  # the banner cell's tooltip: every step whole
         prev = steps
-        share = r.get("share")
-        time = fmt_ns(r.get("time_ns")) + ("" if is_missing(share) else f" · {fmt_unit(share, 'share')}")
+        time = time_text(r)
         rank = rank_of.get(name)
         body.append(
             f'<tr><td class="num">{f"#{rank}" if rank else ""}</td>{name_cell(name, short)}'
-            f'<td class="num">{esc(time)}</td>'
-            f'<td><span class="bound {BOUND_CLASS.get(verdict, "b-none")}"'
-            f'{_tip(bound_meanings(vendor).get(verdict))}>{esc(verdict)}</span></td>'
-            f'<td class="num{" tstake" if not is_missing(stake) else " nm"}"{_note_attr(notes.get(i))}>'
-            f'{esc(fmt_ns(stake) + notes.get(i, ("", ""))[0])}</td><td class="step"'
+            f'<td class="num">{esc(time)}</td>{bound_td(verdict, vendor)}{stake_td(stake, notes.get(i))}'
+            '<td class="step"'
             + (_tip(whole) if step_chars else "")
             + f'>{shown}{_evidence(r) if evidence else ""}</td>'
             "</tr>")
@@ -209,6 +205,29 @@ def kernels_html(s: SourceReport, rows: list[dict[str, Any]], step_chars: int | 
                       for m, t in dict(notes.values()).items())
             # the legend in full under the verdict page's table; on the first screen each bound's tooltip says it
             + (bound_legend([fmt_unit(r.get("verdict"), "text") for r in rows], vendor) if evidence else ""))
+
+
+def time_text(r: Any) -> str:
+    """A kernel's "GPU time · share" cell text from a verdict (or hot-kernel) row: ``time_ns`` (else
+    ``effective_ns``, the same figure: the verdicts' time is the hot-kernel table's effective time) and ``share``."""
+    t = r.get("time_ns")
+    t = r.get("effective_ns") if is_missing(t) else t
+    share = r.get("share")
+    return fmt_ns(t) + ("" if is_missing(share) else f" · {fmt_unit(share, 'share')}")
+
+
+def bound_td(verdict: str, vendor: str | None, tip: str | None = None) -> str:
+    """A kernel's bound cell: the verdict as a coloured pill (the word, never the colour alone), its meaning as the
+    tooltip (``tip`` instead, when given)."""
+    return (f'<td><span class="bound {BOUND_CLASS.get(verdict, "b-none")}"'
+            f'{_tip(tip or bound_meanings(vendor).get(verdict))}>{esc(verdict)}</span></td>')
+
+
+def stake_td(stake: Any, note: tuple[str, str] | None) -> str:
+    """A kernel's time-at-stake cell: the figure (unknown when missing) with its note mark and the note as tooltip
+    (:func:`gpulens.reports._format.stake_notes`)."""
+    return (f'<td class="num{" tstake" if not is_missing(stake) else " nm"}"{_note_attr(note)}>'
+            f'{esc(fmt_ns(stake) + (note or ("", ""))[0])}</td>')
 
 
 def _tip(text: str | None) -> str:
@@ -274,4 +293,5 @@ def answer_html(s: SourceReport) -> str:
             f'{kernels_html(s, rows)}</section>')
 
 
-__all__ = ["answer_html", "kernels_html", "kernel_rows", "bound_meanings", "bound_legend", "ANSWER_KERNELS"]
+__all__ = ["answer_html", "kernels_html", "kernel_rows", "bound_meanings", "bound_legend", "bound_td", "stake_td",
+           "time_text", "ANSWER_KERNELS"]

@@ -32,7 +32,12 @@ CHART_CSS = (".dchart{margin:.8em 0 1.2em;max-width:1200px}.dchart h2{margin:.2e
              ".sw.b{background:" + BASE_COLOUR + "}.sw.c{background:" + CAND_COLOUR + "}"
              ".dgroup{grid-column:1/-1;font-weight:bold;margin-top:4px}.dchart figcaption{font-size:13px;color:#333;margin-top:4px}.dlegend{font-size:13px;margin:0 0 6px}"
              "@media (max-width:700px){.pbars{grid-template-columns:minmax(6em,12em) minmax(80px,1fr)}"
-             ".px{grid-column:1/-1;white-space:normal;text-align:right}}")
+             ".px{grid-column:1/-1;white-space:normal;text-align:right}}"
+             # the diff page's charts (.dcharts) share one label width, --dlw (diff_charts: the longest label of
+             # either chart, within the label's 8–26 em): each grid sized its labels to its own, so the category bars
+             # began 200 px left of the kernels'
+             "@media (min-width:701px){.dcharts .pbars{grid-template-columns:var(--dlw) minmax(120px,420px) "
+             "max-content}}")
 
 
 def _esc(v: Any) -> str:
@@ -119,7 +124,7 @@ def diff_charts(r: Any, kernels: pd.DataFrame) -> str:
     if r.summary.get("times_unknown"):
         return ('<p class="warn">No charts: GPU times are unknown (a run records no kernel durations); the tables '
                 "give the launch counts.</p>")
-    out = []
+    out, labels = [], []
     kt = r.tables["kernels"]
     # a row matched through its operator and shapes (or by category) is labelled by that key: its hover names the
     # kernels on each side too ("flash_fwd_kernel → attn_fwd": which kernels the bars are, across vendors)
@@ -131,6 +136,7 @@ def diff_charts(r: Any, kernels: pd.DataFrame) -> str:
         rows = [(lab, f, b, c, d, p, m) for lab, f, b, c, d, p, m in zip(
             k["kernel"], full, k["base_time_ns"], k["cand_time_ns"], k["delta_ns"], k["delta_pct"],
             k["match"].astype(str))]
+        labels += [x[0] for x in rows]
         out.append(_figure("chart-kernels", "Largest changes per kernel: base vs candidate", rows,
                            f"The {len(k)} kernel rows with the largest change in GPU time (of {len(kernels)} rows), "
                            "largest first, as the top contributors list them; bars: GPU time summed over each run's "
@@ -140,10 +146,16 @@ def diff_charts(r: Any, kernels: pd.DataFrame) -> str:
         c = cat.head(CHART_CATEGORIES)
         rows = [(str(n), str(n), b, cd, d, p, "") for n, b, cd, d, p in zip(
             c["category"], c["base_time_ns"], c["cand_time_ns"], c["delta_ns"], c["delta_pct"])]
+        labels += [x[0] for x in rows]
         out.append(_figure("chart-categories", "GPU time per category: base vs candidate", rows,
                            f"{len(c)} of {len(cat)} work categories, largest change first; bars: GPU time summed over "
                            "each run, one scale for the chart."))
-    return "".join(out)
+    if not out:
+        return ""
+    # one label column for both charts: the longest label in characters (ch: a digit's width, the labels being
+    # mostly digits and brackets), the chart's own bounds (.pl max-width 26em; 8em at least)
+    longest = max(len(str(x)) for x in labels)
+    return f'<div class="dcharts" style="--dlw:min(26em,max(8em,{longest + 1}ch))">{"".join(out)}</div>'
 
 
 def _figure(fid: str, title: str, rows: list, takeaway: str) -> str:

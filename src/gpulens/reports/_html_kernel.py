@@ -17,7 +17,7 @@ import pandas as pd
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import SourceReport
 from gpulens.analyzers._advice import vendor_word
-from gpulens.reports._values import lower_bound_mark
+from gpulens.reports._values import largest_items, lower_bound_mark
 from gpulens.reports._format import (column_label, fmt_ns, fmt_unit, is_missing, limiter_text, result_title,
                                      shown_columns, source_vendor, unit_of, vendor_label)
 from gpulens.reports._html_answer import bound_meanings
@@ -226,10 +226,9 @@ def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
         classes = [(column_label(c, r.columns.get(c, "")).replace("share of stall time in class ", ""), st[c])
                    for c in st.index if c.endswith("_pct") and "in class" in r.columns.get(c, "")]
         reasons = st.get("reasons")
-        if isinstance(reasons, dict):  # reason → share of stall time [%] (stalls.COLUMNS): the largest, with units
-            top = sorted(((str(k), v) for k, v in reasons.items() if isinstance(v, (int, float)) and v == v),
-                         key=lambda kv: -kv[1])[:6]
-            reasons = ", ".join(f"{k} {fmt_unit(v, '%')}" for k, v in top) if top else None
+        top = largest_items(reasons, "%", 6)  # reason → share of stall time [%] (stalls.COLUMNS): the largest
+        if top is not None:
+            reasons = ", ".join(f"{k} {x}" for k, x in top[0]) or None
         parts.append(_part("Stall classes (share of stall time)", _bars(classes, "#D55E00")
                            + f'<p>Top reasons (share of stall time): {esc(fmt_unit(reasons, "text")[:400])}</p>'))
     else:
@@ -268,14 +267,51 @@ def kernel_pages(s: SourceReport, links: dict[str, str]) -> list[Any]:
     if not names:
         return ['<p class="empty"><strong>Kernel details</strong>: no kernels in this input</p>']
     labels = short_names(names)
-    idx = "".join(f'<li><a class="klink" href="#{esc(links[n])}" title="{esc(n)}">{esc(lab)}</a></li>'
-                  for n, lab in zip(names, labels) if n in links)
-    blocks: list[Any] = [f'<nav class="kindex" aria-label="Hot kernels"><p>Open a kernel (or click a kernel name '
-                         f'anywhere in the report):</p><ol>{idx}</ol></nav>']
     _WANTED[0] = frozenset(names)
     try:
+        blocks: list[Any] = [kernel_index(s, names, labels, links)]
         blocks += [kernel_section(s, n, links[n], lab) for n, lab in zip(names, labels) if n in links]
     finally:
         _WANTED[0] = frozenset()
         _INDEX.clear()
     return blocks
+
+
+#: The tooltip of a kernel outside the verdicts' set (a bound pill reading "no verdict").
+NO_VERDICT_TIP = ("no verdict: the verdicts cover the performance-critical set (the hot-kernel table's 'critical' "
+                  "column), the fewest kernels that make up most of the kernel time; this kernel is outside it")
+
+
+def kernel_index(s: SourceReport, names: list[str], labels: list[str], links: dict[str, str]) -> str:
+    """The kernel tab's index: one row per kernel with a page — its rank in the hot-kernel table, its name (a link
+    to its page, full name on hover), GPU time and share, bound and time at stake, each the cell of its ``verdicts``
+    row as the answer banner shows it (time and share of its ``hotspots`` row, bound "no verdict" and time at stake
+    unknown for a kernel outside the verdicts' set). A list of names alone made a reader open each page to learn
+    which kernels mattered."""
+    from gpulens.reports._html_answer import bound_td, stake_td, time_text
+    from gpulens.reports._html_parts import hot_ranks
+    from gpulens.reports._run_text import stake_notes
+
+    vendor = source_vendor(s)
+    rank_of = hot_ranks(s)
+    rows = []
+    for n in names:
+        vd = _row(s.results.get("verdicts"), n)
+        rows.append(vd.to_dict() if vd is not None else None)
+    notes = stake_notes([r or {} for r in rows])
+    body = []
+    for i, (n, lab, r) in enumerate(zip(names, labels, rows)):
+        hs = _row(s.results.get("hotspots"), n)
+        src = r if r is not None else (hs.to_dict() if hs is not None else {})
+        verdict = fmt_unit(r.get("verdict"), "text") if r is not None else "no verdict"
+        rank = rank_of.get(n)
+        body.append(f'<tr><td class="num">{f"#{rank}" if rank else ""}</td><td class="name" title="{esc(n)}">'
+                    f'<a class="klink" href="#{esc(links[n])}">{esc(lab)}</a></td>'
+                    f'<td class="num">{esc(time_text(src))}</td>'
+                    + bound_td(verdict, vendor, None if r is not None else NO_VERDICT_TIP)
+                    + stake_td(r.get("time_at_stake_ns") if r is not None else None, notes.get(i)) + "</tr>")
+    heads = "".join(f'<th scope="col">{h}</th>' for h in ("#", "kernel", "GPU time · share", "bound", "time at stake"))
+    return (f'<nav class="kindex" aria-label="Hot kernels"><p>Open a kernel (or click a kernel name anywhere in the '
+            f'report):</p><table class="kindex"><thead><tr>{heads}</tr></thead><tbody>{"".join(body)}</tbody>'
+            "</table>" + "".join(f'<p class="note">{esc(m.strip())} time at stake: {esc(t)}.</p>'
+                                 for m, t in dict(notes.values()).items()) + "</nav>")

@@ -18,7 +18,8 @@ from typing import Any, Iterable, Sequence
 import pandas as pd
 
 from gpulens.reports._md_safe import visible
-from gpulens.reports._values import _PLAIN_NUMBERS, ge_mark, lower_bound_column, lower_bound_flags
+from gpulens.reports._values import _PLAIN_NUMBERS, ge_mark, largest_items, lower_bound_column, lower_bound_flags
+from gpulens.reports._values import _SCALARS as _CELL_SCALARS
 from gpulens.reports._values import _UNKNOWN, unknown_everywhere  # noqa: F401 (re-exported: the HTML pages use it)
 from gpulens.reports._format import (MISSING, TEXT_UNITS, _is_bool, _is_num, clip, column_label, fmt_unit, is_missing,
                                       unit_of)
@@ -209,6 +210,12 @@ def _cell(v: Any, unit: str, lower: bool = False) -> str:
     ("≥ " before it where it is a lower bound, ``lower``: :func:`gpulens.reports._values.lower_bound_mark`), its
     sort key in ``data-v``
     (numbers), right-aligned unless the unit is words or an id, prose wide enough."""
+    top = largest_items(v, unit) if unit not in TEXT_UNITS and not isinstance(v, _CELL_SCALARS) else None
+    if top is not None:  # a mapping of figures: its largest entries, one a line; every entry in the tooltip
+        shown, rest = top
+        more = f'<span class="more">+ {rest} more (hover)</span>' if rest else ""
+        return (f'<td class="items" title="{esc(fmt_unit(v, unit))}">'
+                + "".join(f"<span>{esc(k)}: {esc(x)}</span>" for k, x in shown) + f"{more}</td>")
     key = _sort_key(v)
     attr = f' data-v="{key}" class="num"' if key and unit not in (*TEXT_UNITS, "id") else (
         f' data-v="{key}"' if key else "")

@@ -98,6 +98,24 @@ def _fmt_collection(v: Any, unit: str = "text") -> str:
     return sep.join(parts) or "none"
 
 
+#: Entries of a mapping of figures shown in one table cell (the largest; the rest counted, all in the tooltip).
+CELL_ITEMS = 4
+
+
+def largest_items(v: Any, unit: str, n: int = CELL_ITEMS) -> tuple[list[tuple[str, str]], int] | None:
+    """A mapping of figures (stall reason → share of stall time [%], …) as its ``n`` largest entries, each
+    ``(key, value)`` with the value in its declared ``unit``, and the count of entries left out; None when ``v`` is
+    not a mapping whose values are all numbers (missing ones dropped). A cell listing all 18 ncu stall reasons made
+    rows 12 lines tall on a 1280-px screen; the cell shows the largest and its tooltip has them all."""
+    if not isinstance(v, Mapping) or not v:
+        return None
+    items = [(str(k), x) for k, x in v.items() if not is_missing(x)]
+    if not items or not all(_is_num(x) for _, x in items):
+        return None
+    items.sort(key=lambda kv: -float(kv[1]))
+    return [(k, fmt_unit(x, unit)) for k, x in items[:n]], max(0, len(items) - n)
+
+
 #: Scalar types tested first: ``isinstance`` against the ``Mapping`` ABC is slow, and most cells are scalars.
 _SCALARS = (str, int, float, np.integer, np.floating, np.bool_)
 
