@@ -16,8 +16,13 @@ Kinds (session 45):
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
+
+import pytest
 
 import gpulens
+from gpulens.collectors import collect
+from gpulens.errors import GpulensError
 from gpulens.reports._answer import answer
 from tests.test_nsys_fidelity import GPID, GTID, export
 from tests.test_trust_s45_timeline import _lazy_trace
@@ -42,8 +47,8 @@ def _uvm_run(tmp_path, name: str, copy_kinds: list[int]) -> str:
 
 
 def test_page_migration_idle_names_the_run_verdict(tmp_path):
-    # 5 migrations: span 10 µs → 160 + 4 × 110 + 10 = 610 µs = 600 µs; busy 50 + 5 × 10 = 100 µs; idle 500 µs in 5
-    # gaps, every one ending in a migration: 500 / 600 = 83.3 % of the span
+    # 5 migrations: span 10 µs → 160 + 4 × 110 + 10 = 610 µs, i.e. 600 µs; busy 50 + 5 × 10 = 100 µs; idle
+    # 500 µs in 5 gaps, every one ending in a migration: 500 / 600 = 83.3 % of the span
     s = gpulens.analyze([_uvm_run(tmp_path, "uvm.sqlite", [12] * 5)]).sources[0]
     bn = s.results["bottlenecks"]
     assert (bn.summary["idle_unattributed_ns"], bn.summary["idle_unattributed_uvm_ns"]) == (500 * US, 500 * US)
@@ -89,3 +94,98 @@ def test_a_module_load_gap_gets_no_capture_point_advice(tmp_path):
     assert "CUDA_MODULE_LOADING=EAGER" in idle.action
     assert "capture again" not in idle.action and "no earlier work is in flight" not in idle.action
     assert idle.action.rstrip().endswith(")."), idle.action  # ends with the --window to judge the rest alone
+
+
+# --- 3. a truncated SQLite member of a folder, read with --lenient ---------------------------------------------------
+
+def _rank_folder(tmp_path):
+    """rank0.sqlite: an nsys export cut at 3/4 of its bytes whose 40 kernels (1 µs each, 10 µs apart) lie on pages
+    before the cut (:func:`tests.test_trust_s45_timeline._nsys_cut`); rank1.sqlite: a whole export (one 50 µs kernel).
+    With 2 workers the pool reads rank0 (this process reads the last file: ``_parallel.own_share``).
+    Returns (folder, rank0 path, bytes kept)."""
+    from tests.test_trust_s45_timeline import _nsys_cut
+
+    d = tmp_path / "run"
+    d.mkdir()
+    export(d / "rank1.sqlite", kernels=[(10 * US, 60 * US, 1, GPID, 3, None)], runtime=[(0, 5 * US, GTID, 1, 1)])
+    work = tmp_path / "work"
+    work.mkdir()
+    cut, keep = _nsys_cut(work)
+    member = d / "rank0.sqlite"
+    Path(cut).rename(member)
+    return d, member, keep
+
+
+def _kernels_by_rank(tl) -> dict[int, int]:
+    k = tl.events[tl.events["kind"].astype(str) == "kernel"]
+    return {int(r): int(n) for r, n in k.groupby("rank").size().items()}
+
+
+def test_a_truncated_rank_file_is_refused_without_lenient_and_says_so(tmp_path):
+    d, member, keep = _rank_folder(tmp_path)
+    tl = collect(d)
+    assert _kernels_by_rank(tl) == {0: 1}  # the one file read: numbered rank 0 (it records no rank)
+    said = " ".join(tl.meta.warnings)
+    assert f"rank0.sqlite: truncated SQLite file: {keep:,} of the " in said and "--lenient reads" in said
+    assert "corrupt SQLite file" not in said
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_truncated_rank_file_is_read_with_lenient(tmp_path, workers):
+    d, member, keep = _rank_folder(tmp_path)
+    before = member.read_bytes()
+    tl = collect(d, strict=False, workers=workers)  # 2: the members are read in a pool worker process too
+    assert _kernels_by_rank(tl) == {0: 40, 1: 1}  # the 40 kernels on pages before the cut, as for the file alone
+    said = [w for w in tl.meta.warnings if "truncated SQLite file" in w]
+    assert len(said) == 1 and said[0].startswith(f"{member}: truncated SQLite file ({keep:,} of the ")
+    alone = collect(member, strict=False).meta.warnings  # the same warning, counts and all, as for the file alone
+    assert said[0] in alone
+    assert not any("could not be read" in w for w in tl.meta.warnings)
+    assert member.read_bytes() == before
+
+
+def test_a_worker_without_the_recovered_copy_recovers_it(tmp_path):
+    # a process that did not see the folder's recovery (spawned worker, Dask) reads the member through load_task
+    from gpulens.collectors import _sqlite
+    from gpulens.collectors._parallel import load_task
+
+    d, member, _ = _rank_folder(tmp_path)
+    _sqlite._recovered.clear()
+    _sqlite._said.clear()
+    got = load_task(str(member), False, None, False)
+    assert sum(_kernels_by_rank(got).values()) == 40
+    _sqlite._recovered.clear()
+    _sqlite._said.clear()
+    refused = load_task(str(member), True, None, False)  # strict: not read (no collector takes it, or its error)
+    assert refused is None or isinstance(refused, GpulensError)
+
+
+def test_a_truncated_database_one_level_down_is_read_with_lenient(tmp_path):
+    # rocprofv3's layout: <output>/<hostname>/<pid>_results.db — here an nsys export cut short, one level down
+    from tests.test_trust_s45_timeline import _nsys_cut
+
+    out = tmp_path / "out"
+    (out / "host").mkdir(parents=True)
+    cut, keep = _nsys_cut(tmp_path)
+    Path(cut).rename(out / "host" / "4242_results.sqlite")
+    tl = collect(out, strict=False)
+    assert sum(_kernels_by_rank(tl).values()) == 40
+    assert any(w.startswith(f"{out / 'host' / '4242_results.sqlite'}: truncated SQLite file ({keep:,} of")
+               for w in tl.meta.warnings)
+
+
+def test_a_rocprof_v1_folder_with_a_truncated_results_db(tmp_path):
+    from tests.conftest import shared_trace
+
+    src = shared_trace("rocprof/v1_gunrock_mi300x/results.db")  # KERN: 56 rows (sqlite3 count(*))
+    d = tmp_path / "v1"
+    d.mkdir()
+    data = src.read_bytes()
+    (d / "results.db").write_bytes(data[:len(data) * 3 // 4])
+    strict = collect(d)
+    assert "truncated SQLite file" in " ".join(strict.meta.warnings) and len(strict.gpu_events()) == 0
+    tl = collect(d, strict=False)
+    (w,) = [w for w in tl.meta.warnings if "truncated SQLite file (" in w]
+    rows = int(w.split(" table, ")[1].split(" row")[0])
+    # every recovered KERN row is one dispatch (kernel or copy), fewer than the whole file's 56
+    assert 0 < len(tl.gpu_events()) == rows < 56
