@@ -214,7 +214,7 @@ def test_idle_ending_in_unified_memory_migrations(tmp_path):
     assert (bn["gaps_unattributed_uvm"], bn["idle_unattributed_uvm_ns"]) == (5, 500 * us)
     f = {x.key: x for x in s.findings()}
     text = f["idle/unattributed"].detail + " " + f["idle"].action
-    assert "500.00 µs of it in 5 gaps ending in a unified-memory page migration" in f["idle/unattributed"].detail
+    assert "500.00 µs of it lies in 5 gaps ending in a unified-memory page migration" in f["idle/unattributed"].detail
     assert "cudaMemPrefetchAsync" in f["idle"].action
     assert "record every thread" not in text and "record the host side" not in text.lower()
     # the copies are all migrations (5 × 10 µs of 5 × 10 µs): the exposed-copy advice is prefetching, not pinning

@@ -340,19 +340,36 @@ def _idle_split(tot: dict[str, Any], boundary: list[dict[str, Any]]) -> list[tup
     return sorted([p for p in parts if p[1] > 0], key=lambda p: -p[1])
 
 
-def uvm_text(tot: dict[str, Any]) -> str:
+def cause_words(cause: str, tot: dict[str, Any]) -> str:
+    """An idle cause in the words after its time (:data:`CLASS_WORDS`); idle with no launch call to explain it is
+    named by the cause the trace records for most of it (:func:`gpulens.analyzers.bottlenecks.idle_cause_label`)."""
+    from gpulens.analyzers.bottlenecks import idle_cause_label
+
+    label = idle_cause_label(tot) if cause == "unattributed" else None
+    return f"mostly on {label} (no launch call enqueues them)" if label else CLASS_WORDS[cause]
+
+
+def uvm_text(tot: dict[str, Any], of: str = "of it lies") -> str:
     """When most unexplained idle ends in unified-memory page migrations (``gaps_unattributed_uvm`` /
     ``idle_unattributed_uvm_ns`` of the bottlenecks summary: the driver moves managed pages on a page fault, and no
     launch call enqueues that), what the gaps are and the remedy (CUDA Programming Guide, unified memory:
     prefetching with ``cudaMemPrefetchAsync``); '' otherwise — the gaps then lack a launch call the trace could
-    have recorded."""
-    ns, n = int(tot.get("idle_unattributed_uvm_ns") or 0), int(tot.get("gaps_unattributed_uvm") or 0)
-    if not n or 2 * ns < int(tot.get("idle_unattributed_ns") or 0):
+    have recorded. ``of``: the words between the time and "in N gaps" ("of it lies", "of the idle lies")."""
+    from gpulens.analyzers.bottlenecks import idle_cause_label
+
+    if not idle_cause_label(tot):
         return ""
-    return (f"{fmt_ns(ns)} of it in {n:,} gap{'s' if n != 1 else ''} ending in a unified-memory page migration "
-            "(managed memory moved by the driver on a page fault, which no launch call enqueues): prefetch managed "
-            "buffers to the processor that touches them next (cudaMemPrefetchAsync), or keep the data in device "
-            "memory with explicit copies")
+    ns, n = int(tot.get("idle_unattributed_uvm_ns") or 0), int(tot.get("gaps_unattributed_uvm") or 0)
+    return (f"{fmt_ns(ns)} {of} in {n:,} gap{'s' if n != 1 else ''} ending in a unified-memory page migration "
+            f"(managed memory moved by the driver on a page fault, which no launch call enqueues): {UVM_FIX}")
+
+
+#: The remedy for idle on unified-memory page migrations (CUDA Programming Guide, unified memory: performance
+#: tuning — prefetching with cudaMemPrefetchAsync, data usage hints with cudaMemAdvise), said by the idle finding
+#: and the run verdict alike.
+UVM_FIX = ("prefetch managed buffers to the processor that touches them next (cudaMemPrefetchAsync), set their "
+           "preferred location or read-mostly hints (cudaMemAdvise), or keep the data in device memory with explicit "
+           "copies")
 
 
 def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, Any]], pytorch: bool = True,
@@ -383,7 +400,7 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
     b_ns = int(tot.get("idle_boundary_ns") or 0)
     causes = [(c, ns) for c, ns in split if c != "boundary"]
     # every cause by the name the idle table gives it: no "other causes" lumping figures the table names one by one
-    words = ", ".join(f"{fmt_ns(ns)} {CLASS_WORDS[c]}" for c, ns in causes)
+    words = ", ".join(f"{fmt_ns(ns)} {cause_words(c, tot)}" for c, ns in causes)
     head = root.title.split(": ")[0]
     if b_ns:
         k = len(boundary) or 1
@@ -457,17 +474,21 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
         window = _window_option([row], row, timeline) if timeline is not None else None
         if window:  # as the profiling-window note's: the window's own one-off gaps counted
             window += _then_one_offs(timeline, window, int(row["rank"]))
-        root.action = (f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}{over}"
+        root.action = (f"Start with the largest cause, {fmt_ns(ns)} {cause_words(top, tot)}{over}"
                        + (f" ({queued_text})" if queued_text else "") + f": {unrecorded}. Judge the rest alone"
                        + (f" (gpulens analyze FILE {window})" if window else " (gpulens analyze FILE --window START:END)")
-                       + ", or capture again from a point where no earlier work is in flight.")
+                       # a module-load gap is start-up, not work enqueued before the capture: its own remedy
+                       # (warm-up launch, eager loading) is in ``unrecorded``; a fresh capture point fixes nothing
+                       + ("." if big.get("module_loading") else
+                          ", or capture again from a point where no earlier work is in flight."))
     elif top == "queued" and queued_text:
-        root.action = (f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}{over} ({queued_text}): "
+        root.action = (f"Start with the largest cause, {fmt_ns(ns)} {cause_words(top, tot)}{over} ({queued_text}): "
                        f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, linked, vendor, recorded)}.")
     elif top == "unattributed" and uvm_text(tot):
-        root.action = f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}{over}: {uvm_text(tot)}."
+        root.action = (f"Start with the largest cause, {fmt_ns(ns)} {cause_words(top, tot)}{over}: "
+                       f"{uvm_text(tot)}.")
     else:
-        root.action = (f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}{over}: "
+        root.action = (f"Start with the largest cause, {fmt_ns(ns)} {cause_words(top, tot)}{over}: "
                        f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, linked, vendor, recorded)}.")
 
 
@@ -517,9 +538,12 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
         "shows how long after its launch call each kernel started."),)
     linked = int(summary.get("launch_calls") or 0)
     recorded = int(summary.get("launch_calls_recorded") or 0)
+    from gpulens.analyzers.bottlenecks import idle_cause_label
+
     uvm = uvm_text(tot)
     texts["idle_unattributed_ns"] = (
-        "idle-unattributed", "GPU idle for reasons the trace does not show",
+        "idle-unattributed", (f"GPU idle mostly on {idle_cause_label(tot)}" if uvm else
+                              "GPU idle for reasons the trace does not show"),
         (uvm[0].upper() + uvm[1:] + "." if uvm else
          "No launch call is linked to the work that ended these gaps ("
          + ("calls outside the profiling window, or made by a thread or process it did not record). " if linked else

@@ -40,7 +40,8 @@ def kernel_stakes(t: pd.DataFrame) -> tuple[int, int, int]:
 
 
 def fix_first(t: pd.DataFrame, ranked: list[Any], run: str, secondary: tuple[str, float] | None,
-              secondary_ns: int | None, secondary_idle: bool = True) -> str | None:
+              secondary_ns: int | None, secondary_idle: bool = True,
+              figures: dict[str, Any] | None = None) -> str | None:
     """The ``fix_first`` sentence (module doc), or None when the run has one reading (no secondary cause), no finding
     has a time at stake, or the run verdict is undetermined — the times at stake, largest first (reporters label it
     "At stake, largest first"): "72.54 ms in the 18 critical kernels with a determined verdict (summed; the largest 17.65 ms); 55.16 ms of GPU idle, 47.38 ms of it the
@@ -53,6 +54,7 @@ def fix_first(t: pd.DataFrame, ranked: list[Any], run: str, secondary: tuple[str
         secondary_ns: the secondary cause's time [ns] (None when not known); ``secondary_idle``: whether that
             cause is a part of the GPU idle (an idle cause: host, launch, sync, queued, unattributed), not busy time
             (exposed communication or copies).
+        figures: the bottlenecks summary, naming an idle cause the trace records (:func:`class_label`).
     """
     from gpulens.analyzers.bottlenecks import class_label
 
@@ -67,7 +69,7 @@ def fix_first(t: pd.DataFrame, ranked: list[Any], run: str, secondary: tuple[str
     idle = next((f for f in ranked if f.category == "gpu-idle" and f.time_at_stake_ns), None)
     if idle is not None:
         # only an idle cause is a part of the GPU idle (exposed communication is busy time)
-        part = (f", {fmt_ns(secondary_ns)} of it the {class_label(secondary[0])} cause"
+        part = (f", {fmt_ns(secondary_ns)} of it the {class_label(secondary[0], figures)} cause"
                 if secondary_ns and secondary_idle and secondary_ns <= idle.time_at_stake_ns else "")
         stakes.append((int(idle.time_at_stake_ns), f"{fmt_ns(idle.time_at_stake_ns)} of GPU idle{part}"))
     first = ranked[0]

@@ -182,23 +182,43 @@ def _launch_counts(sl: pd.DataFrame) -> dict[tuple[int, int], dict[str, int]]:
     return {tuple(int(x) for x in k): v for k, v in sg.to_dict("index").items()}
 
 
-def _uvm_gaps(timeline: Timeline, gaps: pd.DataFrame, code: np.ndarray) -> dict[str, int]:
-    """Unattributed gaps that end in a unified-memory page migration (copy kind ``UVM …``: the driver moves managed
-    pages on a page fault or prefetch; no launch call enqueues it, so no launch call can explain the gap):
-    ``gaps_unattributed_uvm`` (count) and ``idle_unattributed_uvm_ns`` (their idle time outside sync calls) [ns]."""
-    out = {"gaps_unattributed_uvm": 0, "idle_unattributed_uvm_ns": 0}
+def _uvm_mask(timeline: Timeline, gaps: pd.DataFrame, code: np.ndarray) -> np.ndarray:
+    """Per gap: unattributed and ending in a unified-memory page migration (copy kind ``UVM …``: the driver moves
+    managed pages on a page fault or prefetch; no launch call enqueues it, so no launch call can explain the gap)."""
     ev = timeline.events
     if not len(gaps) or "copy_kind" not in ev:
-        return out
+        return np.zeros(len(gaps), dtype=bool)
     # tested once per distinct copy kind (category codes), not as a str per event row: ~0.3 s at 1M kernels
     uvm = category_mask(ev["copy_kind"], lambda k: k.startswith("UVM"))
     uvm_ids = ev["event_id"].to_numpy()[uvm]
     if not uvm_ids.size:
-        return out
-    m = (code == GAP_CLASSES.index("unattributed")) & np.isin(gaps["next_event_id"].to_numpy(), uvm_ids)
-    out["gaps_unattributed_uvm"] = int(m.sum())
-    out["idle_unattributed_uvm_ns"] = int((gaps["dur_ns"] - gaps["sync_ns"]).to_numpy()[m].clip(min=0).sum())
-    return out
+        return np.zeros(len(gaps), dtype=bool)
+    return (code == GAP_CLASSES.index("unattributed")) & np.isin(gaps["next_event_id"].to_numpy(), uvm_ids)
+
+
+def _uvm_gaps(gaps: pd.DataFrame, m: np.ndarray, group: np.ndarray | None = None,
+              groups: int = 1) -> pd.DataFrame:
+    """The gaps of :func:`_uvm_mask` (``m``) per group code (as :func:`_gap_counts`): ``gaps_unattributed_uvm``
+    (count) and ``idle_unattributed_uvm_ns`` (their idle time outside sync calls) [ns]."""
+    g = np.zeros(len(gaps), dtype=np.int64) if group is None else group
+    own = (gaps["dur_ns"] - gaps["sync_ns"]).to_numpy("int64").clip(min=0) if len(gaps) else np.zeros(0, np.int64)
+    ns = np.zeros(groups, dtype=np.int64)
+    np.add.at(ns, g[m], own[m])
+    return pd.DataFrame({"gaps_unattributed_uvm": np.bincount(g[m], minlength=groups).astype("int64"),
+                         "idle_unattributed_uvm_ns": ns})
+
+
+def idle_cause_label(figures: dict[str, Any] | None) -> str | None:
+    """The recorded cause of idle that no launch call explains, in words, when the trace shows one for most of it
+    (``figures``: a bottlenecks row or summary): "unified-memory page migrations" when at least half of
+    ``idle_unattributed_ns`` is in gaps ending in one (``idle_unattributed_uvm_ns``, ``gaps_unattributed_uvm``);
+    None otherwise. The one test shared by the idle finding's words, the overhead column and the run verdict, so
+    that a cause a finding names is never "cause not recorded" in the verdict."""
+    f = figures or {}
+    ns, n = int(f.get("idle_unattributed_uvm_ns") or 0), int(f.get("gaps_unattributed_uvm") or 0)
+    if not n or 2 * ns < int(f.get("idle_unattributed_ns") or 0):
+        return None
+    return "unified-memory page migrations"
 
 
 def _gap_counts(gaps: pd.DataFrame, group: np.ndarray | None = None, groups: int = 1,
@@ -228,16 +248,20 @@ CLASS_LABELS = {"idle-unattributed": "GPU idle, cause not recorded",
                 "below-roofs": "below both roofs"}
 
 
-def class_label(verdict: str) -> str:
-    """A run/rank class in the words reports show (:data:`CLASS_LABELS`; the identifier itself otherwise)."""
-    return CLASS_LABELS.get(verdict, verdict)
+def class_label(verdict: str, figures: dict[str, Any] | None = None) -> str:
+    """A run/rank class in the words reports show (:data:`CLASS_LABELS`; the identifier itself otherwise). Idle with
+    no launch call to explain it is named by the cause the trace does record for most of it (``figures``: the
+    bottlenecks summary or row, :func:`idle_cause_label`) — "GPU idle on unified-memory page migrations", never
+    "cause not recorded" beside a finding that names the migrations (nsys A100 managed-memory export)."""
+    cause = idle_cause_label(figures) if verdict == "idle-unattributed" else None
+    return f"GPU idle on {cause}" if cause else CLASS_LABELS.get(verdict, verdict)
 
 
-def _overhead_word(verdict: str) -> str:
+def _overhead_word(verdict: str, figures: dict[str, Any] | None = None) -> str:
     """The overhead column's value: the cause in words (:func:`class_label`), or ``none`` when no cause reaches
     ``min_share`` (the legacy summary ``verdict`` says ``gpu-bound`` there; a table column "gpu-bound" beside a run
     verdict such as "latency/occupancy-bound" read as a second, contradicting verdict)."""
-    return "none" if verdict == "gpu-bound" else class_label(verdict)
+    return "none" if verdict == "gpu-bound" else class_label(verdict, figures)
 
 
 def _rank_verdict(row: dict[str, Any], min_share: float) -> str:
@@ -305,14 +329,15 @@ class Bottlenecks(Analyzer):
         gaps = classify_gaps(timeline, self.launch_gap_ns, links)
         sl = short_launches(timeline, links)
         code = gap_class_codes(gaps) if len(gaps) else np.zeros(0, dtype=np.int8)
-        rows = self._rows(timeline, device, bd.table, gaps, sl, code)
+        uvm = _uvm_mask(timeline, gaps, code)
+        rows = self._rows(timeline, device, bd.table, gaps, sl, code, uvm)
         t = pd.DataFrame(rows)[list(COLUMNS)]
         for c in ("small_grid_kernels", "small_grid_ns", "num_sms"):
             t[c] = t[c].astype("Int64")
         tot = {c: int(t[c].sum()) for c in COLUMNS if c.endswith("_ns") and c != "small_grid_ns"}
         tot["small_grid_ns"] = int(t["small_grid_ns"].sum()) if t["small_grid_ns"].notna().any() else None
         tot.update(_gap_counts(gaps, code=code).iloc[0].to_dict() if len(gaps) else {})
-        tot.update(_uvm_gaps(timeline, gaps, code))
+        tot.update({k: int(v) for k, v in _uvm_gaps(gaps, uvm).iloc[0].items()})
         verdict, thin = _thin_evidence(tot, self.min_share)
         summary = {**{("device_span_ns" if k == "span_ns" else k): v for k, v in tot.items()},
                    "launch_calls": int(t["launch_calls"].sum()),
@@ -320,7 +345,7 @@ class Bottlenecks(Analyzer):
                    "launch_calls_recorded": int(launch_call_mask(timeline).sum()),
                    "short_launches": int(t["short_launches"].sum()),
                    "gaps": int(len(gaps)), "launch_gap_ns": self.launch_gap_ns, "min_share": self.min_share,
-                   "overhead": _overhead_word(verdict), "verdict": verdict, "verdict_evidence": thin or None,
+                   "overhead": _overhead_word(verdict, tot), "verdict": verdict, "verdict_evidence": thin or None,
                    "rank_verdicts": {int(r): v for r, v in zip(t["rank"], t["overhead"])}}
         idle_root = any(f.key == "idle" for f in bd.findings)
         pytorch = _advice.uses_pytorch(timeline)
@@ -371,11 +396,11 @@ class Bottlenecks(Analyzer):
 
 
     def _rows(self, timeline: Timeline, device: Any, bd: pd.DataFrame, gaps: pd.DataFrame,
-              sl: pd.DataFrame, code: np.ndarray) -> list[dict[str, Any]]:
+              sl: pd.DataFrame, code: np.ndarray, uvm: np.ndarray) -> list[dict[str, Any]]:
         """One row per breakdown row (rank, GPU): idle split by gap class, launch counts and small-grid kernels.
         Every per-(rank, GPU) figure comes from one pass over all rows, grouped by pair codes (no mask per rank:
         quadratic with thousands of rank files). ``code``:
-        :func:`~gpulens.analyzers._gap_codes.gap_class_codes` of ``gaps``."""
+        :func:`~gpulens.analyzers._gap_codes.gap_class_codes` of ``gaps``; ``uvm``: :func:`_uvm_mask` of them."""
         key = ["rank", "device_id"]
         # per (rank, GPU) of the gaps: idle time of each class, sync time and gap counts, summed over pair codes
         # (a pivot table and two group-bys of a million gaps hashed the class texts and the keys three times)
@@ -398,7 +423,9 @@ class Bottlenecks(Analyzer):
             np.add.at(sync, gpair, sync_ns)
             idle_d = {k: {c: int(v[i]) for c, v in per_class.items()} for i, k in enumerate(gkeys)}
             sync_d = {k: int(sync[i]) for i, k in enumerate(gkeys)}
-            counts_d = dict(zip(gkeys, _gap_counts(gaps, gpair, len(gkeys), code).to_dict("records")))
+            counts = pd.concat([_gap_counts(gaps, gpair, len(gkeys), code), _uvm_gaps(gaps, uvm, gpair, len(gkeys))],
+                               axis=1)
+            counts_d = dict(zip(gkeys, counts.to_dict("records")))
         sg_d = _launch_counts(sl)
         kern = _kernel_columns(timeline)
         blocks = (kern["grid_x"].fillna(1) * kern["grid_y"].fillna(1) * kern["grid_z"].fillna(1)).where(
@@ -450,6 +477,7 @@ class Bottlenecks(Analyzer):
             else:
                 row.update(small_grid_kernels=int(k["small"]), small_grid_ns=int(k["sns"]))
             row.update(rank=r, device_id=d, num_sms=sms if sms is not None else pd.NA)
-            row["overhead"] = _overhead_word(_rank_verdict({**row, **counts_d.get((r, d), {})}, self.min_share))
+            figures = {**row, **counts_d.get((r, d), {})}
+            row["overhead"] = _overhead_word(_rank_verdict(figures, self.min_share), figures)
             rows.append(row)
         return rows

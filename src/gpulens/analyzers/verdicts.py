@@ -491,8 +491,8 @@ class Verdicts(Analyzer):
                 of = of.replace("span", "steady span", 1)  # the warm-up/one-off gaps left out, as the cause's share
             oh, comp, span = _shares(bn, overhead)
             lead = 100.0 * oh / span if oh is not None else None
-            run, basis = overhead, (f"the timeline: {class_label(overhead)} holds the largest measured share, "
-                                    f"{_pct_of(oh, span)} {of}, against {_pct_of(comp, span)} computing")
+            run, basis = overhead, (f"the timeline: {class_label(overhead, bn.summary)} holds the largest measured "
+                                    f"share, {_pct_of(oh, span)} {of}, against {_pct_of(comp, span)} computing")
             # the runner-up: the computing share (named by its kernels' class; a communication-bound kernel class is
             # not computing) or the next proven overhead cause, whichever is larger
             runners = [(kernel_class if kernel_class not in (None, "undetermined", "communication-bound")
@@ -502,7 +502,7 @@ class Verdicts(Analyzer):
                 cls, ns, computing = max(runners, key=lambda x: x[1])  # stable: computing first on a tie
                 secondary = (cls, 100.0 * ns / span)
                 basis += (f"; secondary: {computing_words(cls, _pct_of(ns, span), of)}" if computing else
-                          f"; secondary cause: {class_label(cls)} ({_pct_of(ns, span)})")
+                          f"; secondary cause: {class_label(cls, bn.summary)} ({_pct_of(ns, span)})")
         elif overhead == "host-bound" and (held := host_holds_path(results)) is not None \
                 and _shares(bn, overhead)[0] is not None:
             # computing holds the larger share of the span, but the host paces the steps: their critical path runs
@@ -551,7 +551,7 @@ class Verdicts(Analyzer):
                 lead = 100.0 * comp / span if comp is not None else None
                 basis += (f"; computing holds the largest measured share ({_pct_of(comp, span)} of the "
                           f"{'steady ' if bn.summary.get('steady_span_ns') else ''}span), secondary cause: "
-                          f"{class_label(overhead)} ({_pct_of(oh, span)})")
+                          f"{class_label(overhead, bn.summary)} ({_pct_of(oh, span)})")
         # each nanosecond once: only the roots of the findings tree are ranked (see analyzers._tree)
         every = [f for r in results.values() for f in r.findings] + findings
         ranked = [f for f in roots(every) if f.time_at_stake_ns and f.category != "data-quality"]
@@ -560,7 +560,8 @@ class Verdicts(Analyzer):
         return {"run_verdict": run, "basis": basis, "overhead_verdict": overhead, "kernel_verdict": kernel_class,
                 # two readings (a secondary cause beside the verdict): their times at stake in order and the
                 # largest single finding to start with, one sentence (_verdict_order.fix_first); None otherwise
-                "fix_first": fix_first(t, ranked, run, secondary, sec_ns, str(sec_key).startswith("idle_"))
+                "fix_first": fix_first(t, ranked, run, secondary, sec_ns, str(sec_key).startswith("idle_"),
+                                    getattr(bn, "summary", None))
                 if not busy_unknown else None,
                 # where the run verdict holds when that is not the GPU span; always None now: the verdict judges the
                 # GPU span, and host-only time outside it is ``outside_span`` (kept for readers of older reports)

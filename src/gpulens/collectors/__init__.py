@@ -362,15 +362,14 @@ def collect(path: str | Path, strict: bool = True, format: str | None = None, se
         DependencyError: ``scheduler`` given but Dask ``distributed`` is not installed.
     """
     p = check_input(path)  # missing, unreadable or special: refused (gpulens._inputs)
-    cut = None
-    if not strict and p.is_file():  # a truncated SQLite file: what its complete pages hold (_sqlite.read_truncated)
-        from gpulens.collectors._sqlite import read_truncated
+    cuts = []
+    if not strict:  # truncated SQLite files, alone or in the folder: what their complete pages hold (_sqlite)
+        from gpulens.collectors._sqlite import read_truncated, read_truncated_members
 
-        cut = read_truncated(p)
+        cuts = read_truncated_members(p) if p.is_dir() else [w for w in [read_truncated(p)] if w]
     with reading(p):
         tl = _collect(p, strict, format, select, cache, workers, scheduler, require_all)
-    if cut and cut not in tl.meta.warnings:
-        tl.meta.warnings.insert(0, cut)
+    tl.meta.warnings[:0] = [w for w in cuts if w not in tl.meta.warnings]
     return tl
 
 

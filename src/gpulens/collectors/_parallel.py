@@ -92,6 +92,10 @@ def load_task(path: str, strict: bool, select: Selection | None, cache: bool, pa
     ``format``: the collector already found by sniffing."""
     from gpulens.collectors import collect_file, collect_parts, registry, sniff
 
+    if not strict:  # a truncated SQLite member: its recovered copy (made again in a process that lacks it)
+        from gpulens.collectors._sqlite import read_truncated
+
+        read_truncated(Path(path))
     c = registry()[format]() if format else sniff(path)
     if c is None:
         return None

@@ -67,6 +67,8 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 _unpacked: dict[tuple[str, int, int], Path] = {}
 #: truncated SQLite files read with --lenient → the private copy of what they hold (:func:`read_truncated`)
 _recovered: dict[tuple[str, int, int], Path] = {}
+#: their warnings (:func:`read_truncated`), by the same key
+_said: dict[tuple[str, int, int], str] = {}
 
 
 def read_truncated(path: Path) -> str | None:
@@ -87,6 +89,9 @@ def read_truncated(path: Path) -> str | None:
     from gpulens.units import plural
 
     st = Path(path).stat()
+    key = (str(Path(path).resolve()), st.st_size, st.st_mtime_ns)
+    if key in _said and _recovered[key].exists():  # recovered once per file version and process
+        return _said[key]
     folder = Path(tempfile.mkdtemp(prefix="gpulens-sqlite-"))
     atexit.register(shutil.rmtree, folder, True)
     out = folder / "recovered.sqlite"
@@ -97,15 +102,36 @@ def read_truncated(path: Path) -> str | None:
         return None
     if not info["tables"]:
         return None
-    _recovered[(str(Path(path).resolve()), st.st_size, st.st_mtime_ns)] = out
+    _recovered[key] = out
     have, want = info["pages"]
     rows = sum(info["tables"].values())
-    return (f"{path}: truncated SQLite file ({cut[0]:,} of the {cut[1]:,} bytes its header declares: {have:,} of "
+    _said[key] = (f"{path}: truncated SQLite file ({cut[0]:,} of the {cut[1]:,} bytes its header declares: {have:,} of "
             f"{plural(want, 'page')} present): read what its complete pages hold (--lenient) — "
             f"{plural(len(info['tables']), 'table')}, {plural(rows, 'row')}; "
             f"{plural(info['pages_missing'], 'page')} past the cut and the rows on them are lost"
             + (f", and {plural(info['rows_lost'], 'row')} whose data continues past it" if info["rows_lost"] else "")
             + ": counts and times over those tables are partial")
+    return _said[key]
+
+
+def read_truncated_members(folder: Path) -> list[str]:
+    """:func:`read_truncated` for every SQLite file of ``folder`` and of its subfolders one level down (rank
+    folders, rocprofv3's ``<hostname>/<pid>_results.db``, rocprof v1's ``results.db``) — before the folder's files
+    are sniffed, so that a truncated member is read where its pages are present as a single file is, by whichever
+    reader takes the folder (pool workers forked later inherit the recovered copies; others recover again through
+    :func:`gpulens.collectors._parallel.load_task`). Returns the warnings, one per truncated member."""
+    out = []
+    try:
+        below = [d for d in sorted(Path(folder).iterdir()) if d.is_dir() and not d.name.startswith(".")]
+        members = [f for d in [Path(folder), *below] for f in sorted(d.iterdir())
+                   if f.is_file() and not f.name.startswith(".")]
+    except OSError:
+        return out
+    for f in members:
+        said = read_truncated(f)
+        if said:
+            out.append(said)
+    return out
 
 
 def sqlite_file(path: Path) -> Path:
@@ -210,6 +236,10 @@ def unreadable_sqlite(path: Path) -> str | None:
                     "let it finish, or read a copy of the file")
         return f"unreadable SQLite file ({exc})"
     except sqlite3.DatabaseError as exc:
+        cut = truncated_by(sqlite_file(path))  # cut short, not corrupt: say so, and how to read what is there
+        if cut:
+            return (f"truncated SQLite file: {cut[0]:,} of the {cut[1]:,} bytes its header declares (the copy is "
+                    "incomplete or the writer was stopped; --lenient reads what its complete pages hold)")
         return f"corrupt SQLite file ({exc}): its schema cannot be read"
     except (OSError, TraceFormatError, UnicodeDecodeError):
         return None

@@ -316,6 +316,7 @@ def answer(s: Any) -> Answer:
         return Answer(head, "No GPU work was recorded in this input: nothing ran on a GPU to analyse.", [],
                       "nothing ran on a GPU to analyse")
     vd, bn = s.results.get("verdicts"), s.results.get("bottlenecks")
+    figures = bn.summary if bn is not None and not bn.skipped else None  # names a recorded idle cause (class_label)
     verdict = ""
     if vd is not None and not vd.skipped:
         verdict = str(vd.summary.get("run_verdict") or "")
@@ -404,12 +405,14 @@ def answer(s: Any) -> Answer:
             # holds the kernel time: there the kernels' class stays in the tail ("most kernel time is latency/…")
         lead = vd.summary.get("verdict_share_pct")
         if lead is not None and verdict:  # the verdict's own share beside the runner-up's, on one denominator
-            who = f"the {_share_words(_label(verdict))}" if verdict in RANK_CLASSES.values() else "GPU computing"
+            who = (f"the {_share_words(_label(verdict, figures))}" if verdict in RANK_CLASSES.values()
+                   else "GPU computing")
             tail += f"; {who} is the largest ({share_pct_text(lead)} of the {of})"
             if sec_pct is not None and float(sec_pct) >= NEAR_TIE * float(lead):
                 gap = float(lead) - float(sec_pct)  # never a false "0.0" between two shares that differ
                 also += f"; a near tie: {'under 0.1' if 0 < gap < 0.05 else f'{gap:.1f}'} percentage points apart"
-        tail += (f"; secondary cause: {_label(sec)} ({share} of the {of}{also})" if sec in RANK_CLASSES.values() else
+        tail += (f"; secondary cause: {_label(sec, figures)} ({share} of the {of}{also})"
+                 if sec in RANK_CLASSES.values() else
                  f"; GPU computing is the secondary share ({share} of the {of}{also})")
     # the critical path held by host work beside a verdict on the GPU side: why both hold — said on its own line
     # after the verdict (inside it, GPT-2's verdict grew to five lines)
@@ -419,15 +422,18 @@ def answer(s: Any) -> Answer:
         aside = aside[len("the critical path "):]
         over = "over the verdict's steady state "
         aside = f"{over[:-1]}, it {aside[len(over):]}" if aside.startswith(over) else f"it {aside}"
+    from gpulens.analyzers._idle_findings import uvm_text
+    from gpulens.analyzers.bottlenecks import class_label, idle_cause_label
+
+    if verdict == "idle-unattributed" and idle_cause_label(figures):  # the cause a finding names, with its time and
+        tail += f"; {uvm_text(figures, 'of the idle lies')}"  # remedy (analyzers._idle_findings.uvm_text)
     if s.timeline.meta.truncated:  # every figure covers only the part of the input that could be read
         tail += f" (input truncated — {truncated_text(s.timeline)}: the figures cover the part read)"
     if getattr(s.timeline.meta, "unread", None):  # ranks missing: every figure covers the ranks that were read
         tail += (f" ({len(s.timeline.meta.unread)} of {max(s.timeline.meta.rank_files, len(s.timeline.meta.unread))} "
                  "rank files could not be read: the figures cover the others)")
     if verdict:
-        from gpulens.analyzers.bottlenecks import class_label
-
-        verdict = class_label(verdict)  # "idle-unattributed" → "GPU idle, cause not recorded"
+        verdict = class_label(verdict, figures)  # "idle-unattributed" → "GPU idle, cause not recorded"
         scope = vd.summary.get("verdict_scope") if vd is not None and not vd.skipped else None
         if scope:  # the part of the span the verdict is about, in its label (analyzers._run_shares.verdict_scope):
             verdict += f" ({scope})"  # a bare "gpu-bound" beside a GPU 87 % idle read as a contradiction
@@ -453,7 +459,7 @@ def _share_words(label: str) -> str:
     if "(" in label:
         head, _, rest = label.partition(" (")
         return f"{head} share ({rest}"
-    if "," in label:
+    if "," in label or label.startswith("GPU idle"):
         return f"share of {label}"
     return f"{label} share" if label.endswith("-bound") or " " not in label else f"share of time {label}"
 
