@@ -110,7 +110,7 @@ def test_a_floor_capped_stake_says_so(h200):
     f = next(f for f in h200.sources[0].findings() if f.key == "kernel:" + v["name"])
     assert f.title.endswith("latency/occupancy-bound — compute 0 %, memory 0.4 % of peak (measured)")
     # s45: the cap in words (what it is and why) in the stake note and the detail, not the title
-    cap = "capped at its time less 2.00 µs: even an empty kernel takes that much GPU time"
+    cap = "capped at its time less 2.00 µs for each launch: even an empty kernel takes that much GPU time"
     assert v["stake_note"] == cap and f"time at stake {cap}" in f.detail
     # not "from memory at 0.4 % of its peak": the floor, not that unit, set the figure
     assert not isinstance(v["stake_note"], str) or "0.4 %" not in v["stake_note"]
@@ -138,7 +138,7 @@ def test_wave_cap_names_the_launch_floor_when_it_set_the_figure():
     loss = 0.879 * 98_718
     stake, caps = _wave_stake(loss, r, 64_718)
     assert stake == 98_718 - 17 * 2_000
-    assert len(caps) == 1 and "for each of its 17 launches" in caps[0] and "roof" not in caps[0]
+    assert len(caps) == 1 and "less 2.00 µs for each launch" in caps[0] and "roof" not in caps[0]
     # a roof distance under the floor is the cap named
     stake, caps = _wave_stake(loss, r, 50_000)
     assert stake == 50_000 and len(caps) == 1 and "distance to the roof" in caps[0]
@@ -153,8 +153,8 @@ def test_settled_wave_cap_names_the_floor():
     # memory-bound with its verdict's stake at the floor: 98,718 − 17 × 2,000
     settle_wave_premise([f], "k", "memory-bound", 64_718, 1e6, 98_718, 17)
     assert f.time_at_stake_ns == 64_718
-    assert ("Capped at its time less 2.00 µs for each of its 17 launches (64.72 µs): even an empty kernel takes that "
-            "much GPU time.") in f.detail and "memory roof" not in f.detail
+    assert ("Capped at its time less 2.00 µs for each launch (64.72 µs): even an empty kernel takes that much GPU "
+            "time.") in f.detail and "memory roof" not in f.detail
 
 
 def test_bandwidth_above_the_datasheet_is_unknown():

@@ -30,9 +30,11 @@ def test_capped_stake_sets_the_share_in_the_title():
     # the cap is said in the title too, beside the empty slots' own share (2997 / 3000 = 99.9 %), so a reader who
     # computes 1 − fill does not meet an unexplained 33.3 %
     assert f.title.endswith("of one wave: up to 33.3 % of its time at stake from empty block slots (99.9 % of it with "
-                            "slots empty, capped at its time less 2.00 µs: even an empty kernel takes that much GPU time)"), f.title
+                            "slots empty, capped at its time less 2.00 µs for each launch: even an empty kernel takes "
+                            "that much GPU time)"), f.title
     assert "lost to" not in f.title
-    assert "Capped at its time less 2.00 µs (1.00 µs): even an empty kernel takes that much GPU time." in f.detail
+    assert ("Capped at its time less 2.00 µs for each launch (1.00 µs): even an empty kernel takes that much GPU time."
+            in f.detail)
 
 
 def test_uncapped_share_just_under_100_is_never_a_false_100():

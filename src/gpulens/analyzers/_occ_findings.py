@@ -81,7 +81,7 @@ def _wave_stake(loss: float, r: Any, roof_ns: Any) -> tuple[int, list[str]]:
         caps.append(f"Capped at its distance to the roof ({fmt_ns(cap)}): it cannot run faster than its roof.")
     if fl < stake:  # every launch keeps the 2 µs no kernel runs under
         stake = fl
-        caps.append(f"Capped {floor_cap_words(getattr(r, 'calls', None), stake_ns=fl)}.")
+        caps.append(f"Capped {floor_cap_words(stake_ns=fl)}.")
     return stake, caps
 
 
@@ -112,7 +112,7 @@ def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: 
     # one wording whether or not a cap applied, as in every other finding's title: the share is of the time at stake
     lost = "at stake from empty block slots"
     if caps:  # the share is below the empty slots' own share (a grid 12 % full leaves 88 %): the title says why
-        why = floor_cap_words(getattr(r, "calls", None)) if FLOOR_WHY in caps[-1] else "at its distance to the roof"
+        why = floor_cap_words() if FLOOR_WHY in caps[-1] else "at its distance to the roof"
         lost += f" ({pct_words(100.0 * loss / r.time_ns)} of it with slots empty, capped {why})"
     gb, ab = _int(r.grid_blocks), _int(r.active_blocks_per_sm)
     cfg = f"{plural(gb, 'block(s)')}, {ab} resident per {sm}" if gb is not None and ab is not None else "its launch configuration"
@@ -212,7 +212,7 @@ def settle_wave_premise(found: list[Finding], name: str, verdict: str, stake_ns:
             if f.time_at_stake_ns is not None and stake_ns < f.time_at_stake_ns:
                 f.time_at_stake_ns = int(stake_ns)
                 # the verdict's stake keeps 2 µs per launch: when that floor set it, the floor is the cap named
-                f.detail += (f" Capped {floor_cap_words(calls, stake_ns=stake_ns)}."
+                f.detail += (f" Capped {floor_cap_words(stake_ns=stake_ns)}."
                              if floor_capped(stake_ns, time_ns, calls) else
                              f" Capped at its distance to the memory roof ({fmt_ns(stake_ns)}): memory-bound, it "
                              "cannot run faster than its roof.")

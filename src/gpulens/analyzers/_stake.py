@@ -150,16 +150,16 @@ def floor_stake(time_ns: float, calls: int | None) -> int:
 FLOOR_WHY = "even an empty kernel takes that much GPU time"
 
 
-def floor_cap_words(calls: int | None, whose: str = "its", stake_ns: float | None = None) -> str:
+def floor_cap_words(whose: str = "its", stake_ns: float | None = None) -> str:
     """The launch floor as the cap of a time at stake (:func:`floor_capped`), after "capped": what the cap is and
-    why — "at its time less 2.00 µs for each of its 17 launches: even an empty kernel takes that much GPU time".
-    It read "at its time less 2.00 µs per launch", which left the reader to guess why. ``whose``: the owner of the
+    why — "at its time less 2.00 µs for each launch: even an empty kernel takes that much GPU time" (the launch count
+    is the calls column beside it: one wording for every kernel, so a report's stake notes of floor-capped kernels
+    are one note, not one per launch count). It read "at its time less 2.00 µs per launch", which left the reader
+    to guess why. ``whose``: the owner of the
     time ("the kernel's" where "its" would name another thing); ``stake_ns``: the capped figure, named before the
     reason ("… 17 launches (64.72 µs): even …")."""
-    n = int(calls or 0)
-    each = f" for each of {'its' if whose == 'its' else 'the'} {n:,} launches" if n > 1 else ""
     at = f" ({fmt_ns(stake_ns)})" if stake_ns is not None else ""
-    return f"at {whose} time less {fmt_ns(KERNEL_FLOOR_NS)}{each}{at}: {FLOOR_WHY}"
+    return f"at {whose} time less {fmt_ns(KERNEL_FLOOR_NS)} for each launch{at}: {FLOOR_WHY}"
 
 
 def floor_capped(stake_ns: Any, time_ns: Any, calls: int | None) -> bool:

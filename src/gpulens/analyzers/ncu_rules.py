@@ -250,7 +250,7 @@ def _capped(t: pd.DataFrame, verdicts: dict[str, tuple[float, str]]) -> tuple[li
         val, note = float(raw), None
         floor = float(floor_stake(dur, n))
         if dur > 0 and val > floor:
-            val, note = floor, f"capped {floor_cap_words(n, whose, floor)}"
+            val, note = floor, f"capped {floor_cap_words(whose, floor)}"
         cap = verdicts.get(str(kern))
         if cap is not None and val > cap[0]:
             val, note = cap[0], f"capped at the kernel's {cap[1]} ({fmt_ns(cap[0])})"

@@ -151,7 +151,7 @@ def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pc
         # whatever the fix, each launch keeps the GPU time no kernel runs under (_stake.KERNEL_FLOOR_NS)
         v.time_at_stake_ns = min(v.time_at_stake_ns, floor_stake(time_ns, e.calls))
         if floor_capped(v.time_at_stake_ns, time_ns, e.calls):  # the floor, not the figure's basis, sets it
-            v.stake_basis, v.stake_cap = "", f"capped {floor_cap_words(e.calls)}"
+            v.stake_basis, v.stake_cap = "", f"capped {floor_cap_words()}"
         if v.stake_upper_ns is not None:
             v.stake_upper_ns = min(v.stake_upper_ns, floor_stake(time_ns, e.calls))
         if v.verdict in ("latency/occupancy-bound", BELOW_ROOFS_VERDICT) and v.time_at_stake_ns >= 0.8 * time_ns:
