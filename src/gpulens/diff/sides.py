@@ -132,7 +132,8 @@ def load_side(path: str | Path, strict: bool = True) -> DiffSide:
         srcs = [{"analyses": {"kernel_groups": {"table": r.results["kernel_groups"].table.to_dict("records")},
                               "breakdown": {"summary": r.results["breakdown"].summary},
                               **_summary_hotspots(r)},
-                 "devices": r.timeline.meta.devices, "device_spec": getattr(r.device, "name", None)}
+                 "devices": r.timeline.meta.devices, "device_spec": getattr(r.device, "name", None),
+                 "device_spec_assumed": bool(getattr(r.device, "assumed", False))}
                 for r in rep.sources if r.status != "no_gpu_work"]
         cut = [(str(f), int(n)) for r in rep.sources for f, n in r.timeline.meta.truncated_at.items()]
         lost = [f"{p}: {r.timeline.meta.unread_text()}" for r in rep.sources if r.timeline.meta.unread]
@@ -214,8 +215,10 @@ def load_side(path: str | Path, strict: bool = True) -> DiffSide:
     devices = sorted({str(d.get("name")) for s in srcs for d in s.get("devices") or []
                       if isinstance(d, dict) and d.get("name")})
     # the spec each source was analysed as, where its recorded name does not say it (one device rule with `gpulens
-    # analyze`: "AMD Radeon Graphics (analysed as AMD Instinct MI300X …)")
-    analysed = sorted({str(s["device_spec"]) for s in srcs if s.get("device_spec")} - set(devices))
+    # analyze`: "AMD Radeon Graphics (analysed as AMD Instinct MI300X …)"); a spec assumed for a trace that names no
+    # GPU keeps its qualifier, as analyze's device row does ("analysed as an assumed NVIDIA A100 40GB SXM")
+    analysed = sorted({("an assumed " if s.get("device_spec_assumed") is True else "") + str(s["device_spec"])
+                       for s in srcs if s.get("device_spec") and str(s["device_spec"]) not in devices})
     span, busy = span_and_busy(srcs)
     if any(away) or any(bad):  # a span holding (or missing) a duration nobody measured
         span = busy = None
