@@ -187,6 +187,10 @@ def test_diff_keeps_the_assumed_qualifier_for_a_trace_naming_no_gpu(tmp_path):
     assert main(["diff", str(a), str(b), "-q", "--markdown", str(md)]) in (0, 1)
     assert md.read_text().count("analysed as an assumed NVIDIA A100 40GB SXM") >= 2
     assert "(analysed as NVIDIA A100" not in md.read_text()
+    js = tmp_path / "d.json"
+    assert main(["diff", str(a), str(b), "-q", "--json", str(js)]) in (0, 1)
+    doc = json.loads(js.read_text())  # the spec's name stays a name; the qualifier a field of its own
+    assert doc["base"]["analysed_as"] == ["NVIDIA A100 40GB SXM"] == doc["base"]["analysed_as_assumed"]
 
 
 # ---- 4. an analyze JSON report is replaced only by a report of the same inputs ----------------------------------
