@@ -89,10 +89,25 @@ def test_kernel_shares_say_the_blit_kernels_left_out_rocprof_v1(tmp_path):
     flat = " ".join(console.render(rep, width=250).split())
     assert f"Top kernels (1 kernel covers 90.0 % of kernel time; {want}, not kernel time)" in flat
     assert want in markdown.render(rep)
-    doc = json.loads((tmp_path / "r.json").read_text()) if main(
-        ["analyze", str(GUNROCK / "results.csv"), "-q", "--no-cache", "--json", str(tmp_path / "r.json")]) == 0 \
-        else None
+    assert main(["analyze", str(GUNROCK / "results.csv"), "-q", "--no-cache", "--json", str(tmp_path / "r.json")]) == 0
+    doc = json.loads((tmp_path / "r.json").read_text())
     assert doc["sources"][0]["analyses"]["hotspots"]["summary"]["blit_kernel_calls"] == 19
+
+
+def test_a_summary_alone_says_its_blit_rows_beside_the_shares(tmp_path):
+    import shutil
+
+    from gpulens.report import analyze
+    from gpulens.reports._run_text import critical_set_text
+
+    rows = _stats_rows()
+    blit = [r for r in rows if HIP_BLIT.match(r["Name"])]
+    shutil.copyfile(GUNROCK / "results.stats.csv", tmp_path / "results.stats.csv")  # no trace beside it
+    hs = analyze([tmp_path / "results.stats.csv"]).sources[0].results["hotspots"]
+    assert (hs.summary["blit_kernel_calls"], hs.summary["blit_kernel_ns"]) == (
+        sum(int(r["Calls"]) for r in blit), sum(int(r["TotalDurationNs"]) for r in blit))  # 19, 580,607
+    assert "1 kernel covers 90.0 % of kernel time; 19 launches of runtime copy/fill (blit) kernels (580.61 µs)" \
+        in critical_set_text(hs.summary)
 
 
 def test_a_trace_without_blit_kernels_says_nothing_of_them():
