@@ -140,7 +140,7 @@ def register(app: typer.Typer) -> None:
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No console summary."),
         force: bool = typer.Option(False, "--force", help="Write the reports even over a file that holds a "
                                                           "profiler trace, a gpulens baseline or history, or a "
-                                                          "JSON report (never over an input)."),
+                                                          "JSON report of other inputs (never over an input)."),
         device_spec: Optional[Path] = typer.Option(None, "--device-spec", help="A built-in GPU (e.g. H200, "
                                                    "MI300X: `gpulens devices`) or a spec file (JSON/TOML) to use "
                                                    "instead of the device identified from the trace."),
