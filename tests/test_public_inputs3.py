@@ -26,7 +26,7 @@ from gpulens.errors import TraceFormatError
 
 
 def _summary(tmp_path, p):
-    out = tmp_path / "r.json"
+    out = tmp_path / f"{p.name}.r.json"  # one per input: another input's JSON report is never replaced
     assert main(["analyze", "-q", "--no-cache", str(p), "--json", str(out)]) == 0
     return json.loads(out.read_text())["sources"][0]
 

@@ -61,7 +61,7 @@ def demo_report(tmp_path_factory):
 def test_analyze_never_replaces_a_trace_baseline_history_or_other_report(tmp_path, capsys, target, flag):
     files = _data_files(tmp_path)
     if target == "report" and flag == "--json":
-        pytest.skip("a JSON report replaced by a JSON report: the same kind, allowed (below)")
+        pytest.skip("a JSON report of the same inputs (--demo) replaced by a new one: allowed (below)")
     path = files[target]
     before = _digest(path)
     capsys.readouterr()

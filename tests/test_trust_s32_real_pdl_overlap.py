@@ -37,7 +37,7 @@ def _trace(path, second_launch: str) -> None:
 def _overrun_finding(tmp_path, second_launch: str) -> dict:
     p = tmp_path / f"{second_launch}.json"
     _trace(p, second_launch)
-    out = tmp_path / "o.json"
+    out = tmp_path / f"{p.stem}.o.json"  # one per input: another input's JSON report is never replaced
     assert main(["analyze", "-q", "--no-cache", str(p), "--json", str(out)]) == 0
     (f,) = [f for f in json.loads(out.read_text())["sources"][0]["findings"] if "overrun" in f["title"]]
     return f

@@ -157,7 +157,11 @@ def test_gate_reason_leads_with_the_gpu_difference():
     assert res.verdict == INCOMPARABLE
     assert res.reason.startswith("not comparable: GPU model: baseline NVIDIA H100 80GB HBM3, candidate AMD Instinct "
                                  "MI300X"), res.reason
-    assert res.reason.index("GPU architecture") < res.reason.index("not the same workload")
+    # another GPU runs other kernel names by nature: no claim of another workload, only the note saying why
+    # (session 45: an H100 baseline vs an MI300X candidate of one model was called "not the same workload")
+    assert "GPU architecture" in res.reason and "not the same workload" not in res.reason
+    assert any(n.startswith("kernel names not used to tell the workloads apart: the runs ran on different GPU "
+                            "models") for n in res.notes)
     assert {m.reason.split(" (")[0] for m in res.metrics} == {"environments differ"}
     # the same GPU: the workload is the cause, said first
     base, cand = _gate_sides({"gemm": 6e5, "softmax": 4e5}, {"Cijk_gemm": 5e5, "hip_softmax": 5e5})

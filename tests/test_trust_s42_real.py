@@ -60,8 +60,9 @@ from tests.real_figures import assert_geforce_ada_peaks
 
 
 def _analyze(tmp_path: Path, target: Path, rc: int = 0) -> dict:
-    """``gpulens analyze --json`` of ``target``; its exit status must be ``rc``; returns the report."""
-    out = tmp_path / "o.json"
+    """``gpulens analyze --json`` of ``target``; its exit status must be ``rc``; returns the report (one output per
+    input: an earlier JSON report of another input is never replaced without --force)."""
+    out = tmp_path / f"{target.name}.o.json"
     assert main(["analyze", "-q", "--no-cache", str(target), "--json", str(out)]) == rc
     return json.loads(out.read_text()) if rc == 0 else {}
 

@@ -33,7 +33,7 @@ U = 1_700_000_000_000_000_000  # a capture start [ns since the epoch]
 
 
 def _analyze(path: Path, tmp_path: Path, *extra: str) -> tuple[int, dict]:
-    out = tmp_path / "out.json"
+    out = tmp_path / f"{path.name}.out.json"  # one per input: another input's JSON report is never replaced
     code = main(["analyze", "-q", "--no-cache", str(path), "--json", str(out), *extra])
     return code, (json.loads(out.read_text())["sources"][0] if out.exists() else {})
 

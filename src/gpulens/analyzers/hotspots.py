@@ -196,6 +196,28 @@ def _pdl_followed(timeline: Timeline, gpu: pd.DataFrame, over: pd.DataFrame) -> 
     return n
 
 
+def blit_kernels(timeline: Timeline) -> dict[str, int]:
+    """The vendor runtime's copy/fill (blit) kernels the Timeline counts as copies and fills, not kernel time
+    (:func:`gpulens.collectors._work_rules.blit_kernel_rows`: HIP ``__amd_rocclr_copyBuffer``…): ``{"blit_kernel_calls":
+    launches, "blit_kernel_ns": their summed duration [ns]}`` from the ``memcpy``/``memset`` events, or from the
+    summary's ``copy`` rows (rocprof ``results.stats.csv``) when the Timeline has no event; ``{}`` when there is none.
+    A vendor's own per-kernel shares count them as kernels (rocprof's 84.25 % for a kernel gpulens puts at 90.0 %),
+    so reports say it beside every share of kernel time."""
+    from gpulens.collectors._work_rules import blit_kernel_rows
+
+    ev = context_of(timeline).of_kind("memcpy", "memset")
+    if len(ev):
+        b = ev[blit_kernel_rows(ev["name"])]
+        calls, ns = len(b), b["dur_ns"].sum()
+    else:
+        st = timeline.tables.get("rocprof_stats")
+        if st is None or "domain" not in st or not {"Name", "Calls", "TotalDurationNs"} <= set(st.columns):
+            return {}
+        st = st[(st["domain"].astype(str) == "copy").to_numpy() & blit_kernel_rows(st["Name"])]
+        calls, ns = pd.to_numeric(st["Calls"]).sum(), pd.to_numeric(st["TotalDurationNs"]).sum()
+    return {"blit_kernel_calls": int(calls), "blit_kernel_ns": int(ns)} if int(calls) else {}
+
+
 def _rocprof_kernel_stats(timeline: Timeline) -> pd.DataFrame:
     """A rocprof ``results.stats.csv`` (side table ``rocprof_stats``, kernel domain) in the ``kernel_summary`` form:
     ``name``, ``calls``, ``total_ns`` (``TotalDurationNs``); min/max are not recorded (NaN)."""
@@ -325,7 +347,9 @@ class Hotspots(Analyzer):
         if not len(k) and len(timeline.tables.get("kernel_summary", ())):
             return self._from_summary(timeline.tables["kernel_summary"])
         if not len(k) and len(_rocprof_kernel_stats(timeline)):
-            return self._from_summary(_rocprof_kernel_stats(timeline))
+            res = self._from_summary(_rocprof_kernel_stats(timeline))
+            res.summary.update(blit_kernels(timeline))
+            return res
         uc = _kernel_rows(timeline, timeline.tables.get("unattached_counters"))
         if not len(k) and uc is not None and len(uc) and "name" in uc:
             seq = uc["dispatch_seq"] if "dispatch_seq" in uc else uc.index.to_series()
@@ -425,6 +449,7 @@ class Hotspots(Analyzer):
             # the most GPUs one kernel ran on: over 1, the per-kernel times are sums over GPUs (reports say so)
             "kernel_gpus": int(np.nanmax(t["gpus"].to_numpy(dtype=float))) if t["gpus"].notna().any() else None,
             **graph_replays(t),
+            **blit_kernels(timeline),  # counted as copies: said beside the shares (a vendor's summary counts them)
         }
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
 

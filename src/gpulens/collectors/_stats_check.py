@@ -58,14 +58,40 @@ def kernel_stats_check(timeline: Timeline, stats: pd.DataFrame, stats_path: Path
         tc += int(untimed.get(n, 0))
         if sc != tc or abs(stot - ttot) > max(sc, 1):
             differ.append(f"{n[:60]}: {sc:,} calls / {fmt_ns(stot)} in the summary, {tc:,} / {fmt_ns(ttot)} in the trace")
+    blit = _blit_rows_text(stats)
     if not differ:
         calls, total = int(summ["Calls"].sum()), int(summ["TotalDurationNs"].sum())
         return (f"{stats_path}: cross-checked with {trace_path.name}: the summary agrees with the trace "
-                f"({plural(len(summ), 'kernel')}, {calls:,} calls, {fmt_ns(total)} summed)")
+                f"({plural(len(summ), 'kernel')}, {calls:,} calls, {fmt_ns(total)} summed){blit}")
     more = f"; and {len(differ) - _LISTED} more" if len(differ) > _LISTED else ""
     return (f"{stats_path}: disagrees with {trace_path.name} on {len(differ)} of {plural(len(names), 'kernel')} ("
-            + "; ".join(differ[:_LISTED]) + more + "): not the same run, or trace rows lost; the trace's figures "
-            "are used")
+            + "; ".join(differ[:_LISTED]) + more + f"){blit}: not the same run, or trace rows lost; the trace's "
+            "figures are used")
+
+
+def _blit_rows_text(stats: pd.DataFrame) -> str:
+    """The summary's rows of vendor runtime copy/fill (blit) kernels (``domain`` ``copy``, filed by the stats reader;
+    :func:`gpulens.collectors._work_rules.blit_kernel_rows`), which the summary counts as kernels and gpulens, like
+    the trace's reader, as memory copies and fills: ``"; 1 more of its 8 rows is a runtime copy/fill (blit) kernel
+    (__amd_rocclr_copyBuffer: 19 calls, 580.61 µs), counted as memory copies and fills, as in the trace, not as a
+    kernel"``; ``""`` when there is none. Without it "7 kernels, 37 calls" beside a file of 8 rows and 56 calls
+    read as a miscount."""
+    if "domain" not in stats or "Name" not in stats:
+        return ""
+    from gpulens.collectors._work_rules import blit_kernel_rows
+    from gpulens.timeline.names import normalize_kernel_name
+
+    b = stats[(stats["domain"].astype(str) == "copy").to_numpy() & blit_kernel_rows(stats["Name"])]
+    if not len(b):
+        return ""
+    names = sorted({normalize_kernel_name(str(n)) for n in b["Name"]})
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3:,} more" if len(names) > 3 else "")
+    calls, total = int(b["Calls"].sum()), int(b["TotalDurationNs"].sum())
+    one = len(b) == 1
+    rows = int(stats["domain"].astype(str).isin(["kernel", "copy"]).sum())
+    return (f"; {len(b):,} more of its {rows:,} rows {'is a' if one else 'are'} runtime copy/fill (blit) "
+            f"kernel{'' if one else 's'} ({shown}: {plural(calls, 'call')}, {fmt_ns(total)}), counted as memory "
+            f"copies and fills, as in the trace, not as {'a kernel' if one else 'kernels'}")
 
 
 def reconcile_kernel_stats(timeline: Timeline, stats_path: Path, trace_path: Path) -> str | None:

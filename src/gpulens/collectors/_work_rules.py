@@ -33,12 +33,17 @@ class Rule:
         pattern: case-insensitive regular expression (``re.search``).
         family: what it recognises (shown in docs and warnings).
         source: where the names come from (so a reviewer can check the pattern).
+        blit: the names are real GPU kernels of a vendor runtime that do a copy or fill (HIP's
+            ``__amd_rocclr_copyBuffer``…, "blit kernels"), not a copy engine's operation named as a kernel: a
+            vendor's own per-kernel summary counts them as kernels, gpulens as copies and fills, and says so
+            (:func:`blit_kernel_rows`).
     """
 
     kind: str
     pattern: str
     family: str
     source: str
+    blit: bool = False
 
 
 KERNEL_NAME_RULES: tuple[Rule, ...] = (
@@ -62,9 +67,9 @@ KERNEL_NAME_RULES: tuple[Rule, ...] = (
          "AMD-AGI/TraceLens PR#613 (_ROCM_LEGACY_MEMCPY_NAMES)"),
     Rule("memcpy", r"^__amd_rocclr_copy(Buffer|Image)", "HIP runtime blit copy kernels (ROCm 7.x: cat=kernel)",
          "ROCm/clr rocclr/device/blitcl.cpp (__amd_rocclr_copyBuffer, copyBufferAligned, copyBufferRect, "
-         "copyImage…); AMD-AGI/TraceLens PR#613"),
+         "copyImage…); AMD-AGI/TraceLens PR#613", blit=True),
     Rule("memset", r"^__amd_rocclr_fill(Buffer|Image)", "HIP runtime blit fill kernels",
-         "ROCm/clr rocclr/device/blitcl.cpp (__amd_rocclr_fillBuffer, fillBufferAligned, fillImage)"),
+         "ROCm/clr rocclr/device/blitcl.cpp (__amd_rocclr_fillBuffer, fillBufferAligned, fillImage)", blit=True),
     Rule("memset", r"^__amd_rocclr_(initHeap|gwsInit|scheduler|graphScheduler)\b|^gwsInit(\.kd)?$",
          "HIP runtime set-up kernels: the device-side heap's initialisation (initHeap, launched once before the first "
          "kernel that may call malloc), the global wave sync counter's (gwsInit) and the runtime's device-side "
@@ -73,7 +78,7 @@ KERNEL_NAME_RULES: tuple[Rule, ...] = (
          "ROCm/clr rocclr/device/rocm/rocblit.cpp (BlitName: __amd_rocclr_scheduler, __amd_rocclr_gwsInit, "
          "__amd_rocclr_initHeap) and rocblitcl.cpp (__kernel __amd_rocclr_initHeap: __ockl_dm_init_v1; "
          "__amd_rocclr_gwsInit: ds_gws_init; __amd_rocclr_graphScheduler); rocclr/device/rocm/rocschedcl.cpp "
-         "(the older bare gwsInit); rocprofv3 kernel traces list __amd_rocclr_initHeap as dispatch 1"),
+         "(the older bare gwsInit); rocprofv3 kernel traces list __amd_rocclr_initHeap as dispatch 1", blit=True),
     Rule("sync", r"^__amd_rocclr_(streamOps(Wait|Write|Increment|Decrement)|batchMemOp)",
          "HIP runtime stream-operation kernels: a GPU-queue wait on, write, increment or decrement of a memory value "
          "(hipStreamWaitValue32/64, hipStreamWriteValue32/64, hipStreamBatchMemOp), synchronisation, not "
@@ -215,6 +220,22 @@ def kinds_of_kernel_names(names: Iterable[object]) -> np.ndarray:
     codes, uniq = pd.factorize(s, use_na_sentinel=True)
     table = np.array([kind_of_kernel_name(u) for u in uniq] + ["kernel"], dtype=object)
     return table[np.where(codes >= 0, codes, len(uniq))]  # the missing code maps to the appended "kernel"
+
+
+_BLIT_RES = [re.compile(r.pattern, re.IGNORECASE) for r in KERNEL_NAME_RULES
+             if r.blit and r.kind in ("memcpy", "memset")]
+
+
+def blit_kernel_rows(names: Iterable[object]) -> np.ndarray:
+    """Per name: whether it is a vendor runtime's copy or fill *kernel* (a :data:`KERNEL_NAME_RULES` rule with
+    ``blit``: ``__amd_rocclr_copyBuffer``, ``__amd_rocclr_fillBufferAligned``, ``__amd_rocclr_initHeap``…) that
+    gpulens counts as a memory copy or fill while the vendor's per-kernel summary (rocprof ``results.stats.csv``,
+    rocprofv3 ``kernel_stats.csv``) counts it as a kernel; a missing name is not. Each distinct name is matched
+    once. Returns a bool array."""
+    s = names.astype(object) if isinstance(names, pd.Series) else pd.Series(list(names), dtype=object)
+    codes, uniq = pd.factorize(s, use_na_sentinel=True)
+    table = np.array([isinstance(u, str) and any(rx.search(u) for rx in _BLIT_RES) for u in uniq] + [False])
+    return table[np.where(codes >= 0, codes, len(uniq))]
 
 
 def dispatch_rows(events: pd.DataFrame) -> np.ndarray:

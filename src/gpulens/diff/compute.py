@@ -180,6 +180,8 @@ class DiffSide:
             None when unknown.
         analysed_as: the device specs the side was analysed as, where the recorded names do not say them (the
             report's ``device_spec``; the trace's resolved spec).
+        assumed: those of ``analysed_as`` that were assumed, the input naming no GPU (a report's
+            ``device_spec_assumed``; the spec's note): the header says "analysed as an assumed X", as ``analyze`` does.
         runs: how many runs (a report's sources: repeats) the side's figures are the mean of — counts and times
             per run; 1 for one run (whole counts).
     """
@@ -194,13 +196,15 @@ class DiffSide:
     busy_pct: float | None = None
     runs: int = 1
     analysed_as: list[str] = field(default_factory=list)
+    assumed: list[str] = field(default_factory=list)
 
     def device_label(self) -> str:
         """The GPUs as the header names them, by the rule of ``gpulens analyze``'s device row: the recorded names,
         then the spec they were analysed as where a name does not say it ("AMD Radeon Graphics, analysed as AMD
         Instinct MI300X"); "GPU not recorded" when neither is known."""
         names = ", ".join(self.devices)
-        spec = f"analysed as {', '.join(self.analysed_as)}" if self.analysed_as else ""
+        specs = [f"an assumed {n}" if n in self.assumed else n for n in self.analysed_as]
+        spec = f"analysed as {', '.join(specs)}" if specs else ""
         return ", ".join(x for x in (names, spec) if x) or "GPU not recorded"
 
 

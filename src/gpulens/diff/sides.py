@@ -132,7 +132,8 @@ def load_side(path: str | Path, strict: bool = True) -> DiffSide:
         srcs = [{"analyses": {"kernel_groups": {"table": r.results["kernel_groups"].table.to_dict("records")},
                               "breakdown": {"summary": r.results["breakdown"].summary},
                               **_summary_hotspots(r)},
-                 "devices": r.timeline.meta.devices, "device_spec": getattr(r.device, "name", None)}
+                 "devices": r.timeline.meta.devices, "device_spec": getattr(r.device, "name", None),
+                 "device_spec_assumed": bool(getattr(r.device, "assumed", False))}
                 for r in rep.sources if r.status != "no_gpu_work"]
         cut = [(str(f), int(n)) for r in rep.sources for f, n in r.timeline.meta.truncated_at.items()]
         lost = [f"{p}: {r.timeline.meta.unread_text()}" for r in rep.sources if r.timeline.meta.unread]
@@ -214,14 +215,16 @@ def load_side(path: str | Path, strict: bool = True) -> DiffSide:
     devices = sorted({str(d.get("name")) for s in srcs for d in s.get("devices") or []
                       if isinstance(d, dict) and d.get("name")})
     # the spec each source was analysed as, where its recorded name does not say it (one device rule with `gpulens
-    # analyze`: "AMD Radeon Graphics (analysed as AMD Instinct MI300X …)")
+    # analyze`: "AMD Radeon Graphics (analysed as AMD Instinct MI300X …)"); a spec assumed for a trace that names no
+    # GPU keeps its qualifier, as analyze's device row does ("analysed as an assumed NVIDIA A100 40GB SXM")
     analysed = sorted({str(s["device_spec"]) for s in srcs if s.get("device_spec")} - set(devices))
+    assumed = sorted({str(s["device_spec"]) for s in srcs if s.get("device_spec_assumed") is True} & set(analysed))
     span, busy = span_and_busy(srcs)
     if any(away) or any(bad):  # a span holding (or missing) a duration nobody measured
         span = busy = None
     if not frames:
         return DiffSide(str(path), pd.DataFrame(columns=list(COLUMNS)), devices, note, warnings, no_times, span,
-                        busy, analysed_as=analysed)
+                        busy, analysed_as=analysed, assumed=assumed)
     groups = pd.concat(frames, ignore_index=True)
     groups["count"] = pd.to_numeric(groups["count"], errors="coerce").fillna(0)
     # an unknown time (a group with a launch without a duration: null in a report, <NA> in a table) stays unknown
@@ -235,7 +238,7 @@ def load_side(path: str | Path, strict: bool = True) -> DiffSide:
     if note == "report" and notes != {"report"}:
         note = sorted(notes)[-1]
     return DiffSide(str(path), groups, devices, note, warnings, no_times, span, busy, runs=max(len(frames), 1),
-                    analysed_as=analysed)
+                    analysed_as=analysed, assumed=assumed)
 
 
 #: Clipped time, as a fraction of a source's recorded GPU time, from which a diff warns: the hotspots analysis's

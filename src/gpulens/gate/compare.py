@@ -2,7 +2,9 @@
 
 Steps: (1) no baseline → NO_BASELINE; (2) no usable candidate run → ERROR; (3) environments differ in GPU
 model/count/arch, driver, rank count or report schema, or the runs are not the same workload (under half of one
-side's kernel time in kernels both run, :mod:`gpulens.gate.workload`) → INCOMPARABLE (rows still show the numbers);
+side's kernel time in kernels both run, :mod:`gpulens.gate.workload`; not judged between different GPU models or
+architectures, whose libraries name kernels differently: :func:`gpu_differs`) → INCOMPARABLE (rows still show the
+numbers);
 (4) each metric: counts exactly (:func:`~gpulens.gate.stats.compare_count`), timings with the noise model
 (:func:`~gpulens.gate.stats.compare_timing`); kernels under ``min_kernel_share`` of kernel time and new kernels are
 reported but never gate; (5) when some candidate runs were unusable (truncated / empty), no row may PASS: those
@@ -61,6 +63,18 @@ def comparability(base: Baseline, cand: RunSet) -> tuple[list[str], list[str]]:
     if base.report_schema_version != cand.report_schema_version:
         mism.append(f"report schema: baseline {base.report_schema_version}, candidate {cand.report_schema_version}")
     return mism, notes
+
+
+def gpu_differs(be: dict[str, Any], ce: dict[str, Any]) -> str:
+    """Why two environments ran on different GPUs — ``"the runs ran on different GPU models (…) "``, naming the first
+    of GPU model or architecture recorded on both sides that differs — or ``""``. Kernel names then differ by
+    nature (each vendor's and architecture's libraries), so :func:`run_gate` does not read a low kernel-name overlap
+    as another workload (as ``gpulens diff`` does not across vendors)."""
+    for label, key in (("GPU models", "gpus"), ("GPU architectures", "arch")):
+        b, c = be.get(key), ce.get(key)
+        if b not in (None, [], 0) and c not in (None, [], 0) and b != c:
+            return f"the runs ran on different {label} ({_show(b, key, be)}; {_show(c, key, ce)})"
+    return ""
 
 
 def _show(v: Any, key: str = "", env: dict[str, Any] | None = None) -> str:
@@ -283,6 +297,15 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
     base_metrics, cand_metrics = rekey_kernels(baseline.metrics), rekey_kernels(candidate.metrics)
     ov = kernel_overlap(*({n: _median(m) or 0.0 for n, m in ms.items() if n.startswith(KERNEL_PREFIX)}
                           for ms in (base_metrics, cand_metrics)))
+    other_gpu = gpu_differs(baseline.environment, candidate.environment)
+    if ov is not None and other_gpu:
+        # another GPU model or architecture runs other kernels by nature (cuBLAS sm90 vs hipBLASLt gfx942 names):
+        # a low name overlap is no evidence of another program; the GPU is the reason, said as a mismatch above
+        if not ov["same_workload"]:
+            res.notes.append(f"kernel names not used to tell the workloads apart: {other_gpu}; "
+                             f"as little as {100 * ov['overlap']:.1f} % of one run's kernel time is in kernel names "
+                             "both run, as expected of libraries built for different GPUs")
+        ov = None
     res.workload = ov
     env_differs = bool(mism)  # another GPU, vendor, driver...: decisive whatever the kernels run
     if ov is not None and not ov["same_workload"]:

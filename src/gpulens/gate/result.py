@@ -142,7 +142,8 @@ class GateResult:
             (GPU, vendor, driver...), then, when the runs are not the same workload, that
             (:func:`gpulens.gate.workload.workload_text`) — first when the environments match.
         workload: the runs' kernel-name overlap (:func:`gpulens.gate.workload.kernel_overlap`), None when either
-            side has no kernel time.
+            side has no kernel time, or the runs ran on different GPU models or architectures (kernel names differ
+            by nature: :func:`gpulens.gate.compare.gpu_differs`, said in a note).
         notes: differences that are reported but allowed (runtime, torch, tool version, unknown fields).
         ignored: metrics skipped by configuration.
         config: the settings used.

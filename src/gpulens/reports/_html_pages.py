@@ -20,6 +20,7 @@ from gpulens.reports._answer import finding_tree, next_step, shown_title
 from gpulens.reports._html_answer import answer_html
 from gpulens.units import agree, fmt_capacity, fmt_share, is_missing, plural, share_pct_text
 from gpulens.reports._format import critical_set_text
+from gpulens.reports._run_text import blit_text
 from gpulens.reports._format import (breakdown_rest, busy_text, column_label, run_device_text, fmt_ns, fmt_unit,
                                      kernel_time_text, launches_text, record_vendor, time_scale, unit_of, vendor_label)
 from gpulens.reports._format import (ONE_OFF_LABEL, bounded_breakdown, gpu_sum_label, busy_bound_word, STEADY_IDLE_LABEL, idle_at_most, idle_bound_note, one_off_split,
@@ -314,7 +315,7 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
         take = (f"{sm.get('critical_count', 0)} of {plural(sm.get('unique_kernels', len(t)), 'kernel(s)')} "
                 f"{agree(sm.get('critical_count', 0), 'covers', 'cover')} "
                 f"{fmt_unit(sm.get('critical_share'), 'share')} of the {fmt_ns(sm.get('kernel_effective_ns'))} "
-                f"of kernel time{shown}.")
+                f"of kernel time{shown}{blit_text(sm)}.")
     return [Panel("Hot kernels: the performance-critical set", take, fig,
                   table_html(t2, cols, max_rows, headers={"effective_ns": gpu_sum_label("time", sm),
                                                           "total_ns": gpu_sum_label("raw sum", sm), "rank": "#",

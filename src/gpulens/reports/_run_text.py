@@ -309,6 +309,23 @@ def critical_set_text(hsum: Mapping[str, Any], sm: Mapping[str, Any] | None = No
     launches without a duration (:func:`untimed_text`) ``"1 kernel; its share of kernel time is unknown (2 of 16
     launches without a duration)"``; ``"1 kernel, ranked by calls: durations not recorded"`` when no launch has one;
     ``"none: no kernel in the trace"`` without any kernel launch."""
+    return _critical_set_text(hsum, sm) + blit_text(hsum)
+
+
+def blit_text(hsum: Mapping[str, Any]) -> str:
+    """What the shares of kernel time leave out that a vendor's own summary counts as kernels (hotspots
+    ``blit_kernel_calls`` / ``blit_kernel_ns``): ``"; 19 launches of runtime copy/fill (blit) kernels (580.61 µs) are
+    counted as memory copies and fills, not kernel time"``; ``""`` when there is none."""
+    n = int(hsum.get("blit_kernel_calls") or 0)
+    if not n:
+        return ""
+    ns = hsum.get("blit_kernel_ns")
+    t = f" ({fmt_ns(ns)})" if not is_missing(ns) else ""
+    return (f"; {plural(n, 'launch', 'launches')} of runtime copy/fill (blit) kernels{t} {agree(n, 'is', 'are')} "
+            "counted as memory copies and fills, not kernel time")
+
+
+def _critical_set_text(hsum: Mapping[str, Any], sm: Mapping[str, Any] | None = None) -> str:
     n = int(hsum.get("critical_count") or 0)
     if not n and not int({**hsum, **(sm or {})}.get("kernel_count") or 0):
         return "none: no kernel in the trace"  # not a ranking without durations: there is nothing to rank

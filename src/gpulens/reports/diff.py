@@ -444,7 +444,8 @@ def to_dict(r: DiffResult) -> dict[str, Any]:
     """The diff as a JSON-safe dict (layout: docs/report-schema.md, section "gpulens diff")."""
     from gpulens import __version__
 
-    side = lambda s: {"label": s.label, "devices": s.devices, "analysed_as": s.analysed_as, "read_as": s.note}
+    side = lambda s: {"label": s.label, "devices": s.devices, "analysed_as": s.analysed_as,
+                      "analysed_as_assumed": s.assumed, "read_as": s.note}
     return _clean({"diff_schema_version": DIFF_SCHEMA_VERSION, "tool": {"name": "gpulens", "version": __version__},
                    "base": side(r.base), "candidate": side(r.cand), "summary": r.summary, "warnings": r.warnings,
                    "columns": r.columns,
