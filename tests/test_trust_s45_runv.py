@@ -54,7 +54,7 @@ def _verdict_lines(rep) -> tuple[str, str, str]:
     md = next(ln for ln in markdown.render(rep).splitlines() if ln.startswith("> **Verdict:**"))
     page = html.render(rep)
     page = page.decode() if isinstance(page, bytes) else page
-    ht = re.search(r'<p class="verdict">(.*?)</p>', page, re.S).group(1)
+    ht = re.search(r'<div class="verdict">(.*?)</div>', page, re.S).group(1)
     return con, md, ht
 
 
@@ -167,7 +167,7 @@ def test_the_detail_holds_what_the_headline_leaves_out_in_every_report(tmp_path)
     page = page.decode() if isinstance(page, bytes) else page
     assert f"Detail: {a.detail}." in console.render(rep, width=2000)
     assert f"> **Detail:** {a.detail}." in markdown.render(rep)
-    assert "<strong>Detail:</strong>" in page and a.detail.replace("'", "&#x27;") + ".</details>" in page
+    assert "<summary><strong>Detail</strong></summary>" + a.detail.replace("'", "&#x27;") + ".</details>" in page
 
 
 def test_alexnet_headline_leads_with_the_host_share_and_its_stake():

@@ -270,12 +270,12 @@ def answer_html(s: SourceReport) -> str:
         if start and listed and start.startswith(_title_head(listed[0].title)):
             fix = head  # the numbered list right below opens with that finding: said once (the banner fits a screen)
         clocks_html = f'<p class="first"><strong>{esc(FIX_FIRST_LABEL)}:</strong> {esc(fix)}</p>' + clocks_html
-    if a.detail:  # first under the verdict: the rest of the verdict under its headline, unfolded on demand (the banner
-        # fits a screen)
-        clocks_html = (f'<details class="first"><summary><strong>Detail:</strong> {esc(a.detail.split("; ")[0])}'
-                       f'</summary>{esc(a.detail)}.</details>' + clocks_html)
-    return (f'<section class="answer" aria-label="Answer"><p class="verdict"><span class="vlabel">'
-            f'{esc(a.verdict or "verdict")}</span> {esc(_after_label(a))}</p>{clocks_html}{lst}'
+    # the rest of the verdict, folded at the end of its headline (an inline block: a line of its own pushed the
+    # banner of the BERT-small trace past the first screen)
+    detail = (f' <details class="first"><summary><strong>Detail</strong></summary>{esc(a.detail)}.</details>'
+              if a.detail else "")
+    return (f'<section class="answer" aria-label="Answer"><div class="verdict"><span class="vlabel">'
+            f'{esc(a.verdict or "verdict")}</span> {esc(_after_label(a))}{detail}</div>{clocks_html}{lst}'
             f'{kernels_html(s, rows)}</section>')
 
 
