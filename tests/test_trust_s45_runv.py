@@ -28,23 +28,21 @@ from tests.conftest import shared_trace
 
 
 def _kineto(tmp_path, n: int, dur: int = 10, host_before: int = 0):
-    """``n`` kernels of ``dur`` µs starting 14 µs apart from t0, each launched by a 2 µs call ending 1 µs before it
-    (gaps under 20 µs before work not yet enqueued: launch overhead). t0 = 1000 µs; with ``host_before`` > 0 a CPU
-    op of that length from t = 1000 µs and t0 = 1000 + host_before + 20 µs (host-only time before the GPU span:
-    host_before + 20 µs)."""
-    ev = []
-    t0 = 1000 + (host_before + 20 if host_before else 0)
+    """:func:`tests.test_trust_first_screen._kineto`'s trace (``n`` kernels of ``dur`` µs starting 14 µs apart from
+    t = 1000 µs, each launched by a 2 µs call ending 1 µs before it: gaps under 20 µs before work not yet enqueued,
+    launch overhead); with ``host_before`` > 0 its events move host_before + 20 µs later, after a CPU op of that
+    length from t = 1000 µs (host-only time before the GPU span: host_before + 20 µs)."""
+    from tests.test_trust_first_screen import _kineto as base
+
+    p = base(tmp_path, n, dur)
     if host_before:
-        ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::setup", "pid": 9, "tid": 9, "ts": 1000,
-                   "dur": host_before})
-    for i in range(n):
-        t = t0 + 14 * i
-        ev += [{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 9, "tid": 9, "ts": t - 3,
-                "dur": 2, "args": {"correlation": i + 1}},
-               {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": t, "dur": dur,
-                "args": {"device": 0, "stream": 7, "correlation": i + 1}}]
-    p = tmp_path / f"t{n}_{dur}_{host_before}.json"
-    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+        doc = json.loads(p.read_text())
+        for e in doc["traceEvents"]:
+            e["ts"] += host_before + 20
+        doc["traceEvents"].insert(0, {"ph": "X", "cat": "cpu_op", "name": "aten::setup", "pid": 9, "tid": 9,
+                                      "ts": 1000, "dur": host_before})
+        p = p.with_name(f"{p.stem}_host{host_before}.json")
+        p.write_text(json.dumps(doc))
     return p
 
 
