@@ -17,7 +17,8 @@ Rules applied to the findings of one source (:func:`arrange`):
   has none) and the others become its children — several estimates about one kernel never add up to more than the
   largest of them, so never to more than the kernel's time;
 * roots rank by :func:`rank_key`: findings whose time at stake rests on an unverified ``premise`` about the
-  kernel (not only on the assumed GPU's figures) after every quantified finding without one (and before those with an unknown gain), each group largest time at stake first (an upper bound that may not hold never outranks a
+  kernel (not only on the assumed GPU's figures) after every quantified finding without one, then findings about
+  time outside the GPU span (context the verdict does not judge), then those with an unknown gain, each group largest time at stake first (an upper bound that may not hold never outranks a
   determined figure: a last-wave estimate for a kernel whose bound is undetermined ranks below measured idle time);
 * a child's time at stake is part of its parent's: where a child's estimate exceeds its quantified parent's, the
   child is shown with the parent's figure (e.g. a wave-quantization estimate under a verdict whose roofline
@@ -43,10 +44,20 @@ def rank_key(f: Finding) -> tuple[int, int]:
     stands beside such a figure, that lower bound is ``time_at_stake_ns`` and ranks, the assumed upper bound only
     named, :func:`gpulens.analyzers._stake.upper_clause`), then upper bounds resting on a
     premise about the kernel itself (its bound undetermined), then findings whose gain is unknown; within each, the
-    largest time at stake first."""
+    largest time at stake first. Findings about time outside the GPU span (:data:`OUTSIDE_SPAN_CATEGORIES`: host-only
+    start-up or teardown, which the run verdict does not judge) rank after the workload's findings with a time at
+    stake, as context, whatever their size — above the verdict they led a list whose verdict said it leaves them out
+    (HTA AlexNet: 30.51 s before the GPU idle inside the span; nsys lashi streamSimple: 75.94 ms before 13.86 µs)."""
     stake = f.time_at_stake_ns or 0
     premise = getattr(f, "premise", "")
-    return (0 if stake and (not premise or only_assumed_gpu(premise)) else 1 if stake else 2), -stake
+    if getattr(f, "category", "") in OUTSIDE_SPAN_CATEGORIES:
+        return (2 if stake else 3), -stake
+    return (0 if stake and (not premise or only_assumed_gpu(premise)) else 1 if stake else 3), -stake
+
+
+#: Categories of findings about time outside the GPU span the run verdict judges (the profiled window's host-only
+#: edges, :mod:`gpulens.analyzers._window_findings`): context ranked after the workload's findings (:func:`rank_key`).
+OUTSIDE_SPAN_CATEGORIES = ("host-only-window",)
 
 
 #: Severities from the least to the most severe.

@@ -64,10 +64,9 @@ from gpulens.analyzers._run_shares import (
     host_holds_path,
     path_disagreement,
     run_path,
-    host_setup,
-    outside_span,
+    host_setup, outside_span,
     outside_text,
-    setup_text,
+    setup_text, unproven_loses,
     verdict_scope,
 )
 from gpulens.analyzers.stall_classes import OCCUPANCY_METRICS, SOL_METRICS
@@ -481,7 +480,7 @@ class Verdicts(Analyzer):
                 if kernel_class and kernel_class != "undetermined" else \
                 ("undetermined", "counters only: the kernels' counters do not classify them" if has_counters else
                  "per-kernel totals only: no counters or FLOP/byte figures to classify the kernels")
-        elif overhead == "undetermined" and not (kernel_class and kernel_class != "undetermined"):
+        elif overhead == "undetermined" and kernel_class in (None, "undetermined") and not unproven_loses(bn):
             run, basis = "undetermined", ("too little evidence for a verdict: "
                                           + str(bn.summary.get("verdict_evidence") or "too few gaps")
                                           + "; the kernels' bound is undetermined too")
@@ -534,6 +533,8 @@ class Verdicts(Analyzer):
                                           "decides it: nothing there to judge")
         else:
             run, basis = "gpu-bound", _undetermined_basis(by_class)
+        if run != "undetermined" and (thin := unproven_loses(bn)) and not busy_unknown:  # named, never decisive
+            basis += "; " + thin
         setup = None if busy_unknown else host_setup(bn, run)
         if setup is not None:  # the verdict names start-up as the cause of the host wait
             basis += "; " + setup_text(setup, gpus)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from gpulens.analyzers import Finding
-from gpulens.analyzers._run_shares import outside_text, setup_text
+from gpulens.analyzers._run_shares import outside_text, scope_label, setup_text
 from gpulens.reports._format import busy_pct_text, fmt_ns, fmt_unit, is_missing, share_pct_text, untimed_text
 
 #: The label every reporter puts before :attr:`Answer.fix_first`.
@@ -45,6 +45,12 @@ class Answer:
         fix_first: with two readings (a secondary cause beside the verdict), their times at stake largest first
             and the largest single finding to start with (the ``verdicts`` summary's ``fix_first``), shown on its
             own line after the verdict under "At stake, largest first"; "" otherwise.
+        headline: the answer after the verdict label, short — the verdict's own share of the span and its time at
+            stake where a share decided it, the busy figure, why there is no verdict — what every reporter shows on
+            the verdict line.
+        detail: the rest of ``reason`` (start-up, host-only time outside the span, the kernels' class, the
+            secondary cause, launches without a GPU record), shown by every reporter under the verdict line as
+            "Detail:"; "" when there is none. ``sentence`` and ``reason`` hold both, in that order.
     """
 
     verdict: str
@@ -55,6 +61,14 @@ class Answer:
     first_step: str = ""
     path_note: str = ""
     fix_first: str = ""
+    headline: str = ""
+    detail: str = ""
+
+    @property
+    def short_sentence(self) -> str:
+        """:attr:`sentence` without its :attr:`detail`: the verdict line of a report that shows no separate label
+        (Markdown)."""
+        return self.sentence.replace(f"; {self.detail}.", ".", 1) if self.detail else self.sentence
 
 
 def shown_title(f: Finding) -> str:
@@ -355,22 +369,24 @@ def answer(s: Any) -> Answer:
         else:
             busy += f" ({steady_text})"
     where = vd.summary.get("verdict_where") if vd is not None and not vd.skipped else None
-    su = vd.summary.get("host_setup") if vd is not None and not vd.skipped else None
-    if su and verdict == "host-bound":  # the verdict names start-up as the cause of the host wait
-        busy += "; " + setup_text(su, _gpu_count(s))
     if where and span:  # a report analysed before the verdict judged the GPU span only: where it held, first
         busy = (f"{where}" + (" (the input is truncated, so GPU work after the cut may be missing from the span)"
                               if s.timeline.meta.truncated else "") + f"; {busy}")
-    elif (out := vd.summary.get("outside_span") if vd is not None and not vd.skipped else None) and span:
+    # the headline leads with the answer (the class, the figure that proves it and its time at stake); every other
+    # clause goes to the detail, shown under it by every reporter (AlexNet's headline ran to 600 characters)
+    extra: list[str] = []
+    su = vd.summary.get("host_setup") if vd is not None and not vd.skipped else None
+    if su and verdict == "host-bound":  # the verdict names start-up as the cause of the host wait
+        extra.append(setup_text(su, _gpu_count(s)))
+    if not where and (out := vd.summary.get("outside_span") if vd is not None and not vd.skipped else None) and span:
         # host-only time outside the GPU span (start-up, teardown): its own figure beside the verdict, which judges
-        # the span (analyzers._run_shares.outside_span) — the verdict's figure first, then this one
-        busy += ("; " + outside_text(out)
-                 + (" (the input is truncated, so GPU work after the cut may be missing from the span)"
-                    if s.timeline.meta.truncated else ""))
+        # the span (analyzers._run_shares.outside_span)
+        extra.append(outside_text(out) + (" (the input is truncated, so GPU work after the cut may be missing from "
+                                          "the span)" if s.timeline.meta.truncated else ""))
     path = vd.summary.get("host_path_share") if vd is not None and not vd.skipped else None
     if path is not None and verdict == "host-bound":  # analyzers.verdicts: the host paces the steps
         busy += (f", but the host holds {share_pct_text(100.0 * path)} of the steps' critical path: faster kernels "
-                 "shorten a step only once the host keeps up")
+                 "shorten a step only once the host keeps up")  # the figure that proves this verdict: headline
     ln = s.results.get("launches")
     captured = int(ln.summary.get("launch_calls_captured") or 0) if ln is not None and not ln.skipped else 0
     if captured and 2 * captured >= int(ln.summary.get("launch_calls") or 0):  # mostly a CUDA/HIP graph capture
@@ -378,42 +394,46 @@ def answer(s: Any) -> Answer:
                  "graph, not run: the trace records graph capture, and the captured work's GPU time is not in it")
     lost = int(ln.summary.get("launch_calls_lost") or 0) if ln is not None and not ln.skipped else 0
     if lost:  # launched work the capture did not record (analyzers.launches.lost_launches): the figures miss it
-        busy += (f"; but {lost} of the {ln.summary['launch_calls']} launch calls have no GPU record (the capture "
-                 "lost or cut off their work): the figures cover only the GPU work recorded")
+        extra.append(f"but {lost} of the {ln.summary['launch_calls']} launch calls have no GPU record (the capture "
+                     "lost or cut off their work): the figures cover only the GPU work recorded")
     if verdict == "undetermined":  # why there is no verdict, in the sentence that would have given it
         why = vd.summary.get("basis") if vd is not None and not vd.skipped else None
-        if why and vd.summary.get("outside_span"):  # said once, above
+        if why and vd.summary.get("outside_span"):  # said once, in the detail
             why = why.replace("; " + outside_text(vd.summary["outside_span"]), "")
         if not why and bn is not None and not bn.skipped and bn.summary.get("verdict_evidence"):
             why = f"too little evidence for a verdict: {bn.summary['verdict_evidence']}"
         busy += f" — {why}" if why else ""
     kv = str(vd.summary.get("kernel_verdict") or "") if vd is not None and not vd.skipped else ""
-    tail = f", and most kernel time is {kv}" if kv and kv not in (verdict, "undetermined") else ""
+    tail = f"most kernel time is {kv}" if kv and kv not in (verdict, "undetermined") else ""
     if tail and vd.summary.get("exposed_comm_weighed_ns") is not None:  # analyzers._run_shares._overlapped_comm
         tail += f", most of it under computation ({fmt_ns(vd.summary['exposed_comm_weighed_ns'])} exposed)"
     sec = vd.summary.get("secondary_cause") if vd is not None and not vd.skipped else None
-    if sec and sec != verdict:  # the runner-up measured share (analyzers.verdicts: the dominant share is the verdict)
-        from gpulens.analyzers.bottlenecks import RANK_CLASSES, class_label as _label
+    lead = vd.summary.get("verdict_share_pct") if vd is not None and not vd.skipped else None
+    from gpulens.analyzers.bottlenecks import RANK_CLASSES, class_label as _label
 
-        of = ("steady span" if steady is not None else "span") if _gpu_count(s) <= 1 else \
-            ("GPUs' summed steady spans" if steady is not None else "GPUs' summed spans")
+    of = ("steady span" if steady is not None else "span") if _gpu_count(s) <= 1 else \
+        ("GPUs' summed steady spans" if steady is not None else "GPUs' summed spans")
+    proof = ""  # the verdict's own share of the span: the figure that proves it, led by the headline
+    if lead is not None and verdict:
+        key = next((k for k, c in RANK_CLASSES.items() if c == verdict), None)
+        ns = bn.summary.get(key) if key and bn is not None and not bn.skipped else None
+        who = f"the {_share_words(_label(verdict, figures))}" if key else "GPU computing"
+        proof = (f"{who} is the largest ({share_pct_text(lead)} of the {of})"
+                 + (f": {fmt_ns(ns)} at stake" if key and not is_missing(ns) else ""))
+    if sec and sec != verdict:  # the runner-up measured share (analyzers.verdicts: the dominant share is the verdict)
         sec_pct = vd.summary.get("secondary_share_pct")
         share = share_pct_text(sec_pct)
         also = ""
         if sec == kv and sec in RANK_CLASSES.values():  # one class named once ("most kernel time is X; secondary
             tail, also = "", "; it also holds most kernel time"  # cause: X" said it twice); GPU computing always
-            # holds the kernel time: there the kernels' class stays in the tail ("most kernel time is latency/…")
-        lead = vd.summary.get("verdict_share_pct")
-        if lead is not None and verdict:  # the verdict's own share beside the runner-up's, on one denominator
-            who = (f"the {_share_words(_label(verdict, figures))}" if verdict in RANK_CLASSES.values()
-                   else "GPU computing")
-            tail += f"; {who} is the largest ({share_pct_text(lead)} of the {of})"
-            if sec_pct is not None and float(sec_pct) >= NEAR_TIE * float(lead):
-                gap = float(lead) - float(sec_pct)  # never a false "0.0" between two shares that differ
-                also += f"; a near tie: {'under 0.1' if 0 < gap < 0.05 else f'{gap:.1f}'} percentage points apart"
-        tail += (f"; secondary cause: {_label(sec, figures)} ({share} of the {of}{also})"
-                 if sec in RANK_CLASSES.values() else
-                 f"; GPU computing is the secondary share ({share} of the {of}{also})")
+            # holds the kernel time: there the kernels' class stays in the detail ("most kernel time is latency/…")
+        if lead is not None and verdict and sec_pct is not None and float(sec_pct) >= NEAR_TIE * float(lead):
+            gap = float(lead) - float(sec_pct)  # never a false "0.0" between two shares that differ
+            also += f"; a near tie: {'under 0.1' if 0 < gap < 0.05 else f'{gap:.1f}'} percentage points apart"
+        extra.append(f"secondary cause: {_label(sec, figures)} ({share} of the {of}{also})"
+                     if sec in RANK_CLASSES.values() else f"GPU computing is the secondary share ({share} of the {of}{also})")
+    if tail:
+        extra.insert(0, tail)
     # the critical path held by host work beside a verdict on the GPU side: why both hold — said on its own line
     # after the verdict (inside it, GPT-2's verdict grew to five lines)
     note = vd.summary.get("path_note") if vd is not None and not vd.skipped else None
@@ -423,33 +443,35 @@ def answer(s: Any) -> Answer:
         over = "over the verdict's steady state "
         aside = f"{over[:-1]}, it {aside[len(over):]}" if aside.startswith(over) else f"it {aside}"
     from gpulens.analyzers._idle_findings import uvm_text
-    from gpulens.analyzers.bottlenecks import class_label, idle_cause_label
+    from gpulens.analyzers.bottlenecks import idle_cause_label
 
     if verdict == "idle-unattributed" and idle_cause_label(figures):  # the cause a finding names, with its time and
-        tail += f"; {uvm_text(figures, 'of the idle lies')}"  # remedy (analyzers._idle_findings.uvm_text)
+        extra.insert(0, uvm_text(figures, "of the idle lies"))  # remedy (analyzers._idle_findings.uvm_text)
     if s.timeline.meta.truncated:  # every figure covers only the part of the input that could be read
-        tail += f" (input truncated — {truncated_text(s.timeline)}: the figures cover the part read)"
+        busy += f" (input truncated — {truncated_text(s.timeline)}: the figures cover the part read)"
     if getattr(s.timeline.meta, "unread", None):  # ranks missing: every figure covers the ranks that were read
-        tail += (f" ({len(s.timeline.meta.unread)} of {max(s.timeline.meta.rank_files, len(s.timeline.meta.unread))} "
+        busy += (f" ({len(s.timeline.meta.unread)} of {max(s.timeline.meta.rank_files, len(s.timeline.meta.unread))} "
                  "rank files could not be read: the figures cover the others)")
+    short = f"{proof}; {busy}" if proof else busy
+    detail = "; ".join(extra)
     if verdict:
-        verdict = class_label(verdict, figures)  # "idle-unattributed" → "GPU idle, cause not recorded"
+        verdict = _label(verdict, figures)  # "idle-unattributed" → "GPU idle, cause not recorded"
         scope = vd.summary.get("verdict_scope") if vd is not None and not vd.skipped else None
-        if scope:  # the part of the span the verdict is about, in its label (analyzers._run_shares.verdict_scope):
-            verdict += f" ({scope})"  # a bare "gpu-bound" beside a GPU 87 % idle read as a contradiction
+        if scope:  # the part of the span the verdict is about, as a short badge (its figures are in the headline):
+            verdict += f" ({scope_label(scope)})"  # a bare "gpu-bound" beside a GPU 87 % idle read as a contradiction
         head = "GPU" + verdict[3:] if verdict.lower().startswith("gpu") else f"{verdict[:1].upper()}{verdict[1:]}"
-        sentence = f"{head}: {busy}{tail}."  # "GPU-bound", never "Gpu-bound"
+        sentence = f"{head}: {short}" + (f"; {detail}" if detail else "") + "."  # "GPU-bound", never "Gpu-bound"
     else:
         # why the verdicts analysis gave none (a counter-only run records no kernel durations); "did not run" only
         # when it was not run at all (--only)
         why = (vd.skipped_reason if vd is not None and getattr(vd, "skipped", False) and vd.skipped_reason
                else "the verdict analysis did not run")
-        sentence = f"No run verdict — {why}: {busy}."
+        sentence = f"No run verdict — {why}: {short}" + (f"; {detail}" if detail else "") + "."
     top = top_findings(s.findings())
     order = str(vd.summary.get("fix_first") or "") if vd is not None and not vd.skipped else ""
     order = f"{order}." if order else ""
-    return Answer(verdict, sentence, top, f"{busy}{tail}", "" if top else no_estimate_note(s.findings()),
-                  _first_step(s, top), aside, order)
+    return Answer(verdict, sentence, top, short + (f"; {detail}" if detail else ""),
+                  "" if top else no_estimate_note(s.findings()), _first_step(s, top), aside, order, short, detail)
 
 
 def _share_words(label: str) -> str:

@@ -94,9 +94,10 @@ def bound_legend(verdicts: list[str], vendor: str | None = None) -> str:
 def _after_label(a: Any) -> str:
     """The verdict sentence without the verdict the label already shows ("host-bound  The 2 GPUs were busy…", not
     "host-bound  Host-bound: the 2 GPUs…")."""
-    if a.verdict and a.reason:
-        return a.reason[:1].upper() + a.reason[1:] + "."
-    return a.sentence
+    text = a.headline or a.reason
+    if a.verdict and text:
+        return text[:1].upper() + text[1:] + "."
+    return a.short_sentence
 
 
 def kernel_rows(s: SourceReport, n: int = ANSWER_KERNELS) -> list[dict[str, Any]]:
@@ -288,8 +289,12 @@ def answer_html(s: SourceReport) -> str:
         if start and listed and start.startswith(_title_head(listed[0].title)):
             fix = head  # the numbered list right below opens with that finding: said once (the banner fits a screen)
         clocks_html = f'<p class="first"><strong>{esc(FIX_FIRST_LABEL)}:</strong> {esc(fix)}</p>' + clocks_html
-    return (f'<section class="answer" aria-label="Answer"><p class="verdict"><span class="vlabel">'
-            f'{esc(a.verdict or "verdict")}</span> {esc(_after_label(a))}</p>{clocks_html}{lst}'
+    # the rest of the verdict, folded at the end of its headline (an inline block: a line of its own pushed the
+    # banner of the BERT-small trace past the first screen)
+    detail = (f' <details class="first"><summary><strong>Detail</strong></summary>{esc(a.detail)}.</details>'
+              if a.detail else "")
+    return (f'<section class="answer" aria-label="Answer"><div class="verdict"><span class="vlabel">'
+            f'{esc(a.verdict or "verdict")}</span> {esc(_after_label(a))}{detail}</div>{clocks_html}{lst}'
             f'{kernels_html(s, rows)}</section>')
 
 

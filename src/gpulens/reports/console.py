@@ -30,8 +30,10 @@ from gpulens.units import fixed_half_up, fmt_share, is_missing, plural, share_pc
 def answer_renderable(s: SourceReport) -> Group:
     """The verdict in one sentence and the top three root findings with time at stake and next step."""
     a = answer(s)
-    lines = [Text.assemble(("Verdict: ", "bold"), (a.verdict, "bold cyan"), f" — {a.reason}.")
-             if a.verdict else Text.assemble(("Verdict: ", "bold"), a.sentence)]
+    lines = [Text.assemble(("Verdict: ", "bold"), (a.verdict, "bold cyan"), f" — {a.headline or a.reason}.")
+             if a.verdict else Text.assemble(("Verdict: ", "bold"), a.short_sentence)]
+    if a.detail:  # the rest of the verdict, under its headline (_answer.Answer.detail)
+        lines.append(Text.assemble(("Detail: ", "bold"), f"{a.detail}."))
     if a.fix_first:
         lines.append(Text.assemble((f"{FIX_FIRST_LABEL}: ", "bold"), a.fix_first))
     if a.path_note:

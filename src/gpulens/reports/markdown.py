@@ -91,7 +91,8 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         top.insert(0, f"**First:** {md_text(a.first_step)}\n")
     yield "\n".join([
         f"## {md_text(s.label, 200)}", "",
-        f"> **Verdict:** {md_text(a.sentence)}",
+        f"> **Verdict:** {md_text(a.short_sentence)}",
+        *([">", f"> **Detail:** {md_text(a.detail)}."] if a.detail else []),
         *([">", f"> **{FIX_FIRST_LABEL}:** {md_text(a.fix_first)}"] if a.fix_first else []),
         *([">", f"> **Critical path:** {md_text(a.path_note)}"] if a.path_note else []),
         *([">", f"> **Clocks:** {md_text(clock_note(s))}"] if clock_note(s) else []),
