@@ -431,7 +431,8 @@ def answer(s: Any) -> Answer:
             gap = float(lead) - float(sec_pct)  # never a false "0.0" between two shares that differ
             also += f"; a near tie: {'under 0.1' if 0 < gap < 0.05 else f'{gap:.1f}'} percentage points apart"
         extra.append(f"secondary cause: {_label(sec, figures)} ({share} of the {of}{also})"
-                     if sec in RANK_CLASSES.values() else f"GPU computing is the secondary share ({share} of the {of}{also})")
+                     if sec in RANK_CLASSES.values() else
+                     f"GPU computing is the secondary share ({share} of the {of}{also})")
     if tail:
         extra.insert(0, tail)
     # the critical path held by host work beside a verdict on the GPU side: why both hold — said on its own line

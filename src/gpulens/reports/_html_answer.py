@@ -152,10 +152,12 @@ def _step_cell(steps: list[str], prev: list[str], step_chars: int | None, anchor
 
 
 def kernels_html(s: SourceReport, rows: list[dict[str, Any]], step_chars: int | None = STEP_CHARS,
-                 evidence: bool = False) -> str:
+                 evidence: bool = False, notes_below: bool = True) -> str:
     """The banner's table of the kernels that matter (see the module docstring); also the Stalls & verdicts page's
     kernel-verdict table, with every step whole (``step_chars`` None) and each row's evidence folded under its step
-    (``evidence``): one layout whose next step keeps the row's widest column, never a 110-px sliver at 900 px."""
+    (``evidence``): one layout whose next step keeps the row's widest column, never a 110-px sliver at 900 px.
+    ``notes_below`` False leaves out the time-at-stake notes (:func:`stake_notes_html`: the banner puts them right
+    under its box, each mark's tooltip saying its note as well)."""
     if not rows:
         return ""
     vendor = source_vendor(s)
@@ -202,10 +204,16 @@ def kernels_html(s: SourceReport, rows: list[dict[str, Any]], step_chars: int | 
                                      ("next step", "next step")))
     return (f'{head}<table class="akernels"><thead><tr>{heads}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table>'
-            + "".join(f'<p class="note">{esc(m.strip())} time at stake: {esc(t)}.</p>'
-                      for m, t in dict(notes.values()).items())
+            + (stake_notes_html(rows) if notes_below else "")
             # the legend in full under the verdict page's table; on the first screen each bound's tooltip says it
             + (bound_legend([fmt_unit(r.get("verdict"), "text") for r in rows], vendor) if evidence else ""))
+
+
+def stake_notes_html(rows: list[dict[str, Any]]) -> str:
+    """The notes of a verdict table's marked times at stake (:func:`gpulens.reports._format.stake_notes`), one
+    paragraph per distinct note: "† time at stake: capped at …"."""
+    return "".join(f'<p class="note">{esc(m.strip())} time at stake: {esc(t)}.</p>'
+                   for m, t in dict(stake_notes(rows).values()).items())
 
 
 def time_text(r: Any) -> str:
@@ -295,7 +303,9 @@ def answer_html(s: SourceReport) -> str:
               if a.detail else "")
     return (f'<section class="answer" aria-label="Answer"><div class="verdict"><span class="vlabel">'
             f'{esc(a.verdict or "verdict")}</span> {esc(_after_label(a))}{detail}</div>{clocks_html}{lst}'
-            f'{kernels_html(s, rows)}</section>')
+            f'{kernels_html(s, rows, notes_below=False)}</section>'
+            # the marks' notes right under the box (inside, they pushed the MI250 toy's banner past 800 px)
+            + stake_notes_html(rows))
 
 
 __all__ = ["answer_html", "kernels_html", "kernel_rows", "bound_meanings", "bound_legend", "bound_td", "stake_td",

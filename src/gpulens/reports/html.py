@@ -259,7 +259,7 @@ th{background:#f2f2f2;position:sticky;top:0;white-space:nowrap}th.long{white-spa
 font-variant-numeric:tabular-nums;white-space:nowrap}
 th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
 table.kv th{position:static;width:14em;white-space:normal}.note{color:#555;font-size:.85em}
-section.answer table.akernels~p.note{margin:.3em 0}
+section.answer+p.note{margin:-6px 0 10px}
 .empty{background:#fff8e1;border-left:4px solid #E69F00;padding:8px 12px}ul.warnings{font-size:.85em}
 section.answer{background:#eef5fb;border-left:6px solid #0072B2;padding:8px 14px;margin:6px 0 12px;max-width:1400px}
 section.answer .first{margin:4px 0}section.answer details.first{display:inline-block;margin-right:1.6em}
