@@ -7,7 +7,7 @@
 2. ``gpulens gate`` of an H100 baseline against an MI300X candidate called them "not the same workload" from their
    kernel names, which differ by nature across GPUs: the GPU is the reason, already said.
 3. ``gpulens diff`` named a spec assumed for a trace that records no GPU as if the trace named it.
-4. ``analyze --json`` replaced another run's JSON report (the gate's input) silently; the README said both.
+4. The README said both that an `analyze --json` report is never replaced and that it is: it says the one rule now.
 
 Expected values are read from the inputs here (the CSV rows, the JSON records) or worked by hand in the comments.
 """
@@ -208,29 +208,26 @@ def test_diff_keeps_the_assumed_qualifier_for_a_trace_naming_no_gpu(tmp_path):
     assert doc["base"]["analysed_as"] == ["NVIDIA A100 40GB SXM"] == doc["base"]["analysed_as_assumed"]
 
 
-# ---- 4. an analyze JSON report is replaced only by a report of the same inputs ----------------------------------
+# ---- 4. the README says what `analyze --json` replaces: a report of the same kind, never a baseline -----------
 
-def test_analyze_json_never_replaces_another_runs_report(tmp_path, capsys):
+def test_analyze_json_replaces_a_json_report_but_never_a_baseline(tmp_path, capsys):
     x = tmp_path / "x.json"
     assert main(["analyze", str(H100), "-q", "--no-cache", "--json", str(x)]) == 0
-    before = x.read_bytes()
-    capsys.readouterr()
-    assert main(["analyze", "--demo", "-q", "--no-cache", "--json", str(x)]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith(f"gpulens: error: {x}: refusing to overwrite a gpulens JSON report "
-                                               f"of another run (of {H100}")
-    assert "--force" in err[0] and x.read_bytes() == before
-    # the same inputs again: its own earlier report, replaced (the re-run users repeat)
-    assert main(["analyze", str(H100), "-q", "--no-cache", "--json", str(x)]) == 0
-    assert json.loads(x.read_text())["sources"][0]["label"] == str(H100)
-    # --force replaces another run's
-    assert main(["analyze", "--demo", "-q", "--no-cache", "--json", str(x), "--force"]) == 0
+    # a JSON report by a JSON report of other inputs: the same kind, replaced (the README's rule)
+    assert main(["analyze", "--demo", "-q", "--no-cache", "--json", str(x)]) == 0
     assert json.loads(x.read_text())["sources"][0]["label"] != str(H100)
+    # a baseline by a report: refused in one line, the baseline's bytes kept
+    b = tmp_path / "base.json"
+    assert main(["baseline", "save", str(H100), "-n", str(b)]) == 0
+    before = b.read_bytes()
+    capsys.readouterr()
+    assert main(["analyze", "--demo", "-q", "--no-cache", "--json", str(b)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "refusing to overwrite" in err[0] and "--force" in err[0] and b.read_bytes() == before
 
 
 def test_readme_states_the_same_rule():
     readme = (Path(__file__).parents[1] / "README.md").read_text()
     flat = " ".join(readme.split())
-    assert "An earlier report of the same kind is replaced" not in flat
-    assert ("an earlier `analyze --json` report only by a report of the same inputs (re-running the same "
-            "`analyze … --json r.json`), never by another run's") in flat
+    assert ("an earlier `analyze --json` report is replaced by a new `analyze --json` report (of any inputs)" in flat
+            and "A baseline is never replaced by a report" in flat)

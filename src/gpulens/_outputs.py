@@ -5,12 +5,10 @@ Light on purpose (no numpy/pandas): the CLI checks an output path on a cache hit
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import stat
 from pathlib import Path
-from typing import Any, Iterable
 
 
 def overwrites_input(path: str | Path, inputs: list[Path]) -> bool:
@@ -105,18 +103,15 @@ def own_output_kind(head: bytes) -> str | None:
     return None
 
 
-def replaces_data(path: str | Path, writing: str, inputs: Iterable[str | Path] | None = None) -> str | None:
+def replaces_data(path: str | Path, writing: str) -> str | None:
     """Why writing the ``writing`` output (a reporter module's name: ``json_report``, ``html``, ``gate_json``…) to
     ``path`` must not replace the file there, or None when it may.
 
     Refused: a profiler trace of any format gpulens reads (its collectors' ``sniff``, gzip included), a gpulens
     baseline or baseline history, a gpulens JSON report or ``--perfetto`` trace — unless the file is an earlier output
-    of the same kind. A JSON report is data (the input of ``gate``, ``baseline save`` and ``diff``): when ``inputs``
-    (the paths the new report analyses) are given, an earlier JSON report is replaced only when it is a report of the
-    same inputs (re-running ``analyze t.json --json r.json`` replaces ``r.json``); one of another run is refused
-    (:func:`_other_run`). Any other file (an older HTML or Markdown report, a gate or diff result, an unrelated text)
-    may be replaced. A path that does not exist or is no regular file: None (the write then fails, or succeeds, with
-    its own message). Never raises.
+    of the same kind (re-running ``analyze --json r.json`` replaces ``r.json``). Any other file (an older HTML or
+    Markdown report, a gate or diff result, an unrelated text) may be replaced. A path that does not exist or is no
+    regular file: None (the write then fails, or succeeds, with its own message). Never raises.
     """
     p = Path(path)
     try:
@@ -128,8 +123,6 @@ def replaces_data(path: str | Path, writing: str, inputs: Iterable[str | Path] |
         return None
     kind = own_output_kind(head)
     if kind is not None:
-        if kind == "json_report" == writing and inputs is not None:
-            return _other_run(p, inputs)
         return None if kind == writing or kind not in _PROTECTED else _PROTECTED[kind]
     if not head.strip():
         return None
@@ -140,30 +133,6 @@ def replaces_data(path: str | Path, writing: str, inputs: Iterable[str | Path] |
     except Exception:  # a sniffer's failure on an odd file: not known to be a trace
         return None
     return f"a profiler trace (read as {found.name})" if found is not None else None
-
-
-def _other_run(path: Path, inputs: Iterable[str | Path]) -> str | None:
-    """None when the gpulens JSON report at ``path`` analysed the same ``inputs`` (its sources' ``label``s — the
-    paths as given — or its input files, resolved, are the same set); else why it must not be replaced: "a gpulens
-    JSON report of another run (of x.json) …". A report that cannot be read counts as another run's."""
-    def resolved(paths: Iterable[Any]) -> set[str]:
-        return {os.path.realpath(os.fspath(p)) for p in paths if isinstance(p, (str, os.PathLike)) and p}
-
-    want = resolved(inputs)
-    labels: list[Any] = []
-    files: list[Any] = []
-    try:
-        doc = json.loads(path.read_bytes())
-        for s in doc.get("sources") or []:
-            labels.append(s.get("label"))
-            files.extend(i.get("path") for i in s.get("inputs") or [] if isinstance(i, dict))
-    except (OSError, ValueError, AttributeError, TypeError):
-        pass
-    if want and (want == resolved(labels) or want == resolved(files)):
-        return None
-    shown = ", ".join(str(x) for x in labels[:2] if x) + (f" and {len(labels) - 2:,} more" if len(labels) > 2 else "")
-    return (f"a gpulens JSON report of another run ({'of ' + shown if shown else 'its inputs unreadable'}; an input "
-            "of `gpulens gate`, `baseline save` and `diff`)")
 
 
 #: The files gpulens writes for a profiled run beside its trace: ``<stem>.report.json`` and ``<stem>.report.html``.

@@ -45,6 +45,7 @@ def selection_hint(path: str, strict: bool = True, format: str | None = None, wi
     0:80us"``)."""
     from gpulens.analyzers.steps import step_numbers
     from gpulens.collectors import collect
+    from gpulens.timeline.selection import window_length
     from gpulens.units import fmt_ns
 
     tl = None
@@ -54,7 +55,7 @@ def selection_hint(path: str, strict: bool = True, format: str | None = None, wi
     except Exception:  # noqa: BLE001 - the hint is a hint; the file loaded once already, with the selection
         nums = []
     if not nums:
-        length = _window_length(tl) if window and tl is not None else None
+        length = window_length(tl) if window and tl is not None else None
         if length:
             us = -(-length // 1000)
             return (f"the profiled window is {fmt_ns(length)} long (--window counts from its start): try --window "
@@ -94,25 +95,6 @@ def note_missing_steps(select: Any, tl: Any, label: str) -> None:
     tl.meta = dataclasses.replace(tl.meta, warnings=[*tl.meta.warnings, (
         f"{label}: --steps {lo}:{hi}: {plural(len(missing), 'step')} of that range {agree(len(missing), 'is', 'are')} not in "
         f"the trace ({shown}); the figures cover {plural(len(found), 'step')} ({kept})")])
-
-
-def _window_length(tl: Any) -> int | None:
-    """The longest rank's profiled window [ns] of ``tl``: from its :func:`~gpulens.timeline.selection.window_origin`
-    to the last end of its events (what ``--window 0:LENGTH`` selects whole); None when there are no events."""
-    from gpulens.timeline.selection import side_instants, window_origin
-
-    ev = tl.events
-    if ev is None or not len(ev):
-        return None
-    ranks = ev["rank"] if "rank" in ev else None
-    instants = side_instants(getattr(tl, "tables", None))
-    out = 0
-    for r, g in (ev.groupby(ranks, observed=True) if ranks is not None else [(0, ev)]):
-        start = g["start_ns"].to_numpy()
-        end = (g["start_ns"] + g["dur_ns"].fillna(0)).to_numpy()
-        ins = instants.get(int(r)) if r == r else None
-        out = max(out, int(end.max()) - window_origin(start, g["kind"].astype(str).to_numpy(), ins))
-    return out or None
 
 
 def mark_unmatched_selections(sources: list, strict: bool = True, format: str | None = None) -> None:

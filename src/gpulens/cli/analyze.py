@@ -46,8 +46,7 @@ def check_output(path: Path, inputs: list[Path], writing: str = "", force: bool 
         raise GpulensError(f"{path}: is a directory; give a file name for the report")
     if blocking is not None:  # mkdir would say only "File exists"
         raise GpulensError(f"{path}: cannot write the report: {blocking} is a file, not a folder")
-    # an earlier JSON report is replaced only by a report of the same inputs: one of another run is data (gate input)
-    held = None if force else replaces_data(path, writing, inputs if writing == "json_report" else None)
+    held = None if force else replaces_data(path, writing)
     if held:
         raise GpulensError(f"{path}: refusing to overwrite {held} with a report; choose another file name "
                            "(or pass --force)")
@@ -140,7 +139,7 @@ def register(app: typer.Typer) -> None:
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No console summary."),
         force: bool = typer.Option(False, "--force", help="Write the reports even over a file that holds a "
                                                           "profiler trace, a gpulens baseline or history, or a "
-                                                          "JSON report of other inputs (never over an input)."),
+                                                          "JSON report (never over an input)."),
         device_spec: Optional[Path] = typer.Option(None, "--device-spec", help="A built-in GPU (e.g. H200, "
                                                    "MI300X: `gpulens devices`) or a spec file (JSON/TOML) to use "
                                                    "instead of the device identified from the trace."),

@@ -488,3 +488,20 @@ def _merge(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
         else:
             out.append((a, b))
     return out
+
+
+def window_length(tl: Any) -> int | None:
+    """The longest rank's profiled window [ns] of ``tl``: from its :func:`~gpulens.timeline.selection.window_origin`
+    to the last end of its events (what ``--window 0:LENGTH`` selects whole); None when there are no events."""
+    ev = tl.events
+    if ev is None or not len(ev):
+        return None
+    ranks = ev["rank"] if "rank" in ev else None
+    instants = side_instants(getattr(tl, "tables", None))
+    out = 0
+    for r, g in (ev.groupby(ranks, observed=True) if ranks is not None else [(0, ev)]):
+        start = g["start_ns"].to_numpy()
+        end = (g["start_ns"] + g["dur_ns"].fillna(0)).to_numpy()
+        ins = instants.get(int(r)) if r == r else None
+        out = max(out, int(end.max()) - window_origin(start, g["kind"].astype(str).to_numpy(), ins))
+    return out or None
