@@ -292,6 +292,7 @@ return out;"""
 def headless_chromium(*args: str):
     """A Selenium driver of headless Chromium with ``args`` added (the test is skipped without Chromium, its driver
     or Selenium); the caller quits it."""
+    import atexit
     import shutil
     import tempfile
 
@@ -303,8 +304,9 @@ def headless_chromium(*args: str):
 
     opts = webdriver.ChromeOptions()
     opts.binary_location = chromium
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", *args,
-              f"--user-data-dir={tempfile.mkdtemp(prefix='gpulens-chromium-')}"):
+    profile = tempfile.mkdtemp(prefix="gpulens-chromium-")
+    atexit.register(shutil.rmtree, profile, True)  # the browser's profile folder, gone when the test run ends
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", *args, f"--user-data-dir={profile}"):
         opts.add_argument(a)
     return webdriver.Chrome(service=Service(driver), options=opts)
 
