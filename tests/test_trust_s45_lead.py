@@ -33,3 +33,26 @@ def test_a_saturated_sm_without_pipe_counters_is_said_first():
 def test_an_sm_below_the_threshold_keeps_the_plain_step():
     v = _verdict(30.0)  # 30 % and 1.3 %: no unit near its peak — nothing saturated to say
     assert "saturated" not in v["next_steps"][0] and "saturated" not in v["evidence"]
+
+
+# --- a log line inside an ncu CSV is no launch ---------------------------------------------------------------------
+
+def test_a_quoted_log_line_inside_an_ncu_csv_is_not_a_launch(tmp_path):
+    """ncu's own log lines are skipped before the CSV header and when they start a line; quoted by a tool that
+    re-wrote the file ('"==PROF== Disconnected from process 859"'), one read as a launch of no name or duration
+    (a fifth kernel, "(unnamed)", beside the H200 details file's four)."""
+    import csv
+    from pathlib import Path
+
+    src = Path(__file__).parent / "data" / "nvidia" / "h200" / "h200_kernels_details.csv"
+    lines = src.read_text().splitlines()
+    launches = {r["ID"] for r in csv.DictReader(lines)}  # the file's own launch IDs, counted here
+    bad = tmp_path / "details_with_log.csv"
+    bad.write_text("\n".join([lines[0], '"==PROF== Disconnected from process 859"', *lines[1:],
+                              '"==PROF== Report: /tmp/x.ncu-rep"']) + "\n")
+    src_rep = gpulens.analyze([bad]).sources[0]
+    hs = src_rep.results["hotspots"].table
+    assert int(hs["calls"].sum()) == len(launches) == 4 and "(unnamed)" not in set(hs["name"].astype(str))
+    warned = [w for w in src_rep.timeline.meta.warnings if "single field" in w]
+    assert len(warned) == 1 and warned[0].startswith(f"{bad}: 2 lines of a single field inside the CSV (a log line, "
+                                                     "not a launch) skipped (first: '==PROF== Disconnected")

@@ -152,6 +152,13 @@ class NcuCsvCollector(Collector):
         cut = cut_note(path, _text(raw.data), width, rows[-1] if rows else None, header) if last else None
         if cut is not None and rows:  # a last row cut mid-line: not a launch (short rows are padded below)
             rows.pop()
+        if width > 1:  # a row of one field is no launch (ncu's rows hold at least ID … Metric Value): a log line
+            # inside the CSV ('"==PROF== Disconnected from process 859"', quoted) — skipped, counted, never a launch
+            lone = [r[0] for r in rows if len(r) == 1]
+            if lone:
+                rows = [r for r in rows if len(r) != 1]
+                warnings.append(f"{path}: {plural(len(lone), 'line(s)')} of a single field inside the CSV (a log "
+                                f"line, not a launch) skipped (first: {lone[0][:60]!r})")
         bad = sum(len(r) > width for r in rows)  # short rows are normal: ncu omits empty trailing rule columns
         rows = [r + [""] * (width - len(r)) for r in rows if len(r) <= width]
         if bad:
