@@ -56,3 +56,19 @@ def test_a_quoted_log_line_inside_an_ncu_csv_is_not_a_launch(tmp_path):
     warned = [w for w in src_rep.timeline.meta.warnings if "single field" in w]
     assert len(warned) == 1 and warned[0].startswith(f"{bad}: 2 lines of a single field inside the CSV (a log line, "
                                                      "not a launch) skipped (first: '==PROF== Disconnected")
+
+
+# --- the findings list says its order where it is headed ------------------------------------------------------------
+
+def test_findings_headings_say_outside_span_time_comes_last():
+    """Findings about time outside the GPU span rank after the workload's (analyzers._tree.rank_key): lashi's 75.94 ms
+    of start-up listed after 13.86 µs of GPU idle under a heading that said only "largest time at stake first"
+    (a new user read it as out of order). Console and HTML headings say the same order."""
+    import html as _html
+
+    from gpulens.reports import console, html
+
+    rep = gpulens.analyze([gpulens.demo_trace()])
+    said = "largest time at stake first; time outside the GPU span (not judged by the verdict)"
+    assert said in " ".join(console.render(rep, width=400).split())
+    assert said in _html.unescape(html.render(rep))

@@ -20,7 +20,7 @@ from gpulens.reports._answer import finding_tree, next_step, shown_title
 from gpulens.reports._html_answer import answer_html
 from gpulens.units import agree, fmt_capacity, fmt_share, is_missing, plural, share_pct_text
 from gpulens.reports._format import critical_set_text
-from gpulens.reports._run_text import blit_text
+from gpulens.reports._run_text import FINDINGS_ORDER, blit_text
 from gpulens.reports._format import (breakdown_rest, busy_text, column_label, run_device_text, fmt_ns, fmt_unit,
                                      kernel_time_text, launches_text, record_vendor, time_scale, unit_of, vendor_label)
 from gpulens.reports._format import (ONE_OFF_LABEL, bounded_breakdown, gpu_sum_label, busy_bound_word, STEADY_IDLE_LABEL, idle_at_most, idle_bound_note, one_off_split,
@@ -209,7 +209,7 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
             if r is not None and not r.skipped and r.table is not None and len(r.table):
                 blocks += generic_panels(name, r, max_rows)
     findings = s.findings()
-    blocks.append(Panel("Findings", f"{plural(len(findings), 'finding(s)')}, largest time at stake first; indented "
+    blocks.append(Panel("Findings", f"{plural(len(findings), 'finding(s)')}, {FINDINGS_ORDER}; indented "
                                     "ones detail the one above (their time is part of it, or of the upper bound it "
                                     "names).", None, findings_table(findings, max_rows)))
     return blocks

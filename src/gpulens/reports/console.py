@@ -15,6 +15,7 @@ from gpulens.reports._answer import (CONSOLE_LIST, FIX_FIRST_LABEL, answer, cloc
 from gpulens.reports._fit import Col, FirstFit, FitTable, glued, name_col
 from gpulens.analyzers._advice import vendor_word
 from gpulens.reports._format import critical_set_text
+from gpulens.reports._run_text import FINDINGS_ORDER
 from gpulens.analyzers.breakdown import REST_KEY
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text, run_device_text,  # noqa: F401 (fmt_ns: re-export)
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, limiter_text, rank_ranges,
@@ -122,8 +123,7 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
         rows = [[fmt_ns(f.time_at_stake_ns) if f.time_at_stake_ns else "—",
                  Text(("  " * (d - 1) + "↳ " if d else "") + f"[{f.severity}] {shown_title(f)}"),
                  Text(next_step(f))] for f, d in tree]
-        parts.append(FitTable("Findings (largest time at stake first, each followed by the findings that detail it (↳); "
-                              "upper bounds resting on an unverified premise about a kernel's bound after the rest)",
+        parts.append(FitTable(f"Findings ({FINDINGS_ORDER}; each followed by the findings that detail it (↳))",
                               [Col("at stake"), Col("finding", "left", figure=False),
                                Col("next step", "left", figure=False, below=True)], rows))
         if left:
