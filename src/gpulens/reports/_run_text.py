@@ -561,9 +561,8 @@ def busy_text(sm: dict[str, Any]) -> str:
     return f"{fmt_ns(sm['span_ns'])}{clock}, busy {busy_pct_text(sm)}" + (f" (profiled window {win})" if win else "")
 
 
-#: The order of a findings list, said where the list is headed (console, HTML): the ranking of
-#: :func:`gpulens.analyzers._tree.rank_key` — time outside the GPU span (host-only start-up, which the verdict does not
-#: judge) after the workload's findings even when larger (lashi: 75.94 ms listed after 13.86 µs of GPU idle).
+#: A findings list's order, said where it is headed (console, HTML): :func:`gpulens.analyzers._tree.rank_key`'s —
+#: time outside the GPU span after the workload's findings even when larger (lashi: 75.94 ms after 13.86 µs).
 FINDINGS_ORDER = ("largest time at stake first; time outside the GPU span (not judged by the verdict) and upper bounds "
                   "resting on an unverified premise about a kernel's bound after the rest")
 
