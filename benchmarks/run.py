@@ -13,6 +13,8 @@ its own process and reads that process's wall time, CPU time (user + system) and
                     created on first use); the load call and load + breakdowns are also timed inside the process;
 * ``gl_json``       ``gpulens analyze FILE --no-cache --json out.json -q`` — the headline;
 * ``gl_all``        ``gpulens analyze FILE --no-cache --json --html --markdown -q``;
+                    both run ``--repeat`` times (default 3) as back-to-back pairs, each figure the median of its runs
+                    (HTA, two minutes a run at 1M, runs once);
 * ``gl_cached``     ``gpulens analyze FILE --json out.json -q`` after one cache-writing run of the full command (cache
                     hit: the analysis results — and the reports rendered from them — come from the cache; the
                     Timeline is not loaded);
@@ -75,8 +77,24 @@ def _gpulens(path: Path, out: Path, env: dict, *flags: str) -> dict:
     return run_process(cmd, env, ok_codes=(0, 1))  # 1: a finding crossed a regression threshold, not a failure
 
 
-def measure_one(trace: Path, workdir: Path, skip_hta: bool, hta_python: str | None) -> dict:
-    """Every measurement of one trace (see module docstring)."""
+def median_run(runs: list[dict]) -> dict:
+    """One figure per measure from repeated runs of one command: the median wall time, CPU time and peak RSS, each
+    taken on its own (a single run swings by a third on a shared 2-core VM, e.g. right after HTA's 7 GB process
+    ended); ``runs`` keeps every run. A failed run makes the whole measurement that run (its error is reported)."""
+    import statistics
+
+    bad = [r for r in runs if "error" in r]
+    if bad:
+        return bad[0]
+    m = {k: round(statistics.median(r[k] for r in runs), 3) for k in ("wall_s", "cpu_s", "peak_rss_mb")}
+    m["rc"] = runs[0]["rc"]
+    m["runs"] = [{k: r[k] for k in ("wall_s", "cpu_s", "peak_rss_mb")} for r in runs]
+    return m
+
+
+def measure_one(trace: Path, workdir: Path, skip_hta: bool, hta_python: str | None, repeat: int = 3) -> dict:
+    """Every measurement of one trace (see module docstring); the two ``--no-cache`` commands are run ``repeat``
+    times as back-to-back pairs and reported as medians (:func:`median_run`)."""
     out = workdir / "out"  # outside the trace's folder: HTA reads every file of that folder
     out.mkdir(parents=True, exist_ok=True)
     cache = workdir / "cache"
@@ -93,8 +111,12 @@ def measure_one(trace: Path, workdir: Path, skip_hta: bool, hta_python: str | No
                 r["error"] = "no measurement printed"
         res["hta"] = r
     html_md = ["--html", str(out / "r.html"), "--markdown", str(out / "r.md")]
-    res["gl_json"] = _gpulens(trace, out, env, "--no-cache")
-    res["gl_all"] = _gpulens(trace, out, env, "--no-cache", *html_md)
+    runs: dict[str, list[dict]] = {"gl_json": [], "gl_all": []}
+    for _ in range(max(1, repeat)):  # back-to-back pairs: both sides of a pair share the machine's state
+        runs["gl_json"].append(_gpulens(trace, out, env, "--no-cache"))
+        runs["gl_all"].append(_gpulens(trace, out, env, "--no-cache", *html_md))
+    for key, rs in runs.items():
+        res[key] = median_run(rs)
     # one cache-writing run of the full command (Timeline, analysis results and the rendered reports); the two
     # re-runs then measure what a user re-running the same command on the unchanged trace waits for
     _gpulens(trace, out, env, *html_md)
@@ -219,6 +241,13 @@ def markdown(doc: dict) -> str:
         for k, v in r.get("ratios", {}).items():
             lines.append(f"| {int(n):,} | {k} | {v.get('wall_s', '')}× | {v.get('cpu_s', '')}× | "
                          f"{str(v['peak_rss_mb']) + '×' if 'peak_rss_mb' in v else ''} |")
+    for n, r in doc["traces"].items():
+        for key in ("gl_json", "gl_all"):
+            rs = (r.get(key) or {}).get("runs") or []
+            if len(rs) > 1:
+                label = dict(ROWS)[key]
+                lines += ["", f"{int(n):,} kernels, {label}: the median of {len(rs)} back-to-back runs (wall / CPU s: "
+                              + ", ".join(f"{x['wall_s']:.2f} / {x['cpu_s']:.2f}" for x in rs) + ")."]
     if doc.get("exponent") is not None:
         lines += ["", f"Growth exponent of `gpulens analyze --no-cache --json` CPU time over N: "
                       f"**{doc['exponent']}** (1.0 = linear)."]
@@ -294,6 +323,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rank-kernels", type=int, default=50_000)
     ap.add_argument("--rank-pairs", type=int, default=5,
                     help="back-to-back 1-worker/2-worker pairs on the rank directory; the median speed-up is reported")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="runs of each --no-cache gpulens command (back-to-back pairs); medians are reported")
     ap.add_argument("--json", type=Path, help="write every figure here")
     ap.add_argument("--markdown", type=Path, help="write the result tables (Markdown) here")
     a = ap.parse_args(argv)
@@ -315,7 +346,8 @@ def main(argv: list[str] | None = None) -> int:
         if not trace.exists():
             print(f"generating {trace} ({n:,} kernels) …", flush=True)
             gen_kineto.generate(trace, n)
-        r = measure_one(trace, a.workdir / f"k{n}-work", a.skip_hta or n > 1_000_000, a.hta_python)
+        r = measure_one(trace, a.workdir / f"k{n}-work", a.skip_hta or n > 1_000_000, a.hta_python,
+                        1 if n > 1_000_000 else a.repeat)
         r["ratios"] = ratios(r)
         doc["traces"][str(n)] = r
         _print(n, r)
