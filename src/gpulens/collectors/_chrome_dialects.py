@@ -10,6 +10,9 @@ Producer rules (first match wins; ``reads`` says whether gpulens analyses it):
 =================  ==================================================================  =====  =======================
 producer           evidence in the file                                                reads  source
 =================  ==================================================================  =====  =======================
+TensorFlow 1.x     ``process_name`` ``<device> Compute`` of a GPU tracer device          yes    TensorFlow
+timeline           (``/device:GPU:N/stream:S``, ``…/stream:all``, ``…/memcpy``; TF ≤ 1.4         python/client/
+                   ``/gpu:N/…``), its events of category ``Op``                                 timeline.py
 XLA (JAX/TF) GPU   a ``process_name`` ``/device:GPU:N`` (optionally ``/job:…/…``        yes    TensorFlow profiler
                    prefix, or ``/device:XLA_GPU:N``)                                           trace_events_to_json.cc
 XLA (JAX/TF) TPU   ``/device:TPU:N`` processes and no GPU process                       no     same
@@ -37,6 +40,16 @@ its other threads (``XLA Modules``, ``XLA Ops``, ``Steps``, …) are ranges over
 they are never counted twice). An unnamed thread of a GPU process is taken as a stream with its ``tid``.
 Events of ``/host:…`` processes are host events of kind ``other``.
 
+TensorFlow 1.x timeline dialect (``tf.python.client.timeline.Timeline.generate_chrome_trace_format``, from a
+``RunMetadata``'s step stats): one process ``<device> Compute`` per step-stats device, every op an ``X`` event of
+category ``Op`` named by its op type (``args.name`` = the node); tids are drawing lanes, not threads. The GPU tracer's
+devices (``/device:GPU:N/stream:S``, ``/device:GPU:N/stream:all``, ``/device:GPU:N/memcpy``) hold its CUPTI
+records: each kernel is written to ``stream:all`` *and* to its ``stream:S``, each copy to ``memcpy`` and to its
+``stream:S`` (TensorFlow core/platform/default/device_tracer.cc), so only the ``stream:S`` processes are GPU work (kind
+from the name: ``MEMCPYHtoD``… are copies) and the other two are ranges over it (``annotation``, never counted twice;
+when a GPU has no ``stream:S`` process, its ``stream:all`` or ``memcpy`` events are its work). The executor's op
+events (``/job:…/device:GPU:N Compute``, ``…/device:CPU:N Compute``) are host events of kind ``other``.
+
 rpd2tracing dialect (rocmProfileData ``tools/rpd2tracing.py``, a Chrome trace converted from an RPD SQLite file):
 every GPU operation (``rocpd_op``) is an ``X`` event of pid ``gpuId`` (named ``GPU<gpuId>``) and tid ``queueId``,
 named by its kernel name (or its op type when it has none), with ``args.desc`` = its op type, mapped as the RPD
@@ -58,6 +71,12 @@ from gpulens.collectors._numbers import DIGITS
 #: ``/device:GPU:3``, ``/job:localhost/replica:0/task:0/device:GPU:3``, ``/device:XLA_GPU:3``
 _XLA_DEVICE = re.compile(rf"^(?:/job:[^/]+/replica:[0-9]+/task:[0-9]+)?/device:(XLA_)?(GPU|TPU|CPU):({DIGITS})\b")
 _XLA_HOST = re.compile(r"^/host:")
+#: a TensorFlow 1.x timeline GPU-tracer process: ``/device:GPU:0/stream:22 Compute``, ``/gpu:0/stream:all Compute``,
+#: ``/device:GPU:1/memcpy Compute`` (group 1: GPU, 2: stream number, ``all`` or None for ``memcpy``)
+_TF_TRACER = re.compile(rf"^(?:/job:[^/]+/replica:[0-9]+/task:[0-9]+)?/(?:device:)?(?:XLA_)?GPU:({DIGITS})"
+                        rf"/(?:stream\s*[:#]\s*({DIGITS}|all)|memcpy)(?: Compute)?$", re.ASCII | re.IGNORECASE)
+TF_TIMELINE = "tensorflow-timeline"  #: the producer label of TensorFlow 1.x's timeline.py Chrome trace
+PLACED_BY_PROCESS = ("xla-gpu", TF_TIMELINE)  #: producers whose GPU work is placed by process / thread names
 _XLA_STREAM = re.compile(rf"^Stream\s*#?\s*({DIGITS})", re.IGNORECASE)
 _RPD_GPU = re.compile(r"^GPU([0-9]+)$")
 _BROWSER_CATS = re.compile(r"^(devtools\.timeline|blink|v8|toplevel|cc|gpu|viz|disabled-by-default-)")
@@ -76,6 +95,10 @@ class Dialect:
         gpu_pids: XLA: pid → GPU index of each ``/device:GPU:N`` process.
         stream_of: XLA: (pid, tid) → stream of the GPU threads named ``Stream #S``.
         ranges: XLA: (pid, tid) of the other named threads of GPU processes (ranges over the GPU work).
+        pid_stream: TensorFlow timeline: pid → stream of each ``…/stream:S`` process (-1: a GPU's ``stream:all`` or
+            ``memcpy`` process read as its work because the GPU has no ``stream:S`` process).
+        range_pids: TensorFlow timeline: the ``stream:all`` / ``memcpy`` processes that repeat the ``stream:S`` work.
+        placement: how the events were placed (the end of the collector's "read as" warning).
     """
 
     producer: str
@@ -84,6 +107,10 @@ class Dialect:
     gpu_pids: dict[int, int] = field(default_factory=dict)
     stream_of: dict[tuple[int, int], int] = field(default_factory=dict)
     ranges: set[tuple[int, int]] = field(default_factory=set)
+    pid_stream: dict[int, int] = field(default_factory=dict)
+    range_pids: set[int] = field(default_factory=set)
+    placement: str = ("events of GPU processes on 'Stream' threads are GPU work; host events are kept as kind "
+                      "'other'")
 
 
 def identify(process_names: dict[int, str], thread_names: dict[tuple[int, int], str], categories: set[str],
@@ -109,6 +136,8 @@ def identify(process_names: dict[int, str], thread_names: dict[tuple[int, int], 
         elif m or _XLA_HOST.match(name or ""):
             hosts.append(name)
     kineto_cats = categories & (set(CATEGORY_KIND) | {"trace"})
+    if not kineto_cats and (tf := tensorflow_timeline(process_names)) is not None:
+        return tf
     if gpus and not kineto_cats:
         streams = {}
         for (pid, tid), tname in thread_names.items():
@@ -137,6 +166,28 @@ def identify(process_names: dict[int, str], thread_names: dict[tuple[int, int], 
     shown = ", ".join(repr(c) for c in sorted(categories)[:3] if c) or "no categories at all"
     return Dialect("unknown producer", False,
                    f"none of its {interval_events} interval events has a PyTorch Profiler category ({shown})")
+
+
+def tensorflow_timeline(process_names: dict[int, str]) -> Dialect | None:
+    """The TensorFlow 1.x timeline dialect (module docstring) when a process is a GPU-tracer device, else None.
+
+    Args:
+        process_names: pid → ``process_name`` metadata.
+    """
+    tracer = {pid: m for pid, name in process_names.items() if (m := _TF_TRACER.match(name or ""))}
+    if not tracer:
+        return None
+    gpus = {pid: int(m.group(1)) for pid, m in tracer.items()}
+    numbered = {pid: int(m.group(2)) for pid, m in tracer.items() if m.group(2) and m.group(2).lower() != "all"}
+    with_streams = {gpus[pid] for pid in numbered}
+    repeats = {pid for pid in tracer if pid not in numbered and gpus[pid] in with_streams}
+    alone = {pid: -1 for pid in tracer if pid not in numbered and pid not in repeats}
+    return Dialect(TF_TIMELINE, True, "process names /device:GPU:N/stream:S Compute", gpus,
+                   pid_stream={**numbered, **alone}, range_pids=repeats,
+                   placement="events of the /device:GPU:N/stream:S processes are GPU N's work on stream S, named by "
+                             "their TensorFlow op type (the kernel names are not recorded); the stream:all and memcpy "
+                             "processes repeat them (not counted twice); the executor's op events are kept as kind "
+                             "'other'")
 
 
 _LEGACY_PID = re.compile(rb'"pid"\s*:\s*"(CPU|CUDA) functions"')

@@ -446,8 +446,7 @@ class KinetoCollector(Collector):
                             "not linked to their kernels (the converter's api_op flows are not read) — analyse the "
                             ".rpd database itself for those links and the kernels' launch sizes")
         elif dialect.producer != "kineto":
-            warnings.append(f"{path}: read as a {dialect.producer} trace ({dialect.reason}): events of GPU "
-                            "processes on 'Stream' threads are GPU work; host events are kept as kind 'other'")
+            warnings.append(f"{path}: read as a {dialect.producer} trace ({dialect.reason}): {dialect.placement}")
         props = device_records(trace)
         rocm = (trace.hip_runtime_version is not None or trace.hip_driver_version is not None
                 or trace.rocprofiler_sdk_version is not None

@@ -1,0 +1,95 @@
+"""Session 46: variants of the shared cases (../shared/cases/README.md) in the formats and producers that carry the
+same kind of fault. Every expected figure is worked out by hand in the test's docstring from the input written in the
+test (ns unless said).
+
+T11 kind — a Chrome trace from another producer whose GPU work is told apart by its process names, not by Kineto
+categories: the TensorFlow 1.x timeline (``tf.python.client.timeline``; every event of category ``Op``; the GPU
+tracer's records written twice, to ``/device:GPU:N/stream:all`` and ``/device:GPU:N/stream:S``, copies to ``…/memcpy``
+and ``…/stream:S``) was read as "no GPU work" (exit 5).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from gpulens.cli import main
+
+
+def _analyze(path: Path, tmp_path: Path, *extra: str) -> tuple[int, dict | None]:
+    out = tmp_path / "out.json"
+    code = main(["analyze", "-q", "--no-cache", str(path), "--json", str(out), *extra])
+    return code, (json.loads(out.read_text())["sources"][0] if out.exists() else None)
+
+
+def _tf_timeline(procs: list[str], ops: list[tuple[str, float, float, str]]) -> dict:
+    """A TensorFlow 1.x timeline: pid = index in ``procs`` (``process_name`` metadata), each op an ``X`` event of
+    category ``Op`` named by its op type (``args.name`` the node) on ``(process, ts µs, dur µs, op type)``; plus a
+    flow pair and an allocator counter as timeline.py writes them."""
+    pid = {n: i for i, n in enumerate(procs)}
+    ev = [{"name": "process_name", "ph": "M", "pid": i, "args": {"name": n}} for i, n in enumerate(procs)]
+    ev += [{"ph": "X", "cat": "Op", "name": op, "pid": pid[p], "tid": 0, "ts": ts, "dur": dur,
+            "args": {"name": f"node/{op}", "op": op}} for p, ts, dur, op in ops]
+    ev += [{"ph": "s", "cat": "DataFlow", "name": "edge", "pid": 1, "tid": 0, "ts": 101, "id": 0},
+           {"ph": "t", "cat": "DataFlow", "name": "edge", "pid": 3, "tid": 0, "ts": 240, "id": 0},
+           {"ph": "C", "cat": "Memory", "name": "GPU_0_bfc", "pid": 0, "ts": 100, "args": {"GPU_0_bfc": 1024}}]
+    return {"traceEvents": ev}
+
+
+def test_t11_tensorflow_timeline_gpu_tracer_streams_are_the_gpu_work(tmp_path):
+    """TF ≥ 1.5 device names. GPU 0: stream 14 holds MEMCPYHtoD [200,230] (repeated on …/memcpy) and Conv2D [240,340];
+    stream 15 holds Relu [300,320]; …/stream:all repeats Conv2D and Relu. GPU 1: stream 20 MatMul [250,290] (repeated
+    on its stream:all). The executor's ops (/job:…/device:GPU:0 Compute Conv2D [100,105], CPU _Recv [90,94]) are host
+    events. Kernels: Conv2D 100 µs, MatMul 40 µs, Relu 20 µs → 3 kernels, 160 µs summed. GPU 0 busy = 30 + union(
+    [240,340], [300,320]) = 130 µs over its span 200 → 340 = 140 µs; GPU 1 busy 40 of 40 µs. Busy 170 µs; busy % =
+    170 / (140 + 40); wall span 200 → 340 = 140 µs; one copy, HtoD, 30 µs exposed (nothing beside it)."""
+    job = "/job:localhost/replica:0/task:0/device:GPU:0"
+    procs = ["Allocators", f"{job} Compute", f"{job} Tensors", "/device:GPU:0/stream:all Compute",
+             "/device:GPU:0/stream:14 Compute", "/device:GPU:0/stream:15 Compute", "/device:GPU:0/memcpy Compute",
+             "/device:GPU:1/stream:all Compute", "/device:GPU:1/stream:20 Compute",
+             "/job:localhost/replica:0/task:0/device:CPU:0 Compute"]
+    ops = [(f"{job} Compute", 100, 5, "Conv2D"), (procs[-1], 90, 4, "_Recv"),
+           ("/device:GPU:0/stream:all Compute", 240, 100, "Conv2D"), ("/device:GPU:0/stream:all Compute", 300, 20, "Relu"),
+           ("/device:GPU:0/stream:14 Compute", 200, 30, "MEMCPYHtoD"), ("/device:GPU:0/memcpy Compute", 200, 30, "MEMCPYHtoD"),
+           ("/device:GPU:0/stream:14 Compute", 240, 100, "Conv2D"), ("/device:GPU:0/stream:15 Compute", 300, 20, "Relu"),
+           ("/device:GPU:1/stream:all Compute", 250, 40, "MatMul"), ("/device:GPU:1/stream:20 Compute", 250, 40, "MatMul")]
+    p = tmp_path / "timeline.json"
+    p.write_text(json.dumps(_tf_timeline(procs, ops)))
+    code, src = _analyze(p, tmp_path)
+    assert code == 0
+    sm = src["summary"]
+    assert (sm["kernel_count"], sm["kernel_time_ns"], sm["gpu_busy_ns"], sm["span_ns"]) == (3, 160_000, 170_000, 140_000)
+    assert abs(sm["gpu_busy_pct"] - 100 * 170 / 180) < 1e-9
+    assert (sm["memcpy_count"], sm["exposed_memcpy_ns"]) == (1, 30_000)
+    hot = {r["name"]: (r["calls"], r["total_ns"]) for r in src["analyses"]["hotspots"]["table"]}
+    assert hot == {"Conv2D": (1, 100_000), "MatMul": (1, 40_000), "Relu": (1, 20_000)}
+    from gpulens.collectors import collect
+
+    ev = collect(p).events
+    gpu = ev[ev["kind"].astype(str).isin(["kernel", "memcpy"])]
+    assert sorted(zip(gpu["name"].astype(str), gpu["device_id"], gpu["stream_id"])) == [
+        ("Conv2D", 0, 14), ("MEMCPYHtoD", 0, 14), ("MatMul", 1, 20), ("Relu", 0, 15)]
+    cp = ev[ev["kind"].astype(str) == "memcpy"]
+    assert list(cp["copy_kind"].astype(str)) == ["HtoD"]
+    assert any("tensorflow-timeline" in w and "not counted twice" in w for w in src["warnings"])
+
+
+def test_t11_tensorflow_timeline_old_names_and_a_gpu_with_only_stream_all(tmp_path):
+    """TF ≤ 1.4 device names (``/gpu:N/…``). GPU 0 has stream 7 (k 'Add' [10,15]) and its stream:all repeat;
+    GPU 1 has only ``/gpu:1/stream:all`` (MatMul [12,20]): then that is GPU 1's work (stream unknown), not dropped.
+    Kernels 2: 5 + 8 = 13 µs busy; wall span 10 → 20 = 10 µs. Host op (``/job:…/gpu:0 Compute`` Add [1,3]) not
+    a kernel."""
+    procs = ["Allocators", "/job:localhost/replica:0/task:0/gpu:0 Compute", "/gpu:0/stream:all Compute",
+             "/gpu:0/stream:7 Compute", "/gpu:1/stream:all Compute"]
+    ops = [(procs[1], 1, 2, "Add"), (procs[2], 10, 5, "Add"), (procs[3], 10, 5, "Add"), (procs[4], 12, 8, "MatMul")]
+    p = tmp_path / "timeline.json"
+    p.write_text(json.dumps(_tf_timeline(procs, ops)))
+    code, src = _analyze(p, tmp_path)
+    assert code == 0
+    sm = src["summary"]
+    assert (sm["kernel_count"], sm["gpu_busy_ns"], sm["span_ns"]) == (2, 13_000, 10_000)
+    from gpulens.collectors import collect
+
+    ev = collect(p).events
+    k = ev[ev["kind"].astype(str) == "kernel"].sort_values("start_ns")
+    assert list(k["device_id"]) == [0, 1] and k["stream_id"].iloc[0] == 7 and k["stream_id"].isna().iloc[1]
