@@ -93,3 +93,40 @@ def test_t11_tensorflow_timeline_old_names_and_a_gpu_with_only_stream_all(tmp_pa
     ev = collect(p).events
     k = ev[ev["kind"].astype(str) == "kernel"].sort_values("start_ns")
     assert list(k["device_id"]) == [0, 1] and k["stream_id"].iloc[0] == 7 and k["stream_id"].isna().iloc[1]
+
+
+def test_b11_kernels_without_device_on_a_host_thread_track_are_not_gpu_pid(tmp_path):
+    """ONNX Runtime's profiler (``enable_profiling`` with CUDA kernels): its ``Kernel`` events record no device and
+    carry the pid/tid of the thread that ran the node (pid 5120, tid 5120, beside ``Node`` and ``Session`` events).
+    The pid is a process id, not a GPU index: before, the report said "GPU 5120". Expected: kernels on GPU 0 with a
+    warning naming pid 5120; conv 25 µs [20010, 20035] + relu 6 µs [20050, 20056] → busy 31 µs over 46 µs of span.
+    Control: a Kineto kernel without ``device`` on its own GPU track (pid 3, tid 7) keeps device 3."""
+    conv = "void cudnn::cnn::implicit_convolve_sgemm<float, float, 128, 5, 5, 3, 3, 3, 1, false, true, true>(int)"
+
+    def ort(cat, name, ts, dur, **args):
+        return {"cat": cat, "pid": 5120, "tid": 5120, "dur": dur, "ts": ts, "ph": "X", "name": name, "args": args}
+
+    ev = [ort("Session", "model_run", 19990, 80), ort("Node", "Conv_0_kernel_time", 20000, 40, op_name="Conv"),
+          ort("Kernel", conv, 20010, 25, stream="7", grid_x="4", block_x="128", op_name="Conv"),
+          ort("Node", "Relu_1_kernel_time", 20045, 15, op_name="Relu"),
+          ort("Kernel", "relu_kernel", 20050, 6, stream="7", op_name="Relu")]
+    p = tmp_path / "onnxruntime_profile__2024-01-01_10-00-00.json"
+    p.write_text(json.dumps(ev))
+    code, src = _analyze(p, tmp_path)
+    assert code == 0
+    sm = src["summary"]
+    assert (sm["kernel_count"], sm["gpu_busy_ns"], sm["span_ns"]) == (2, 31_000, 46_000)
+    assert any("pid 5120" in w and "read as GPU 0" in w for w in src["warnings"])
+    from gpulens.collectors import collect
+
+    k = collect(p).events
+    assert sorted(k.loc[k["kind"].astype(str) == "kernel", "device_id"].tolist()) == [0, 0]
+    kin = {"traceEvents": [
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 70, "tid": 70, "ts": 5, "dur": 2,
+         "args": {"correlation": 1}},
+        {"ph": "X", "cat": "kernel", "name": "k", "pid": 3, "tid": 7, "ts": 10, "dur": 4,
+         "args": {"stream": 7, "correlation": 1}}]}
+    q = tmp_path / "kineto.json"
+    q.write_text(json.dumps(kin))
+    e = collect(q).events
+    assert e.loc[e["kind"].astype(str) == "kernel", "device_id"].tolist() == [3]

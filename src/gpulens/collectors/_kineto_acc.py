@@ -432,8 +432,8 @@ class Accumulator:
                                       for v in self.names.values] + [False], dtype=bool)
                 fix_rocm_grid(rt, grid_cols, block_cols, rocm[1], ext_names[name])
         ranks = event_ranks(len(kind), rank, pair("rank"), ints["pid"], corr, is_gpu, ints["device"][0],
-                            self.process_names)
-        self.rank_encodings = ranks.encodings
+                            self.process_names, (ints["tid"], kind, nocat))
+        self.rank_encodings, self.host_track_gpu = ranks.encodings, ranks.host_track_gpu
         if ranks.device_fix is not None:
             ints["device"][0][ranks.device_fix[0]] = ranks.device_fix[1]
         keep = None if late is None else ~late

@@ -488,6 +488,10 @@ class KinetoCollector(Collector):
             if len(ranks) > 1:
                 warnings.append(f"{path}: {len(ranks)} ranks merged in one trace ({', '.join(map(str, ranks))}), "
                                 f"told apart by {', '.join(acc.rank_encodings)}")
+        if getattr(acc, "host_track_gpu", None):
+            warnings.append(f"{path}: {plural(sum(acc.host_track_gpu.values()), 'GPU event')} record no device and "
+                            "sit on a host thread's track (pid " + ", ".join(map(str, acc.host_track_gpu)) + ", with "
+                            "its host events): that pid is a process id, not a GPU index — read as GPU 0")
         cols["source"] = self._source(n)
         outside = 0
         if select is not None and select.active and acc.kept_time:  # refused rows outside the kept time: not counted
