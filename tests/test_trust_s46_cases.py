@@ -130,3 +130,42 @@ def test_b11_kernels_without_device_on_a_host_thread_track_are_not_gpu_pid(tmp_p
     q.write_text(json.dumps(kin))
     e = collect(q).events
     assert e.loc[e["kind"].astype(str) == "kernel", "device_id"].tolist() == [3]
+
+
+def _paddle_event(name: str, cat: str, pid: int, tid, ts_us: float, dur_us: float, args: str) -> str:
+    """One event as PaddlePaddle's chrometracing_logger.cc prints it: ``"name": "%s[%s]"`` with the duration shown in
+    µs (ms above 1 ms, 3 decimals), ``ts`` truncated to whole µs, ``dur`` with 3 decimals."""
+    shown = f"{dur_us / 1000:.3f} ms" if dur_us > 1000 else f"{dur_us:.3f} us"
+    return (f'{{ "name": "{name}[{shown}]", "pid": {pid}, "tid": {tid}, "ts": {int(ts_us)}, "dur": {dur_us:.3f}, '
+            f'"ph": "X", "cat": "{cat}", "args": {{ {args} }} }}')
+
+
+def test_t11_paddle_profiler_names_carry_their_duration(tmp_path):
+    """A PaddlePaddle profiler trace (``pid_…_time_….paddle_trace.json``): every event name ends with its duration,
+    so the two calls of volta_sgemm_128x64_nn (30.7 µs at ts 20, 30.2 µs at ts 51) were two 'kernels'. Expected:
+    volta_sgemm_128x64_nn 2 calls, 30.7 + 30.2 = 60.9 µs; relu_kernel 1 call 5.25 µs; 3 kernels, 66.15 µs summed,
+    and a warning that the names were stripped. Control: a Kineto trace where one of two names ends like that keeps
+    its names."""
+    k = '"device": 0, "context": 1, "stream": 7, "correlation id": {}, "grid": [80, 1, 1], "block": [256, 1, 1]'
+    ev = [_paddle_event("matmul dygraph", "Operator", 4242, '"11(C++)"', 5, 60.0, '"start_time": "5.000 us"'),
+          _paddle_event("cudaLaunchKernel", "CudaRuntime", 4242, '"11(C++)"', 10, 4.5, '"correlation id": 1'),
+          _paddle_event("volta_sgemm_128x64_nn", "Kernel", 0, 7, 20.4, 30.7, k.format(1)),
+          _paddle_event("volta_sgemm_128x64_nn", "Kernel", 0, 7, 51.3, 30.2, k.format(2)),
+          _paddle_event("relu_kernel", "Kernel", 0, 7, 83.6, 5.25, k.format(3))]
+    text = ('{ "schemaVersion": "1.0.1", "displayTimeUnit": "ms", "span_indx": "0",\n "traceEvents": [\n'
+            + ",\n".join(ev) + ',\n  {}\n  ],\n  "ExtraInfo": {"11": "MainThread"}\n  }\n')
+    p = tmp_path / "pid_4242_time_2024_01_01.paddle_trace.json"
+    p.write_text(text)
+    code, src = _analyze(p, tmp_path)
+    assert code == 0
+    hot = {r["name"]: (r["calls"], r["total_ns"]) for r in src["analyses"]["hotspots"]["table"]}
+    assert hot == {"volta_sgemm_128x64_nn": (2, 60_900), "relu_kernel": (1, 5_250)}
+    assert (src["summary"]["kernel_count"], src["summary"]["kernel_time_ns"]) == (3, 66_150)
+    assert any("PaddlePaddle" in w for w in src["warnings"])
+    kin = {"traceEvents": [{"ph": "X", "cat": "kernel", "name": n, "pid": 0, "tid": 7, "ts": t, "dur": 1,
+                            "args": {"device": 0, "stream": 7}} for n, t in (("k[1.000 us]", 10), ("gemm", 20))]}
+    q = tmp_path / "kineto.json"
+    q.write_text(json.dumps(kin))
+    code, src = _analyze(q, tmp_path)
+    assert {r["name"] for r in src["analyses"]["hotspots"]["table"]} == {"k[1.000 us]", "gemm"}
+    assert not any("PaddlePaddle" in w for w in src["warnings"])

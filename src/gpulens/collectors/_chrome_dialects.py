@@ -190,6 +190,33 @@ def tensorflow_timeline(process_names: dict[int, str]) -> Dialect | None:
                              "'other'")
 
 
+#: PaddlePaddle's profiler (paddle/fluid/platform/profiler/chrometracing_logger.cc, ``"%s[%s]"``) appends each event's
+#: duration to its name: ``volta_sgemm_128x64_nn[30.700 us]``, ``matmul dygraph[1.234 ms]``
+_PADDLE_SUFFIX = re.compile(r"\[[0-9]+\.[0-9]{3} (?:us|ms)\]\Z", re.ASCII)
+
+
+def paddle_names(names):
+    """The event names of a PaddlePaddle profiler trace without the duration Paddle appends to each (so the calls of
+    one kernel or op are grouped as one name), or None when the names are not Paddle's (fewer than 95 % of the
+    distinct names end with such a suffix).
+
+    Args:
+        names: the ``name`` column (a pandas Categorical).
+    Returns:
+        A Categorical of the stripped names (names that become equal are one category), or None.
+    """
+    import numpy as np
+    import pandas as pd
+
+    cats = pd.Index(names.categories).astype(str)
+    if not len(cats) or cats.str.contains(_PADDLE_SUFFIX).mean() < 0.95:
+        return None
+    uniq, inv = np.unique(np.asarray(cats.str.replace(_PADDLE_SUFFIX, "", regex=True), dtype=object),
+                          return_inverse=True)
+    codes = np.asarray(names.codes)
+    return pd.Categorical.from_codes(np.where(codes >= 0, inv[np.maximum(codes, 0)], -1), categories=uniq)
+
+
 _LEGACY_PID = re.compile(rb'"pid"\s*:\s*"(CPU|CUDA) functions"')
 
 

@@ -44,7 +44,7 @@ from gpulens._memory import keeping_freed_memory
 from gpulens.collectors._io import read_input, trailing_warning
 from gpulens.collectors._assemble import Parts, any_kind, assemble, categorical
 from gpulens.collectors._chrome_dialects import (KINETO_HEADER_KEYS, RPD_JSON, foreign_events_refusal, identify,
-                                                legacy_autograd_refusal, refusal)
+                                                legacy_autograd_refusal, paddle_names, refusal)
 from gpulens.collectors._chrome_json import TolerantDecoder
 from gpulens.collectors._deep import DeepValues
 from gpulens.collectors._kineto_damage import DamageLog, read_damaged
@@ -454,6 +454,11 @@ class KinetoCollector(Collector):
                 or any(isinstance(v, str) and v.startswith("hip") for v in acc.names.values))
         cols, rej, cnt, ignored = acc.finish(base_ns, rank, select, dialect,
                                              (rocm, trace.rocprofiler_sdk_version is not None))
+        if (stripped := paddle_names(cols["name"])) is not None:
+            cols["name"] = stripped
+            warnings.append(f"{path}: read as a PaddlePaddle profiler trace: the duration its event names carry "
+                            "('relu[5.250 us]') is removed, so calls of one kernel are one name; its start times are "
+                            "whole µs, so an overlap under 1 µs on one stream may be that rounding")
         _flow_links(path, cols, 0 if getattr(acc, "base_ignored", 0) else base_ns, warnings)
         bad_ids = getattr(acc, "bad_ids", {})
         if bad_ids:
