@@ -169,3 +169,15 @@ def test_t11_paddle_profiler_names_carry_their_duration(tmp_path):
     code, src = _analyze(q, tmp_path)
     assert {r["name"] for r in src["analyses"]["hotspots"]["table"]} == {"k[1.000 us]", "gemm"}
     assert not any("PaddlePaddle" in w for w in src["warnings"])
+
+
+def test_t11_xla_xspace_protobuf_is_named_with_what_to_analyse(tmp_path, capsys):
+    """The T11 producer's other output: ``jax.profiler.trace`` / ``tf.profiler.experimental`` write
+    ``plugins/profile/<run>/<host>.xplane.pb`` (protobuf). Expected: exit 2 with one line naming the file as an
+    XSpace and the trace-events JSON to analyse, not the generic "not a recognised trace format"."""
+    p = tmp_path / "host0.xplane.pb"
+    p.write_bytes(b"\x0a\x10\x08\x01\x12\x0c/host:CPU\x1a\x00\x22\x05XLine")
+    code, _ = _analyze(p, tmp_path)
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err.count("\n") == 0 and str(p) in err
+    assert "XSpace" in err and "perfetto_trace.json.gz" in err and "not a recognised" not in err
