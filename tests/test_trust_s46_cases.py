@@ -181,3 +181,26 @@ def test_t11_xla_xspace_protobuf_is_named_with_what_to_analyse(tmp_path, capsys)
     err = capsys.readouterr().err.strip()
     assert code == 2 and err.count("\n") == 0 and str(p) in err
     assert "XSpace" in err and "perfetto_trace.json.gz" in err and "not a recognised" not in err
+
+
+def test_t06_xla_and_tensorflow_traces_without_gpu_activity_are_incomplete(tmp_path):
+    """T06 kind in the T11 producers: GPU devices named, no GPU activity (the GPU tracer failed: CUPTI not loaded or
+    not permitted). (a) A TensorFlow 1.x timeline with only the executor processes (/job:…/device:GPU:0 Compute: a
+    MatMul op) and no /stream:S process; (b) a JAX/XLA trace whose /device:GPU:0 process has its Stream #14 thread
+    but no event on it. Expected: 0 kernels and the capture said incomplete (naming the GPU device), never a bare
+    "no GPU work"."""
+    job = "/job:localhost/replica:0/task:0/device:GPU:0"
+    p = tmp_path / "timeline.json"
+    p.write_text(json.dumps(_tf_timeline(["Allocators", f"{job} Compute", f"{job} Tensors"],
+                                         [(f"{job} Compute", 100, 5, "MatMul")])))
+    xla = tmp_path / "perfetto_trace.json"
+    xla.write_text(json.dumps({"displayTimeUnit": "ns", "traceEvents": [
+        {"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "/device:GPU:0"}},
+        {"ph": "M", "pid": 1, "tid": 14, "name": "thread_name", "args": {"name": "Stream #14(compute)"}},
+        {"ph": "M", "pid": 701, "name": "process_name", "args": {"name": "/host:CPU"}},
+        {"ph": "X", "pid": 701, "tid": 100, "ts": 1000.0, "dur": 80.0, "name": "PjitFunction(matmul)"}]}))
+    for path, device in ((p, f"{job} Compute"), (xla, "/device:GPU:0")):
+        code, src = _analyze(path, tmp_path)
+        assert code == 5 and src["summary"]["kernel_count"] == 0
+        note = " ".join(str(i.get("incomplete_capture") or "") for i in src["inputs"])
+        assert device in note and "no GPU activity" in note

@@ -75,6 +75,9 @@ _XLA_HOST = re.compile(r"^/host:")
 #: ``/device:GPU:1/memcpy Compute`` (group 1: GPU, 2: stream number, ``all`` or None for ``memcpy``)
 _TF_TRACER = re.compile(rf"^(?:/job:[^/]+/replica:[0-9]+/task:[0-9]+)?/(?:device:)?(?:XLA_)?GPU:({DIGITS})"
                         rf"/(?:stream\s*[:#]\s*({DIGITS}|all)|memcpy)(?: Compute)?$", re.ASCII | re.IGNORECASE)
+#: a TensorFlow 1.x timeline's executor process of a GPU: ``/job:localhost/replica:0/task:0/device:GPU:0 Compute``
+_TF_GPU_DEVICE = re.compile(rf"^(?:/job:[^/]+/replica:[0-9]+/task:[0-9]+)?/(?:device:)?(?:XLA_)?GPU:({DIGITS}) "
+                            r"Compute$", re.ASCII | re.IGNORECASE)
 TF_TIMELINE = "tensorflow-timeline"  #: the producer label of TensorFlow 1.x's timeline.py Chrome trace
 PLACED_BY_PROCESS = ("xla-gpu", TF_TIMELINE)  #: producers whose GPU work is placed by process / thread names
 _XLA_STREAM = re.compile(rf"^Stream\s*#?\s*({DIGITS})", re.IGNORECASE)
@@ -99,6 +102,8 @@ class Dialect:
             ``memcpy`` process read as its work because the GPU has no ``stream:S`` process).
         range_pids: TensorFlow timeline: the ``stream:all`` / ``memcpy`` processes that repeat the ``stream:S`` work.
         placement: how the events were placed (the end of the collector's "read as" warning).
+        gpu_devices: XLA / TensorFlow timeline: the process names that are GPU devices (for
+            :func:`untraced_gpu_note`).
     """
 
     producer: str
@@ -111,6 +116,7 @@ class Dialect:
     range_pids: set[int] = field(default_factory=set)
     placement: str = ("events of GPU processes on 'Stream' threads are GPU work; host events are kept as kind "
                       "'other'")
+    gpu_devices: list[str] = field(default_factory=list)
 
 
 def identify(process_names: dict[int, str], thread_names: dict[tuple[int, int], str], categories: set[str],
@@ -146,7 +152,8 @@ def identify(process_names: dict[int, str], thread_names: dict[tuple[int, int], 
                 if m:
                     streams[(pid, tid)] = int(m.group(1))
         ranges = {k for k in thread_names if k[0] in gpus} - set(streams)
-        return Dialect("xla-gpu", True, "process names /device:GPU:N", gpus, streams, ranges)
+        return Dialect("xla-gpu", True, "process names /device:GPU:N", gpus, streams, ranges,
+                       gpu_devices=sorted(process_names[p] for p in gpus))
     if tpus and not kineto_cats:
         return Dialect("JAX/XLA profiler (TPU)", False,
                        f"its processes are TPU devices ({tpus[0]!r}); gpulens reads GPU traces only")
@@ -175,8 +182,11 @@ def tensorflow_timeline(process_names: dict[int, str]) -> Dialect | None:
         process_names: pid → ``process_name`` metadata.
     """
     tracer = {pid: m for pid, name in process_names.items() if (m := _TF_TRACER.match(name or ""))}
-    if not tracer:
-        return None
+    devices = sorted(name for name in process_names.values() if _TF_GPU_DEVICE.match(name or ""))
+    if not tracer:  # GPU executors without the GPU tracer's processes: the GPU side was not recorded
+        return Dialect(TF_TIMELINE, True, "process names /device:GPU:N Compute, no /stream:S process",
+                       placement="its events are the executor's ops (kind 'other'): no GPU tracer process",
+                       gpu_devices=devices) if devices else None
     gpus = {pid: int(m.group(1)) for pid, m in tracer.items()}
     numbered = {pid: int(m.group(2)) for pid, m in tracer.items() if m.group(2) and m.group(2).lower() != "all"}
     with_streams = {gpus[pid] for pid in numbered}
@@ -187,7 +197,19 @@ def tensorflow_timeline(process_names: dict[int, str]) -> Dialect | None:
                    placement="events of the /device:GPU:N/stream:S processes are GPU N's work on stream S, named by "
                              "their TensorFlow op type (the kernel names are not recorded); the stream:all and memcpy "
                              "processes repeat them (not counted twice); the executor's op events are kept as kind "
-                             "'other'")
+                             "'other'", gpu_devices=devices or sorted(process_names[p] for p in gpus))
+
+
+def untraced_gpu_note(dialect: Dialect, gpu_events: int) -> str | None:
+    """The incomplete-capture sentence for an XLA / TensorFlow timeline trace that names GPU devices but holds no
+    GPU activity (``gpu_events`` = 0): its GPU tracer (CUPTI) recorded nothing, so the GPU work is missing, not
+    absent; None otherwise."""
+    if dialect.producer not in PLACED_BY_PROCESS or gpu_events or not dialect.gpu_devices:
+        return None
+    shown = ", ".join(repr(n) for n in dialect.gpu_devices[:2]) + (", …" if len(dialect.gpu_devices) > 2 else "")
+    return (f"the trace names GPU devices ({shown}) but holds no GPU activity: the profiler's GPU tracer recorded "
+            "nothing (CUPTI, or roctracer on ROCm, not loaded — libcupti not on LD_LIBRARY_PATH — or not permitted: "
+            "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES); profile again with the GPU tracer available")
 
 
 #: PaddlePaddle's profiler (paddle/fluid/platform/profiler/chrometracing_logger.cc, ``"%s[%s]"``) appends each event's

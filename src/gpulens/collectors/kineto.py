@@ -44,7 +44,8 @@ from gpulens._memory import keeping_freed_memory
 from gpulens.collectors._io import read_input, trailing_warning
 from gpulens.collectors._assemble import Parts, any_kind, assemble, categorical
 from gpulens.collectors._chrome_dialects import (KINETO_HEADER_KEYS, RPD_JSON, foreign_events_refusal, identify,
-                                                legacy_autograd_refusal, paddle_names, refusal)
+                                                legacy_autograd_refusal, paddle_names, refusal,
+                                                untraced_gpu_note)
 from gpulens.collectors._chrome_json import TolerantDecoder
 from gpulens.collectors._deep import DeepValues
 from gpulens.collectors._kineto_damage import DamageLog, read_damaged
@@ -527,7 +528,8 @@ class KinetoCollector(Collector):
         unread = unread_device_events(ignored)
         if select is not None and select.active:
             warnings.append(f"{path}: selection {select.describe()} kept {n:,} of {plural(acc.count, 'event')}")
-        host_only = _gpu_ops_untraced(cols, device_records(trace))
+        host_only = _gpu_ops_untraced(cols, device_records(trace)) or untraced_gpu_note(
+            dialect, int(any_kind(cols["kind"], ("kernel", "comm", "memcpy", "memset"))) if n else 0)
         if host_only:  # GPU work recorded only through its host operators: never "nothing ran on a GPU"
             incomplete_note = host_only
             warnings.append(f"{path}: incomplete capture: {host_only}")
