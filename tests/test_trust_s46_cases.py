@@ -204,3 +204,16 @@ def test_t06_xla_and_tensorflow_traces_without_gpu_activity_are_incomplete(tmp_p
         assert code == 5 and src["summary"]["kernel_count"] == 0
         note = " ".join(str(i.get("incomplete_capture") or "") for i in src["inputs"])
         assert device in note and "no GPU activity" in note
+
+
+def test_b11_onnxruntime_profile_without_kernels_is_named(tmp_path, capsys):
+    """An ONNX Runtime profile without CUDA profiling: Session and Node events only. Expected: exit 2, one line naming
+    ONNX Runtime and why no kernel is there — not "unknown producer"."""
+    ev = [{"cat": "Session", "pid": 7, "tid": 7, "dur": 80, "ts": 10, "ph": "X", "name": "model_run", "args": {}},
+          {"cat": "Node", "pid": 7, "tid": 7, "dur": 40, "ts": 20, "ph": "X", "name": "Conv_0_kernel_time",
+           "args": {"op_name": "Conv", "provider": "CUDAExecutionProvider"}}]
+    p = tmp_path / "onnxruntime_profile__2024.json"
+    p.write_text(json.dumps(ev))
+    code, _ = _analyze(p, tmp_path)
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err.count("\n") == 0 and "ONNX Runtime" in err and "unknown producer" not in err

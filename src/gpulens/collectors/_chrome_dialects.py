@@ -24,6 +24,9 @@ Kineto             any interval event of a Kineto category (``kernel``, ``cpu_op
                    ``schemaVersion``, ``distributedInfo``, ``baseTimeNanoseconds``)
 rpd2tracing        category-less events; ``process_name`` ``GPU<N>`` metadata of pid ``N``   yes    rocmProfileData
 (rocmProfileData)  for each GPU (the RPD ``gpuId``), no Kineto category                           tools/rpd2tracing.py
+ONNX Runtime       only ``Session`` / ``Node`` categories (``SessionOptions.enable_profiling``   no     onnxruntime
+(no GPU kernels)   without CUDA profiling; with it, ``Kernel`` events make it read as Kineto,         profiler.cc
+                   their device unknown → GPU 0, see :mod:`._kineto_ranks`)
 legacy autograd    category-less events of pids ``"CPU functions"`` / ``"CUDA           no     torch/autograd/
 profiler           functions"`` (``torch.autograd.profiler`` before Kineto, PyTorch            profiler.py ≤ 1.7
                    ≤ 1.7): its GPU intervals are per *operator* (CUDA events around            export_chrome_trace
@@ -160,6 +163,10 @@ def identify(process_names: dict[int, str], thread_names: dict[tuple[int, int], 
     if hosts and not kineto_cats:
         return Dialect("JAX/XLA profiler (host only)", False,
                        f"it records only host processes ({hosts[0]!r}) and no GPU device")
+    if "node" in categories and categories <= {"node", "session", ""}:
+        return Dialect("ONNX Runtime profiler", False, "its events are Session and Node (operator) timings, no GPU "
+                       "kernel: ONNX Runtime records its CUDA kernels (Kernel events, which gpulens reads) only in "
+                       "builds with CUDA profiling (onnxruntime_ENABLE_CUDA_PROFILING)")
     rpd_gpus = {pid: int(m.group(1)) for pid, name in process_names.items()
                 if (m := _RPD_GPU.match(name or "")) and int(m.group(1)) == pid}
     if rpd_gpus and not kineto_cats and not header_keys & set(KINETO_HEADER_KEYS) and categories <= {"", "api_op"}:
