@@ -11,7 +11,10 @@ and ``…/stream:S``) was read as "no GPU work" (exit 5).
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
+
+import pytest
 
 from gpulens.cli import main
 
@@ -217,3 +220,50 @@ def test_b11_onnxruntime_profile_without_kernels_is_named(tmp_path, capsys):
     code, _ = _analyze(p, tmp_path)
     err = capsys.readouterr().err.strip()
     assert code == 2 and err.count("\n") == 0 and "ONNX Runtime" in err and "unknown producer" not in err
+
+
+def _union_ns(iv: list[tuple[int, int]]) -> int:
+    """Length of the union of [start, end) intervals (by hand: sorted sweep)."""
+    total, end = 0, None
+    for a, b in sorted(iv):
+        if end is None or a > end:
+            total, end = total + (b - a), b
+        elif b > end:
+            total, end = total + (b - end), b
+    return total
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_t11_tensorflow_timeline_random_variants(tmp_path, seed):
+    """Random TensorFlow 1.x timelines: 1–3 GPUs × 1–3 streams of serial ops (µs), copies (MEMCPYHtoD/DtoH) among
+    them written to …/memcpy too, kernels to …/stream:all too, old (``/gpu:N``) or new (``/device:GPU:N``) names,
+    events in random order. Expected from the generated values: kernels = the stream ops not copies, copies counted
+    once, busy = Σ over GPUs of the union of its stream intervals, span = last end − first start."""
+    rng = random.Random(seed)
+    prefix = rng.choice(["/gpu:{}", "/device:GPU:{}"])
+    procs, ops, per_gpu, kernels, copies = ["Allocators"], [], {}, 0, 0
+    for g in range(rng.randint(1, 3)):
+        dev = prefix.format(g)
+        procs += [f"{dev}/stream:all Compute", f"{dev}/memcpy Compute"]
+        for s in rng.sample(range(7, 40), rng.randint(1, 3)):
+            procs.append(f"{dev}/stream:{s} Compute")
+            t = rng.randint(100, 400)
+            for _ in range(rng.randint(1, 4)):
+                dur = rng.randint(1, 60)
+                copy = rng.random() < 0.3
+                name = rng.choice(["MEMCPYHtoD", "MEMCPYDtoH"]) if copy else rng.choice(["MatMul", "Relu", "Conv2D"])
+                ops.append((f"{dev}/stream:{s} Compute", t, dur, name))
+                ops.append((f"{dev}/memcpy Compute" if copy else f"{dev}/stream:all Compute", t, dur, name))
+                per_gpu.setdefault(g, []).append((t * 1000, (t + dur) * 1000))
+                copies, kernels = copies + copy, kernels + (not copy)
+                t += dur + rng.randint(0, 30)
+    rng.shuffle(ops)
+    p = tmp_path / "timeline.json"
+    p.write_text(json.dumps(_tf_timeline(procs, ops)))
+    code, src = _analyze(p, tmp_path)
+    assert code == 0
+    sm = src["summary"]
+    allv = [x for v in per_gpu.values() for x in v]
+    assert (sm["kernel_count"], sm["memcpy_count"]) == (kernels, copies)
+    assert sm["gpu_busy_ns"] == sum(_union_ns(v) for v in per_gpu.values())
+    assert sm["span_ns"] == max(b for _, b in allv) - min(a for a, _ in allv)
