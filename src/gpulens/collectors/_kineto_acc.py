@@ -196,6 +196,7 @@ class Accumulator:
         col["conc"] = src.text_codes(self.conc, "concrete_inputs")
         dev, dev_ok = ids("device", "device", gi, True)
         pid, pid_ok = col["pid"]
+        self.devless = getattr(self, "devless", False) or not dev_ok.all()  # a GPU row's device is its pid
         dev = np.where(dev_ok, dev, np.where(pid_ok[gi], pid[gi], 0))
         device = np.full(n, -1, dtype=np.int64)
         device[gi] = dev
@@ -432,7 +433,7 @@ class Accumulator:
                                       for v in self.names.values] + [False], dtype=bool)
                 fix_rocm_grid(rt, grid_cols, block_cols, rocm[1], ext_names[name])
         ranks = event_ranks(len(kind), rank, pair("rank"), ints["pid"], corr, is_gpu, ints["device"][0],
-                            self.process_names, (ints["tid"], kind, nocat))
+                            self.process_names, (ints["tid"], kind, nocat) if getattr(self, "devless", 0) else None)
         self.rank_encodings, self.host_track_gpu = ranks.encodings, ranks.host_track_gpu
         if ranks.device_fix is not None:
             ints["device"][0][ranks.device_fix[0]] = ranks.device_fix[1]

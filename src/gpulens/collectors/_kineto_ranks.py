@@ -164,10 +164,13 @@ def _on_host_track(is_gpu: np.ndarray, pid: tuple[np.ndarray, np.ndarray], devic
 
     (tids, tid_ok), kind, nocat = host_track
     pids, pid_ok = pid
+    # a cheap test first (a few pids each side; Kineto's GPU pids are device numbers no host event has)
+    shared = np.intersect1d(pd.unique(pids[is_gpu]), pd.unique(pids[~is_gpu]))
+    if not len(shared):
+        return np.zeros(0, dtype=np.int64)
     host = np.isin(kind, [_K[k] for k in ("cpu_op", "runtime", "python", "sync")]) | ((kind == _K["other"]) & ~nocat)
     cand = is_gpu & pid_ok & tid_ok & (device == pids)
-    if not cand.any() or not (host := host & pid_ok & tid_ok).any():
-        return np.zeros(0, dtype=np.int64)
+    host &= pid_ok & tid_ok & np.isin(pids, shared)
     tracks = pd.MultiIndex.from_arrays([pids[host], tids[host]]).unique()
-    rows = np.flatnonzero(cand)
+    rows = np.flatnonzero(cand & np.isin(pids, shared))
     return rows[pd.MultiIndex.from_arrays([pids[rows], tids[rows]]).isin(tracks)]
