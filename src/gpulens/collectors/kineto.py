@@ -528,8 +528,9 @@ class KinetoCollector(Collector):
         unread = unread_device_events(ignored)
         if select is not None and select.active:
             warnings.append(f"{path}: selection {select.describe()} kept {n:,} of {plural(acc.count, 'event')}")
-        host_only = _gpu_ops_untraced(cols, device_records(trace)) or untraced_gpu_note(
-            dialect, int(any_kind(cols["kind"], ("kernel", "comm", "memcpy", "memset"))) if n else 0)
+        host_only = _gpu_ops_untraced(cols, device_records(trace))
+        if not host_only and dialect.gpu_devices:  # XLA / TensorFlow devices named, maybe none of their activity
+            host_only = untraced_gpu_note(dialect, n and int(any_kind(cols["kind"], ("kernel", "memcpy", "memset"))))
         if host_only:  # GPU work recorded only through its host operators: never "nothing ran on a GPU"
             incomplete_note = host_only
             warnings.append(f"{path}: incomplete capture: {host_only}")
