@@ -267,3 +267,16 @@ def test_t11_tensorflow_timeline_random_variants(tmp_path, seed):
     assert (sm["kernel_count"], sm["memcpy_count"]) == (kernels, copies)
     assert sm["gpu_busy_ns"] == sum(_union_ns(v) for v in per_gpu.values())
     assert sm["span_ns"] == max(b for _, b in allv) - min(a for a, _ in allv)
+
+
+def test_t06_xla_trace_with_host_processes_only_says_the_gpu_tracer_may_have_failed(tmp_path, capsys):
+    """A JAX trace whose GPU tracer failed entirely has /host:CPU processes only. Expected: exit 2, one line naming
+    the file, that no GPU device is recorded and that the GPU tracer may have recorded nothing."""
+    p = tmp_path / "perfetto_trace.json"
+    p.write_text(json.dumps({"traceEvents": [
+        {"ph": "M", "pid": 701, "name": "process_name", "args": {"name": "/host:CPU"}},
+        {"ph": "X", "pid": 701, "tid": 100, "ts": 1000.0, "dur": 80.0, "name": "PjitFunction(matmul)"}]}))
+    code, _ = _analyze(p, tmp_path)
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err.count("\n") == 0 and str(p) in err
+    assert "no GPU device" in err and "GPU tracer recorded nothing" in err

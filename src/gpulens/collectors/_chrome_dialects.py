@@ -162,7 +162,8 @@ def identify(process_names: dict[int, str], thread_names: dict[tuple[int, int], 
                        f"its processes are TPU devices ({tpus[0]!r}); gpulens reads GPU traces only")
     if hosts and not kineto_cats:
         return Dialect("JAX/XLA profiler (host only)", False,
-                       f"it records only host processes ({hosts[0]!r}) and no GPU device")
+                       f"it records only host processes ({hosts[0]!r}) and no GPU device (if the program ran on a "
+                       "GPU, the profiler's GPU tracer recorded nothing: CUPTI not loaded or not permitted)")
     if "node" in categories and categories <= {"node", "session", ""}:
         return Dialect("ONNX Runtime profiler", False, "its events are Session and Node (operator) timings, no GPU "
                        "kernel: ONNX Runtime records its CUDA kernels (Kernel events, which gpulens reads) only in "
