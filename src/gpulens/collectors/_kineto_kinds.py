@@ -36,6 +36,9 @@ CATEGORY_KIND = {
     "mtia_runtime": "runtime",
     "privateuse1_runtime": "runtime",
     "privateuse1_driver": "runtime",
+    # PaddlePaddle's profiler (chrometracing_logger.cc) names its CUDA API calls' category CudaRuntime; their
+    # "correlation id" arg is not read, so their kernels stay unlinked (links unknown, never "no GPU record")
+    "cudaruntime": "runtime",
     "cuda_sync": "sync",
     "xpu_sync": "sync",
     "user_annotation": "annotation",
