@@ -282,3 +282,17 @@ def test_t06_xla_trace_with_host_processes_only_says_the_gpu_tracer_may_have_fai
     err = capsys.readouterr().err.strip()
     assert code == 2 and err.count("\n") == 0 and str(p) in err
     assert "no GPU device" in err and "GPU tracer recorded nothing" in err
+
+
+def test_t06_paddle_profiler_trace_with_launches_and_no_kernel_is_incomplete(tmp_path):
+    """T06 kind in a PaddlePaddle trace: two cudaLaunchKernel calls (CudaRuntime) and no Kernel event (GPU tracing
+    off). Expected: 0 kernels and an incomplete capture counting the 2 launch calls, not a bare "no GPU work"."""
+    ev = [_paddle_event("cudaLaunchKernel", "CudaRuntime", 4242, '"11(C++)"', 10 + 10 * i, 4.5,
+                        f'"correlation id": {i + 1}') for i in range(2)]
+    p = tmp_path / "pid_4242_time_2024_01_01.paddle_trace.json"
+    p.write_text('{ "schemaVersion": "1.0.1", "displayTimeUnit": "ms", "span_indx": "0",\n "traceEvents": [\n'
+                 + ",\n".join(ev) + ',\n  {}\n  ]\n  }\n')
+    code, src = _analyze(p, tmp_path)
+    assert code == 5 and src["summary"]["kernel_count"] == 0
+    note = " ".join(str(i.get("incomplete_capture") or "") for i in src["inputs"])
+    assert "2 launch calls" in note and "no GPU record" in note
