@@ -202,8 +202,8 @@ def tensorflow_timeline(process_names: dict[int, str]) -> Dialect | None:
     alone = {pid: -1 for pid in tracer if pid not in numbered and pid not in repeats}
     return Dialect(TF_TIMELINE, True, "process names /device:GPU:N/stream:S Compute", gpus,
                    pid_stream={**numbered, **alone}, range_pids=repeats,
-                   placement="events of the /device:GPU:N/stream:S processes are GPU N's work on stream S, named by "
-                             "their TensorFlow op type (the kernel names are not recorded); the stream:all and memcpy "
+                   placement="events of the /device:GPU:N/stream:S processes are GPU N's work on stream S (TensorFlow "
+                             "1.x's timeline.py names them by op type, not kernel name); the stream:all and memcpy "
                              "processes repeat them (not counted twice); the executor's op events are kept as kind "
                              "'other'", gpu_devices=devices or sorted(process_names[p] for p in gpus))
 
