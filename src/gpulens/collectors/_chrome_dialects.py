@@ -75,9 +75,11 @@ from gpulens.collectors._numbers import DIGITS
 _XLA_DEVICE = re.compile(rf"^(?:/job:[^/]+/replica:[0-9]+/task:[0-9]+)?/device:(XLA_)?(GPU|TPU|CPU):({DIGITS})\b")
 _XLA_HOST = re.compile(r"^/host:")
 #: a TensorFlow 1.x timeline GPU-tracer process: ``/device:GPU:0/stream:22 Compute``, ``/gpu:0/stream:all Compute``,
-#: ``/device:GPU:1/memcpy Compute`` (group 1: GPU, 2: stream number, ``all`` or None for ``memcpy``)
+#: ``/device:GPU:1/memcpy Compute``, a ROCm fork's ``/device:GPU:0/stream:MemcpyHtoD`` (group 1: GPU, 2: stream
+#: number, ``all`` or None for the copy processes)
 _TF_TRACER = re.compile(rf"^(?:/job:[^/]+/replica:[0-9]+/task:[0-9]+)?/(?:device:)?(?:XLA_)?GPU:({DIGITS})"
-                        rf"/(?:stream\s*[:#]\s*({DIGITS}|all)|memcpy)(?: Compute)?$", re.ASCII | re.IGNORECASE)
+                        rf"/(?:stream\s*[:#]\s*({DIGITS}|all)|memcpy|stream:Memcpy[A-Za-z]*)(?: Compute)?$",
+                        re.ASCII | re.IGNORECASE)
 #: a TensorFlow 1.x timeline's executor process of a GPU: ``/job:localhost/replica:0/task:0/device:GPU:0 Compute``
 _TF_GPU_DEVICE = re.compile(rf"^(?:/job:[^/]+/replica:[0-9]+/task:[0-9]+)?/(?:device:)?(?:XLA_)?GPU:({DIGITS}) "
                             r"Compute$", re.ASCII | re.IGNORECASE)
