@@ -15,16 +15,20 @@ from typing import Any
 import numpy as np
 
 def place_xla(dialect: Any, kernel_details: dict[int, str], names: Any, copies: Any, kind: np.ndarray,
-              name: np.ndarray, nocat: np.ndarray, copy: np.ndarray, ints: dict[str, tuple[np.ndarray, np.ndarray]]
-              ) -> None:
+              name: np.ndarray, nocat: np.ndarray, copy: np.ndarray, ints: dict[str, tuple[np.ndarray, np.ndarray]],
+              ignored: dict[str, int]) -> None:
     """XLA GPU dialect: category-less events of ``/device:GPU:N`` processes become GPU work of GPU N on the stream
-    their thread names (or ranges, for the other named threads); edits the accumulator's arrays in place.
+    their thread names (or ranges, for the other named threads); TensorFlow 1.x timeline dialect: the ``Op`` events
+    of the GPU tracer's ``/device:GPU:N/stream:S`` processes become GPU work of GPU N on stream S (those of the
+    ``stream:all`` / ``memcpy`` processes that repeat them, ranges). Edits the accumulator's arrays in place.
 
     Args:
-        dialect: the :class:`~._chrome_dialects.Dialect` (``gpu_pids``, ``stream_of``, ``ranges``).
+        dialect: the :class:`~._chrome_dialects.Dialect` (``gpu_pids``, ``stream_of``, ``ranges``, ``pid_stream``,
+            ``range_pids``).
         kernel_details: row → XLA ``kernel_details`` text (launch geometry, registers, shared memory), or a copy's
             ``memcpy_details`` text (its size).
         names, copies, kind, name, nocat, copy, ints: as :func:`place_rpd`.
+        ignored: category → events kept as kind ``other`` (the collector's warning); the placed events leave it.
     """
     from gpulens.collectors._chrome_dialects import xla_kernel_details
     from gpulens.collectors._kineto_kinds import _K, copy_kind_of, kind_of
@@ -33,15 +37,26 @@ def place_xla(dialect: Any, kernel_details: dict[int, str], names: Any, copies: 
     tid, tid_ok = ints["tid"]
     dev, dev_ok = ints["device"]
     stream, stream_ok = ints["stream"]
-    rows = np.flatnonzero(nocat & pid_ok & np.isin(pid, list(dialect.gpu_pids)))
+    tf = bool(dialect.pid_stream or dialect.range_pids)  # TensorFlow timeline: its events have category "Op"
+    rows = np.flatnonzero((nocat | (kind == _K["other"]) if tf else nocat) & pid_ok
+                          & np.isin(pid, list(dialect.gpu_pids)))
+    ignored.pop("", None)
+    ignored.pop("(none)", None)
+    if tf and ignored.get("op", 0) <= len(rows):
+        ignored.pop("op", None)
+    elif tf:
+        ignored["op"] -= len(rows)
     for i in rows:
         key = (int(pid[i]), int(tid[i])) if tid_ok[i] else (int(pid[i]), -1)
         dev[i], dev_ok[i] = dialect.gpu_pids[key[0]], True
-        if key in dialect.ranges:
+        if key in dialect.ranges or key[0] in dialect.range_pids:
             kind[i] = _K["annotation"]
             continue
         kind[i] = _K[kind_of("kernel", names.text(name[i]))]
-        if key in dialect.stream_of or tid_ok[i]:
+        if tf:
+            if dialect.pid_stream.get(key[0], -1) >= 0:
+                stream[i], stream_ok[i] = dialect.pid_stream[key[0]], True
+        elif key in dialect.stream_of or tid_ok[i]:
             stream[i], stream_ok[i] = dialect.stream_of.get(key, key[1]), True
         if kind[i] == _K["memcpy"]:
             ck = copy_kind_of(names.text(name[i]))

@@ -20,6 +20,8 @@ Chakra ET converted to JSON            ``chakra_jsonizer``'s concatenated protob
 Chakra ET protobuf                     suffix ``.et`` (``<prefix>.<rank>.et``, mlcommons/chakra's converter output)
 Perfetto / rocprofv3 pftrace           suffix ``.pftrace`` / ``.perfetto-trace``
 rocprofv3 OTF2                         suffix ``.otf2``
+TensorFlow / JAX profiler XSpace       suffix ``.xplane.pb`` (``plugins/profile/<run>/<host>.xplane.pb``, what
+                                       ``jax.profiler.trace`` / ``tf.profiler.experimental`` write)
 nvprof / Visual Profiler               suffix ``.nvvp`` / ``.prof`` and an SQLite file that :mod:`.nvprof_sqlite`
                                        did not take (no activity tables: a --metrics/--events profile)
 nvprof text report (console output)    ``==PID== NVPROF is profiling`` / ``Profiling result:`` / ``Metric result:``
@@ -86,6 +88,7 @@ _BY_SUFFIX = {
     ".nvvp": "nvprof",
     ".prof": "nvprof",
     ".et": "chakra_pb",
+    ".xplane.pb": "xplane",
 }
 _ADVICE = {
     "nsys": "an Nsight Systems report, which gpulens reads through its SQLite export: run "
@@ -100,6 +103,9 @@ _ADVICE = {
                  ".pt.trace.json)",
     "perfetto": "a Perfetto protobuf trace, which gpulens does not read: record with rocprofv3 "
                 "--output-format csv (or json / rocpd), or torch.profiler's Chrome-trace JSON",
+    "xplane": "a TensorFlow / JAX profiler XSpace (protobuf), which gpulens does not read: analyse its trace-events "
+              "JSON instead (jax.profiler.trace(..., create_perfetto_trace=True) writes perfetto_trace.json.gz beside "
+              "it; TensorBoard / XProf's trace viewer serves the same JSON)",
     "otf2": "an OTF2 trace, which gpulens does not read: record with rocprofv3 --output-format csv (or json / rocpd)",
     "archive": "an archive ({what}), which gpulens does not unpack: extract it (`{how}`) and pass the trace files, "
                "or the folder holding them, to gpulens",

@@ -18,7 +18,7 @@ import pandas as pd
 
 from gpulens.collectors._numbers import not_recorded
 from gpulens.collectors._work_rules import MISSING_TS_OR_DUR
-from gpulens.collectors._chrome_dialects import RPD_JSON
+from gpulens.collectors._chrome_dialects import PLACED_BY_PROCESS, RPD_JSON
 from gpulens.collectors._dialect_place import place_rpd, place_xla
 from gpulens.collectors._chrome_json import json_text
 from gpulens.collectors._collectives import collective_table
@@ -196,6 +196,7 @@ class Accumulator:
         col["conc"] = src.text_codes(self.conc, "concrete_inputs")
         dev, dev_ok = ids("device", "device", gi, True)
         pid, pid_ok = col["pid"]
+        self.devless = getattr(self, "devless", False) or not dev_ok.all()  # a GPU row's device is its pid
         dev = np.where(dev_ok, dev, np.where(pid_ok[gi], pid[gi], 0))
         device = np.full(n, -1, dtype=np.int64)
         device[gi] = dev
@@ -382,7 +383,7 @@ class Accumulator:
 
         # launch resources the Timeline stores as Int32 are made int32 here when every value fits (what
         # timeline.narrow_int32 would do later, without its int64 copy), unless XLA / ROCm rules edit them below
-        narrow = not rocm[0] and not (dialect is not None and dialect.producer in ("xla-gpu", RPD_JSON))
+        narrow = not rocm[0] and not (dialect is not None and dialect.producer in (*PLACED_BY_PROCESS, RPD_JSON))
 
         own_masks: dict[int, np.ndarray] = {}
 
@@ -411,10 +412,8 @@ class Accumulator:
         ints = {key: pair(key, narrow and key in _NARROW_KEYS)
                 for key in ("pid", "tid", "device", "stream", "grid_x", "grid_y", "grid_z", "block_x", "block_y",
                             "block_z", "regs", "smem", "bytes")}
-        if dialect is not None and dialect.producer == "xla-gpu":
-            place_xla(dialect, self.kernel_details, self.names, self.copy, kind, name, nocat, copy, ints)
-            self.ignored.pop("", None)
-            self.ignored.pop("(none)", None)
+        if dialect is not None and dialect.producer in PLACED_BY_PROCESS:
+            place_xla(dialect, self.kernel_details, self.names, self.copy, kind, name, nocat, copy, ints, self.ignored)
         elif dialect is not None and dialect.producer == RPD_JSON:
             self.rpd_other = place_rpd(dialect.gpu_pids, self.desc, self.names, self.copy, kind, name, nocat, copy,
                                        ints)
@@ -434,8 +433,8 @@ class Accumulator:
                                       for v in self.names.values] + [False], dtype=bool)
                 fix_rocm_grid(rt, grid_cols, block_cols, rocm[1], ext_names[name])
         ranks = event_ranks(len(kind), rank, pair("rank"), ints["pid"], corr, is_gpu, ints["device"][0],
-                            self.process_names)
-        self.rank_encodings = ranks.encodings
+                            self.process_names, (ints["tid"], kind, nocat) if getattr(self, "devless", 0) else None)
+        self.rank_encodings, self.host_track_gpu = ranks.encodings, ranks.host_track_gpu
         if ranks.device_fix is not None:
             ints["device"][0][ranks.device_fix[0]] = ranks.device_fix[1]
         keep = None if late is None else ~late

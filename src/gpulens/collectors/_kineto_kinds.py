@@ -36,6 +36,9 @@ CATEGORY_KIND = {
     "mtia_runtime": "runtime",
     "privateuse1_runtime": "runtime",
     "privateuse1_driver": "runtime",
+    # PaddlePaddle's profiler (chrometracing_logger.cc) names its CUDA API calls' category CudaRuntime; their
+    # "correlation id" arg is not read, so their kernels stay unlinked (links unknown, never "no GPU record")
+    "cudaruntime": "runtime",
     "cuda_sync": "sync",
     "xpu_sync": "sync",
     "user_annotation": "annotation",
@@ -43,7 +46,8 @@ CATEGORY_KIND = {
     "python_function": "python",
 }
 GPU_CATEGORIES = {"kernel", "gpu_memcpy", "memcpy", "gpu_memset", "memset", "gpu_user_annotation"}
-_COPY_KIND_RE = re.compile(r"\b(HtoD|DtoH|DtoD|PtoP|HtoH|DtoA|AtoD)\b")
+#: ``Memcpy HtoD (…)``; TensorFlow 1.x timelines write ``MEMCPYHtoD`` (its GPU tracer's node names)
+_COPY_KIND_RE = re.compile(r"(?:\b|(?<=MEMCPY))(HtoD|DtoH|DtoD|PtoP|HtoH|DtoA|AtoD)\b")
 #: XLA spells copy directions ``MemcpyH2D`` / ``MemcpyD2H`` / ``MemcpyD2D`` / ``MemcpyP2P``
 _COPY_KIND_2_RE = re.compile(r"(H|D|P)2(H|D|P)\b")
 #: rocprofiler-sdk spells them ``MEMORY_COPY_HOST_TO_DEVICE`` (ROCm 7.1 Kineto copies recorded as kernels)

@@ -42,11 +42,15 @@ class Ranks:
         rank: int64 rank per row.
         encodings: which per-event encodings were found (``args.rank``, ``process_name``, ``pid``).
         device_fix: row → device for GPU rows whose device was only their (encoded) pid.
+        host_track_gpu: pid → count of GPU rows that record no device and sit on a host thread's track (that pid
+            and tid carry CPU ops, runtime calls or other categorised host events: ONNX Runtime's profiler writes
+            its CUDA kernels on the launching thread): the pid is a process id, no GPU index — read as GPU 0.
     """
 
     rank: np.ndarray
     encodings: list[str] = field(default_factory=list)
     device_fix: tuple[np.ndarray, np.ndarray] | None = None
+    host_track_gpu: dict[int, int] = field(default_factory=dict)
 
 
 def rank_in_label(labels: list) -> tuple[np.ndarray, np.ndarray]:
@@ -87,14 +91,20 @@ def _inherit(rank: np.ndarray, known: np.ndarray, key: np.ndarray, key_ok: np.nd
 
 def event_ranks(n: int, file_rank: int, args_rank: tuple[np.ndarray, np.ndarray],
                 pid: tuple[np.ndarray, np.ndarray], corr: tuple[np.ndarray, np.ndarray], is_gpu: np.ndarray,
-                device: np.ndarray, process_names: dict[int, str]) -> Ranks:
+                device: np.ndarray, process_names: dict[int, str], host_track: tuple | None = None) -> Ranks:
     """Rank of every row (rules in the module docstring) and the device repair of fused GPU pids.
 
     Args:
         args_rank, pid, corr: (values, valid) columns.
         is_gpu: GPU rows (kernels, copies, sets, collectives).
         device: device column (GPU rows fall back to the pid when the event records no device).
+        host_track: ((tid values, valid), kind codes, no-category flags) of the rows, to find GPU rows on a host
+            thread's track (:attr:`Ranks.host_track_gpu`); None: not looked for.
     """
+    on_host = _on_host_track(is_gpu, pid, device, host_track) if host_track is not None else np.zeros(0, np.int64)
+    if len(on_host):
+        device = device.copy()
+        device[on_host] = -1  # no longer "device == pid": the pid rules below leave these rows alone
     rank = np.full(n, file_rank, dtype=np.int64)
     known = np.zeros(n, dtype=bool)
     encodings: list[str] = []
@@ -118,8 +128,10 @@ def event_ranks(n: int, file_rank: int, args_rank: tuple[np.ndarray, np.ndarray]
         if ok.any():
             rank[ok], known[ok] = pids[ok] // PID_RANK_BASE, True
             encodings.append("pid")
+    host_fix = (on_host, np.zeros(len(on_host), dtype=np.int64)) if len(on_host) else None
+    counts = dict(zip(*(v.tolist() for v in np.unique(pids[on_host], return_counts=True)))) if len(on_host) else {}
     if not encodings:
-        return Ranks(rank)
+        return Ranks(rank, device_fix=host_fix, host_track_gpu=counts)
     _inherit(rank, known, pids, pid_ok)
     c_val, c_ok = corr
     _inherit(rank, known, c_val, c_ok, source=is_gpu)  # a launch call takes the rank of the work it launched
@@ -136,5 +148,29 @@ def event_ranks(n: int, file_rank: int, args_rank: tuple[np.ndarray, np.ndarray]
         sel = own & ~g_ok & (pids >= PID_RANK_BASE)
         fix_rows.append(np.flatnonzero(sel))
         fix_dev.append(pids[sel] % PID_RANK_BASE)
+    if host_fix is not None:
+        fix_rows.append(host_fix[0])
+        fix_dev.append(host_fix[1])
     fix = (np.concatenate(fix_rows), np.concatenate(fix_dev)) if fix_rows else None
-    return Ranks(rank, encodings, fix)
+    return Ranks(rank, encodings, fix, counts)
+
+
+def _on_host_track(is_gpu: np.ndarray, pid: tuple[np.ndarray, np.ndarray], device: np.ndarray,
+                   host_track: tuple) -> np.ndarray:
+    """Rows of GPU events whose device is only their pid (no ``device`` argument) and whose (pid, tid) is also the
+    track of host events: CPU ops, runtime calls, Python functions, syncs, or events of another category that is no
+    GPU one (ONNX Runtime's ``Node`` / ``Session``; not category-less events, which a GPU track may carry)."""
+    from gpulens.collectors._kineto_kinds import _K
+
+    (tids, tid_ok), kind, nocat = host_track
+    pids, pid_ok = pid
+    # a cheap test first (a few pids each side; Kineto's GPU pids are device numbers no host event has)
+    shared = np.intersect1d(pd.unique(pids[is_gpu]), pd.unique(pids[~is_gpu]))
+    if not len(shared):
+        return np.zeros(0, dtype=np.int64)
+    host = np.isin(kind, [_K[k] for k in ("cpu_op", "runtime", "python", "sync")]) | ((kind == _K["other"]) & ~nocat)
+    cand = is_gpu & pid_ok & tid_ok & (device == pids)
+    host &= pid_ok & tid_ok & np.isin(pids, shared)
+    tracks = pd.MultiIndex.from_arrays([pids[host], tids[host]]).unique()
+    rows = np.flatnonzero(cand & np.isin(pids, shared))
+    return rows[pd.MultiIndex.from_arrays([pids[rows], tids[rows]]).isin(tracks)]

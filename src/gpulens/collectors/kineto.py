@@ -44,7 +44,8 @@ from gpulens._memory import keeping_freed_memory
 from gpulens.collectors._io import read_input, trailing_warning
 from gpulens.collectors._assemble import Parts, any_kind, assemble, categorical
 from gpulens.collectors._chrome_dialects import (KINETO_HEADER_KEYS, RPD_JSON, foreign_events_refusal, identify,
-                                                legacy_autograd_refusal, refusal)
+                                                legacy_autograd_refusal, paddle_names, refusal,
+                                                untraced_gpu_note)
 from gpulens.collectors._chrome_json import TolerantDecoder
 from gpulens.collectors._deep import DeepValues
 from gpulens.collectors._kineto_damage import DamageLog, read_damaged
@@ -446,8 +447,7 @@ class KinetoCollector(Collector):
                             "not linked to their kernels (the converter's api_op flows are not read) — analyse the "
                             ".rpd database itself for those links and the kernels' launch sizes")
         elif dialect.producer != "kineto":
-            warnings.append(f"{path}: read as a {dialect.producer} trace ({dialect.reason}): events of GPU "
-                            "processes on 'Stream' threads are GPU work; host events are kept as kind 'other'")
+            warnings.append(f"{path}: read as a {dialect.producer} trace ({dialect.reason}): {dialect.placement}")
         props = device_records(trace)
         rocm = (trace.hip_runtime_version is not None or trace.hip_driver_version is not None
                 or trace.rocprofiler_sdk_version is not None
@@ -455,6 +455,11 @@ class KinetoCollector(Collector):
                 or any(isinstance(v, str) and v.startswith("hip") for v in acc.names.values))
         cols, rej, cnt, ignored = acc.finish(base_ns, rank, select, dialect,
                                              (rocm, trace.rocprofiler_sdk_version is not None))
+        if (stripped := paddle_names(cols["name"])) is not None:
+            cols["name"] = stripped
+            warnings.append(f"{path}: read as a PaddlePaddle profiler trace: the duration its event names carry "
+                            "('relu[5.250 us]') is removed, so calls of one kernel are one name; its start times are "
+                            "whole µs, so an overlap under 1 µs on one stream may be that rounding")
         _flow_links(path, cols, 0 if getattr(acc, "base_ignored", 0) else base_ns, warnings)
         bad_ids = getattr(acc, "bad_ids", {})
         if bad_ids:
@@ -489,6 +494,10 @@ class KinetoCollector(Collector):
             if len(ranks) > 1:
                 warnings.append(f"{path}: {len(ranks)} ranks merged in one trace ({', '.join(map(str, ranks))}), "
                                 f"told apart by {', '.join(acc.rank_encodings)}")
+        if getattr(acc, "host_track_gpu", None):
+            warnings.append(f"{path}: {plural(sum(acc.host_track_gpu.values()), 'GPU event')} record no device and "
+                            "sit on a host thread's track (pid " + ", ".join(map(str, acc.host_track_gpu)) + ", with "
+                            "its host events): that pid is a process id, not a GPU index — read as GPU 0")
         cols["source"] = self._source(n)
         outside = 0
         if select is not None and select.active and acc.kept_time:  # refused rows outside the kept time: not counted
@@ -520,6 +529,8 @@ class KinetoCollector(Collector):
         if select is not None and select.active:
             warnings.append(f"{path}: selection {select.describe()} kept {n:,} of {plural(acc.count, 'event')}")
         host_only = _gpu_ops_untraced(cols, device_records(trace))
+        if not host_only and dialect.gpu_devices:  # XLA / TensorFlow devices named, maybe none of their activity
+            host_only = untraced_gpu_note(dialect, n and int(any_kind(cols["kind"], ("kernel", "memcpy", "memset"))))
         if host_only:  # GPU work recorded only through its host operators: never "nothing ran on a GPU"
             incomplete_note = host_only
             warnings.append(f"{path}: incomplete capture: {host_only}")
