@@ -119,8 +119,9 @@ _ADVICE = {
     "ncu_log": "Nsight Compute's console log, without the results: ncu wrote them to {what} (its ==PROF== Report: "
                "line); analyse that .ncu-rep (or its `ncu --import … --csv --page details` export)",
     "nvprof_text": "nvprof's text report (its console output), which gpulens does not read: nvprof is retired "
-                   "(no Ampere or later support); record with Nsight Systems (nsys profile, then nsys export --type "
-                   "sqlite) for a timeline, or Nsight Compute (ncu --csv) for per-kernel counters",
+                   "(no Ampere or later support); its GPU trace is read (nvprof --csv --print-gpu-trace --log-file "
+                   "FILE, or nvprof -o FILE.nvvp), or record with Nsight Systems (nsys profile, then nsys export "
+                   "--type sqlite) for a timeline, or Nsight Compute (ncu --csv) for per-kernel counters",
     "nvprof": "an nvprof / Visual Profiler SQLite file without the activity tables gpulens reads (StringTable "
               "plus CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, _KERNEL, _MEMCPY or _RUNTIME): record a timeline with "
               "`nvprof -o {name} ./app` (trace mode, no --metrics/--events), or with Nsight Systems (nsys profile, "
