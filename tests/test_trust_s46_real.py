@@ -10,6 +10,13 @@
    the correlation id nvprof appends to kernel names (``… [1073]``) is taken off the name, later nvprof columns
    (``SrcMemType``, ``Correlation_ID``) are mapped by name, unified-memory records are left out and counted.
    The expected values below are sums written out from the files' rows.
+2. nvprof's summary (its default mode) — the console report saved to a .txt/.log, ``nvprof --csv``, or that text
+   saved with commas (jazzTheJackRabbit/epic-flow-cuda ``nvprof.csv``, no licence file: its layout rebuilt below) —
+   was refused the same way. Kind: the most published nvprof output, a per-kernel aggregate like ``nsys stats``'
+   kernel summary, turned away. Now read into the kernel summary (:mod:`gpulens.collectors.nvprof_summary`): times
+   with their own units (``2.4481ms``) checked within their printed step, copies counted apart, ``time_pct`` the
+   share of kernel time as for every summary, a second run's report in one log counted, not summed. The console
+   layout below is that of a published CUDA 10.1 run (a tutorial's README, which is itself not claimed as input).
 
 Also checked this session and found right: an OpenMP-offload nsys export on a Tesla T4 (RajaATAli/SC23 tutorial,
 already in the s41 list), CO18326/uvmTorch @ f8b0987b ``report1.sqlite`` (nsys 2025.3.2, an RTX A5000 capture with no
@@ -118,16 +125,78 @@ def test_nvprof_gpu_trace_later_columns(tmp_path):
     assert tl.meta.devices == [{"rank": 0, "device_id": 1, "name": "Tesla V100-SXM2-16GB"}]
 
 
-def test_nvprof_api_trace_and_summary_stay_refused(tmp_path):
-    """Only the GPU trace is a timeline: the API trace (``--print-api-trace``: Start, Duration, Name,
-    Correlation_ID) and the summary (``Type``, ``Time(%)``…) keep the nvprof advice."""
+def test_nvprof_api_trace_stays_refused(tmp_path):
+    """Only the GPU trace is a timeline: the API trace (``--print-api-trace``: Start, Duration, Name, Correlation_ID)
+    keeps the nvprof advice."""
     api = tmp_path / "api.csv"
     api.write_text('==1== Profiling result:\n"Start","Duration","Name","Correlation_ID"\nus,us,,\n'
                    '0.000000,2.866000,"cuDeviceGetPCIBusId",1\n')
-    summary = tmp_path / "summary.csv"
-    summary.write_text('==1== Profiling result:\n"Type","Time(%)","Time","Calls","Avg","Min","Max","Name"\n'
-                       ',%,ms,,ms,ms,ms,\n"GPU activities",100.0,1.0,1,1.0,1.0,1.0,"k(float*)"\n')
-    for p in (api, summary):
-        assert sniff(p) is None
-        with pytest.raises(UnknownFormatError, match="nvprof's text report.*--print-gpu-trace"):
-            collect(p)
+    assert sniff(api) is None
+    with pytest.raises(UnknownFormatError, match="nvprof's text report.*--print-gpu-trace"):
+        collect(api)
+
+
+# nvprof's console summary as published from a CUDA 10.1 run on a GTX 1660 SUPER
+# (saieswar1607/PCA-Simple-warp-divergence---Implement-Sum-Reduction. README, first run; API rows shortened)
+_CONSOLE = """==9061== NVPROF is profiling process 9061, command: ./a.out
+./a.out starting reduction at device 0: NVIDIA GeForce GTX 1660 SUPER     with array size 16777216  grid 32768 block 512
+==9061== Profiling application: ./a.out
+==9061== Profiling result:
+            Type  Time(%)      Time     Calls       Avg       Min       Max  Name
+ GPU activities:   87.52%  52.764ms         9  5.8626ms  5.7580ms  6.3870ms  [CUDA memcpy HtoD]
+                    4.06%  2.4481ms         1  2.4481ms  2.4481ms  2.4481ms  reduceNeighbored(int*, int*, unsigned int)
+                    1.22%  735.63us         1  735.63us  735.63us  735.63us  reduceUnrolling2(int*, int*, unsigned int)
+                    0.48%  288.46us         1  288.46us  288.46us  288.46us  void reduceCompleteUnroll<unsigned int=512>(int*, int*, unsigned int)
+                    0.09%  52.608us         9  5.8450us  2.3680us  11.136us  [CUDA memcpy DtoH]
+      API calls:   55.91%  128.94ms         2  64.470ms  75.385us  128.86ms  cudaMalloc
+                    0.00%     370ns         1     370ns     370ns     370ns  cuDeviceGetUuid
+"""
+
+
+def test_nvprof_console_summary(tmp_path):
+    """The console report (values with their units, 5 significant digits): kernels into the kernel summary, copies
+    counted apart, API calls not read; time_pct the share of kernel time (2.4481 / 3.47239 ms), not nvprof's share
+    of all GPU activity (4.06 %). A second run's report in the same log is counted, not summed."""
+    p = tmp_path / "prof.txt"
+    p.write_text(_CONSOLE + _CONSOLE.replace("==9061==", "==9062=="))
+    tl = collect(p)
+    t = tl.tables["kernel_summary"]
+    assert t["name"].tolist() == ["reduceNeighbored(int*, int*, unsigned int)",
+                                  "reduceUnrolling2(int*, int*, unsigned int)",
+                                  "void reduceCompleteUnroll<unsigned int=512>(int*, int*, unsigned int)"]
+    assert t["total_ns"].tolist() == [2_448_100, 735_630, 288_460]
+    assert t["calls"].tolist() == [1, 1, 1]
+    assert t["time_pct"].iloc[0] == pytest.approx(2_448_100 / 3_472_190 * 100)
+    w = " ".join(tl.meta.warnings)
+    assert "18 copies (2 GPU activities rows, 52.82 ms summed)" in w  # 9 + 9; 52.764 ms + 52.608 µs
+    assert "1 more nvprof summary in the file" in w
+    assert len(tl.events) == 0
+
+
+def test_nvprof_summary_csv_and_hand_saved_csv(tmp_path):
+    """``nvprof --csv`` (a units row, each statistic in its own unit) and the console text saved with commas
+    (jazzTheJackRabbit/epic-flow-cuda ``nvprof.csv``: names with commas unquoted)."""
+    p = tmp_path / "summary.csv"
+    p.write_text('==1== Profiling result:\n"Type","Time(%)","Time","Calls","Avg","Min","Max","Name"\n'
+                 ',%,ms,,us,us,ms,\n"GPU activities",62.5,12.5,100,125.0,120.0,0.2,"k(float*)"\n'
+                 '"GPU activities",37.5,7.5,2,3750.0,3000.0,4.5,"[CUDA memcpy HtoD]"\n'
+                 '"API calls",90.0,300.0,5,60000.0,1.0,299.0,"cudaMalloc"\n')
+    t = collect(p).tables["kernel_summary"]
+    assert (t["name"].tolist(), t["calls"].tolist(), t["total_ns"].tolist()) == (["k(float*)"], [100], [12_500_000])
+    assert (t["mean_ns"].iloc[0], t["min_ns"].iloc[0], t["max_ns"].iloc[0]) == (125_000, 120_000, 200_000)
+    hand = tmp_path / "nvprof.csv"
+    hand.write_text("Time(%),Time,Calls,Avg,Min,Max,Name\n"
+                    "47.79%,542.36ms,45,12.052ms,12.007ms,12.110ms,[CUDA memcpy HtoD]\n"
+                    "20.92%,237.43ms,150,1.5829ms,1.5103ms,2.1174ms,red_sor(float*, float*, float, int)\n"
+                    "10.37%,117.72ms,10,11.772ms,11.752ms,11.801ms,[CUDA memcpy DtoH]")
+    t = collect(hand).tables["kernel_summary"]
+    assert (t["name"].tolist(), t["calls"].tolist(), t["total_ns"].tolist()) == (
+        ["red_sor(float*, float*, float, int)"], [150], [237_430_000])
+    assert t["mean_ns"].iloc[0] == 1_582_900  # 237.43 ms / 150 = 1.58287 ms, printed 1.5829ms: within the step
+
+
+def test_nvprof_output_quoted_in_a_readme_is_not_a_report(tmp_path):
+    """A tutorial's README quoting the console report is no input (a folder analysis must not pick it up)."""
+    p = tmp_path / "README.md"
+    p.write_text("# Day 3\n```\n" + _CONSOLE + "```\n")
+    assert sniff(p) is None

@@ -118,8 +118,9 @@ _ADVICE = {
                        "(export_chrome_trace's .pt.trace.json)",
     "ncu_log": "Nsight Compute's console log, without the results: ncu wrote them to {what} (its ==PROF== Report: "
                "line); analyse that .ncu-rep (or its `ncu --import … --csv --page details` export)",
-    "nvprof_text": "nvprof's text report (its console output), which gpulens does not read: nvprof is retired "
-                   "(no Ampere or later support); its GPU trace is read (nvprof --csv --print-gpu-trace --log-file "
+    "nvprof_text": "nvprof's text report (its console output) without a GPU summary or GPU trace — metrics, events "
+                   "or API calls —, which gpulens does not read: nvprof is retired (no Ampere or later support); its "
+                   "summary (nvprof ./app) and its GPU trace are read (nvprof --csv --print-gpu-trace --log-file "
                    "FILE, or nvprof -o FILE.nvvp), or record with Nsight Systems (nsys profile, then nsys export "
                    "--type sqlite) for a timeline, or Nsight Compute (ncu --csv) for per-kernel counters",
     "nvprof": "an nvprof / Visual Profiler SQLite file without the activity tables gpulens reads (StringTable "
