@@ -200,3 +200,19 @@ def test_nvprof_output_quoted_in_a_readme_is_not_a_report(tmp_path):
     p = tmp_path / "README.md"
     p.write_text("# Day 3\n```\n" + _CONSOLE + "```\n")
     assert sniff(p) is None
+
+
+def test_nvprof_cuda8_console_summary(tmp_path):
+    """CUDA ≤ 8 prints no Type column and puts the API calls under their own ``==PID== API calls:`` banner with a
+    second header (not a second run); nvprof's ``======== Warning`` lines inside the table are not rows."""
+    p = tmp_path / "cuda8.log"
+    p.write_text("==5== Profiling application: ./a\n==5== Profiling result:\n"
+                 "======== Warning: Some profiling data are not recorded. Make sure cudaProfilerStop() is called.\n"
+                 "Time(%)      Time     Calls       Avg       Min       Max  Name\n"
+                 "100.00%  1.4049ms         1  1.4049ms  1.4049ms  1.4049ms  sequential(int*, int*, int)\n\n"
+                 "==5== API calls:\nTime(%)      Time     Calls       Avg       Min       Max  Name\n"
+                 " 90.00%  100.00ms         1  100.00ms  100.00ms  100.00ms  cudaMalloc\n")
+    tl = collect(p)
+    t = tl.tables["kernel_summary"]
+    assert (t["name"].tolist(), t["total_ns"].tolist()) == (["sequential(int*, int*, int)"], [1_404_900])
+    assert not any("more nvprof summar" in w or "dropped" in w for w in tl.meta.warnings)

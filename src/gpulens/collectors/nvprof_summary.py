@@ -63,6 +63,7 @@ _TEXT_HEADER = re.compile(r"^\s*(?:Type[\s,]+)?Time\(%\)[\s,]+Time[\s,]+Calls[\s
                           re.ASCII)
 #: a value with its unit attached, as the console report prints it (``542.36ms``, ``960ns``, ``47.79%``)
 _WITH_UNIT = re.compile(r"^([0-9.]+(?:[eE][-+]?[0-9]+)?)(s|ms|us|\u00b5s|ns|%)?$")
+_RESULT_BANNER = re.compile(r"^==\d+== Profiling result:", re.ASCII)
 _GPU_TYPE = re.compile(r"^\s*GPU activities:\s*")
 #: the sections after the GPU table: API calls, OpenACC / OS runtime, unified memory, NVTX
 _NEXT_SECTION = re.compile(r"^\s*(?:API calls:|OpenACC|OS runtime|Unified Memory|Device \"|NVTX|==\d+== (?!Profiling result))")
@@ -87,9 +88,11 @@ def _text_rows(lines: list[str]) -> list[list[str]]:
             continue
         if _NEXT_SECTION.match(ln):
             break
+        if ln.lstrip().startswith("="):
+            continue  # nvprof's notes (======== Warning: …)
         body = _GPU_TYPE.sub("", ln).strip()
         parts = body.split(",", 6) if "," in body.split(None, 1)[0] else body.split(None, 6)
-        if len(parts) == 7:
+        if len(parts) == 7 and _WITH_UNIT.match(parts[1].strip()):
             out.append([p.strip() for p in parts])
     return out
 
@@ -175,7 +178,7 @@ class NvprofSummary(Collector):
         for i, c in enumerate(_STATS.values(), start=6):
             table[f"step:{c}"] = [r[i] for r in kern]
         warnings = []
-        more = sum(1 for ln in lines[at + 1:] if _HEADER.match(ln) or _TEXT_HEADER.match(ln))
+        more = sum(1 for ln in lines[at + 1:] if _RESULT_BANNER.match(ln))  # one per later run (not CUDA 8's API table)
         if more:
             warnings.append(f"{path}: {plural(more, 'more nvprof summary', 'more nvprof summaries')} in the file (later "
                             "runs) not read: the figures are the first run's")
