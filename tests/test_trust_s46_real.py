@@ -17,6 +17,10 @@
    with their own units (``2.4481ms``) checked within their printed step, copies counted apart, ``time_pct`` the
    share of kernel time as for every summary, a second run's report in one log counted, not summed. The console
    layout below is that of a published CUDA 10.1 run (a tutorial's README, which is itself not claimed as input).
+3. nvprof's GPU trace as console text (``--print-gpu-trace`` without ``--csv``, the form tutorials paste) was refused
+   as a report "without a GPU trace". Its values have 5 significant digits (a start of ``182.96ms`` is known to
+   10 µs), too coarse for a timeline; its durations are summed per kernel into the kernel summary
+   (:mod:`gpulens.collectors.nvprof_trace_text`) and the advice to record the CSV is given.
 
 Also checked this session and found right: an OpenMP-offload nsys export on a Tesla T4 (RajaATAli/SC23 tutorial,
 already in the s41 list), CO18326/uvmTorch @ f8b0987b ``report1.sqlite`` (nsys 2025.3.2, an RTX A5000 capture with no
@@ -216,3 +220,35 @@ def test_nvprof_cuda8_console_summary(tmp_path):
     t = tl.tables["kernel_summary"]
     assert (t["name"].tolist(), t["total_ns"].tolist()) == (["sequential(int*, int*, int)"], [1_404_900])
     assert not any("more nvprof summar" in w or "dropped" in w for w in tl.meta.warnings)
+
+
+# nvprof --print-gpu-trace console text as published (CUDA 9.0, GeForce GT 650M, a vectorAdd README; a second launch
+# of the kernel added, the footnotes kept)
+_CONSOLE_TRACE = """==30176== Profiling application: ./vectorAddGPU
+==30176== Profiling result:
+   Start  Duration            Grid Size      Block Size     Regs*    SSMem*    DSMem*      Size  Throughput  SrcMemType  DstMemType           Device   Context    Stream  Name
+182.96ms  6.4049ms                    -               -         -         -         -  38.147MB  5.8163GB/s    Pageable      Device  GeForce GT 650M         1         7  [CUDA memcpy HtoD]
+189.49ms  6.3746ms                    -               -         -         -         -  38.147MB  5.8440GB/s    Pageable      Device  GeForce GT 650M         1         7  [CUDA memcpy HtoD]
+195.89ms  3.4072ms          (39063 1 1)       (256 1 1)         8        0B        0B         -           -           -           -  GeForce GT 650M         1         7  vectorAdd(float const *, float const *, float*, int) [112]
+199.30ms  14.872ms                    -               -         -         -         -  38.147MB  2.5049GB/s      Device    Pageable  GeForce GT 650M         1         7  [CUDA memcpy DtoH]
+215.00ms  3.4100ms          (39063 1 1)       (256 1 1)         8        0B        0B         -           -           -           -  GeForce GT 650M         1         7  vectorAdd(float const *, float const *, float*, int) [118]
+
+Regs: Number of registers used per CUDA thread. This number includes registers used internally by the CUDA driver.
+SSMem: Static shared memory allocated per CUDA block.
+"""
+
+
+def test_nvprof_console_gpu_trace_summed_per_kernel(tmp_path):
+    """3. The console GPU trace (``--print-gpu-trace`` without ``--csv``) prints 5 significant digits: no timeline,
+    but each launch's duration — summed per kernel (3.4072 + 3.4100 ms), copies counted apart (6.4049 + 6.3746 +
+    14.872 ms), the footnotes not rows, and the advice to record the CSV for a timeline."""
+    p = tmp_path / "trace.txt"
+    p.write_text(_CONSOLE_TRACE)
+    tl = collect(p)
+    t = tl.tables["kernel_summary"]
+    assert t["name"].tolist() == ["vectorAdd(float const *, float const *, float*, int)"]
+    assert (t["calls"].iloc[0], t["total_ns"].iloc[0], t["min_ns"].iloc[0], t["max_ns"].iloc[0]) == (
+        2, 6_817_200, 3_407_200, 3_410_000)
+    w = " ".join(tl.meta.warnings)
+    assert "3 copies (2 GPU activities rows, 27.65 ms summed)" in w and "not read" not in w
+    assert "nvprof --csv --print-gpu-trace" in w and len(tl.events) == 0

@@ -62,11 +62,12 @@ _HEADER = re.compile(r'^(?:"Type",)?"Time\(%\)","Time","Calls","Avg","Min","Max"
 _TEXT_HEADER = re.compile(r"^\s*(?:Type[\s,]+)?Time\(%\)[\s,]+Time[\s,]+Calls[\s,]+Avg[\s,]+Min[\s,]+Max[\s,]+Name\s*$",
                           re.ASCII)
 #: a value with its unit attached, as the console report prints it (``542.36ms``, ``960ns``, ``47.79%``)
-_WITH_UNIT = re.compile(r"^([0-9.]+(?:[eE][-+]?[0-9]+)?)(s|ms|us|\u00b5s|ns|%)?$")
+_WITH_UNIT = re.compile(r"^([0-9.]+(?:[eE][-+]?[0-9]+)?)(s|ms|us|\u00b5s|ns|%)?$", re.ASCII)
 _RESULT_BANNER = re.compile(r"^==\d+== Profiling result:", re.ASCII)
-_GPU_TYPE = re.compile(r"^\s*GPU activities:\s*")
+_GPU_TYPE = re.compile(r"^\s*GPU activities:\s*", re.ASCII)
 #: the sections after the GPU table: API calls, OpenACC / OS runtime, unified memory, NVTX
-_NEXT_SECTION = re.compile(r"^\s*(?:API calls:|OpenACC|OS runtime|Unified Memory|Device \"|NVTX|==\d+== (?!Profiling result))")
+_NEXT_SECTION = re.compile(r"^\s*(?:API calls:|OpenACC|OS runtime|Unified Memory|Device \"|NVTX|==\d+== (?!Profiling result))",
+                           re.ASCII)
 _SCALE = {"s": 9, "ms": 6, "us": 3, "ns": 0}
 #: documents and sources that quote nvprof's output (a tutorial's README): never read as a report
 _NOT_REPORTS = frozenset((".md", ".rst", ".html", ".htm", ".ipynb", ".py", ".c", ".cc", ".cpp", ".cu", ".h", ".tex"))
@@ -170,41 +171,49 @@ class NvprofSummary(Collector):
                    for r in _text_rows(lines[at + 1:])]
         if not gpu:
             raise TraceFormatError(path, "no GPU activity row in the nvprof summary (API calls only)")
-        copy = [str(r[0]).startswith(("[CUDA memcpy", "[CUDA memset")) for r in gpu]
-        kern = [r for r, c in zip(gpu, copy) if not c]
-        table = pd.DataFrame({"name": [r[0] for r in kern]})
-        for i, c in enumerate(("calls", "total_ns", "mean_ns", "min_ns", "max_ns"), start=1):
-            table[c] = pd.array([r[i] for r in kern], dtype="Int64")
-        for i, c in enumerate(_STATS.values(), start=6):
-            table[f"step:{c}"] = [r[i] for r in kern]
-        warnings = []
         more = sum(1 for ln in lines[at + 1:] if _RESULT_BANNER.match(ln))  # one per later run (not CUDA 8's API table)
-        if more:
-            warnings.append(f"{path}: {plural(more, 'more nvprof summary', 'more nvprof summaries')} in the file (later "
-                            "runs) not read: the figures are the first run's")
-        ok = table["calls"].notna() & table["total_ns"].notna() & (table["calls"] > 0) & (table["total_ns"] >= 0)
-        if not ok.all():
-            warnings.append(f"{path}: {plural(int((~ok).sum()), 'kernel row(s)')} dropped (missing, non-numeric or "
-                            "negative Calls / Time)")
-            table = table[ok.to_numpy()].reset_index(drop=True)
-        table["calls"] = table["calls"].astype("int64")
-        table["total_ns"] = table["total_ns"].astype("int64")
-        for c in ("mean_ns", "min_ns", "max_ns", "median_ns", "stddev_ns"):
-            table[c] = table[c].astype("float64") if c in table else float("nan")
-        total = float(table["total_ns"].sum())
-        table["time_pct"] = table["total_ns"] / total * 100 if total > 0 else float("nan")
-        steps = [c for c in table.columns if str(c).startswith("step:")]
-        table = table[list(SUMMARY_COLUMNS) + steps]
-        blank_impossible_statistics(table, path, warnings)
-        table = table.drop(columns=steps)
-        if any(copy):
-            cp = [r for r, c in zip(gpu, copy) if c]
-            fills = sum(r[1] or 0 for r in cp if str(r[0]).startswith("[CUDA memset"))
-            calls = sum(r[1] or 0 for r in cp)
-            warnings.append(summary_copies_note(path, calls - fills, fills, sum(r[2] or 0 for r in cp), len(cp),
-                                                "GPU activities"))
-        meta = TimelineMeta(sources=[{"path": str(path), "collector": self.name, "size_bytes": raw.size_bytes,
-                                      "rank": 0, "aggregate": True}],
-                            warnings=[*warnings, f"{path}: nvprof summary: per-kernel aggregates only, no timeline "
-                                                 "(span, busy time and overlap are unknown)"])
-        return Timeline(meta=meta, tables={"kernel_summary": table}).validate()
+        return summary_timeline(path, raw.size_bytes, gpu, more, self.name, "nvprof summary", "nvprof summaries")
+
+
+def summary_timeline(path: Path, size_bytes: int, gpu: list[list], more: int, collector: str, what: str,
+                     whats: str) -> Timeline:
+    """The Timeline of an nvprof GPU-activity aggregate: ``gpu`` rows ``[name, calls, total, avg, min, max, step of
+    total, avg, min, max]`` (ns) → ``tables["kernel_summary"]``, copy/memset rows counted in a warning, ``more``
+    later runs in the file counted; ``what`` (plural ``whats``) names the input in the warnings."""
+    copy = [str(r[0]).startswith(("[CUDA memcpy", "[CUDA memset")) for r in gpu]
+    kern = [r for r, c in zip(gpu, copy) if not c]
+    table = pd.DataFrame({"name": [r[0] for r in kern]})
+    for i, c in enumerate(("calls", "total_ns", "mean_ns", "min_ns", "max_ns"), start=1):
+        table[c] = pd.array([r[i] for r in kern], dtype="Int64")
+    for i, c in enumerate(_STATS.values(), start=6):
+        table[f"step:{c}"] = [r[i] for r in kern]
+    warnings = []
+    if more:
+        warnings.append(f"{path}: {plural(more, f'more {what}', f'more {whats}')} in the file (later runs) not read: "
+                        "the figures are the first run's")
+    ok = table["calls"].notna() & table["total_ns"].notna() & (table["calls"] > 0) & (table["total_ns"] >= 0)
+    if not ok.all():
+        warnings.append(f"{path}: {plural(int((~ok).sum()), 'kernel row(s)')} dropped (missing, non-numeric or "
+                        "negative Calls / Time)")
+        table = table[ok.to_numpy()].reset_index(drop=True)
+    table["calls"] = table["calls"].astype("int64")
+    table["total_ns"] = table["total_ns"].astype("int64")
+    for c in ("mean_ns", "min_ns", "max_ns", "median_ns", "stddev_ns"):
+        table[c] = table[c].astype("float64") if c in table else float("nan")
+    total = float(table["total_ns"].sum())
+    table["time_pct"] = table["total_ns"] / total * 100 if total > 0 else float("nan")
+    steps = [c for c in table.columns if str(c).startswith("step:")]
+    table = table[list(SUMMARY_COLUMNS) + steps]
+    blank_impossible_statistics(table, path, warnings)
+    table = table.drop(columns=steps)
+    if any(copy):
+        cp = [r for r, c in zip(gpu, copy) if c]
+        fills = sum(r[1] or 0 for r in cp if str(r[0]).startswith("[CUDA memset"))
+        calls = sum(r[1] or 0 for r in cp)
+        warnings.append(summary_copies_note(path, calls - fills, fills, sum(r[2] or 0 for r in cp), len(cp),
+                                            "GPU activities"))
+    meta = TimelineMeta(sources=[{"path": str(path), "collector": collector, "size_bytes": size_bytes,
+                                  "rank": 0, "aggregate": True}],
+                        warnings=[*warnings, f"{path}: {what}: per-kernel aggregates only, no timeline (span, busy "
+                                             "time and overlap are unknown)"])
+    return Timeline(meta=meta, tables={"kernel_summary": table}).validate()
