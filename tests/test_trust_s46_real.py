@@ -252,3 +252,22 @@ def test_nvprof_console_gpu_trace_summed_per_kernel(tmp_path):
     w = " ".join(tl.meta.warnings)
     assert "3 copies (2 GPU activities rows, 27.65 ms summed)" in w and "not read" not in w
     assert "nvprof --csv --print-gpu-trace" in w and len(tl.events) == 0
+
+
+@pytest.mark.parametrize("name, spec", [
+    ("NVIDIA GeForce RTX 4090", "NVIDIA GeForce RTX 4090"), ("NVIDIA GeForce RTX 4090 D", None),
+    ("NVIDIA GeForce RTX 4090 Laptop GPU", None), ("NVIDIA GeForce RTX 5090", "NVIDIA GeForce RTX 5090"),
+    ("NVIDIA GeForce RTX 5090 D", None), ("NVIDIA GeForce RTX 5090 Laptop GPU", None),
+    ("NVIDIA GeForce RTX 5070", "NVIDIA GeForce RTX 5070"), ("NVIDIA GeForce RTX 5070 Laptop GPU", None),
+    ("NVIDIA RTX A5000", "NVIDIA RTX A5000"), ("NVIDIA RTX A5000 Laptop GPU", None),
+    ("NVIDIA RTX A6000", "NVIDIA RTX A6000")])
+def test_name_only_variants_get_no_other_parts_peaks(name, spec):
+    """4. A record with only a name — what nsys' cuda_gpu_trace CSV and nvprof's traces give (``NAME (0)``, no SM
+    count) — of a laptop or China-market variant took the desktop part's figures: "RTX 4090 Laptop GPU" (76 SMs, the
+    desktop's 128) and "RTX 4090 D" (114) read as the RTX 4090, "RTX 5090 Laptop GPU" as the 5090, "RTX A5000 Laptop
+    GPU" as the A5000. Kind: a spec's name pattern matching longer names of other parts. Such names now identify
+    no spec (unknown; with an SM count and clock recorded, :mod:`gpulens.devices.derived` still derives figures)."""
+    from gpulens.devices import identify_device
+
+    got = identify_device({"name": name})
+    assert (got.name if got else None) == spec
