@@ -271,3 +271,18 @@ def test_name_only_variants_get_no_other_parts_peaks(name, spec):
 
     got = identify_device({"name": name})
     assert (got.name if got else None) == spec
+
+
+def test_nvprof_gpu_trace_damaged_header_and_huge_size(tmp_path):
+    """Fuzzed nvprof GPU traces: a header whose "Name" is damaged is a one-line error naming the column (was
+    "malformed nvprof_csv data (KeyError)"), a size beyond int64 bytes is unknown (was an OverflowError)."""
+    from gpulens.errors import TraceFormatError
+
+    p = tmp_path / "t.csv"
+    p.write_text('"Start","Duration","Grid X","Device","Name"x,"Stream"\nms,ms,,,,\n1.0,0.5,1,"G (0)","k",7\n')
+    with pytest.raises(TraceFormatError, match="missing required column 'Name'"):
+        collect(p)
+    p.write_text('"Start","Duration","Size","Device","Stream","Name"\nms,ms,GB,,,\n'
+                 '1.0,0.5,1e300,"G (0)","7","[CUDA memcpy HtoD]"\n2.0,0.5,2.000000,"G (0)","7","[CUDA memcpy HtoD]"\n')
+    c = collect(p).events
+    assert c["bytes"].isna().tolist() == [True, False] and int(c["bytes"].iloc[1]) == 2 << 30

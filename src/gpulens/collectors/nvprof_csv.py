@@ -96,6 +96,9 @@ class NvprofCsv(Collector):
         raw, lines, at = header_lines(path, header_at, 'no nvprof GPU-trace header ("Start","Duration",…,"Name")')
         header = next(csv.reader([lines[at]]))
         col_at = {h.strip(): i for i, h in reversed(list(enumerate(header)))}
+        missing = [h for h in ("Start", "Duration", "Name") if h not in col_at]
+        if missing:
+            raise TraceFormatError(path, f"missing required column {missing[0]!r} in the nvprof GPU-trace header")
         body = [ln for ln in lines[at + 1:] if ln.strip() and not ln.startswith("==")]
         rows = [r for r in csv.reader(io.StringIO("\n".join(body), newline="")) if r]
         if not rows or exact_int(rows[0][0]) is not None:
@@ -182,7 +185,8 @@ def _bytes(text: str, unit: int) -> int | None:
         v = float(str(text).strip().strip('"'))
     except ValueError:
         return None
-    return int(round(v * unit)) if np.isfinite(v) and v >= 0 else None
+    b = v * unit
+    return int(round(b)) if np.isfinite(b) and 0 <= b < 2.0**63 else None
 
 
 def _by_correlation(tl: Timeline, dst: str, cells: list[str] | None, unit: int, corr: pd.Series,
