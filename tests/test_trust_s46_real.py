@@ -286,3 +286,32 @@ def test_nvprof_gpu_trace_damaged_header_and_huge_size(tmp_path):
                  '1.0,0.5,1e300,"G (0)","7","[CUDA memcpy HtoD]"\n2.0,0.5,2.000000,"G (0)","7","[CUDA memcpy HtoD]"\n')
     c = collect(p).events
     assert c["bytes"].isna().tolist() == [True, False] and int(c["bytes"].iloc[1]) == 2 << 30
+
+
+def test_nvprof_counter_collection_run_has_no_timeline(tmp_path):
+    """5. An nvprof profile of a metrics run (stanleyshly/parallel-point-cloud-processing @ 9f081f24 ``prof.nvvp``,
+    GPL-3.0, not copied: a GTX 1060 3GB, 58 kernels Σ 5,458,536 ns in a 74.55 s "span", with 7,250 METRIC rows,
+    INSTRUCTION_EXECUTION, GLOBAL_ACCESS, BRANCH … from --analysis-metrics) read as a timeline: "GPU idle, cause not
+    recorded — 74.54 s at stake". nvprof replays each kernel to read counters, so those gaps are the profiler's.
+    Kind: a counter-collection run taken for a workload timeline. Now such a profile (a replay-only table holding
+    rows) is a counter-collection run, as ncu and rocprof-compute inputs are: span and busy unknown, said why.
+    Built here from the trace-mode blinkplus profile (whose METRIC table exists, empty) plus one METRIC row; without
+    it the profile keeps its span."""
+    import gzip
+    import sqlite3
+
+    src = DATA / "blinkplus_v100x4_nccl_output.nvvp.gz"
+    trace = tmp_path / "trace.nvvp"
+    trace.write_bytes(gzip.decompress(src.read_bytes()))
+    metrics = tmp_path / "metrics.nvvp"
+    metrics.write_bytes(trace.read_bytes())
+    con = sqlite3.connect(metrics)
+    con.execute("INSERT INTO CUPTI_ACTIVITY_KIND_METRIC VALUES (1, 1, x'00', 1, 0)")
+    con.commit()
+    con.close()
+    from gpulens.analyzers._span import busy_unknown_reason
+
+    assert busy_unknown_reason(collect(trace)) is None
+    tl = collect(metrics)
+    assert busy_unknown_reason(tl).startswith("counter-collection run")
+    assert any("nvprof counter-collection run (METRIC" in w for w in tl.meta.warnings)
