@@ -315,3 +315,18 @@ def test_nvprof_counter_collection_run_has_no_timeline(tmp_path):
     tl = collect(metrics)
     assert busy_unknown_reason(tl).startswith("counter-collection run")
     assert any("nvprof counter-collection run (METRIC" in w for w in tl.meta.warnings)
+
+
+def test_nvprof_gpu_trace_with_metric_columns_is_a_counter_run(tmp_path):
+    """``nvprof --metrics achieved_occupancy --print-gpu-trace --csv`` adds a column per counter and replays each
+    kernel: the same kind as 5., in the CSV trace — span and busy unknown, the counter column named."""
+    from gpulens.analyzers._span import busy_unknown_reason
+
+    p = tmp_path / "m.csv"
+    p.write_text('"Start","Duration","Grid X","Grid Y","Grid Z","Block X","Block Y","Block Z","Device","Context",'
+                 '"Stream","Name","achieved_occupancy"\nms,ms,,,,,,,,,,,\n'
+                 '1.0,0.5,1,1,1,32,1,1,"G (0)","1","7","k(int) [3]",0.5\n'
+                 '9.0,0.5,1,1,1,32,1,1,"G (0)","1","7","k(int) [5]",0.5\n')
+    tl = collect(p)
+    assert len(tl.events) == 2 and busy_unknown_reason(tl).startswith("counter-collection run")
+    assert any("1 counter column, e.g. 'achieved_occupancy'" in w for w in tl.meta.warnings)

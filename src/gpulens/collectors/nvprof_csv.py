@@ -32,6 +32,10 @@ and API-Trace Modes" and "CSV").
   written with ``--unified-memory-profiling per-process-device``) are page-migration records, not copy-engine work
   on a stream: left out and counted in a warning.
 
+With ``--metrics``/``--events`` the trace gains one column per counter and nvprof replays each kernel to read them:
+such a file (any column outside the trace's own) is a counter-collection run — span, busy and idle unknown — and its
+counter values are not read.
+
 Times count from the start of nvprof's session. There are no host events (launch calls, synchronisations) in this
 report: idle time cannot be attributed to a cause.
 """
@@ -64,6 +68,11 @@ _BYTES = {"b": 1, "kb": 1 << 10, "mb": 1 << 20, "gb": 1 << 30}
 #: header → Dispatches column
 _COLUMNS = {"Grid X": "grid_items_x", "Grid Y": "grid_items_y", "Grid Z": "grid_items_z", "Block X": "block_x",
             "Block Y": "block_y", "Block Z": "block_z", "Stream": "stream_id"}
+#: the columns of a GPU trace without counters (nvprof 5–11); any other column is an event or metric
+_TRACE_COLUMNS = frozenset(("Start", "Duration", "Grid X", "Grid Y", "Grid Z", "Block X", "Block Y", "Block Z",
+                            "Registers Per Thread", "Static SMem", "Dynamic SMem", "Size", "Throughput", "SrcMemType",
+                            "DstMemType", "Device", "Context", "Stream", "Name", "Correlation_ID", "Src Dev",
+                            "Src Ctx", "Dst Dev", "Dst Ctx", "Unified Memory", "Virtual Address"))
 _DEVICE = re.compile(rf"^(.*?)\s*\(({DIGITS})\)\s*$", re.ASCII)
 #: the correlation id nvprof appends to a kernel's name when the file has no Correlation_ID column
 _CORR_SUFFIX = re.compile(rf"^(.*\S)\s+\[({DIGITS})\]$", re.ASCII | re.DOTALL)
@@ -166,6 +175,12 @@ class NvprofCsv(Collector):
             devices = [{"rank": 0, "device_id": k, "name": v} for k, v in sorted(seen.items())]
         src = {"path": str(path), "collector": self.name, "size_bytes": raw.size_bytes, "rank": 0, "rows": n,
                "session_start_epoch_ns": None}
+        counters = [h for h in col_at if h and h not in _TRACE_COLUMNS]
+        if counters:  # --metrics/--events with --print-gpu-trace: one column per counter, kernels replayed
+            src["pmc"] = True
+            warnings.append(f"{path}: an nvprof counter-collection run ({plural(len(counters), 'counter column')}, "
+                            f"e.g. {counters[0]!r}): nvprof replayed each kernel to read them, so the start times and "
+                            "gaps are not the workload's; the counter values are not read")
         meta = TimelineMeta(sources=[src], devices=devices)
         warnings.append(f"{path}: nvprof GPU trace: GPU work only (no launch calls, synchronisations or host "
                         "activity: idle time cannot be attributed)")
