@@ -330,3 +330,18 @@ def test_nvprof_gpu_trace_with_metric_columns_is_a_counter_run(tmp_path):
     tl = collect(p)
     assert len(tl.events) == 2 and busy_unknown_reason(tl).startswith("counter-collection run")
     assert any("1 counter column, e.g. 'achieved_occupancy'" in w for w in tl.meta.warnings)
+
+
+def test_folder_of_nvprof_traces_says_nvprof_not_nsys(tmp_path):
+    """A folder of nvprof GPU traces (each counting from its own session start) got the note "3 Nsight Systems
+    exports of 3 record no capture start (the SQLite export's TARGET_INFO_SESSION_START_TIME…)": the note now names
+    the files' own tool."""
+    import shutil
+
+    import gpulens
+
+    for n in ("magus_gtx1080ti_gputrace_sobol.csv", "magus_gtx1080ti_traces_cudasdk_concurrentKernels.csv"):
+        shutil.copy(DATA / n, tmp_path / n)
+    tl = gpulens.collect(tmp_path)
+    said = [w for w in tl.meta.warnings if "record no capture start" in w]
+    assert len(said) == 1 and "2 nvprof GPU traces of 2" in said[0] and "Nsight" not in said[0]
