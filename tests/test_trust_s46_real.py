@@ -177,26 +177,29 @@ def test_nvprof_console_summary(tmp_path):
     assert len(tl.events) == 0
 
 
+def _summary_row(text: str, tmp_path: Path, name: str):
+    p = tmp_path / name
+    p.write_text(text)
+    t = collect(p).tables["kernel_summary"]
+    assert len(t) == 1
+    return t.iloc[0]
+
+
 def test_nvprof_summary_csv_and_hand_saved_csv(tmp_path):
     """``nvprof --csv`` (a units row, each statistic in its own unit) and the console text saved with commas
     (jazzTheJackRabbit/epic-flow-cuda ``nvprof.csv``: names with commas unquoted)."""
-    p = tmp_path / "summary.csv"
-    p.write_text('==1== Profiling result:\n"Type","Time(%)","Time","Calls","Avg","Min","Max","Name"\n'
-                 ',%,ms,,us,us,ms,\n"GPU activities",62.5,12.5,100,125.0,120.0,0.2,"k(float*)"\n'
-                 '"GPU activities",37.5,7.5,2,3750.0,3000.0,4.5,"[CUDA memcpy HtoD]"\n'
-                 '"API calls",90.0,300.0,5,60000.0,1.0,299.0,"cudaMalloc"\n')
-    t = collect(p).tables["kernel_summary"]
-    assert (t["name"].tolist(), t["calls"].tolist(), t["total_ns"].tolist()) == (["k(float*)"], [100], [12_500_000])
-    assert (t["mean_ns"].iloc[0], t["min_ns"].iloc[0], t["max_ns"].iloc[0]) == (125_000, 120_000, 200_000)
-    hand = tmp_path / "nvprof.csv"
-    hand.write_text("Time(%),Time,Calls,Avg,Min,Max,Name\n"
-                    "47.79%,542.36ms,45,12.052ms,12.007ms,12.110ms,[CUDA memcpy HtoD]\n"
-                    "20.92%,237.43ms,150,1.5829ms,1.5103ms,2.1174ms,red_sor(float*, float*, float, int)\n"
-                    "10.37%,117.72ms,10,11.772ms,11.752ms,11.801ms,[CUDA memcpy DtoH]")
-    t = collect(hand).tables["kernel_summary"]
-    assert (t["name"].tolist(), t["calls"].tolist(), t["total_ns"].tolist()) == (
-        ["red_sor(float*, float*, float, int)"], [150], [237_430_000])
-    assert t["mean_ns"].iloc[0] == 1_582_900  # 237.43 ms / 150 = 1.58287 ms, printed 1.5829ms: within the step
+    r = _summary_row('==1== Profiling result:\n"Type","Time(%)","Time","Calls","Avg","Min","Max","Name"\n'
+                     ',%,ms,,us,us,ms,\n"GPU activities",62.5,12.5,100,125.0,120.0,0.2,"k(float*)"\n'
+                     '"GPU activities",37.5,7.5,2,3750.0,3000.0,4.5,"[CUDA memcpy HtoD]"\n'
+                     '"API calls",90.0,300.0,5,60000.0,1.0,299.0,"cudaMalloc"\n', tmp_path, "summary.csv")
+    assert (r["name"], r["calls"], r["total_ns"], r["mean_ns"], r["min_ns"], r["max_ns"]) == (
+        "k(float*)", 100, 12_500_000, 125_000, 120_000, 200_000)
+    r = _summary_row("Time(%),Time,Calls,Avg,Min,Max,Name\n"
+                     "47.79%,542.36ms,45,12.052ms,12.007ms,12.110ms,[CUDA memcpy HtoD]\n"
+                     "20.92%,237.43ms,150,1.5829ms,1.5103ms,2.1174ms,red_sor(float*, float*, float, int)\n"
+                     "10.37%,117.72ms,10,11.772ms,11.752ms,11.801ms,[CUDA memcpy DtoH]", tmp_path, "nvprof.csv")
+    assert (r["name"], r["calls"], r["total_ns"]) == ("red_sor(float*, float*, float, int)", 150, 237_430_000)
+    assert r["mean_ns"] == 1_582_900  # 237.43 ms / 150 = 1.58287 ms, printed 1.5829ms: within the step
 
 
 def test_nvprof_output_quoted_in_a_readme_is_not_a_report(tmp_path):
