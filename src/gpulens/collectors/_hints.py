@@ -23,6 +23,8 @@ rocprofv3 OTF2                         suffix ``.otf2``
 nvprof / Visual Profiler               suffix ``.nvvp`` / ``.prof`` and an SQLite file that :mod:`.nvprof_sqlite`
                                        did not take (no activity tables: a --metrics/--events profile)
 nvprof text report (console output)    ``==PID== NVPROF is profiling`` / ``Profiling result:`` / ``Metric result:``
+                                       when no collector took it (its summary and GPU trace are read:
+                                       :mod:`.nvprof_summary`, :mod:`.nvprof_trace_text`, :mod:`.nvprof_csv`)
 rocprofv3 PC-sampling CSV              a header ``Sample_Timestamp, …, Instruction, …``
 rocprofv3 thread-trace (ATT)           a header ``CodeObj, Vaddr, Instruction, Hitcount, Latency, …`` (the decoder's
 instruction statistics                 per-instruction ``stats_*.csv`` of one dispatch)
