@@ -44,6 +44,23 @@ MAX_COLUMNS = 65_536
 _SEP_LINE = re.compile(r"\A\ufeff?[ \t]*sep=(.)[ \t]*(?:\r\n|\r|\n|\Z)")
 
 
+def header_lines(path: Path, header_at: Callable[[list[str]], int | None], missing: str):
+    """``(raw, lines, at)``: ``path`` read (:func:`gpulens.collectors._io.read_input`), its text split in lines (a
+    byte-order mark dropped, undecodable bytes replaced) and the index of the header ``header_at`` finds in them.
+
+    Raises:
+        TraceFormatError: no header (the message ``missing``).
+    """
+    from gpulens.collectors._io import read_input
+
+    raw = read_input(path)
+    lines = raw.data.decode("utf-8", errors="replace").lstrip("\ufeff").splitlines()
+    at = header_at(lines)
+    if at is None:
+        raise TraceFormatError(path, missing)
+    return raw, lines, at
+
+
 def excel_sep(text: str) -> tuple[str, str]:
     """``(text, delimiter)``: a first line ``sep=X`` (Excel's delimiter hint, written by users and tools so that
     Excel opens the file in columns) removed and ``X`` returned as the delimiter. Without one, a first line with no

@@ -25,6 +25,8 @@ TensorFlow / JAX profiler XSpace       suffix ``.xplane.pb`` (``plugins/profile/
 nvprof / Visual Profiler               suffix ``.nvvp`` / ``.prof`` and an SQLite file that :mod:`.nvprof_sqlite`
                                        did not take (no activity tables: a --metrics/--events profile)
 nvprof text report (console output)    ``==PID== NVPROF is profiling`` / ``Profiling result:`` / ``Metric result:``
+                                       when no collector took it (its summary and GPU trace are read:
+                                       :mod:`.nvprof_summary`, :mod:`.nvprof_trace_text`, :mod:`.nvprof_csv`)
 rocprofv3 PC-sampling CSV              a header ``Sample_Timestamp, …, Instruction, …``
 rocprofv3 thread-trace (ATT)           a header ``CodeObj, Vaddr, Instruction, Hitcount, Latency, …`` (the decoder's
 instruction statistics                 per-instruction ``stats_*.csv`` of one dispatch)
@@ -124,9 +126,11 @@ _ADVICE = {
                        "(export_chrome_trace's .pt.trace.json)",
     "ncu_log": "Nsight Compute's console log, without the results: ncu wrote them to {what} (its ==PROF== Report: "
                "line); analyse that .ncu-rep (or its `ncu --import … --csv --page details` export)",
-    "nvprof_text": "nvprof's text report (its console output), which gpulens does not read: nvprof is retired "
-                   "(no Ampere or later support); record with Nsight Systems (nsys profile, then nsys export --type "
-                   "sqlite) for a timeline, or Nsight Compute (ncu --csv) for per-kernel counters",
+    "nvprof_text": "nvprof's text report (its console output) without a GPU summary or GPU trace — metrics, events "
+                   "or API calls —, which gpulens does not read: nvprof is retired (no Ampere or later support); its "
+                   "summary (nvprof ./app) and its GPU trace are read (nvprof --csv --print-gpu-trace --log-file "
+                   "FILE, or nvprof -o FILE.nvvp), or record with Nsight Systems (nsys profile, then nsys export "
+                   "--type sqlite) for a timeline, or Nsight Compute (ncu --csv) for per-kernel counters",
     "nvprof": "an nvprof / Visual Profiler SQLite file without the activity tables gpulens reads (StringTable "
               "plus CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, _KERNEL, _MEMCPY or _RUNTIME): record a timeline with "
               "`nvprof -o {name} ./app` (trace mode, no --metrics/--events), or with Nsight Systems (nsys profile, "

@@ -38,6 +38,12 @@ def _starts(part: Any) -> list[Any]:
     return [s.get(KEY) for s in part.meta.sources if isinstance(s, dict) and KEY in s]
 
 
+#: collector → (what its files are, where a capture start would be) for the note on files without one
+_UNTIMED = {"nvprof_csv": ("nvprof GPU trace(s)", "nvprof prints its times from its own session start, no date"),
+            "": ("Nsight Systems export(s)", "the SQLite export's TARGET_INFO_SESSION_START_TIME; an nsys stats "
+                 "report prints none")}
+
+
 def align_capture_starts(labelled: list[tuple[str, Any]]) -> list[str]:
     """Shift the events of each part of ``labelled`` (``(file name, Parts)``) whose times count from its own
     capture start onto the earliest capture start of them (in place); returns the notes to warn with (none when
@@ -48,6 +54,8 @@ def align_capture_starts(labelled: list[tuple[str, Any]]) -> list[str]:
         return []
     known = [(name, part, min(st)) for name, part, st in timed if st]
     unknown = [name for name, _, st in timed if not st]
+    tools = {str(s.get("collector")) for _, part, st in timed if not st for s in part.meta.sources
+             if isinstance(s, dict) and KEY in s}
     notes = []
     if len(known) >= 2:
         first = min(s for _, _, s in known)
@@ -61,8 +69,8 @@ def align_capture_starts(labelled: list[tuple[str, Any]]) -> list[str]:
                          f"start (TARGET_INFO_SESSION_START_TIME): aligned on the earliest start — {listed}"
                          + (f" and {len(moved) - 4} more" if len(moved) > 4 else ""))
     if unknown:
-        notes.append(f"{plural(len(unknown), 'Nsight Systems export(s)')} of {len(timed)} record no capture start "
-                     "(the SQLite export's TARGET_INFO_SESSION_START_TIME; an nsys stats report prints none): their "
+        what, where = _UNTIMED.get(tools.pop(), _UNTIMED[""]) if len(tools) == 1 else _UNTIMED[""]
+        notes.append(f"{plural(len(unknown), what)} of {len(timed)} record no capture start ({where}): their "
                      "times count from their own start and cannot be placed "
                      "against the other files' — the wall span and the order in which the ranks reached a "
                      f"collective are not aligned for them: {', '.join(unknown[:4])}"

@@ -38,8 +38,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._dispatch import Dispatches, build_timeline
-from gpulens.collectors._csvrows import rejoin_last_name
-from gpulens.collectors._io import read_input
+from gpulens.collectors._csvrows import header_lines, rejoin_last_name
 from gpulens.collectors._kineto_kinds import copy_kind_of
 from gpulens.collectors._numbers import DIGITS, exact_int, not_recorded
 from gpulens.collectors._time_units import ns_factor
@@ -91,11 +90,7 @@ class NsysGpuTrace(Collector):
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         """Read one report; raises :class:`TraceFormatError` (no header, a time column without a time unit)."""
         path = Path(path)
-        raw = read_input(path)
-        lines = raw.data.decode("utf-8", errors="replace").lstrip("\ufeff").splitlines()
-        at = header_at(lines)
-        if at is None:
-            raise TraceFormatError(path, "no nsys cuda_gpu_trace header (Start, Duration, …, Name)")
+        raw, lines, at = header_lines(path, header_at, "no nsys cuda_gpu_trace header (Start, Duration, …, Name)")
         under = [ln for ln in table_lines(lines, at) if ln.strip()]  # up to the table's end: never the next report's
         header = next(csv.reader([lines[at]]))
         rows = [r for r in csv.reader(io.StringIO("\n".join(under), newline="")) if r]

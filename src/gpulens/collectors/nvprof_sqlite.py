@@ -315,4 +315,34 @@ class NvprofSqliteCollector(NsysSqliteCollector):
             warnings.append(f"{db.path}: device list (CUPTI_ACTIVITY_KIND_DEVICE) unreadable, skipped ({exc})")
             return {"nvprof_schema_version": ver}, devices
         gpu_rows_unread(db, devices, ("CUPTI_ACTIVITY_KIND_DEVICE",), warnings)
-        return {"nvprof_schema_version": ver}, devices
+        info: dict[str, Any] = {"nvprof_schema_version": ver}
+        replay = _replay_tables(db)
+        if replay:
+            info["pmc"] = True  # a counter-collection run: no span, busy or idle (analyzers._span)
+            warnings.append(f"{db.path}: an nvprof counter-collection run ({', '.join(replay)}: --metrics, --events "
+                            "or --analysis-metrics): nvprof serialised and replayed each kernel to read them, so the "
+                            "kernels' start times and the gaps between them are not the workload's; record a "
+                            "timeline with nvprof -o FILE (no --metrics/--events) or Nsight Systems")
+        return info, devices
+
+
+#: nvprof tables written only when kernels were replayed to collect counters or instrumented (--metrics, --events,
+#: --analysis-metrics, --source-level-analysis global_access/branch/...): the timeline of such a run is the profiler's
+_REPLAY_TABLES = ("CUPTI_ACTIVITY_KIND_METRIC", "CUPTI_ACTIVITY_KIND_EVENT", "CUPTI_ACTIVITY_KIND_METRIC_INSTANCE",
+                  "CUPTI_ACTIVITY_KIND_EVENT_INSTANCE", "CUPTI_ACTIVITY_KIND_INSTRUCTION_EXECUTION",
+                  "CUPTI_ACTIVITY_KIND_GLOBAL_ACCESS", "CUPTI_ACTIVITY_KIND_SHARED_ACCESS",
+                  "CUPTI_ACTIVITY_KIND_BRANCH")
+
+
+def _replay_tables(db: _Db) -> list[str]:
+    """The replay-only tables of ``db`` that hold rows (short names: ``METRIC``, ``EVENT`` …); unreadable ones are
+    not counted."""
+    out = []
+    for t in _REPLAY_TABLES:
+        if t in db.cols:
+            try:
+                if db.con.execute(f'SELECT 1 FROM "{t}" LIMIT 1').fetchone():
+                    out.append(t.removeprefix("CUPTI_ACTIVITY_KIND_"))
+            except sqlite3.DatabaseError:
+                continue
+    return out
