@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from gpulens.collectors import _kineto_columns
+from gpulens.collectors._kineto_kinds import GPU_KIND_TABLE, KIND_LIST
 from gpulens.collectors._kineto_columns import used_codes
 from gpulens.timeline.names import code_dtype, normalize_kernel_name, normalized_names
 
@@ -63,3 +64,11 @@ def test_code_dtype_is_pandas_choice(n, dtype):
         cat = pd.Categorical.from_codes(np.zeros(1, dtype=np.int64) if n else np.full(1, -1),
                                         categories=pd.Index([f"k{i}" for i in range(n)], dtype="str"))
         assert cat.codes.dtype == np.dtype(dtype)
+
+
+def test_gpu_kind_table_is_isin_of_the_gpu_kinds():
+    """The byte table the Kineto finish reads equals ``np.isin(kind, GPU kinds)`` for every kind code and -1."""
+    codes = np.array(list(range(len(KIND_LIST))) + [-1], dtype=np.int8)
+    gpu = [KIND_LIST.index(k) for k in ("kernel", "comm", "memcpy", "memset")]
+    assert GPU_KIND_TABLE[codes.view(np.uint8)].tolist() == np.isin(codes, gpu).tolist()
+    assert GPU_KIND_TABLE[codes.view(np.uint8)].sum() == 4
