@@ -26,6 +26,7 @@ import pandas as pd
 from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
 from gpulens.timeline.timeline import join_meta
 from gpulens.timeline.link_ids import no_zero_ids
+from gpulens.timeline.names import code_dtype  # noqa: F401  (imported from here by the Kineto columns)
 from gpulens.timeline.schema import Column
 
 
@@ -115,17 +116,6 @@ def move_rank(tl: Timeline, rank: int) -> Timeline:
 
 
 _DTYPES: dict[tuple, pd.CategoricalDtype] = {}
-
-
-def code_dtype(n: int) -> np.dtype:
-    """The integer dtype pandas keeps the codes of a Categorical of ``n`` categories in (the smallest of int8,
-    int16, int32, int64 whose maximum is above ``n``: ``pandas.core.dtypes.cast.coerce_indexer_dtype``). A code
-    table (``remap``) of this dtype makes ``remap[codes]`` the column's codes as they are stored: no int64 array of
-    every row's codes, then a second, narrowed copy of it (each a fresh 3M-row array at 1M kernels)."""
-    for t in (np.int8, np.int16, np.int32):
-        if n < np.iinfo(t).max:
-            return np.dtype(t)
-    return np.dtype(np.int64)
 
 
 def categorical(codes: np.ndarray, cats: Any) -> pd.Categorical:

@@ -24,8 +24,8 @@ from gpulens.collectors._chrome_json import json_text
 from gpulens.collectors._collectives import collective_table
 from gpulens.collectors._kineto_grid import fix_rocm_grid
 from gpulens.collectors._kineto_kinds import (  # noqa: F401  (CATEGORY_KIND... importable from here)
-    _COPY_KIND_RE, _K, _OTHER_PHASES, CATEGORY_KIND, GPU_CATEGORIES, KIND_LIST, _codes_to_cat, _has_other,
-    _unknown_phases, copy_kind_of, kind_of)
+    _COPY_KIND_RE, _K, _OTHER_PHASES, CATEGORY_KIND, GPU_CATEGORIES, GPU_KIND_TABLE, KIND_LIST, _codes_to_cat,
+    _has_other, _unknown_phases, copy_kind_of, kind_of)
 from gpulens.collectors._kineto_ranks import event_ranks, rank_in_label
 from gpulens.collectors._kineto_columns import (Dictionary, _codes_to_named_cat, fits_int32, int_array,  # noqa: F401
                                                 nullable, take, us_text_to_ns)
@@ -403,11 +403,11 @@ class Accumulator:
             self.base_ignored, base_ns = base_ns, 0  # would wrap int64: times stay relative (kineto.py warns)
         start = start + base_ns if base_ns else start
         dur = cat("dur")
-        name = cat("name").astype(np.int64, copy=False)
+        name = cat("name")  # int32 dictionary codes, used as they are (no int64 copy of every row)
         nocat = cat("nocat")
         if (name < 0).any():  # an event without a name keeps a visible placeholder, never NaN or another's name
             name[name < 0] = self.names.encode([UNNAMED])[0]
-        copy = cat("copy").astype(np.int64, copy=False)
+        copy = cat("copy")
         corr = pair("corr")
         ints = {key: pair(key, narrow and key in _NARROW_KEYS)
                 for key in ("pid", "tid", "device", "stream", "grid_x", "grid_y", "grid_z", "block_x", "block_y",
@@ -420,7 +420,7 @@ class Accumulator:
             self.ignored.pop("", None)
             self.ignored.pop("(none)", None)
         self._copies_by_launcher(kind, name, corr, ints["grid_x"][1] | ints["block_x"][1])
-        is_gpu = np.isin(kind, [_K[k] for k in ("kernel", "comm", "memcpy", "memset")])
+        is_gpu = GPU_KIND_TABLE[kind.view(np.uint8)]  # np.isin(kind, GPU kinds) by a 256-entry table
         if rocm[0]:
             grid_cols, block_cols = [ints[f"grid_{a}"] for a in "xyz"], [ints[f"block_{a}"] for a in "xyz"]
             self.grid_fixes = fix_rocm_grid(np.flatnonzero(is_gpu), grid_cols, block_cols, rocm[1],

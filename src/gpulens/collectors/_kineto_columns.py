@@ -366,9 +366,34 @@ def used_codes(codes: np.ndarray, size: int) -> np.ndarray:
     codes = np.asarray(codes)
     if not len(codes):
         return np.zeros(0, dtype=np.int64)
+    if codes.dtype.itemsize == 1:  # int8 / uint8 codes: -1 counted as 255 (uint8 view), then left out
+        counts = _chunked_bincount(codes.view(np.uint8), 256)
+        return np.flatnonzero(counts[:128 if codes.dtype.kind == "i" else 256]).astype(np.int64)
     if int(codes.min()) < 0:
         codes = codes[codes >= 0]
-    return np.flatnonzero(np.bincount(codes, minlength=size)).astype(np.int64, copy=False)
+    return np.flatnonzero(_chunked_bincount(codes, size)).astype(np.int64, copy=False)
+
+
+#: rows counted at a time by :func:`_chunked_bincount`: numpy's ``bincount`` first converts its input to an intp
+#: array; per chunk that copy (512 KiB) stays in the cache, instead of one fresh 8-byte-per-row array of every row
+#: (24 MiB at 3M rows; int8 codes at 1M kernels: 42–57 ms a call in the collector's large process, 5 ms chunked)
+_BINCOUNT_CHUNK = 1 << 16
+
+
+def _chunked_bincount(values: np.ndarray, size: int) -> np.ndarray:
+    """``np.bincount(values, minlength=size)`` of non-negative integers, counted :data:`_BINCOUNT_CHUNK` rows at a
+    time (same counts; longer than ``size`` when a value is ``>= size``, as numpy's)."""
+    if len(values) <= _BINCOUNT_CHUNK:
+        return np.bincount(values, minlength=size)
+    counts = np.zeros(size, dtype=np.intp)
+    for i in range(0, len(values), _BINCOUNT_CHUNK):
+        part = np.bincount(values[i:i + _BINCOUNT_CHUNK], minlength=size)
+        if len(part) > len(counts):
+            part[:len(counts)] += counts
+            counts = part
+        else:
+            counts += part
+    return counts
 
 
 def nullable(values: np.ndarray, valid: np.ndarray) -> pd.arrays.IntegerArray:

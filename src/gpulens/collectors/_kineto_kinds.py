@@ -65,6 +65,9 @@ _COPY_KIND_PTI_RE = re.compile(r"\b([MHDS])2([MHDS])\b")
 _PTI_SIDE = {"M": "H", "H": "H", "D": "D"}
 KIND_LIST = ("kernel", "comm", "memcpy", "memset", "cpu_op", "runtime", "sync", "annotation", "python", "other")
 _K = {k: i for i, k in enumerate(KIND_LIST)}
+#: per kind code read as a byte (code -1: 255): whether it is a GPU kind (kernel, comm, memcpy, memset)
+GPU_KIND_TABLE = np.zeros(256, dtype=bool)
+GPU_KIND_TABLE[[_K[k] for k in ("kernel", "comm", "memcpy", "memset")]] = True
 
 
 def kind_of(cat: str, name: str) -> str:

@@ -104,6 +104,17 @@ def truncate_kernel_name(name: str | None) -> str | None:
     return None if n is None else (base_name(n) or n)
 
 
+def code_dtype(n: int) -> np.dtype:
+    """The integer dtype pandas keeps the codes of a Categorical of ``n`` categories in (the smallest of int8,
+    int16, int32, int64 whose maximum is above ``n``: ``pandas.core.dtypes.cast.coerce_indexer_dtype``). A code
+    table (``remap``) of this dtype makes ``remap[codes]`` the column's codes as they are stored: no int64 array of
+    every row's codes, then a second, narrowed copy of it (each a fresh 3M-row array at 1M kernels)."""
+    for t in (np.int8, np.int16, np.int32):
+        if n < np.iinfo(t).max:
+            return np.dtype(t)
+    return np.dtype(np.int64)
+
+
 def normalized_names(names: pd.Series) -> pd.Series:
     """Vectorised :func:`normalize_kernel_name` over a categorical (or any) Series: each distinct name is processed
     once, so millions of rows cost one pass over the categories plus an integer take on the codes (no per-row
@@ -113,8 +124,12 @@ def normalized_names(names: pd.Series) -> pd.Series:
         normed = [normalize_kernel_name(c) for c in cats]
         uniq = pd.Index(normed, dtype="str").unique()
         remap = uniq.get_indexer(normed)  # old category code -> new category code
-        codes = names.cat.codes.to_numpy()
-        new_codes = np.where(codes < 0, -1, remap.take(codes.clip(min=0)) if len(remap) else -1)
+        # one lookup per row: the table's last slot (-1) is what code -1 (no name) reads; the table in the dtype
+        # pandas keeps the new codes in, so no int64 array of every row is made (3M rows at 1M kernels)
+        lut = np.empty(len(remap) + 1, dtype=code_dtype(len(uniq)))
+        lut[:-1] = remap
+        lut[-1] = -1
+        new_codes = lut[names.cat.codes.to_numpy()]
         return pd.Series(pd.Categorical.from_codes(new_codes, categories=uniq), index=names.index)
     return names.map(lambda v: normalize_kernel_name(v) if isinstance(v, str) else None)
 
