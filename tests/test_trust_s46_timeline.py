@@ -1,0 +1,155 @@
+"""Timeline and multi-input fidelity (session 46): time counted across inputs that are not one run.
+
+Every input is built here; the expected figures are worked out by hand in each test from the rows written.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from gpulens.report import analyze
+from gpulens.reports._answer import clock_note
+
+GPU = "NVIDIA A100-SXM4-40GB"
+
+
+def kineto(path: Path, kernels: list[tuple[str, int, int]], base_ns: int | None = None,
+           dist: dict | None = None) -> None:
+    """A Kineto trace of ``kernels`` (name, ts [µs], dur [µs]) on GPU 0 stream 7, each launched 5 µs before it."""
+    ev = []
+    for i, (name, ts, dur) in enumerate(kernels):
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 10, "tid": 10,
+                   "ts": ts - 5, "dur": 4, "args": {"correlation": i + 1}})
+        ev.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": ts, "dur": dur,
+                   "args": {"device": 0, "stream": 7, "correlation": i + 1, "grid": [80, 1, 1],
+                            "block": [256, 1, 1]}})
+    doc: dict = {"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": GPU, "computeMajor": 8,
+                                                           "computeMinor": 0, "numSms": 108}],
+                 "traceEvents": ev}
+    if base_ns is not None:
+        doc["baseTimeNanoseconds"] = base_ns
+    if dist is not None:
+        doc["distributedInfo"] = dist
+    path.write_text(json.dumps(doc))
+
+
+def _run(kernels_a, kernels_b, tmp_path, base_a=None, base_b=None, dist_a=None, dist_b=None):
+    kineto(tmp_path / "a.pt.trace.json", kernels_a, base_a, dist_a)
+    kineto(tmp_path / "b.pt.trace.json", kernels_b, base_b, dist_b)
+    return analyze([tmp_path], cache=False)
+
+
+MODEL_A = [("ampere_sgemm_128x64_nn", 1000, 100), ("vectorized_elementwise_kernel", 1110, 20),
+           ("softmax_warp_forward", 1140, 30)]
+MODEL_B = [("triton_poi_fused_add_0", 1000, 2), ("triton_red_fused_sum_1", 1010, 4)]
+
+
+# --- item 3: unrelated runs in one folder are not the ranks of one job ------------------------------------------
+
+def test_two_models_on_one_gpu_are_two_runs_not_two_ranks(tmp_path):
+    """Same GPU name, no distributedInfo, no kernel name in common: two reports, one rank each — the ranks
+    comparison (a "rank imbalance" between a 150 µs and a 14 µs program) is not made."""
+    rep = _run(MODEL_A, MODEL_B, tmp_path)
+    assert len(rep.sources) == 2
+    by = {Path(s.label).name: s for s in rep.sources}
+    assert set(by) == {"a.pt.trace.json", "b.pt.trace.json"}
+    # hand: A's kernels 1000..1100, 1110..1130, 1140..1170 µs -> span 170 µs, busy 150 µs
+    assert by["a.pt.trace.json"].summary["span_ns"] == 170_000
+    assert by["a.pt.trace.json"].summary["kernel_busy_ns"] == 150_000
+    # B: 1000..1002 and 1010..1014 µs -> span 14 µs, busy 6 µs
+    assert by["b.pt.trace.json"].summary["span_ns"] == 14_000
+    for s in rep.sources:
+        assert s.summary["ranks"] == [0]
+        said = [w for w in s.timeline.meta.warnings if "not the ranks of one job" in w]
+        assert len(said) == 1 and "0 of their 3 and 2 kernel names in common" in said[0]
+
+
+def test_one_model_run_twice_hours_apart_is_two_runs(tmp_path):
+    """Same kernels, both on Kineto's epoch clock (baseTimeNanoseconds), the second run 2 h after the first: two runs
+    (joined, the wall span was 2 h of one 'job')."""
+    base = 1_700_000_000_000_000_000
+    rep = _run(MODEL_A, MODEL_A, tmp_path, base_a=base, base_b=base + 7_200 * 10**9)
+    assert len(rep.sources) == 2
+    for s in rep.sources:
+        assert s.summary["span_ns"] == 170_000
+        said = [w for w in s.timeline.meta.warnings if "not the ranks of one job" in w]
+        assert len(said) == 1 and "apart on one clock" in said[0]
+
+
+def test_ranks_of_one_program_stay_one_run(tmp_path):
+    """Control: the same kernels at the same time, no distributedInfo (rank-less files of one data-parallel job) —
+    one source of 2 ranks, as before."""
+    base = 1_700_000_000_000_000_000
+    rep = _run(MODEL_A, MODEL_A, tmp_path, base_a=base, base_b=base)
+    assert len(rep.sources) == 1 and rep.sources[0].summary["ranks"] == [0, 1]
+    assert not any("not the ranks of one job" in w for w in rep.sources[0].timeline.meta.warnings)
+
+
+def test_pipeline_stages_of_a_recorded_job_stay_one_run(tmp_path):
+    """Control: different kernels per rank, but both files record one distributed job (world size 2, ranks 0 and
+    1: pipeline stages) — one source of 2 ranks."""
+    rep = _run(MODEL_A, MODEL_B, tmp_path, dist_a={"rank": 0, "world_size": 2, "backend": "nccl"},
+               dist_b={"rank": 1, "world_size": 2, "backend": "nccl"})
+    assert len(rep.sources) == 1 and rep.sources[0].summary["ranks"] == [0, 1]
+
+
+def test_two_processes_of_different_programs_in_one_rocprofv3_folder_keep_their_files(tmp_path):
+    """A rocprofv3 folder of two processes (kernel + copy CSV each) running different kernels: two runs, each with
+    its own copy (the split keeps a process's several files together)."""
+    _rocprofv3_processes(tmp_path, names={100: "k_a(float*)", 200: "k_b(float*)"})
+    rep = analyze([tmp_path], cache=False)
+    assert len(rep.sources) == 2
+    for s in rep.sources:
+        assert s.summary["memcpy_count"] == 1 and s.summary["kernel_count"] == 4
+        assert s.summary["span_ns"] == 4_600 and s.summary["exposed_memcpy_ns"] == 600
+
+
+# --- item 1: a nested rocprofv3 folder of two processes whose clocks differ --------------------------------------
+
+K_HDR = '"Kind","Agent_Id","Queue_Id","Kernel_Id","Kernel_Name","Start_Timestamp","End_Timestamp"\n'
+M_HDR = ('"Kind","Direction","Source_Agent_Id","Destination_Agent_Id","Correlation_Id","Start_Timestamp",'
+         '"End_Timestamp"\n')
+CLOCKS = {100: 1_000_000, 200: 9_000_000_000}  # each process's first timestamp [ns]: 9 s apart
+
+
+def _rocprofv3_processes(root: Path, names: dict[int, str] | None = None) -> None:
+    """``<host>/<pid>/<pid>_kernel_trace.csv`` + ``_memory_copy_trace.csv`` (rocprofv3 ``-d %h/%p -o %p``) for
+    pids 100 and 200: 4 kernels of 400 ns every 1,000 ns from the process's clock origin, then a 600 ns HtoD copy
+    at +4,000 ns."""
+    for pid, t0 in CLOCKS.items():
+        d = root / "node1" / str(pid)
+        d.mkdir(parents=True)
+        name = (names or {}).get(pid, "k_step(float*)")
+        rows = "".join(f'"KERNEL_DISPATCH",1,1,1,"{name}",{t0 + i * 1000},{t0 + i * 1000 + 400}\n'
+                       for i in range(4))
+        (d / f"{pid}_kernel_trace.csv").write_text(K_HDR + rows)
+        (d / f"{pid}_memory_copy_trace.csv").write_text(
+            M_HDR + f'"MEMORY_COPY","MEMORY_COPY_HOST_TO_DEVICE",0,1,0,{t0 + 4000},{t0 + 4600}\n')
+
+
+def test_nested_processes_on_different_clocks_are_ranks_with_their_own_spans(tmp_path):
+    """Hand figures per process: span 0 .. 4,600 ns; kernels 4 × 400 = 1,600 ns; the copy 600 ns exposed (no
+    kernel beside it); idle 4,600 − 1,600 − 600 = 2,400 ns. Stitched across both clocks the span was 9 s."""
+    _rocprofv3_processes(tmp_path)
+    rep = analyze([tmp_path], cache=False)
+    assert len(rep.sources) == 1
+    s = rep.sources[0]
+    summ = s.summary
+    assert summ["ranks"] == [0, 1]
+    assert summ["rank_span_ns"] == {"0": 4_600, "1": 4_600} or summ["rank_span_ns"] == {0: 4_600, 1: 4_600}
+    assert summ["span_ns"] == 4_600  # the longest rank, never the 9 s between the clocks
+    assert summ["span_basis"] == "longest rank"
+    bd = s.results["breakdown"].table.set_index("rank")
+    for r in (0, 1):
+        row = bd.loc[r]
+        assert (row["span_ns"], row["computation_ns"], row["exposed_memcpy_ns"], row["idle_ns"]) == \
+            (4_600, 1_600, 600, 2_400)
+    # copies counted wherever kernels are: in the summary and in the breakdown the chart draws
+    assert summ["memcpy_count"] == 2 and summ["exposed_memcpy_ns"] == 1_200
+    # GPU idle is the largest share (2,400 of 4,600 ns per GPU) and holds the verdict
+    assert summ["verdict"] == "idle-unattributed"
+    assert "clocks disagree" in clock_note(s)  # said, not silently joined
