@@ -153,3 +153,52 @@ def test_nested_processes_on_different_clocks_are_ranks_with_their_own_spans(tmp
     # GPU idle is the largest share (2,400 of 4,600 ns per GPU) and holds the verdict
     assert summ["verdict"] == "idle-unattributed"
     assert "clocks disagree" in clock_note(s)  # said, not silently joined
+
+
+# --- item 4: a baseline (or a candidate set) of runs that are not one workload is said, not silent ---------------
+
+def _traces(tmp_path: Path) -> dict[str, Path]:
+    """Two runs of model A (the second 10 % slower: same kernels) and one of model B, as separate traces."""
+    out = {}
+    for name, kernels in (("a1", MODEL_A), ("a2", [(n, ts, int(d * 1.1)) for n, ts, d in MODEL_A]), ("b", MODEL_B)):
+        out[name] = tmp_path / f"{name}.pt.trace.json"
+        kineto(out[name], kernels)
+    return out
+
+
+def test_baseline_of_two_workloads_warns_and_every_gate_says_it(tmp_path):
+    from gpulens.gate import collect_runs, load_baseline, run_gate, save_baseline
+
+    t = _traces(tmp_path)
+    base = save_baseline([t["a1"], t["a2"], t["b"]], "mixed", tmp_path / "store", git={})
+    # hand: B shares 0 of its 2 kernel names (and 0 % of its kernel time) with A's 3: another workload; a2 is A
+    assert len(base.notes) == 1
+    assert base.notes[0].startswith(f"1 of the 3 runs ({t['b']}) is not the same workload as the first ({t['a1']})")
+    assert "0 kernel names in common" in base.notes[0]
+    again = load_baseline(base.path)
+    assert again.notes == base.notes  # stored with the baseline
+    res = run_gate(again, collect_runs([t["a1"]]))
+    assert any(n.startswith("baseline: 1 of the 3 runs") for n in res.notes)
+
+
+def test_baseline_of_one_workload_has_no_note_and_a_mixed_candidate_set_is_said(tmp_path):
+    from gpulens.gate import collect_runs, run_gate, save_baseline
+
+    t = _traces(tmp_path)
+    base = save_baseline([t["a1"], t["a2"]], "one", tmp_path / "store", git={})
+    assert base.notes == []
+    assert "notes" not in json.loads(base.path.read_text())
+    res = run_gate(base, collect_runs([t["a2"], t["b"]]))
+    assert any(n.startswith("candidate: 1 of the 2 runs") for n in res.notes)
+
+
+def test_baseline_save_cli_prints_the_warning(tmp_path):
+    from typer.testing import CliRunner
+
+    from gpulens.cli import app
+
+    t = _traces(tmp_path)
+    out = CliRunner().invoke(app, ["baseline", "save", str(t["a1"]), str(t["b"]), "--name", "m",
+                                   "--store", str(tmp_path / "store")])
+    assert out.exit_code == 0, out.output
+    assert "warning: 1 of the 2 runs" in " ".join(out.output.split())
