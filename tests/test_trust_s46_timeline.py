@@ -202,3 +202,47 @@ def test_baseline_save_cli_prints_the_warning(tmp_path):
                                    "--store", str(tmp_path / "store")])
     assert out.exit_code == 0, out.output
     assert "warning: 1 of the 2 runs" in " ".join(out.output.split())
+
+
+# --- item 5: the rocprofiler-sdk Kineto grid convention decided by the recorded HIP version ----------------------
+
+def _sdk(tmp_path: Path, hip: int | None, grid: list, block: list, extra: list | None = None) -> Path:
+    from tests.test_trust_s45_real import _sdk_trace
+
+    p = _sdk_trace(tmp_path, grid, block, extra)
+    doc = json.loads(p.read_text())
+    if hip is None:
+        doc.pop("hip_runtime_version")
+    else:
+        doc["hip_runtime_version"] = hip
+    p.write_text(json.dumps(doc))
+    return p
+
+
+@pytest.mark.parametrize("hip,grid,block,rule", [
+    # HIP 7.1 (70125424, TraceLens' MI300X traces): written as launched — 64 workgroups of 256 work-items
+    (70125424, 64, 256, "as launched"),
+    # HIP 7.0 (70051831, the aorta MI350X trace): grid holds the workgroup size 64 and block the grid in
+    # work-items, 256: 256 / 64 = 4 workgroups of 64
+    (70051831, 4, 64, "swapped"),
+    # no HIP version recorded: swapped, as rocprofiler-sdk wrote it first
+    (None, 4, 64, "swapped (no HIP version recorded)"),
+])
+def test_ambiguous_sdk_records_follow_the_recorded_hip_version(tmp_path, hip, grid, block, rule):
+    """Every record fits a workgroup both ways (grid [64,1,1], block [256,1,1]): only the version can tell."""
+    from gpulens.collectors import collect
+
+    tl = collect(_sdk(tmp_path, hip, [64, 1, 1], [256, 1, 1]))
+    k = tl.of_kind("kernel")
+    assert (int(k["grid_x"].iloc[0]), int(k["block_x"].iloc[0])) == (grid, block)
+    assert tl.meta.sources[0]["grid_convention"] == rule
+
+
+def test_records_that_tell_their_convention_win_over_the_version(tmp_path):
+    """HIP 7.1 recorded, but a record's "block" of 524288 work-items cannot be a workgroup: the trace swaps (its
+    records say so); the ambiguous record follows: block 64, grid 256 / 64 = 4."""
+    from gpulens.collectors import collect
+
+    tl = collect(_sdk(tmp_path, 70125424, [256, 1, 1], [524288, 1, 1], extra=[([64, 1, 1], [256, 1, 1])]))
+    k = tl.of_kind("kernel").sort_values("start_ns")
+    assert k["grid_x"].tolist() == [524288 // 256, 256 // 64] and k["block_x"].tolist() == [256, 64]
