@@ -246,3 +246,33 @@ def test_records_that_tell_their_convention_win_over_the_version(tmp_path):
     tl = collect(_sdk(tmp_path, 70125424, [256, 1, 1], [524288, 1, 1], extra=[([64, 1, 1], [256, 1, 1])]))
     k = tl.of_kind("kernel").sort_values("start_ns")
     assert k["grid_x"].tolist() == [524288 // 256, 256 // 64] and k["block_x"].tolist() == [256, 64]
+
+
+# --- item 2: idle that untimed work may fill, per GPU where the events say which GPU ------------------------------
+
+def test_a_runaway_on_one_gpu_of_a_rank_bounds_that_gpus_idle_only(tmp_path):
+    """One rank drives GPUs 0 and 1 (3 kernels of 50 µs each, 100 µs apart; GPU 1 10 µs later). GPU 1's last
+    kernel starts at 1400 µs, after all else ended, with a recorded 10⁹ µs: a runaway with nothing to cut it at,
+    its time unknown. By hand: GPU 0 span 1000..1250 = 250 µs, idle 250 − 150 = 100 µs, all measured; GPU 1 span
+    1010..1400 = 390 µs, idle 390 − 150 = 240 µs, which the runaway may fill. Before, the runaway's rank counted both
+    GPUs' idle as unmeasured (100 µs on GPU 0 too) with 'a bound per rank, not per GPU'."""
+    ev = []
+    for dev in (0, 1):
+        for i in range(3):
+            ev.append({"ph": "X", "cat": "kernel", "name": f"k{dev}", "pid": dev, "tid": 7,
+                       "ts": 1000 + i * 100 + dev * 10, "dur": 50,
+                       "args": {"device": dev, "stream": 7, "correlation": dev * 10 + i + 1}})
+    ev.append({"ph": "X", "cat": "kernel", "name": "k1", "pid": 1, "tid": 7, "ts": 1400, "dur": 10**9,
+               "args": {"device": 1, "stream": 7, "correlation": 99}})
+    p = tmp_path / "two_gpus.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev,
+                             "deviceProperties": [{"id": 0, "name": GPU}, {"id": 1, "name": GPU}]}))
+    bd = analyze([p], cache=False).sources[0].results["breakdown"]
+    t = bd.table.set_index("device_id")
+    assert (int(t.loc[0, "span_ns"]), int(t.loc[0, "idle_ns"]), int(t.loc[0, "idle_untimed_ns"])) == \
+        (250_000, 100_000, 0)
+    assert (int(t.loc[1, "span_ns"]), int(t.loc[1, "idle_ns"]), int(t.loc[1, "idle_untimed_ns"])) == \
+        (390_000, 240_000, 240_000)
+    said = bd.summary["idle_bound"]
+    assert "only the 240.00 µs of idle of the GPU it ran on (rank 0 GPU 1)" in said
+    assert "per rank" not in said
