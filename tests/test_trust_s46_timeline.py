@@ -18,7 +18,7 @@ GPU = "NVIDIA A100-SXM4-40GB"
 
 
 def kineto(path: Path, kernels: list[tuple[str, int, int]], base_ns: int | None = None,
-           dist: dict | None = None) -> None:
+           dist: dict | None = None, gpu: str = GPU) -> None:
     """A Kineto trace of ``kernels`` (name, ts [µs], dur [µs]) on GPU 0 stream 7, each launched 5 µs before it."""
     ev = []
     for i, (name, ts, dur) in enumerate(kernels):
@@ -27,7 +27,7 @@ def kineto(path: Path, kernels: list[tuple[str, int, int]], base_ns: int | None 
         ev.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": ts, "dur": dur,
                    "args": {"device": 0, "stream": 7, "correlation": i + 1, "grid": [80, 1, 1],
                             "block": [256, 1, 1]}})
-    doc: dict = {"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": GPU, "computeMajor": 8,
+    doc: dict = {"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": gpu, "computeMajor": 8,
                                                            "computeMinor": 0, "numSms": 108}],
                  "traceEvents": ev}
     if base_ns is not None:
@@ -107,6 +107,23 @@ def test_two_processes_of_different_programs_in_one_rocprofv3_folder_keep_their_
         assert s.summary["memcpy_count"] == 1 and s.summary["kernel_count"] == 4
         assert s.summary["span_ns"] == 4_600 and s.summary["exposed_memcpy_ns"] == 600
 
+
+
+def test_a_kineto_trace_beside_another_programs_nsys_export_on_the_same_gpu_model(tmp_path):
+    """lashi's RTX 4090 streamSimple export (4 kernel names) beside a Kineto trace of model A on an RTX 4090: same
+    GPU model, no distributed job, no kernel name in common — two runs, never two ranks of one job."""
+    import shutil
+
+    from tests.conftest import shared_trace
+
+    shutil.copy(shared_trace("nsys/lashi_rtx4090_streamSimple.sqlite"), tmp_path)
+    kineto(tmp_path / "a.pt.trace.json", MODEL_A, base_ns=1_700_000_000_000_000_000, gpu="NVIDIA GeForce RTX 4090")
+    rep = analyze([tmp_path], cache=False)
+    assert sorted(Path(s.label).name for s in rep.sources) == ["a.pt.trace.json", "lashi_rtx4090_streamSimple.sqlite"]
+    assert rep.sources[0].summary["span_ns"] == 170_000 or rep.sources[1].summary["span_ns"] == 170_000
+    for s in rep.sources:
+        assert s.summary["ranks"] == [0]
+        assert any("0 of their 3 and 4 kernel names in common" in w for w in s.timeline.meta.warnings)
 
 # --- item 1: a nested rocprofv3 folder of two processes whose clocks differ --------------------------------------
 
