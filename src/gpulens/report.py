@@ -16,6 +16,7 @@ from gpulens.analyzers import AnalysisResult, Finding, run_all
 from gpulens.analyzers.ranks import world_size
 from gpulens.analyzers._unknown_time import invalid_gpu_work
 from gpulens.collectors import collect
+from gpulens._split_runs import split_mixed_devices
 from gpulens.errors import note_input
 from gpulens.units import agree, plural
 from gpulens.reports.render_cache import created_now
@@ -520,28 +521,6 @@ def _kind_mask(events: Any, kind: str) -> Any:
             return np.zeros(len(col), dtype=bool)
         return col.cat.codes.to_numpy() == cats.index(kind)
     return (col == kind).to_numpy()
-
-
-def device_names(tl: Timeline) -> set[str]:
-    """The distinct GPU names the Timeline's inputs record (empty names ignored)."""
-    return {str(d.get("name")).strip() for d in tl.meta.devices if d.get("name") and str(d.get("name")).strip()}
-
-
-def split_mixed_devices(label: str, tl: Timeline, **collect_kw: Any) -> list[tuple[str, Timeline]]:
-    """A Timeline read from several files that record different GPUs (an H100 trace and an MI300X trace in one
-    folder) is not one run: its files are read again one by one, each a source of its own, with a warning naming
-    the devices. Other Timelines are returned unchanged (``[(label, tl)]``)."""
-    names = device_names(tl)
-    paths = [str(x["path"]) for x in tl.meta.sources if x.get("path")]
-    if len(names) < 2 or len(set(paths)) < 2:
-        return [(label, tl)]
-    out = []
-    for p in dict.fromkeys(paths):
-        part = collect(p, **collect_kw)
-        part.meta.warnings.append(f"{label}: its files record different GPUs ({', '.join(sorted(names))}); "
-                                  f"{p} is analysed as a run of its own, not merged with the others")
-        out.append((p, part))
-    return out
 
 
 NCU_COLLECTORS = ("ncu_csv", "ncu_rep", "ncu_text")

@@ -176,11 +176,11 @@ def _other_clock(gpu: pd.DataFrame, t: pd.DataFrame) -> None:
     t["idle_other_clock_ns"] = out
 
 
-def _per_rank_note(t: pd.DataFrame) -> str:
-    """What :data:`IDLE_BOUND_UNTIMED` adds when a rank with such work drove several GPUs (rows of ``t`` with
-    ``idle_untimed_ns`` > 0): the refused rows record no GPU, so each GPU of the rank counts the bound — per rank,
-    not per GPU; '' otherwise."""
-    on = t[t["idle_untimed_ns"].to_numpy() > 0]
+def _per_rank_note(t: pd.DataFrame, ranks: set[int]) -> str:
+    """What :data:`IDLE_BOUND_UNTIMED` adds when a rank of ``ranks`` (those with such work on no recorded GPU) drove
+    several GPUs (rows of ``t`` with ``idle_untimed_ns`` > 0): the refused rows record no GPU, so each GPU of the rank
+    counts the bound — per rank, not per GPU; '' otherwise."""
+    on = t[(t["idle_untimed_ns"].to_numpy() > 0) & t["rank"].isin(ranks).to_numpy()]
     gpus = on.groupby("rank")["device_id"].nunique()
     many = sorted(int(r) for r in gpus[gpus > 1].index)
     if not many:
@@ -191,28 +191,50 @@ def _per_rank_note(t: pd.DataFrame) -> str:
             f"{'its' if len(many) == 1 else 'their'} GPUs counts it — a bound per rank, not per GPU)")
 
 
-def _untimed(timeline: Timeline, t: pd.DataFrame) -> tuple[int, str | None]:
-    """``idle_untimed_ns`` of each row of ``t`` (in place): the whole idle of the GPUs of a rank that has GPU work
-    recorded without a usable time (:func:`gpulens.analyzers._unknown_time.gpu_rows_of_unknown_time`: absent, or
+def _on_gpus_note(t: pd.DataFrame, idle: int) -> str:
+    """What :data:`IDLE_BOUND_UNTIMED` adds when the work without a usable time may fill the idle of some GPUs only
+    (it records which it ran on): how much idle that is and which GPUs; '' when it may fill all of ``idle`` [ns]."""
+    part = int(t["idle_untimed_ns"].sum())
+    if part >= idle:
+        return ""
+    on = t[t["idle_untimed_ns"].to_numpy() > 0]
+    gpus = ", ".join(f"rank {int(r)} GPU {int(d)}" for r, d in zip(on["rank"], on["device_id"]))
+    return (f" — of it, only the {fmt_ns(part)} of idle of the {'GPU' if len(on) == 1 else 'GPUs'} it ran on "
+            f"({gpus}); the other GPUs' idle is measured")
+
+
+def _untimed(timeline: Timeline, t: pd.DataFrame) -> tuple[int, str | None, set[int]]:
+    """``idle_untimed_ns`` of each row of ``t`` (in place): the whole idle of the GPU that GPU work recorded without a
+    usable time ran on where the events say which (a runaway event's ``device_id``), else of every GPU of its rank
+    (:func:`gpulens.analyzers._unknown_time.gpu_rows_of_unknown_time`: absent, or
     refused as impossible — a negative or unreadable duration; the refused rows record no
     device, so each GPU of the rank may hold it; and runaway durations with nothing to cut them at,
-    :func:`gpulens.analyzers._unknown_time.runaways_without_time`), else 0. Returns (how many such events, the busy
-    bound: None, "at least" when each has a recorded start inside its rank's GPU span — it then only adds busy time,
-    and lengthens the span by no more than it adds — else "unknown")."""
+    :func:`gpulens.analyzers._unknown_time.runaways_without_time`, each on its own GPU), else 0. Returns (how many
+    such events, the busy bound: None, "at least" when each has a recorded start inside its rank's GPU span — it then
+    only adds busy time, and lengthens the span by no more than it adds — else "unknown", the ranks whose such work
+    records no GPU: their bound is per rank)."""
     from gpulens.analyzers._unknown_time import gpu_rows_of_unknown_time, runaways_without_time
 
     side = gpu_rows_of_unknown_time(timeline)  # absent times and impossible ones (refused): neither is idle
+    side = side.assign(device_id=pd.array([pd.NA] * len(side), dtype="Int64"))  # refused rows record no GPU
     away = runaways_without_time(timeline)  # events whose recorded duration is a fault with nothing to cut it at
     if away.any():
         ev = timeline.events
         side = pd.concat([side, pd.DataFrame({"rank": ev["rank"].to_numpy()[away].astype("int64"),
-                                              "start_ns": pd.array(ev["start_ns"].to_numpy()[away], dtype="Int64")})],
+                                              "start_ns": pd.array(ev["start_ns"].to_numpy()[away], dtype="Int64"),
+                                              "device_id": pd.array(ev["device_id"].to_numpy()[away],
+                                                                    dtype="Int64")})],
                          ignore_index=True)
     t["idle_untimed_ns"] = np.zeros(len(t), dtype="int64")
     if not len(side):
-        return 0, None
+        return 0, None, set()
     ranks = set(side["rank"].astype("int64").tolist())
-    mine = t["rank"].isin(ranks).to_numpy() | ~t["rank"].isin(ranks).any()
+    no_gpu = set(side.loc[side["device_id"].isna().to_numpy(), "rank"].astype("int64").tolist())
+    on_gpu = set(zip(side.loc[side["device_id"].notna().to_numpy(), "rank"].astype("int64").tolist(),
+                     side.loc[side["device_id"].notna().to_numpy(), "device_id"].astype("int64").tolist()))
+    mine = t["rank"].isin(no_gpu).to_numpy() | np.array([(int(r), int(d)) in on_gpu for r, d in
+                                                         zip(t["rank"], t["device_id"])], dtype=bool) \
+        | ~t["rank"].isin(ranks).any()
     t["idle_untimed_ns"] = np.where(mine, t["idle_ns"].to_numpy(dtype="int64"), 0)
     ctx = context_of(timeline)
     g = ctx.gpu
@@ -225,7 +247,7 @@ def _untimed(timeline: Timeline, t: pd.DataFrame) -> tuple[int, str | None]:
     hi = side["rank"].map(hull["e"]).astype("float64")
     inside = start.notna().to_numpy() & (start.astype("float64") >= lo).fillna(False).to_numpy() \
         & (start.astype("float64") <= hi).fillna(False).to_numpy()
-    return len(side), "at least" if inside.all() else "unknown"
+    return len(side), "at least" if inside.all() else "unknown", no_gpu
 
 
 def _split(ev: pd.DataFrame) -> dict[str, int]:
@@ -377,7 +399,7 @@ class Breakdown(Analyzer):
             t[col] = _pct_of_span(t, num)
         t["utilization_pct"] = (100.0 * t["busy_ns"] / t["window_ns"]).where(t["window_ns"] > 0, 0.0)
         _other_clock(gpu, t)
-        n_untimed, busy_bound = _untimed(timeline, t)
+        n_untimed, busy_bound, no_gpu = _untimed(timeline, t)
         t = t[list(COLUMNS)]
         unknown_overlap = _overlap_unknown(gpu, t)
         for p in unknown_overlap:  # a part blanked as unknown: its share of the span with it
@@ -392,7 +414,7 @@ class Breakdown(Analyzer):
                    if tot["idle_other_clock_ns"] else
                    IDLE_BOUND_UNTIMED.format(idle=fmt_ns(tot["idle_ns"]), launches=plural(n_untimed, 'GPU '
                                                                                                      'launch(es)'))
-                   + _per_rank_note(t) if n_untimed else None,
+                   + _per_rank_note(t, no_gpu) + _on_gpus_note(t, tot["idle_ns"]) if n_untimed else None,
                    "untimed_gpu_work": n_untimed, "busy_bound": busy_bound,
                    "idle_pct": 100.0 * tot["idle_ns"] / run["device_span_ns"] if run["device_span_ns"] else 0.0}
         summary["part_pct"] = span_shares(tot, run["device_span_ns"])  # every reporter's "share of the span"

@@ -47,6 +47,8 @@ def save_cmd(
               f"{base.machine_key}) to {base.path}")
     for e in base.excluded:
         con.print(f"  excluded {e['label']}: {e['reason']}", style="yellow")
+    for n in base.notes:
+        con.print(f"  warning: {n}", style="yellow")
     copies = copied_runs(base.metrics, len(base.runs))
     if copies:
         con.print(f"  note: {plural(copies, 'run')} of the {len(base.runs)} {agree(copies, 'repeats', 'repeat')} "

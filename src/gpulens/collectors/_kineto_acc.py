@@ -367,14 +367,14 @@ class Accumulator:
         return out
 
     def finish(self, base_ns: int, rank: int, select: Selection | None, dialect: Any = None,
-               rocm: tuple[bool, bool] = (False, False)):
+               rocm: tuple[bool, str | None] = (False, None)):
         """Take the accumulated columns; return (event columns, rejected columns, counter columns, ignored categories).
 
         Args:
             dialect: a :class:`~gpulens.collectors._chrome_dialects.Dialect`; for ``xla-gpu`` the events without a
                 category on GPU processes become GPU work (see that module).
-            rocm: (ROCm trace, written by the rocprofiler-sdk backend): grid sizes are converted to workgroups
-                (:mod:`._kineto_grid`); the counts are in ``self.grid_fixes``.
+            rocm: (ROCm trace, rocprofiler-sdk convention: :func:`._kineto_grid.sdk_convention`): grid sizes are
+                converted to workgroups (:mod:`._kineto_grid`); the counts are in ``self.grid_fixes``.
         """
         from gpulens.timeline.schema import KINDS
 

@@ -16,6 +16,13 @@ other units, converted here:
   block that fits is no swapped record. When a trace has such records and no record whose "block" is too large for a
   workgroup, its records are taken as written (grid in workgroups); else the swap holds for every record but those.
 
+  The rule by version (:func:`sdk_convention`), for the records whose sizes alone cannot tell (grid and block both
+  fit a workgroup: ``grid [256,1,1] block [256,1,1]`` is 256 workgroups as launched, 1 workgroup swapped): a trace
+  recording HIP runtime ≥ 7.1 (``hip_runtime_version`` ≥ 70100000, HIP's major·10⁷ + minor·10⁵ + patch: TraceLens'
+  MI300X traces, 70125424, write as launched) keeps them as written; HIP 7.0 or older (the aorta MI350X trace,
+  70051831, swapped) or no HIP version: swapped. Records that do tell (an impossible block, a grid no workgroup can
+  be) decide the trace's convention whatever its version says, as above.
+
 CUDA traces are never changed (no ``hip`` runtime, no ``gcnArchName``).
 """
 
@@ -31,14 +38,34 @@ def _ceil_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (a + b - 1) // np.maximum(b, 1)
 
 
+#: First HIP runtime version (``hip_runtime_version``: major·10⁷ + minor·10⁵ + patch) whose rocprofiler-sdk-backend
+#: Kineto traces write grid (workgroups) and block as launched: ROCm 7.1 (module doc).
+AS_LAUNCHED_HIP = 70_100_000
+
+
+def sdk_convention(sdk_version: object, hip_runtime_version: object) -> str | None:
+    """How a rocprofiler-sdk-backend trace writes grid and block, by its recorded versions (module doc): None (no
+    ``rocprofiler-sdk_version``: the roctracer backend), ``"as launched"`` (HIP runtime ≥ 7.1), ``"swapped"`` (HIP
+    7.0 or older), ``"swapped (no HIP version recorded)"``."""
+    if sdk_version is None:
+        return None
+    try:
+        hip = int(float(hip_runtime_version))  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
+        return "swapped (no HIP version recorded)"
+    return "as launched" if hip >= AS_LAUNCHED_HIP else "swapped"
+
+
 def fix_rocm_grid(rows: np.ndarray, grid: list[tuple[np.ndarray, np.ndarray]],
-                  block: list[tuple[np.ndarray, np.ndarray]], sdk: bool, ext_module: np.ndarray) -> dict[str, int]:
+                  block: list[tuple[np.ndarray, np.ndarray]], sdk: bool | str | None,
+                  ext_module: np.ndarray) -> dict[str, int]:
     """Convert the grid/block columns of GPU kernel ``rows`` of a ROCm trace in place; return counts per rule.
 
     Args:
         rows: indices of kernel rows (kinds kernel/comm/memcpy/memset recorded as kernels).
         grid, block: three (values, valid) pairs each, edited in place.
-        sdk: the trace says it was written with the rocprofiler-sdk backend.
+        sdk: the trace's rocprofiler-sdk convention by version (:func:`sdk_convention`; True: as "swapped"), or
+            None/False: not that backend.
         ext_module: per row, launched by ``hipExtModuleLaunchKernel`` (roctracer global-work-size convention).
     """
     counts = {"swapped": 0, "work_items": 0}
@@ -54,7 +81,10 @@ def fix_rocm_grid(rows: np.ndarray, grid: list[tuple[np.ndarray, np.ndarray]],
     too_big_block = ok & (threads > MAX_THREADS_PER_BLOCK)  # a "block" no GPU runs: grid and block swapped
     # a "grid" too large to be a workgroup size with a block that fits: written as launched, not swapped
     as_launched = ok & ~too_big_block & (np.prod(np.maximum(g, 1), axis=0) > MAX_THREADS_PER_BLOCK)
-    sdk_swaps = sdk and not (as_launched.any() and not too_big_block.any())  # the trace's own convention
+    if as_launched.any() or too_big_block.any():  # the trace's own records tell its convention
+        sdk_swaps = bool(sdk) and not (as_launched.any() and not too_big_block.any())
+    else:  # no record tells: the recorded version does
+        sdk_swaps = bool(sdk) and sdk != "as launched"
     swapped = too_big_block | (ok & ~as_launched & sdk_swaps)
     items = ok & ~swapped & ext_module[rows]
     if swapped.any():

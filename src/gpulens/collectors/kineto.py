@@ -52,6 +52,7 @@ from gpulens.collectors._kineto_damage import DamageLog, read_damaged
 from gpulens.collectors._kineto_dupkey import events_of_repeated_key
 from gpulens.collectors._kineto_fast import piece_reader
 from gpulens.collectors._kineto_acc import Accumulator as _Accumulator
+from gpulens.collectors._kineto_grid import sdk_convention
 from gpulens.collectors._kineto_kinds import CATEGORY_KIND, GPU_CATEGORIES, kind_of
 from gpulens.collectors._kineto_ranks import RANK_IN_FILE_NAME
 from gpulens.collectors._kineto_columns import (FAST_TRACE_DECODER, TRACE_DECODER, FastEvent, RawEvent, RawTrace,
@@ -453,8 +454,8 @@ class KinetoCollector(Collector):
                 or trace.rocprofiler_sdk_version is not None
                 or any(isinstance(p, dict) and p.get("gcnArchName") for p in props)
                 or any(isinstance(v, str) and v.startswith("hip") for v in acc.names.values))
-        cols, rej, cnt, ignored = acc.finish(base_ns, rank, select, dialect,
-                                             (rocm, trace.rocprofiler_sdk_version is not None))
+        sdk = sdk_convention(trace.rocprofiler_sdk_version, trace.hip_runtime_version)
+        cols, rej, cnt, ignored = acc.finish(base_ns, rank, select, dialect, (rocm, sdk))
         if (stripped := paddle_names(cols["name"])) is not None:
             cols["name"] = stripped
             warnings.append(f"{path}: read as a PaddlePaddle profiler trace: the duration its event names carry "
@@ -542,7 +543,8 @@ class KinetoCollector(Collector):
                "schema_version": trace.schemaVersion, "display_time_unit": trace.displayTimeUnit,
                "distributed": dist or None, "producer": dialect.producer, "comm_by_launcher": by_launcher,
                "incomplete_capture": incomplete_note, "unread_device_events": unread,
-               "grid_units": "workgroups (converted)" if any(acc.grid_fixes.values()) else "as recorded"}
+               "grid_units": "workgroups (converted)" if any(acc.grid_fixes.values()) else "as recorded",
+               **({"grid_convention": sdk} if sdk else {})}
         for key in _VERSION_KEYS:  # driver/runtime versions as Kineto records them (e.g. 12000 = CUDA 12.0)
             if getattr(trace, key, None) is not None:
                 src[key] = getattr(trace, key)

@@ -43,6 +43,8 @@ class Baseline:
         metrics: metric name → :class:`~gpulens.gate.runs.Metric` with the raw samples.
         unknown: metric name → why some run's figure of it is not a measurement
             (:func:`gpulens.gate.runs.unknown_figures`: that run gave it no sample); written only when not empty.
+        notes: what the runs' set holds that its figures do not say (runs of another workload than the first:
+            :func:`gpulens.gate.workload.mixed_workloads`); written only when not empty, said by every gate.
     """
 
     name: str
@@ -57,6 +59,7 @@ class Baseline:
     git: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
     unknown: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document written to disk."""
@@ -65,7 +68,8 @@ class Baseline:
                 "report_schema_version": self.report_schema_version, "machine_key": self.machine_key,
                 "environment": self.environment, "git": self.git, "runs": self.runs, "excluded": self.excluded,
                 "metrics": {k: m.to_dict() for k, m in self.metrics.items()},
-                **({"unknown": dict(self.unknown)} if self.unknown else {})}
+                **({"unknown": dict(self.unknown)} if self.unknown else {}),
+                **({"notes": list(self.notes)} if self.notes else {})}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], path: Path | None = None) -> "Baseline":
@@ -86,15 +90,16 @@ class Baseline:
             return cls(str(d["name"]), str(d["created"]), str(d["tool"]["version"]), d.get("report_schema_version"),
                        str(d["machine_key"]), dict(d["environment"]), list(d["runs"]), metrics,
                        list(d.get("excluded", [])), dict(d.get("git") or {}), path,
-                       {str(k): str(v) for k, v in (d.get("unknown") or {}).items()})
+                       {str(k): str(v) for k, v in (d.get("unknown") or {}).items()},
+                       [str(n) for n in (d.get("notes") or [])])
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise BaselineError(f"{where}: malformed baseline ({type(exc).__name__}: {exc})") from None
 
 
-#: The top-level fields of a baseline file and the JSON type each must have (``excluded``, ``git`` and
+#: The top-level fields of a baseline file and the JSON type each must have (``excluded``, ``git``, ``notes`` and
 #: ``unknown`` optional).
 _FIELDS = {"name": str, "created": str, "machine_key": str, "tool": dict, "environment": dict, "runs": list,
-           "metrics": dict, "excluded": list, "git": dict, "unknown": dict}
+           "metrics": dict, "excluded": list, "git": dict, "unknown": dict, "notes": list}
 
 
 def _json_type(v: Any) -> str:
@@ -112,7 +117,7 @@ def _check_fields(d: dict[str, Any]) -> None:
     where the runs are (``list("abc")`` would be three runs), ``null`` for the machine key (read as ``"None"``)."""
     for key, kind in _FIELDS.items():
         if key not in d:
-            if key in ("excluded", "git", "unknown"):
+            if key in ("excluded", "git", "unknown", "notes"):
                 continue
             raise ValueError(f"field '{key}' is missing")
         v = d[key]
@@ -185,7 +190,7 @@ def baseline_from_runs(name: str, runs: RunSet, git: dict[str, Any] | None = Non
         raise BaselineError(f"refusing to save baseline '{name}': no usable run ({why})")
     created = created or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     return Baseline(name, created, __version__, runs.report_schema_version, runs.machine_key, runs.environment,
-                    runs.runs, runs.metrics, runs.excluded, git or {}, None, dict(runs.unknown))
+                    runs.runs, runs.metrics, runs.excluded, git or {}, None, dict(runs.unknown), list(runs.notes))
 
 
 def copied_runs(metrics: dict[str, Metric], runs: int) -> int:

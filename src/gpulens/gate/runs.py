@@ -188,6 +188,8 @@ class RunSet:
         untimed: ``kernel:<key>`` of the kernels some run recorded launches of but not their durations (no timing
             sample from that run; a kernel that no run timed has no metric at all); ``"*"`` when a run recorded
             launches without any kernel time (counter-only input: which kernels ran is not known by name).
+        notes: what the runs' set holds that the figures do not say: runs of another workload than the first
+            (:func:`gpulens.gate.workload.mixed_workloads`).
         unknown: metric name → why some run's figure of it is unknown (:func:`unknown_figures`): GPU work recorded
             without a usable time, or a runaway recorded duration (shared case B07's fault on a stream's last
             event); that run gives the metric no sample, so the gate cannot judge it on that run.
@@ -201,6 +203,7 @@ class RunSet:
     metrics: dict[str, Metric]
     untimed: set[str] = field(default_factory=set)
     unknown: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
 
 def _num(v: float) -> float | int:
@@ -377,8 +380,22 @@ def collect_runs(paths: Iterable[str | Path], reports: list[dict[str, Any]] | No
     env = _common_env([environment_of(s, r) for s, r in usable] or envs, paths)
     untimed: set[str] = set()
     unknown: dict[str, str] = {}
+    from gpulens.gate.workload import mixed_workloads
+
+    notes = mixed_workloads([(str(s.get("label")), _kernel_times(s)) for s, _ in usable])
     return RunSet(runs, excluded, env, machine_key(env), next(iter(versions), None),
-                  _metrics(usable, untimed, unknown), untimed, unknown)
+                  _metrics(usable, untimed, unknown), untimed, unknown, notes)
+
+
+def _kernel_times(source: dict[str, Any]) -> dict[str, float]:
+    """Kernel key → kernel time [ns] of one run (its per-kernel table; untimed kernels count 0)."""
+    out: dict[str, float] = {}
+    for r in _kernel_rows(source):
+        if r.get("name") is not None:
+            t = r.get("effective_ns", r.get("total_ns"))
+            key = kernel_key(str(r["name"]))
+            out[key] = out.get(key, 0.0) + (float(t) if isinstance(t, (int, float)) else 0.0)
+    return out
 
 
 def _common_env(envs: list[dict[str, Any]], paths: list[Path]) -> dict[str, Any]:

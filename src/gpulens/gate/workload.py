@@ -55,3 +55,24 @@ def workload_text(ov: Mapping[str, Any], base: str = "baseline", cand: str = "ca
             f"{cand}'s {ov['cand_kernels']}; with under "
             f"{100 * WORKLOAD_OVERLAP_MIN:.0f} % of the time and of the names in common the figures below compare two "
             "programs, not a change)")
+
+
+def mixed_workloads(runs: list[tuple[str, Mapping[str, float]]]) -> list[str]:
+    """Runs of one side (a baseline's, or a gate's candidates) that are not the same workload as the first run
+    with kernel time: ``runs`` is ``[(label, kernel key → kernel time [ns])]`` in order; returns one note naming
+    those runs (with the smallest overlap's figures, :func:`kernel_overlap`), or ``[]``. Such runs pool the
+    samples of two programs: the medians and the run-to-run noise the gate tests against describe neither."""
+    timed = [(label, k) for label, k in runs if kernel_overlap(k, k) is not None]
+    if len(timed) < 2:
+        return []
+    first, ref = timed[0]
+    odd = [(label, ov) for label, k in timed[1:]
+           if (ov := kernel_overlap(ref, k)) is not None and not ov["same_workload"]]
+    if not odd:
+        return []
+    label, ov = min(odd, key=lambda x: x[1]["overlap"])
+    names = ", ".join(str(x) for x, _ in odd[:3]) + (f" and {len(odd) - 3} more" if len(odd) > 3 else "")
+    return [f"{len(odd)} of the {len(timed)} runs ({names}) {'is' if len(odd) == 1 else 'are'} not the same "
+            f"workload as the first ({first}): " + workload_text(ov, "first run", "other run").split(": ", 1)[1]
+            .replace("the figures below compare two programs, not a change", "their samples pool two programs: "
+                     "the medians and the noise the gate tests against describe neither")]
