@@ -9,6 +9,10 @@ others are skipped with a warning that names them and says why; so is a second c
 
 Preference, when the folder is not a CSV output folder (whose CSVs are read by the folder collector): the rocpd
 database (every domain in one file), then the JSON.
+
+Likewise a Chrome-trace JSON that ``gpulens analyze --perfetto`` wrote beside the profiler's own files (``gpulens
+analyze DIR --perfetto DIR/run.perfetto.json``) holds their events again: it is not read as one more rank while the
+folder has other traces (:func:`gpulens_exports`); alone, it is read.
 """
 
 from __future__ import annotations
@@ -56,7 +60,23 @@ def one_layout_per_run(files: list[Path], formats: list[str]) -> tuple[list[Path
                 skipped.append((f, f"another copy of {best[1].name} (same file prefix and layout, compressed or "
                                    "not); reading both would count every event twice"))
     gone = {f for f, _ in skipped}
-    return [f for f in files if f not in gone], skipped
+    kept = [f for f in files if f not in gone]
+    exports = gpulens_exports(kept)
+    if exports and len(exports) < len(kept):
+        skipped += [(f, "a trace exported by gpulens --perfetto: beside the folder's profiler outputs its events "
+                        "would count twice, as one more rank (analyse it alone to read it)") for f in exports]
+        kept = [f for f in kept if f not in set(exports)]
+    return kept, skipped
+
+
+def gpulens_exports(files: list[Path]) -> list[Path]:
+    """The files among ``files`` that ``gpulens analyze --perfetto`` wrote (``"traceName": "gpulens export"`` in
+    their first 16 KiB, gzip read through: :func:`gpulens._outputs.own_output_kind`). Never raises."""
+    from gpulens._outputs import own_output_kind
+    from gpulens.collectors._io import read_head
+
+    return [f for f in files
+            if f.suffix.lower() in (".json", ".gz") and own_output_kind(read_head(f, 16384)) == "perfetto"]
 
 
 def skip_reason(fmt: str, used: str, used_layout: str) -> str:
