@@ -43,6 +43,8 @@ def test_block_size_bound_hand_calculated():
     occ = block_size_bound(CUDA_LIMITS["9.0"], 32)
     assert occ.active_blocks == 32 and occ.occupancy_pct == pytest.approx(50.0)
     assert block_size_bound(CUDA_LIMITS["9.0"], 2048) is None  # over the 1,024-thread block limit: cannot run
+    # 1-thread blocks on 8.6: its 16-block cap binds — 16 warps of 48, 33.3 %
+    assert block_size_bound(CUDA_LIMITS["8.6"], 1).occupancy_pct == pytest.approx(100 * 16 / 48)
 
 
 def test_unknown_theoretical_occupancy_shows_its_block_size_bound():
@@ -77,6 +79,21 @@ def test_unknown_theoretical_occupancy_shows_its_block_size_bound():
            "recorded)" in ev and "theoretical not counted" not in ev
     f = next(f for f in src.findings() if f.key == "occupancy/theoretical-missing")
     assert "Bounded by the block size alone: gemm_naive_kernel at most 66.7 % (1,024-thread blocks" in f.title
+
+
+def test_verdict_uses_a_low_bound_as_the_occupancy_limit():
+    from gpulens.analyzers.verdict_rules import Evidence, decide
+
+    # 20 % achieved under the 40 % low-occupancy line; the block size caps theoretical at 33.3 % (1-thread blocks on
+    # sm_86: the 16-block cap, 16 of 48 warps): the limit is known to be low, so the kernel is
+    # latency/occupancy-bound; without the bound nothing names a limit: undetermined
+    v = decide(Evidence("k", "kernel", 1, 100_000, achieved_occupancy_pct=20.0, theoretical_max_pct=100 * 16 / 48,
+                        vendor="nvidia"))
+    assert v.verdict == "latency/occupancy-bound"
+    assert v.evidence == ("occupancy 20 % achieved / at most 33.3 % theoretical (its block size alone: registers and "
+                          "shared memory not recorded), limiter not known")
+    v = decide(Evidence("k", "kernel", 1, 100_000, achieved_occupancy_pct=20.0, vendor="nvidia"))
+    assert v.verdict == "undetermined" and "theoretical not counted" in v.evidence
 
 
 def test_known_theoretical_or_full_bound_has_no_bound():
