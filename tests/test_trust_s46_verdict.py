@@ -114,10 +114,14 @@ def test_launch_advice_beside_too_little_evidence_is_conditional():
     assert bn["gaps_launch"] == 2 and "comes from only 2 gaps" in bn["verdict_evidence"]
     idle = next(f for f in src.findings() if f.key == "idle")
     launch = next(f for f in src.findings() if f.key == "idle/launch")
-    for text in (idle.action, launch.detail):
-        assert text.startswith("Too little evidence to act on yet: 10.14 µs"), text
-        assert "over only 2 gaps (an idle cause needs at least 3 gaps, or half the span" in text
-        assert "Profile more iterations (a longer capture); if this idle recurs there, then: " in text
+    assert launch.detail.startswith("Too little evidence to act on yet: 10.14 µs of it over only 2 gaps (an idle "
+                                    "cause needs at least 3 gaps, or half the span"), launch.detail
+    assert idle.action == (
+        "Too little evidence to act on yet (an idle cause needs at least 3 gaps, or half the span, to make a verdict: "
+        "fewer show no pattern). Profile more iterations (a longer capture); if this idle recurs there, then: start "
+        "with the largest cause, 10.14 µs on launch overhead over 2 gaps: fuse small kernels or capture the loop in "
+        "CUDA graphs (stream capture).")
+    assert "Profile more iterations (a longer capture); if this idle recurs there, then: " in launch.detail
     assert not idle.action.startswith("Start with the largest cause")
     assert evidence_contradictions(src) == (1, [])
 
@@ -152,7 +156,7 @@ def test_the_evidence_checker_finds_fix_advice_beside_too_little_evidence():
                                                       "2 gaps: fuse small kernels or capture the loop in CUDA graphs.")
     src = SimpleNamespace(results={"bottlenecks": bn}, findings=lambda: [root])
     assert evidence_contradictions(src)[1]
-    root.action = "Too little evidence to act on yet: 10.14 µs …; if this idle recurs there, then: fuse …"
+    root.action = "Too little evidence to act on yet (…); if this idle recurs there, then: start with … fuse …"
     assert evidence_contradictions(src) == (1, [])
 
 

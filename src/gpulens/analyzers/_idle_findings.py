@@ -495,8 +495,7 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
     if top in GAP_EVIDENCE.values() and too_few_gaps(n, ns, steady_span):
         # advice follows the evidence: the verdict calls this cause too little evidence, so no fix is claimed — only
         # what to collect and the step if the cause recurs (nsys lashi streamSimple: 2 launch gaps, 10.14 µs)
-        root.action = if_recurs(root.action.split(": ", 1)[1] if ": " in root.action else root.action,
-                                f"{fmt_ns(ns)} {cause_words(top, tot)}", n)
+        root.action = if_recurs(root.action)  # the action names the cause, its time and its gaps
 
 
 

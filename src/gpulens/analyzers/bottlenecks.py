@@ -110,11 +110,13 @@ def too_few_gaps(n: int | None, ns: float, span: float) -> bool:
     return n is not None and not n >= MIN_VERDICT_GAPS and ns < DOMINANT_SHARE * span  # NaN counts: few
 
 
-def if_recurs(step: str, what: str, n: int) -> str:
-    """A fix ``step`` for an idle cause (``what``, with its time) seen in only ``n`` gaps, worded as the evidence
-    allows (:data:`THIN_RULE`): what to collect first, then "if …, then" the step."""
-    return (f"Too little evidence to act on yet: {what} over only {plural(n, 'gap')} ({THIN_RULE}). Profile more "
-            f"iterations (a longer capture); if this idle recurs there, then: {step[0].lower() + step[1:]}")
+def if_recurs(step: str, what: str | None = None, n: int = 0) -> str:
+    """A fix ``step`` for an idle cause seen in too few gaps, worded as the evidence allows (:data:`THIN_RULE`):
+    what to collect first, then "if …, then" the step; ``what`` (the cause's time) and ``n`` (its gaps) are said
+    first when the step does not say them."""
+    seen = f": {what} over only {plural(n, 'gap')} ({THIN_RULE})" if what else f" ({THIN_RULE})"
+    return (f"Too little evidence to act on yet{seen}. Profile more iterations (a longer capture); if this idle "
+            f"recurs there, then: {step[0].lower() + step[1:]}")
 
 
 #: idle-cause columns that are made of gaps (their evidence is counted in gaps)
