@@ -24,11 +24,16 @@ def test_ncu_tensor_counters_give_a_compute_bound_gemm():
     assert row["flops"] == 12_532_580_352 and row["bytes"] == 17.5e6 and row["time_ns"] == 111_810
     assert row["bytes_per_s"] == pytest.approx(156.55e9, rel=1e-3)
     assert row["flops_per_s"] == pytest.approx(12_532_580_352 / 111.81e-6)
-    # AI = 716 FLOP/B, far right of the RTX 5090 BF16 ridge (209.5 TFLOP/s / 1792 GB/s = 117): the compute side, at
-    # 53.5 % of the bf16 roof — a placement; the kernel's measured speed of light (SM 32.10 %, memory 27.74 %: both
-    # under ncu's 60 % SOLBottleneck line) decides its bound, one per kernel: below both roofs (latency-bound)
+    # AI = 716 FLOP/B, far right of the RTX 5090 BF16 ridge (209.5 TFLOP/s at the 2.407 GHz boost, scaled to the
+    # 2.00 GHz "SM Frequency" ncu recorded: 174.1 TFLOP/s / 1792 GB/s = 97): the compute side, at 64.4 % of the bf16
+    # roof at that clock (53.5 % of the boost-clock datasheet roof) — a placement; the kernel's measured speed of light
+    # (SM 32.10 %, memory 27.74 %: both under ncu's 60 % SOLBottleneck line) decides its bound: latency-bound
     assert row["arithmetic_intensity"] == pytest.approx(12_532_580_352 / 17.5e6)
-    assert row["ridge_side"] == "compute" and row["roof_pct"] == pytest.approx(100 * 112.09 / 209.5, rel=1e-3)
+    roof = 209.5 * 2.00 / 2.407
+    assert row["ridge_side"] == "compute" and row["roof_pct"] == pytest.approx(100 * 112.09 / roof, rel=1e-3)
+    assert row["datasheet_roof_pct"] == pytest.approx(100 * 112.09 / 209.5, rel=1e-3)
+    assert r.summary["roof_clock"] == ("compute roofs at the 2.00 GHz SM clock the profiler recorded, not the "
+                                       "datasheet's 2.41 GHz; memory roof as rated")
     assert row["bound"] == "latency/occupancy" and row["bound_basis"] == "measured speed of light"
 
 

@@ -243,22 +243,26 @@ def test_assumed_roofline_overruled_by_the_measured_speed_of_light_says_why(gemm
     # ncu's own reading (SOLBottleneck: both under 60 %): latency; at stake its distance to the compute peak
     assert (sm_pct, mem_pct) == (32.10, 27.74)
     assert v["verdict"] == "latency/occupancy-bound" and v["time_at_stake_ns"] == round(dur * (1 - sm_pct / 100))
-    # the roofline: 12,532,580,352 tensor FLOP / 111.81 µs over the assumed RTX 5090's 209.5 TFLOP/s bf16 = 53.5 %
+    # the roofline: 12,532,580,352 tensor FLOP / 111.81 µs over the assumed RTX 5090's 209.5 TFLOP/s bf16 at its
+    # 2.407 GHz boost, scaled to the 2.00 GHz "SM Frequency" ncu recorded (s46): 209.5 × 2.00 / 2.407 = 174.1 → 64.4 %
     flop = _metric(RTX5090_GEMM, "sm__ops_path_tensor_src_bf16_dst_fp32.sum")
-    assert rf["roof_pct"] == pytest.approx(flop / (dur * 1e-9) / 209.5e12 * 100) and round(rf["roof_pct"], 1) == 53.5
+    roof = 209.5e12 * _metric(RTX5090_GEMM, "SM Frequency") / 2.407
+    assert rf["roof_pct"] == pytest.approx(flop / (dur * 1e-9) / roof * 100) and round(rf["roof_pct"], 1) == 64.4
+    assert round(rf["datasheet_roof_pct"], 1) == 53.5  # the datasheet's boost-clock roof, kept beside it
     note = rf["placement_note"]
-    assert note.startswith("53.5 % of roofline (its FLOPs and bytes over an assumed NVIDIA GeForce RTX 5090's "
-                           "datasheet peaks: the input does not name its GPU) would make it compute-bound")
+    assert note.startswith("64.4 % of roofline (its FLOPs and bytes over an assumed NVIDIA GeForce RTX 5090's "
+                           "datasheet peaks: the input does not name its GPU, compute peaks scaled to the SM clock it "
+                           "ran at) would make it compute-bound")
     assert "measured compute 32.1 %, memory 27.7 % of peak" in note and note.endswith("the measurement decides")
     # every report marks that figure and prints the note under the table (JSON: the note in the row)
     text = " ".join(console.render(gemm, width=250).split())
-    assert "│ 53.5 * │" in text and f"* {note}." in text
+    assert "│ 64.4 * │" in text and f"* {note}." in text
     md = markdown.render(gemm)
-    assert "| 53.5 % \\* |" in md and "_\\* " in md
+    assert "| 64.4 % \\* |" in md and "_\\* " in md
     raw = html.render(gemm)
     page = " ".join(_html.unescape(re.sub(r"<[^>]+>", " ", raw)).split())
-    assert "53.5 % *" in page and f"* {note}." in page
-    # the chart's hover beside "53.5 % of its roof · 75.92 µs at stake" says which figure decides
+    assert "64.4 % *" in page and f"* {note}." in page
+    # the chart's hover beside "64.4 % of its roof · 75.92 µs at stake" says which figure decides
     assert "the measured speed of light, not this % of roof, decides its bound (note under the table)" in raw
     assert note in json_report.render(gemm)
     # the title leads with the class and the measured figures that prove it; the stake's unit in the note

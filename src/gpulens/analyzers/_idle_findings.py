@@ -490,6 +490,13 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
     else:
         root.action = (f"Start with the largest cause, {fmt_ns(ns)} {cause_words(top, tot)}{over}: "
                        f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, linked, vendor, recorded)}.")
+    from gpulens.analyzers.bottlenecks import GAP_EVIDENCE, if_recurs, too_few_gaps
+
+    if top in GAP_EVIDENCE.values() and too_few_gaps(n, ns, steady_span):
+        # advice follows the evidence: the verdict calls this cause too little evidence, so no fix is claimed — only
+        # what to collect and the step if the cause recurs (nsys lashi streamSimple: 2 launch gaps, 10.14 µs)
+        root.action = if_recurs(root.action)  # the action names the cause, its time and its gaps
+
 
 
 def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None = None, pytorch: bool = True,
@@ -553,6 +560,7 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
     # idle inside one clock domain that the GPU's work on another clock may fill (breakdown idle_other_clock_ns):
     # each cause is at most its figure, with nothing at stake (docs/bottlenecks.md "Clock domains")
     from gpulens.analyzers._span import idle_unmeasured_ns
+    from gpulens.analyzers.bottlenecks import if_recurs, too_few_gaps
 
     clock = int(tot.get("idle_other_clock_ns") or 0)
     other = idle_unmeasured_ns(tot)
@@ -565,7 +573,9 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
                                + (f"; up to {fmt_ns(clock)} of the idle may be GPU work on another clock)" if clock
                                   else "; GPU work recorded without a usable start or end may fill any of it)" if other
                                   else ")") + (f" over {plural(n, 'gap')}{one}" if one else ""),
-                               detail, severity="info" if other or tot[key] < 0.1 * span else "warning",
+                               detail if not too_few_gaps(n, tot[key], span) else
+                               if_recurs(detail, f"{fmt_ns(tot[key])} of it", n),
+                               severity="info" if other or tot[key] < 0.1 * span else "warning",
                                category=cat, time_at_stake_ns=None if other else int(tot[key]),
                                key="idle/" + key[5:-3], parent=parent))
     if tot.get("small_grid_ns"):

@@ -21,7 +21,8 @@ def overruled_note(summary: dict, model: Any, roof_pct: Any, verdict: str, sol_t
                 f"measured) would make it {place}; the bound rests on the speed of light's shares of the rated "
                 f"peaks ({sol_text}), with or without a measured roofline, which say {verdict}")
     on = (f"an assumed {dev}'s datasheet peaks: the input does not name its GPU" if summary.get("device_assumed")
-          else f"the {dev} datasheet peaks")
+          else f"the {dev} datasheet peaks") + (", compute peaks scaled to the SM clock it ran at" if
+                                                 summary.get("roof_clock") else "")
     return (f"{pct_words(float(roof_pct))} of roofline (its FLOPs and bytes over {on}) would make it {place}; "
             f"the profiler measured {sol_text} on this GPU's own units, so it is {verdict} — the measurement "
             "decides")

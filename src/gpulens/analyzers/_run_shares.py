@@ -39,7 +39,7 @@ def _other_causes(bn: Any, overhead: str) -> list[tuple[str, int]]:
     evidence only: an idle cause seen in at least :data:`~gpulens.analyzers.bottlenecks.MIN_VERDICT_GAPS` gaps or
     holding half the span (the rule that makes a cause a verdict makes it a secondary cause too)."""
     from gpulens.analyzers._span import idle_unmeasured_ns
-    from gpulens.analyzers.bottlenecks import DOMINANT_SHARE, GAP_EVIDENCE, MIN_VERDICT_GAPS
+    from gpulens.analyzers.bottlenecks import GAP_EVIDENCE, too_few_gaps
 
     s = bn.summary
     span = judged_span_ns(s)
@@ -51,7 +51,7 @@ def _other_causes(bn: Any, overhead: str) -> list[tuple[str, int]]:
         if key in GAP_EVIDENCE and idle_unmeasured_ns(s):  # idle at most (clocks, untimed work): no cause proven
             continue
         n = s.get(f"gaps_{GAP_EVIDENCE[key]}") if key in GAP_EVIDENCE else None
-        if n is None or n >= MIN_VERDICT_GAPS or v >= DOMINANT_SHARE * span:
+        if not too_few_gaps(n, v, span):
             out.append((cls, int(v)))
     return out
 

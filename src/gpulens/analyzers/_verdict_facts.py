@@ -108,6 +108,9 @@ class Evidence:
     num_sms: int | None = None
     achieved_occupancy_pct: float | None = None
     theoretical_occupancy_pct: float | None = None
+    #: the block size's upper bound on it where it is unknown (registers / shared memory not recorded;
+    #: :mod:`gpulens.analyzers._occ_bound`) [%]
+    theoretical_max_pct: float | None = None
     limiter: str | None = None
     #: every block limit tied at the binding value ("registers, shared_memory"; the occupancy table's ``limiters``):
     #: the evidence text names them all, the advice follows :attr:`limiter` (the first)
@@ -146,6 +149,8 @@ class Evidence:
     precision: str | None = None
     #: ``amd`` / ``nvidia`` (:func:`gpulens.analyzers._advice.vendor_of`): the words its steps use (SM or CU…)
     vendor: str | None = None
+    #: the counter names the input holds: "collect X" advice never names one of them (``undetermined_steps``)
+    collected: frozenset = frozenset()
     compute_roof: str | None = None
     sectors_per_request: dict[str, float] | None = None
     #: every launch of it was replayed by a CUDA/HIP graph launch: it has no launch call of its own, so no short-launch
@@ -330,6 +335,10 @@ def _waves_words(e: Evidence) -> str:
 
 
 _LATENCY_STALLS = ("memory_latency", "synchronization", "instruction_fetch")
+
+
+#: the occupancy row's theoretical figure and its block-size bound, read together
+THEO_KEYS = ("theoretical_occupancy_pct", "theoretical_max_pct")
 
 
 def latency_evidence(e: Evidence, low_occupancy_pct: float = 40.0) -> bool:

@@ -300,21 +300,30 @@ def _latency_steps(e: Evidence, proven: bool = True) -> list[str]:
     return steps[:2]
 
 
-#: What to collect for an undetermined kernel, per vendor (None: vendor unknown).
-UNDETERMINED_STEPS = {
-    "amd": ["Collect counters (rocprof-compute profile, or rocprofv3 --pmc SQ_WAVES "
-            "SQ_INSTS_VALU SQ_WAVE_CYCLES SQ_WAIT_INST_ANY) or FLOP/byte figures (torch.profiler with record_shapes "
-            "and with_flops) — without them the bound cannot be classified."],
-    "nvidia": ["Collect counters (ncu --set full) or FLOP/byte figures (torch.profiler with "
-               "record_shapes and with_flops) — without them the bound cannot be classified."],
-}
+#: The rocprofv3 counters that classify an AMD kernel's bound (instruction mix, wave cycles, waits; rocprof-compute's
+#: own profile collects them and more).
+AMD_CLASSIFY_PMC = ("SQ_WAVES", "SQ_INSTS_VALU", "SQ_WAVE_CYCLES", "SQ_WAIT_INST_ANY")
+_NO_BOUND = " — without them the bound cannot be classified."
 
 
-#: The same without PyTorch: no torch.profiler option to name.
-UNDETERMINED_STEPS_NO_TORCH = {
-    "amd": ["Collect counters (rocprof-compute profile, or rocprofv3 --pmc SQ_WAVES "
-            "SQ_INSTS_VALU SQ_WAVE_CYCLES SQ_WAIT_INST_ANY) — without them the bound cannot be classified."],
-    "nvidia": ["Collect counters (ncu --set full) — without them the bound cannot be classified."],
-    "": ["Collect hardware counters (ncu --set full on NVIDIA, rocprof-compute on AMD) — without them the "
-         "bound cannot be classified."],
-}
+def amd_collect(collected=frozenset()) -> str:
+    """The rocprofv3 command naming the classifying counters (:data:`AMD_CLASSIFY_PMC`) the input lacks; those it
+    has (``collected``: the counter names of the input) are said collected, never asked for again (a counter file
+    with SQ_WAVES alone was told "collect SQ_WAVES …")."""
+    have = [c for c in AMD_CLASSIFY_PMC if c in collected]
+    want = [c for c in AMD_CLASSIFY_PMC if c not in collected] or list(AMD_CLASSIFY_PMC[1:])
+    one = len(have) == 1
+    return f"rocprofv3 --pmc {' '.join(want)}" + (
+        f"; {', '.join(have)}, collected already, {'does' if one else 'do'} not classify a kernel alone" if have else "")
+
+
+def undetermined_steps(vendor: str | None, torch_options: bool, collected=frozenset()) -> list[str]:
+    """What to collect for an undetermined kernel, per vendor (None: vendor unknown): counters (and, for a
+    torch.profiler recording, FLOP/byte figures), naming only the AMD counters the input lacks (:func:`amd_collect`)."""
+    flop = " or FLOP/byte figures (torch.profiler with record_shapes and with_flops)" if torch_options else ""
+    if vendor == "amd":
+        return [f"Collect counters (rocprof-compute profile, or {amd_collect(collected)}){flop}{_NO_BOUND}"]
+    if vendor == "nvidia":
+        return [f"Collect counters (ncu --set full){flop}{_NO_BOUND}"]
+    return ["Collect hardware counters (ncu --set full on NVIDIA, rocprof-compute on AMD)" + _NO_BOUND] \
+        if not torch_options else None

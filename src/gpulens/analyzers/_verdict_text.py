@@ -5,6 +5,7 @@ below-both-roofs wording. Re-exported by :mod:`~gpulens.analyzers.verdict_rules`
 from __future__ import annotations
 
 from gpulens.analyzers import _advice, _coalescing
+from gpulens.analyzers._occ_bound import not_recorded
 from gpulens.analyzers._stake import SOL_BOUND_PCT
 from gpulens.analyzers._verdict_facts import BOUND_TO_VERDICT, Evidence, SMALL_GRID_WAVES, _grid_short, _of_peak, _pct
 from gpulens.units import fmt_ns, pct_words
@@ -146,8 +147,12 @@ def _evidence_text(e: Evidence) -> str:
     if e.achieved_occupancy_pct is not None or e.limiter:
         counted = [f"{_pct(x)} {w}" for x, w in ((e.achieved_occupancy_pct, "achieved"),
                                                   (e.theoretical_occupancy_pct, "theoretical")) if x is not None]
+        if e.theoretical_occupancy_pct is None and e.theoretical_max_pct is not None:  # its block size bounds it
+            counted.append(f"at most {_pct(e.theoretical_max_pct)} theoretical (its block size alone: "
+                           f"{not_recorded(e.vendor)})")
         missing = " and ".join(w for x, w in ((e.achieved_occupancy_pct, "achieved"),
-                                              (e.theoretical_occupancy_pct, "theoretical")) if x is None)
+                                              (e.theoretical_occupancy_pct or e.theoretical_max_pct, "theoretical"))
+                               if x is None)
         lims = _limiter_words(e.limiters or e.limiter, e.vendor)
         parts.append(f"occupancy {' / '.join(counted) or 'unknown'}{f' ({missing} not counted)' if counted and missing else ''}, "
                      f"{'limiters' if ', ' in lims else 'limiter'} {lims.replace(', ', ' and ')}")

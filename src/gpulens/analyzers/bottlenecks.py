@@ -98,6 +98,27 @@ from gpulens.analyzers._gap_classes import (  # noqa: F401 (re-exported)
 #: class is ``undetermined`` and the summary says why.
 MIN_VERDICT_GAPS = 3
 DOMINANT_SHARE = 0.5
+#: Why an idle cause in too few gaps is no verdict — and gets no fix advice, only "if it recurs, then …"
+THIN_RULE = (f"an idle cause needs at least {MIN_VERDICT_GAPS} gaps, or half the span, to make a verdict: fewer "
+             "show no pattern")
+
+
+def too_few_gaps(n: int | None, ns: float, span: float) -> bool:
+    """Whether an idle cause of ``ns`` seen in ``n`` gaps (None: not a gap cause) over a steady ``span`` [ns] is too
+    little evidence for a verdict — and so for fix advice (:data:`THIN_RULE`; nsys lashi streamSimple: 10.14 µs of
+    launch idle from 2 gaps, 13.2 % of the span)."""
+    return n is not None and not n >= MIN_VERDICT_GAPS and ns < DOMINANT_SHARE * span  # NaN counts: few
+
+
+def if_recurs(step: str, what: str | None = None, n: int = 0) -> str:
+    """A fix ``step`` for an idle cause seen in too few gaps, worded as the evidence allows (:data:`THIN_RULE`):
+    what to collect first, then "if …, then" the step; ``what`` (the cause's time) and ``n`` (its gaps) are said
+    first when the step does not say them."""
+    seen = f": {what} over only {plural(n, 'gap')} ({THIN_RULE})" if what else f" ({THIN_RULE})"
+    return (f"Too little evidence to act on yet{seen}. Profile more iterations (a longer capture); if this idle "
+            f"recurs there, then: {step[0].lower() + step[1:]}")
+
+
 #: idle-cause columns that are made of gaps (their evidence is counted in gaps)
 GAP_EVIDENCE = {"idle_host_ns": "host", "idle_launch_ns": "launch", "idle_sync_ns": "sync",
                 "idle_unattributed_ns": "unattributed", "idle_queued_ns": "queued"}
@@ -291,12 +312,11 @@ def _thin_evidence(row: dict[str, Any], min_share: float) -> tuple[str, str]:
                                 f"up to {fmt_ns(int(other))} of it may be the GPU's work written on another clock: "
                                 "not a measured idle, no verdict rests on it")
     n = row.get(f"gaps_{GAP_EVIDENCE[k]}") if k in GAP_EVIDENCE else None
-    if n is None or n >= MIN_VERDICT_GAPS or ns >= DOMINANT_SHARE * span:
+    if not too_few_gaps(n, ns, span):
         return cls, ""
     what = "idle with no recorded cause" if GAP_EVIDENCE[k] == "unattributed" else f"{GAP_EVIDENCE[k]} idle"
     return "undetermined", (f"{fmt_ns(ns)} of {what} ({pct_words(100 * ns / span)} of the span) comes "
-                            f"from only {plural(n, 'gap')} (an idle cause needs at least "
-                            f"{MIN_VERDICT_GAPS} gaps, or half the span, to make a verdict: fewer show no pattern)")
+                            f"from only {plural(n, 'gap')} ({THIN_RULE})")
 
 
 class Bottlenecks(Analyzer):

@@ -27,7 +27,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from gpulens.analyzers import _advice, _occ_findings
+from gpulens.analyzers import _advice, _occ_bound, _occ_findings
 from gpulens.analyzers import _occ_ncu as N
 from gpulens.analyzers import _sol_amd
 from gpulens.analyzers._groupstats import group_sums_many
@@ -54,6 +54,7 @@ COLUMNS = {
     "active_blocks_per_sm": "resident blocks per SM (CU) the configuration allows (not capped by the grid) [count]",
     "theoretical_occupancy_pct": "resident warps / warp slots allowed by registers, shared memory, warps and block "
                                  "limits (vendor definition, not grid-capped), time-weighted [%]",
+    _occ_bound.COLUMN: _occ_bound.DOC,
     "achieved_occupancy_pct": "measured active warps / warp slots from counters, time-weighted [%]",
     "limiter": "registers | shared_memory | warps | blocks | barriers: the binding block limit; none when theoretical "
                "occupancy is full (nothing limits it) [text]",
@@ -286,6 +287,7 @@ class OccupancyAnalyzer(Analyzer):
         dis = per.disagreements(names, DISAGREE_PP)
         kin_cmp, kin_ok, kin_optin = self._kineto(est, per, lim)
         table = self._aggregate(per, names)
+        _occ_bound.add_bound(table, lim, rec0)  # registers / shared memory unknown: the block size still bounds it
         summary = {
             "device": device.name if device is not None else f"{rec0.get('name') or 'unidentified GPU'} (no spec; "
                       f"{lim.arch if lim is not None else 'no'} rules)",
@@ -311,7 +313,8 @@ class OccupancyAnalyzer(Analyzer):
             # of every hot launch: those without the data are left out of the table, so they are counted here
             found.append(Finding(f"Theoretical occupancy unknown for {int(unknown.sum())} of "
                                  f"{plural(len(unknown), 'hot launch(es)')}: "
-                                 f"{theo_missing}" + (" for them" if not unknown.all() else ""),
+                                 f"{theo_missing}" + (" for them" if not unknown.all() else "")
+                                 + _occ_bound.bounded_note(table, summary["vendor"]),
                                  "Achieved occupancy is shown where measured. " + hint[0].upper() + hint[1:],
                                  severity="info", category="data-quality", key="occupancy/theoretical-missing"))
         return AnalysisResult(self.name, table, COLUMNS, summary, found, summary_columns=SUMMARY_COLUMNS)

@@ -124,20 +124,22 @@ class RankKernels(Analyzer):
 
 def _imbalance_stake(diff_ns: int, light: int, timeline: Timeline, device: Any, results: Any) -> int:
     """The time at stake of the rank-imbalance finding [ns]: the compute-time difference of the heaviest and the
-    lightest rank — the time the lightest rank waits for the heaviest —, no more than the time the lightest rank's
-    GPUs did not compute (``breakdown``: Σ ``span_ns`` − ``computation_ns`` of its rows), where any wait lies: a
-    rank whose whole span is shorter than the difference cannot have waited it (fuzz: an nsys export and a Kineto
-    trace read as two ranks, a 2.8 µs rank "waiting" 43.9 µs: the roots summed past the run's spans)."""
+    lightest rank — the time the lightest rank waits for the heaviest —, no more than the lightest rank's exposed
+    communication (``breakdown``: Σ ``exposed_comm_ns`` of its rows). The finding is part of the exposed communication
+    (its parent): the wait lies inside the lightest rank's collectives, and only their exposed part costs the run
+    time, so a part never exceeds its whole on that rank (before s46 the cap was its span less its computation, idle
+    included: a wait larger than the rank's exposed communication could be claimed; a 2.8 µs rank of a fuzzed input
+    "waiting" 43.9 µs was the case that cap was for, and this one holds it too)."""
     from gpulens.analyzers.breakdown import Breakdown
 
     bd = (results or {}).get("breakdown") or Breakdown().analyze(timeline, device)
     if bd.skipped or not len(bd.table):
         return diff_ns
     rows = bd.table[bd.table["rank"] == light]
-    free = pd.to_numeric(rows["span_ns"], errors="coerce") - pd.to_numeric(rows["computation_ns"], errors="coerce")
-    if not len(rows) or free.isna().any():
+    exposed = pd.to_numeric(rows["exposed_comm_ns"], errors="coerce")
+    if not len(rows) or exposed.isna().any():
         return diff_ns
-    return int(min(diff_ns, max(0.0, float(free.sum()))))
+    return int(min(diff_ns, max(0.0, float(exposed.sum()))))
 
 
 def _untimed_ranks(timeline: Timeline, k: pd.DataFrame) -> tuple[set[int], set[int]]:

@@ -257,7 +257,20 @@ class Ranks(Analyzer):
                 f"{left_out} (computation {fmt_ns(int(top['computation_ns']))} vs a mean of {fmt_ns(mean)})."
                 f"{scope} {why}",
                 severity="warning", category="communication-bound", rank=r,
-                time_at_stake_ns=top_caused, key="straggler",
+                time_at_stake_ns=exposed_part(top_caused, t, r), key="straggler",
                 # the others' waits run inside their collectives: part of the exposed communication, counted once
                 parent="exposed-comm"))
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
+
+
+def exposed_part(waited_ns: int, t: pd.DataFrame, straggler: int) -> int:
+    """The straggler finding's time at stake [ns]: the others' waits for it (``waited_ns``), no more than the other
+    ranks' waits that can be exposed — per rank the smaller of its ``collective_wait_ns`` and its
+    ``exposed_comm_ns`` (the finding is part of the exposed communication: a wait run under compute costs nothing,
+    so a part never exceeds its whole); unknown exposed figures do not cap."""
+    o = t[t["rank"] != straggler]
+    w = pd.to_numeric(o["collective_wait_ns"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    e = pd.to_numeric(o["exposed_comm_ns"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    if not len(o) or np.isnan(w).any() or np.isnan(e).any():
+        return int(waited_ns)
+    return int(min(waited_ns, float(np.minimum(w, e).sum())))

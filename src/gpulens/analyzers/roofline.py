@@ -34,7 +34,9 @@ from gpulens.analyzers._verdict_facts import LATENCY_BOUND
 from gpulens.analyzers.verdict_rules import BELOW_ROOFS, ROOF_BOUND_PCT
 from gpulens.devices import no_spec_reason
 from gpulens.analyzers._roof_notes import overruled_note
+from gpulens.devices.clocks import at_recorded_clock
 from gpulens.devices.spec import apply_measured_peaks, measured_roofs
+from gpulens.analyzers._roof_clock import recorded_sm_clock_hz
 from gpulens.timeline import Timeline
 from gpulens.units import pct_words, plural
 
@@ -122,7 +124,8 @@ class Roofline(Analyzer):
         if device is None:
             return skip(no_spec_reason(timeline))
         measured = timeline.tables.get("empirical_roofs", timeline.tables.get("roofline"))
-        spec = apply_measured_peaks(device, measured)
+        # the compute roofs at the SM clock the kernels ran at, where the profiler recorded it (devices.clocks)
+        spec, clock = at_recorded_clock(apply_measured_peaks(device, measured), recorded_sm_clock_hz(timeline))
         if not spec.memory_bandwidth:
             return skip(f"device spec {spec.name} has no memory bandwidth")
         hot, counters = hot_kernels(timeline, results), None
@@ -209,7 +212,7 @@ class Roofline(Analyzer):
         summary["spec_file_roofs"] = sorted(k for k in used if k in spec.file_figures
                                             and k not in summary["measured_roofs"])
         summary["cache_levels"] = self._cache_levels(timeline, hot, work, spec, measured) if counters is None else []
-        summary["durations_from_summary"] = counters is not None
+        summary["durations_from_summary"], summary["roof_clock"] = counters is not None, clock
         summary["vendor"] = _advice.vendor_of(timeline, device)  # the words of the advice (ncu or rocprof-compute)
         basis = "roofline on assumed peaks" if summary["device_assumed"] else "roofline"
         table["bound_basis"] = pd.Series(np.where(table["bound"].notna(), basis, None), index=table.index,

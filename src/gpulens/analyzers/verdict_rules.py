@@ -75,13 +75,13 @@ from dataclasses import replace
 from gpulens.analyzers import _advice, _coalescing
 from gpulens.analyzers._stake import SOL_BOUND_PCT, floor_cap_words, floor_capped, floor_stake, time_at_stake
 from gpulens.analyzers._verdict_facts import (  # noqa: F401 (re-exported: one namespace of the rules)
-    BELOW_ROOFS, BELOW_ROOFS_VERDICT, BOUNDS, BOUND_TO_VERDICT, CLASSES, Evidence, FULL_GRID_SHARE,
+    BELOW_ROOFS, BELOW_ROOFS_VERDICT, BOUNDS, BOUND_TO_VERDICT, CLASSES, THEO_KEYS, Evidence, FULL_GRID_SHARE,
     HIGH_OCCUPANCY_PCT, LAUNCH_IDLE_MIN_SHARE, ONE_OFF_LAUNCH_NS, QUEUED_LAUNCH_NS, ROOF_BOUND_PCT,
     SMALL_GRID_WAVES, TINY_LAUNCH_SHARE, Verdict, _LATENCY_STALLS, _STALL_TO_CLASS, _cache_led, _grid_short,
     _l1_led, _of_peak, _pct, _waves_words, latency_evidence, one_off_launch, slow_launch)
 from gpulens.analyzers._verdict_steps import (  # noqa: F401 (re-exported: one namespace of the rules)
-    STEPS, UNDETERMINED_STEPS, UNDETERMINED_STEPS_NO_TORCH, _LIMITER_STEP, _STALL_STEP, _below_roofs_steps,
-    _latency_steps, steps_for)
+    STEPS, _LIMITER_STEP, _STALL_STEP, _below_roofs_steps,
+    _latency_steps, steps_for, undetermined_steps)
 from gpulens.analyzers._verdict_text import (  # noqa: F401 (re-exported: one namespace of the rules)
     _below_roofs_text, _evidence_text, _grids_text, _limiter_words, saturated_step)
 from gpulens.timeline.names import is_graph_replay
@@ -303,7 +303,10 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
                    f"(top {str(e.top_stall).replace('_', ' ')}) are a full load/store or texture queue in the SM, "
                    "not DRAM bandwidth")
         return Verdict(v, stake, ev, steps)
-    low_occ = e.achieved_occupancy_pct is not None and e.achieved_occupancy_pct < low_occupancy_pct and e.limiter
+    # the block size alone capping it low (registers / shared memory not recorded: _occ_bound) names its limit too
+    capped = e.theoretical_max_pct is not None and e.theoretical_max_pct < low_occupancy_pct
+    low_occ = e.achieved_occupancy_pct is not None and e.achieved_occupancy_pct < low_occupancy_pct and (
+        e.limiter or capped)
     if low_occ and not (e.sol_missing and e.memory_pct is None):
         return Verdict("latency/occupancy-bound", None, ev, _latency_steps(e))
     if e.sol_missing:  # counters were read but do not support a bound: name what is missing, not a generic step —
@@ -317,9 +320,8 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
     if e.shaped_op:  # shapes are recorded already: re-profiling with record_shapes would add nothing
         return Verdict("undetermined", None, ev + f"; its operator {e.shaped_op} has recorded input shapes but gpulens "
                        "has no FLOP/byte model for it",
-                       UNDETERMINED_STEPS_NO_TORCH.get(vendor or "", UNDETERMINED_STEPS_NO_TORCH[""]))
+                       undetermined_steps(vendor, False, e.collected))
     if not e.pytorch or e.torch_trace is False:  # torch.profiler options only for a torch.profiler recording
-        return Verdict("undetermined", None, ev, UNDETERMINED_STEPS_NO_TORCH.get(vendor or "",
-                                                                              UNDETERMINED_STEPS_NO_TORCH[""]))
-    return Verdict("undetermined", None, ev, UNDETERMINED_STEPS.get(vendor or "", [_advice.vendor_text(
-        STEPS["undetermined"][0], None)]))
+        return Verdict("undetermined", None, ev, undetermined_steps(vendor, False, e.collected))
+    return Verdict("undetermined", None, ev, undetermined_steps(vendor, True, e.collected) or [_advice.vendor_text(
+        STEPS["undetermined"][0], None)])

@@ -70,7 +70,7 @@ from gpulens.analyzers._run_shares import (
     verdict_scope,
 )
 from gpulens.analyzers.stall_classes import OCCUPANCY_METRICS, SOL_METRICS
-from gpulens.analyzers.verdict_rules import BOUND_TO_VERDICT, BOUNDS, GRAPH_NODE_STEP, Evidence, decide, slow_launch
+from gpulens.analyzers.verdict_rules import BOUND_TO_VERDICT, BOUNDS, GRAPH_NODE_STEP, THEO_KEYS, Evidence, decide, slow_launch
 from gpulens.analyzers._verdict_order import fix_first
 from gpulens.timeline import Timeline
 from gpulens.timeline.names import is_graph_replay
@@ -215,7 +215,7 @@ class Verdicts(Analyzer):
         pytorch = _advice.uses_pytorch(timeline)
         collectors = {str(x.get("collector", "")) for x in timeline.meta.sources}
         torch_trace = all(c.startswith("kineto") for c in collectors) if collectors else None
-        training = _advice.trains(timeline)
+        training, collected = _advice.trains(timeline), frozenset(map(str, pd.unique(timeline.counters["metric"])))
         triton = _advice.triton_kernels(timeline)  # Triton-generated kernels: their knobs, not per-thread code
         counter_codes, counter_values = counter_src
         k_ctr = np.full(len(kern), -1, dtype="int64")  # code of the counters' source per kernel row; −1: none
@@ -235,7 +235,7 @@ class Verdicts(Analyzer):
             e = Evidence(name, str(h["kind"]), int(h["calls"]), int(eff) if eff == eff else 0, inputs=["timeline"],
                          family=_family(timeline, name, kern.index[p0] if len(pos) else None, op_links),
                          library=_advice.is_library(name), owner=triton.get(name), pytorch=pytorch, training=training,
-                         torch_trace=torch_trace,
+                         torch_trace=torch_trace, collected=collected,
                          shaped_op=_shaped_op(timeline, kern.index[p0] if len(pos) else None, op_links))
             if _advice.alignment_hint(name):  # an align1 library kernel: the GEMM sizes its ops recorded
                 e.gemm_extents = _gemm_extents(timeline, kern.index[pos], op_links)
@@ -281,7 +281,7 @@ class Verdicts(Analyzer):
             if name in occ:
                 o = occ[name]
                 e.achieved_occupancy_pct = _num(o.get("achieved_occupancy_pct"))
-                e.theoretical_occupancy_pct = _num(o.get("theoretical_occupancy_pct"))
+                e.theoretical_occupancy_pct, e.theoretical_max_pct = (_num(o.get(k)) for k in THEO_KEYS)
                 e.limiter = o.get("limiter") if isinstance(o.get("limiter"), str) else None
                 # the whole binding set ("registers, shared_memory"), as the occupancy table's limiter column shows
                 e.limiters = o.get("limiters") if isinstance(o.get("limiters"), str) and o.get("limiters") else None

@@ -219,3 +219,18 @@ def kineto_estimate_pct(active_blocks, grid_blocks, num_sms, block_size, max_thr
     occupancy = (blocks * np.asarray(block_size, dtype=f32) / np.asarray(max_threads_per_sm, dtype=f32)).astype(f32)
     out = np.floor(0.5 + occupancy.astype(np.float64) * 100.0).astype(np.int64)
     return int(out) if out.ndim == 0 else out
+
+
+def block_size_bound(lim: ArchLimits, block_size: int, max_threads_per_sm: int | None = None) -> Occupancy | None:
+    """The most theoretical occupancy a launch of ``block_size`` threads can have on ``lim``'s SM (CU) whatever its
+    registers and shared memory (LDS): the calculator with none of either (NVIDIA still counts the driver's 1 KiB
+    per block, reserved for every block on CC ≥ 8), so only the warp-slot and block limits bind — the CUDA C
+    Programming Guide "Compute Capabilities" table (max resident warps, threads and blocks per SM) and the CUDA
+    occupancy calculator; AMD: wave slots per SIMD × SIMDs per CU and the work-group cap. 1,024-thread blocks on an
+    sm_86/sm_89/sm_120 SM of 1,536 threads: 1 block, 32 of 48 warps, at most 66.7 %. None when the block size cannot
+    run there (no block fits) or is not positive."""
+    if block_size <= 0:
+        return None
+    occ = cdna_occupancy(lim, block_size, 0) if lim.vendor == "amd" else \
+        cuda_occupancy(lim, block_size, 0, 0, max_threads_per_sm=max_threads_per_sm)
+    return occ if occ.active_blocks > 0 else None

@@ -76,6 +76,7 @@ LABELS: dict[str, str] = {
     "flops_source": "FLOPs from", "flops": "FLOP", "flops_lower_bound": "FLOP count",
     "regs_per_thread": "registers / thread", "smem_bytes": "shared memory / block", "block_size": "block size",
     "active_blocks_per_sm": "blocks / SM", "theoretical_occupancy_pct": "theoretical occupancy",
+    "theoretical_max_pct": "theoretical occupancy upper bound",
     "achieved_occupancy_pct": "achieved occupancy", "busy_pct": "busy %", "idle_pct": "idle %",
     "computation_pct": "computation %", "kernel_count": "kernels", "next_steps": "next step",
     "offset_ns": "start (from the timeline's first event)", "trace_offset_ns": "start (in profiled window)", "dur_ns": "duration", "start_ns": "start", "end_ns": "end", "dominant_pct": "dominant class share",

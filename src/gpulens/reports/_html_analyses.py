@@ -16,6 +16,7 @@ from gpulens.analyzers._advice import vendor_word
 from gpulens.reports._format import (column_label, fmt_ns, fmt_unit, is_missing, limiter_text, result_title, summary_items, time_scale,
                                      shown_columns, source_vendor, unit_of, vendor_headers, vendor_label,
                                      with_limiter_text)
+from gpulens.reports._values import bound_text
 from gpulens.reports._html_pages import _layout, axis_title, findings_table, nonzero_parts
 from gpulens.reports._html_parts import (
     OKABE_ITO,
@@ -67,8 +68,10 @@ def occupancy_page(s: SourceReport, max_rows: int) -> list[Any]:
     # each bar's value as the table prints it (the same column, the same formatter), the limiter after the
     # theoretical one: inside the bar where the text fits, else just past its end (plotly's own measure)
     pct = {c: unit_of(c, r.columns.get(c, "")) for c in ("theoretical_occupancy_pct", "achieved_occupancy_pct")}
-    theo_text = [f"{fmt_unit(v, pct['theoretical_occupancy_pct'])} · {plot_text(limiter_text(x, vendor), 32)}"
-                 for v, x in zip(t["theoretical_occupancy_pct"], lims)]
+    bounds = t["theoretical_max_pct"] if "theoretical_max_pct" in t else [None] * len(t)
+    theo_text = [f"{bound_text(v, b, vendor) or fmt_unit(v, pct['theoretical_occupancy_pct'])} · "
+                 f"{plot_text(limiter_text(x, vendor), 32)}"
+                 for v, x, b in zip(t["theoretical_occupancy_pct"], lims, bounds)]
     ach_text = [fmt_unit(v, pct["achieved_occupancy_pct"]) if x is not None else "" for v, x in
                 zip(t["achieved_occupancy_pct"], ach)]
     measured = any(x is not None for x in ach)
@@ -118,9 +121,12 @@ def occupancy_caption(r: AnalysisResult, t: pd.DataFrame, lims: pd.Series, measu
     if times.notna().any():
         i = int(times.fillna(-1).to_numpy().argmax())
         lim = limiter_text(lims.iloc[i], vendor)
+        v = t["theoretical_occupancy_pct"].iloc[i]
+        theo = bound_text(v, t["theoretical_max_pct"].iloc[i] if "theoretical_max_pct" in t else None, vendor) \
+            or fmt_unit(v, pct)
         first = (f" The kernel with the most GPU time, {short_names([str(t['name'].iloc[i])])[0]}, has "
-                 f"{fmt_unit(t['theoretical_occupancy_pct'].iloc[i], pct)} theoretical "
-                 f"({'nothing limits it' if lim in ('none', MISSING) else 'limited by ' + lim}).")
+                 f"{theo} theoretical "
+                 f"({'nothing limits it' if lim == 'none' else 'limiter unknown' if lim == MISSING else 'limited by ' + lim}).")
     return (f"Theoretical occupancy of {which} — the share of the "
             f"{vendor_word(vendor, 'sm')}'s {vendor_word(vendor, 'warp')} slots their launch configuration allows"
             f"{weighted('time_weighted_theoretical_pct')}, each bar labelled with the resource that limits it; {ach}.{first} Grid fill "

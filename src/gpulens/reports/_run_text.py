@@ -352,8 +352,7 @@ def roofline_heading(summary: Mapping[str, Any]) -> str:
     basis = "launches" if summary.get("coverage_basis") == "launches" else "time"
     cov = summary.get("coverage")
     known = "unknown" if is_missing(cov) else pct_words(100 * float(cov))
-    dev = spec_label(summary.get("device"), summary.get("device_note")) if summary.get("device") else \
-        "an unidentified GPU"
+    dev = spec_label(summary.get("device"), summary.get("device_note")) if summary.get("device") else "an unidentified GPU"
     ach = [str(k).removeprefix("achievable.").replace(".", " ") for k in summary.get("achievable_roofs") or []]
     at = f"; {', '.join(ach)} roof at the achievable peak, not the datasheet's" if ach else ""
     meas = [str(k).replace("memory_bandwidth", "memory").replace(".", " ") for k in summary.get("measured_roofs") or []]
@@ -368,6 +367,7 @@ def roofline_heading(summary: Mapping[str, Any]) -> str:
     if meas:  # % of roof is then of the measured peaks; the speed of light's % of peak is of the datasheet's
         at += (f"; {', '.join(meas)} roof{'s' if len(meas) > 1 else ''} measured (rocprof-compute roofline.csv), not "
                "the datasheet's")
+    at += f"; {summary['roof_clock']}" if summary.get("roof_clock") else ""  # the SM clock measured (devices.clocks)
     return f"Roofline on {dev} (FLOPs known for {known} of the critical kernels' {basis}{at})"
 
 

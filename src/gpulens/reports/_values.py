@@ -209,8 +209,31 @@ def limiter_text(v: Any, vendor: str | None = None) -> str:
 
 
 def with_limiter_text(t: Any, vendor: str | None = None) -> Any:
-    """The occupancy table with its ``limiters`` column in words (:func:`limiter_text`), for generic tables."""
-    return t.assign(limiters=t["limiters"].map(lambda x: limiter_text(x, vendor))) if "limiters" in t else t
+    """The occupancy table with its ``limiters`` column in words (:func:`limiter_text`) and an unknown theoretical
+    occupancy that the block size bounds as that bound (:func:`bound_text`), for generic tables."""
+    t = t.assign(limiters=t["limiters"].map(lambda x: limiter_text(x, vendor))) if "limiters" in t else t
+    if "theoretical_max_pct" not in t or "theoretical_occupancy_pct" not in t \
+            or all(is_missing(b) for b in t["theoretical_max_pct"]):
+        return t
+    return t.assign(theoretical_occupancy_pct=[bound_text(v, b, vendor) or v for v, b in zip(
+        t["theoretical_occupancy_pct"], t["theoretical_max_pct"])])
+
+
+def bound_text(theo: Any, bound: Any, vendor: str | None = None, short: bool = False) -> str | None:
+    """The theoretical-occupancy cell of a row whose figure is unknown but bounded by its block size
+    (``theoretical_max_pct``, :mod:`gpulens.analyzers._occ_bound`): "≤ 66.7 % (registers and shared memory not
+    recorded)" — ``short``: "≤ 66.7" for a narrow % column, the reason in its legend (:data:`BOUND_LEGEND`); None when
+    the figure is known or there is no bound."""
+    from gpulens.analyzers._occ_bound import not_recorded
+
+    if not is_missing(theo) or is_missing(bound):
+        return None
+    return f"≤ {float(bound):.1f}" if short else f"≤ {float(bound):.1f} % ({not_recorded(vendor)})"
+
+
+#: under a table whose theoretical occupancy cells say "≤ x": what the bound is
+BOUND_LEGEND = ("≤ x: theoretical occupancy unknown (registers and shared memory not recorded); its block size alone "
+                "allows at most x %")
 
 
 def fmt_timestamp(ns: Any) -> str:

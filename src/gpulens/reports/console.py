@@ -25,6 +25,7 @@ from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_tex
 from gpulens.reports._format import (IDLE_KEYS, busy_bound_word, gpu_sum_label, SPLIT_PARTS, column_label, idle_at_most, idle_bound_note, kib_text,
                                      one_off_split)
 from gpulens.reports._names import label_scope, short_names
+from gpulens.reports._values import BOUND_LEGEND, bound_text
 from gpulens.units import fixed_half_up, fmt_share, is_missing, plural, share_pct_text
 
 
@@ -270,7 +271,8 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
         ot = oc.table.iloc[:top]
         rows = [[Text(short), fmt_unit(r.block_size, "count"), fmt_unit(r.regs_per_thread, "count"),
                  kib_text(r.smem_bytes), fmt_unit(r.active_blocks_per_sm, "count"),
-                 _num(r.theoretical_occupancy_pct), _num(r.achieved_occupancy_pct),
+                 bound_text(r.theoretical_occupancy_pct, getattr(r, "theoretical_max_pct", None), short=True)
+                 or _num(r.theoretical_occupancy_pct), _num(r.achieved_occupancy_pct),
                  limiter_text(getattr(r, "limiters", r.limiter), oc.summary.get("vendor")),
                  fmt_unit(getattr(r, "waves_per_sm", None), "ratio")]
                 for r, short in zip(ot.itertuples(), short_names(ot["name"].astype(str)))]
@@ -283,6 +285,8 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
         waves = "grid waves" if vendor == "amd" else "waves"
         parts.append(FitTable(f"Occupancy (theoretical per the vendor definition; the grid's effect as {waves})",
                               cols, rows))
+        if any(isinstance(r[5], str) and r[5].startswith("≤") for r in rows):
+            parts.append(Text(BOUND_LEGEND, style="dim"))
     return parts
 
 
