@@ -37,3 +37,40 @@ def test_a_perfetto_export_beside_the_trace_is_not_one_more_rank(tmp_path):
     shutil.move(str(d / "run.perfetto.json"), only / "run.perfetto.json")
     assert main(["analyze", str(only), "-q", "--no-cache", "--json", str(tmp_path / "only.json")]) == 0
     assert _kernels(tmp_path / "only.json")[0] == alone
+
+
+H200 = Path(__file__).resolve().parent / "data" / "nvidia" / "h200"
+
+
+def _launches_in_ncu_csv(path: Path) -> int:
+    """Profiled launches of an ncu CSV, counted from the file: distinct values of its "ID" column."""
+    import csv
+
+    rows = list(csv.DictReader(path.open(newline="")))
+    return len({r["ID"] for r in rows if r.get("ID", "").strip().isdigit()})
+
+
+def test_one_ncu_capture_in_three_layouts_is_read_once(tmp_path):
+    """`ncu --export x.ncu-rep` then `--import x.ncu-rep --csv --page details` and `--page raw`: one capture in three
+    files. Read as ranks 3, 4, 5 of a folder every launch counted three times and a 1-block kernel's L1 throughput
+    taken from another page's definition (82.8 % beside 0.4 % memory). Expected: the launches of one file."""
+    for f in ("h200_kernels.ncu-rep", "h200_kernels_details.csv", "h200_kernels_raw.csv"):
+        shutil.copy(H200 / f, tmp_path / f)
+    want = _launches_in_ncu_csv(H200 / "h200_kernels_raw.csv")
+    assert want == 4
+    assert main(["analyze", str(tmp_path), "-q", "--no-cache", "--json", str(tmp_path / "r.json")]) == 0
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert [s["summary"]["kernel_count"] for s in doc["sources"]] == [want]
+    text = json.dumps(doc["sources"][0]["warnings"])
+    assert "h200_kernels_details.csv is the same Nsight Compute capture as" in text
+    assert "h200_kernels_raw.csv is the same Nsight Compute capture as" in text
+
+
+def test_two_ncu_captures_in_one_layout_are_not_merged(tmp_path):
+    """Two exports alike (the same page) of two runs are two captures, even of the same program: not read once."""
+    a = (H200 / "h200_kernels_details.csv").read_text()
+    (tmp_path / "run1_details.csv").write_text(a)
+    (tmp_path / "run2_details.csv").write_text(a)
+    assert main(["analyze", str(tmp_path), "-q", "--no-cache", "--json", str(tmp_path / "r.json")]) == 0
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert "same Nsight Compute capture" not in json.dumps(doc)

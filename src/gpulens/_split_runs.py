@@ -20,6 +20,7 @@ Timeline already read) and carries a warning naming the reason; the CLI then pri
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 from typing import Any
 
 from gpulens.collectors import collect
@@ -61,6 +62,10 @@ def split_mixed_devices(label: str, tl: Timeline, **collect_kw: Any) -> list[tup
         files = list(dict.fromkeys(str(s["path"]) for s in own if s.get("path")))
         if len(files) == 1:
             part_label, part = files[0], collect(files[0], **collect_kw)
+            # the folder's notes about this file (the same ncu capture read once from it...) stay with its run
+            base = Path(files[0]).name
+            part.meta.warnings += [w for w in tl.meta.warnings if w.startswith(f"{label}: ") and base in w
+                                   and "record no rank" not in w]
         else:
             part_label, part = f"{label} (rank{'s' if len(ranks) > 1 else ''} {', '.join(map(str, sorted(ranks)))})", _rows_of(tl, ranks)
         part.meta.warnings.append(f"{label}: its files are not the ranks of one job ({why}); {part_label} is "

@@ -514,7 +514,7 @@ def _collect_dir(p: Path, strict: bool, select: Selection | None, cache: bool, w
         files = [f for f in files if file_rank(f) is None or select.wants_rank(file_rank(f))]
         if not files:
             raise TraceFormatError(p, f"no rank file matches {select.describe()}")
-    from gpulens.collectors._run_layouts import one_layout_per_run
+    from gpulens.collectors._run_layouts import one_layout_per_run, one_ncu_capture
 
     files, same_run = one_layout_per_run(files, [sniffed[f].name for f in files])
     n_found = len(files) + len(skipped)
@@ -536,6 +536,8 @@ def _collect_dir(p: Path, strict: bool, select: Selection | None, cache: bool, w
         raise TraceFormatError(p, f"{len(skipped)} of {n_found} files cannot be used: {listed}"
                                   + (" (--strict)" if labelled else ""))
     labelled, notes = successive_cycles(labelled)  # one worker's profiling cycles are not ranks
+    labelled, ncu_notes = one_ncu_capture(labelled)  # one ncu capture exported as .ncu-rep, raw and details CSV
+    notes += ncu_notes
     notes += separate_recorded_ranks(labelled)  # two files of one recorded rank are not joined
     notes += number_rankless(labelled)  # rank-less files (or one per process) must not all become rank 0
     notes += align_capture_starts(labelled)  # files whose times count from their own capture start: one time axis

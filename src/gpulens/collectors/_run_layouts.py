@@ -96,3 +96,80 @@ def same_run_files(folder_files: list[Path], used: list[Path], sniffed: dict[Pat
         if fmt in LAYOUTS and LAYOUTS[fmt][1] != "CSV" and k in keys:
             out.append((f, skip_reason(fmt, keys[k].name, "CSV")))
     return out
+
+
+#: the launch columns that, with the kernel names in launch order, make one Nsight Compute capture's signature
+_NCU_SIG_COLUMNS = ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z")
+
+
+def _ncu_capture(tl) -> tuple[tuple, str, object, int] | None:
+    """(signature, layout, per-launch durations, metrics) of an Nsight Compute input (a Timeline or its
+    :class:`~._assemble.Parts`), else None. The signature is the kernels' names and launch configurations in launch
+    order; the layout tells a ``.ncu-rep``, a ``--page raw`` CSV (metric names such as ``gpu__time_duration.sum``)
+    and a ``--page details`` CSV apart."""
+    import pandas as pd
+
+    from gpulens.collectors._assemble import Parts
+
+    if not tl.meta.sources:
+        return None
+    collectors = {s.get("collector") for s in tl.meta.sources}
+    if not collectors <= {"ncu_csv", "ncu_rep"}:
+        return None
+    events, counters = (tl.events, tl.counters) if isinstance(tl, Parts) else \
+        ({c: tl.events[c] for c in tl.events.columns}, {c: tl.counters[c] for c in tl.counters.columns})
+    if "kind" not in events or "name" not in events:
+        return None
+    ev = pd.DataFrame({c: pd.Series(events[c]).reset_index(drop=True) for c in
+                       ("kind", "name", "start_ns", "dur_ns") + _NCU_SIG_COLUMNS if c in events})
+    k = ev[ev["kind"].astype(str) == "kernel"]
+    if not len(k) or "start_ns" not in k or "dur_ns" not in k:
+        return None
+    k = k.sort_values("start_ns", kind="stable")
+    cols = [c for c in _NCU_SIG_COLUMNS if c in k.columns]
+    sig = (tuple(k["name"].astype(str)),) + tuple(tuple(pd.to_numeric(k[c], errors="coerce").fillna(-1).tolist())
+                                                  for c in cols)
+    metrics = pd.Series(counters["metric"]).astype(str).unique() if "metric" in counters else []
+    layout = "ncu_rep" if "ncu_rep" in collectors else \
+        ("raw" if 2 * sum("__" in m for m in metrics) > len(metrics) else "details")  # raw: mostly lts__t_…
+    return sig, layout, pd.to_numeric(k["dur_ns"], errors="coerce").to_numpy(dtype="float64"), len(metrics)
+
+
+def one_ncu_capture(labelled: list[tuple[str, object]]) -> tuple[list[tuple[str, object]], list[str]]:
+    """Keep one layout of each Nsight Compute capture among a folder's inputs (``labelled``: (name, Timeline)).
+
+    ``ncu --export x.ncu-rep`` then ``ncu --import x.ncu-rep --csv --page details`` and ``--page raw`` leave one capture
+    in three files: the same kernels, launch configurations and durations (the details page rounds them to its
+    printed digits). Read as three ranks, every launch counted three times and one kernel's metrics mixed from pages
+    that define them differently (a 1-block kernel's L1 throughput "while active" beside the elapsed one). Files of
+    *different* layouts whose kernel names and launch configurations agree in launch order and whose durations agree
+    within 1 % (+ 10 ns) are one capture: the one with the most metrics is read, the others named. Two captures in one
+    layout (two runs exported alike) are left as they are.
+
+    Returns:
+        (inputs kept, in their order; one note per capture read once).
+    """
+    seen: list[tuple[tuple, set[str], object, str, int, int]] = []  # sig, layouts, durations, name, metrics, index
+    drop: dict[int, str] = {}
+    for i, (name, tl) in enumerate(labelled):
+        got = _ncu_capture(tl)
+        if got is None:
+            continue
+        sig, layout, dur, n_metrics = got
+        for j, (s, layouts, d, first, m, idx) in enumerate(seen):
+            if s == sig and layout not in layouts and len(d) == len(dur) and \
+                    bool(((abs(d - dur) <= 0.01 * abs(d) + 10) | (d != d) | (dur != dur)).all()):
+                layouts.add(layout)
+                if n_metrics > m:  # the richer file is read
+                    drop[idx] = name
+                    seen[j] = (s, layouts, dur, name, n_metrics, i)
+                else:
+                    drop[i] = first
+                break
+        else:
+            seen.append((sig, {layout}, dur, name, n_metrics, i))
+    kept = [x for i, x in enumerate(labelled) if i not in drop]
+    notes = [f"{labelled[i][0]} is the same Nsight Compute capture as {read_instead} in another layout (same kernels, "
+             "launch configurations and durations): read once, from the file with the most metrics — reading both "
+             "would count every launch twice" for i, read_instead in sorted(drop.items())]
+    return kept, notes
