@@ -101,7 +101,11 @@ def contradictions(src) -> tuple[int, list[str]]:
         side = ro.get("ridge_side") if ro else None
         cpct = _num(so.get("compute_pct")) if so else None
         tpct = _num(so.get("tensor_pct")) if so else None
-        mpct = max((x for x in (_num(so.get(c)) for c in ("memory_pct", "dram_pct", "l1_pct", "l2_pct"))
+        # the L1 figure a bound rests on (analyzers._stake): over the kernel's elapsed cycles where ncu gives it; the
+        # "while active" one (l1_pct) of a 1-block kernel is its one SM's L1 (h200 tiny: 82.8 % active, 0.2 % run)
+        l1 = (_num(so.get("l1_run_pct")) if _num(so.get("l1_run_pct")) is not None else _num(so.get("l1_pct"))) \
+            if so else None
+        mpct = max((x for x in [*(_num(so.get(c)) for c in ("memory_pct", "dram_pct", "l2_pct")), l1]
                     if x is not None), default=None) if so else None
         measured = cpct is not None or mpct is not None
         if ro and verdict in _ROOF_BOUND and isinstance(ro.get("bound"), str) \
