@@ -235,3 +235,26 @@ def test_occupancy_caption_says_unknown_in_words():
     t2 = t.assign(theoretical_occupancy_pct=[25.0, 50.0])
     cap2 = occupancy_caption(r, t2, pd.Series([None, "registers"]), False)
     assert "k_big, has 25.0 % theoretical occupancy (its limiter is unknown)." in cap2
+
+
+# --- 5. the diff's "largest changes" chart draws changes --------------------------------------------------------
+
+def test_diff_chart_leaves_unchanged_kernels_out_and_says_so(tmp_path):
+    """Base: GEMM 100+101+102 µs, add 3 × 50 µs, norm 3 × 30 µs; candidate: GEMM 100+99+98 µs, add 3 × 65 µs,
+    norm unchanged (tests.test_diff._program): the add (+45 µs) and the GEMM (−6 µs) are drawn, the norm (0 ns)
+    said; two identical runs draw every row (nothing changed: no row to leave out)."""
+    from gpulens.diff import diff
+    from gpulens.reports.diff import render_html
+    from tests.test_diff import _program
+
+    def chart(page):
+        fig = re.search(r'<figure class="dchart" id="chart-kernels".*?</figure>', page, re.S).group(0)
+        return unescape(fig), [unescape(x) for x in re.findall(r'<span class="px">([^<]*)</span>', fig)]
+
+    base = _program(tmp_path / "base.json", 50.0, jitter=1.0)
+    fig, rows = chart(render_html(diff(base, _program(tmp_path / "cand.json", 65.0, jitter=-1.0))))
+    assert rows == ["150.00 µs → 195.00 µs · ▲ +45.00 µs (+30.0 %)", "303.00 µs → 297.00 µs · ▼ -6.00 µs (-2.0 %)"]
+    assert "The 2 kernel rows with the largest change in GPU time (of 3 rows)" in fig
+    assert "not drawn: 1 of the first 10." in fig
+    fig, rows = chart(render_html(diff(base, _program(tmp_path / "same.json", 50.0, jitter=1.0))))
+    assert len(rows) == 3 and all("= 0 ns" in r for r in rows) and "not drawn" not in fig
