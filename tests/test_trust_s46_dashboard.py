@@ -258,3 +258,23 @@ def test_diff_chart_leaves_unchanged_kernels_out_and_says_so(tmp_path):
     assert "not drawn: 1 of the first 10." in fig
     fig, rows = chart(render_html(diff(base, _program(tmp_path / "same.json", 50.0, jitter=1.0))))
     assert len(rows) == 3 and all("= 0 ns" in r for r in rows) and "not drawn" not in fig
+
+
+def test_occupancy_caption_without_any_theoretical_figure_describes_no_theoretical_bar():
+    """ncu olajide gemm_naive: one kernel, achieved measured, no registers or shared memory recorded — the caption
+    read "Theoretical occupancy of the 1 hot kernel … each bar labelled with the resource that limits it" above a
+    chart with no theoretical bar."""
+    from gpulens.reports._html_analyses import occupancy_caption
+
+    t = pd.DataFrame({"name": ["k_big"], "time_ns": [2_000_000], "theoretical_occupancy_pct": [np.nan],
+                      "achieved_occupancy_pct": [66.6]})
+    r = AnalysisResult("occupancy", t, {"theoretical_occupancy_pct": "theoretical occupancy [%]"},
+                       {"theoretical_missing": "the file records no registers per thread",
+                        "time_weighted_achieved_pct": 66.6})
+    cap = occupancy_caption(r, t, pd.Series([None]), True)
+    assert cap.startswith("No theoretical occupancy for the 1 hot kernel: the file records no registers per thread; "
+                          "the striped bars are achieved occupancy, time-weighted 66.6 %.")
+    assert "each bar labelled" not in cap and "Theoretical occupancy of" not in cap and "beside it" not in cap
+    # neither figure: the chart has nothing to draw, and says so
+    assert "achieved occupancy not measured either: nothing to draw" in occupancy_caption(
+        r, t.assign(achieved_occupancy_pct=[np.nan]), pd.Series([None]), False)

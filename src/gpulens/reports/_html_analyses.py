@@ -129,6 +129,14 @@ def occupancy_caption(r: AnalysisResult, t: pd.DataFrame, lims: pd.Series, measu
             first = (f"{who} has {fmt_unit(theor, pct)} theoretical occupancy ("
                      + ("nothing limits it" if lim == "none" else "its limiter is unknown" if lim == MISSING else
                         f"limited by {lim}") + ").")
+    theo_known = "theoretical_occupancy_pct" in t and pd.to_numeric(t["theoretical_occupancy_pct"],
+                                                                  errors="coerce").notna().any()
+    if not theo_known:  # no theoretical bar is drawn: the caption never describes bars that are not there
+        why = r.summary.get("theoretical_missing")
+        alone = (f"the striped bars are achieved occupancy{weighted('time_weighted_achieved_pct')}" if measured
+                 else "achieved occupancy not measured either: nothing to draw")
+        return (f"No theoretical occupancy for {which}" + (f": {why}" if why and not is_missing(why) else "")
+                + f"; {alone}. Grid fill and tail waves are in the table and the findings.")
     return (f"Theoretical occupancy of {which} — the share of the "
             f"{vendor_word(vendor, 'sm')}'s {vendor_word(vendor, 'warp')} slots their launch configuration allows"
             f"{weighted('time_weighted_theoretical_pct')}, each bar labelled with the resource that limits it; {ach}.{first} Grid fill "
