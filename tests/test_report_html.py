@@ -139,7 +139,7 @@ def test_roofline_and_occupancy_pages_when_present(h100):
     # the caption says what the chart shows (not the result's first finding, often a waves finding the chart does
     # not draw): the kernels drawn, and the bar of the kernel with the most GPU time with what limits it
     assert "Theoretical occupancy of the 1 hot kernel — " in occ
-    assert "has 12.5 % theoretical (limited by registers)." in occ
+    assert "has 12.5 % theoretical occupancy (limited by registers)." in occ
     assert "registers" in occ
 
 

@@ -1,7 +1,8 @@
 """One definition per figure, leftovers (s39):
 
-1. the kernel-verdict rows: console, Markdown and HTML show the same rows in the same order (the verdicts table's,
-   most GPU time first), as many as the medium's limit (console: ``--top``), and say "top N of M" when rows are cut;
+1. the kernel-verdict rows: console, Markdown and HTML show the same rows in the same order (the findings': largest
+   time at stake first, since s46; the verdicts table's GPU-time order before), as many as the medium's limit
+   (console: ``--top``), and say "top N of M" when rows are cut;
 2. ``gpulens gate``'s three GPU-time metrics say what each counts (only GPU busy time holds copies);
 3. a runaway LAST event of a stream (shared case B07's fault with no next kernel to clip it at) is cut at the end
    of the rest of the run, and warned with the recorded and kept durations.
@@ -55,11 +56,10 @@ def test_console_verdict_rows_follow_top_and_say_what_was_cut():
     for r in verdict_renderables(_source(), top=2):
         console.print(r)
     text = " ".join(console.export_text().split())  # the title wraps over lines
-    # --top 2: the first two by GPU time; before, 20 rows whatever --top said (all three shown)
-    assert _order(text.split("┡", 1)[1]) == ["gemm_big_kernel", "softmax_mid_kernel"]  # the table's rows
-    assert "top 2 of 3 critical kernels" in text
-    # the one left out has more at stake (900 µs) than a row shown (500 µs): named, with its rank by GPU time
-    assert "not shown: copy_small_kernel with 900.00 µs at stake (#3 by GPU time)" in text
+    # --top 2: the two largest times at stake (1 ms, 900 µs; the 500 µs one left out); before s46 the first two by
+    # GPU time, which hid copy_small_kernel's 900 µs below softmax_mid_kernel's 500 µs
+    assert _order(text.split("┡", 1)[1]) == ["gemm_big_kernel", "copy_small_kernel"]  # the table's rows
+    assert "top 2 of 3 critical kernels" in text and "largest time at stake first" in text
 
 
 def test_console_top_zero_shows_no_verdict_rows_but_says_so():
@@ -78,13 +78,13 @@ def test_markdown_and_html_verdict_rows_are_the_consoles():
 
     s = _source()
     md = " ".join(_verdict_section(s, s.results["verdicts"], 2).replace("\\_", "_").split())  # escapes undone
-    assert _order(md[md.index("|---"):md.index("_Shown")]) == ["gemm_big_kernel", "softmax_mid_kernel"]
+    assert _order(md[md.index("|---"):md.index("_Shown")]) == ["gemm_big_kernel", "copy_small_kernel"]
     assert "top 2 of 3 critical kernels" in md
     panel = _verdict_panel(s, s.results["verdicts"], 2)
     html = panel.table
     # the rows shown: the list before the cut's note and the folded table of every column
     listed = html[:html.index("Shown: the top")]
-    assert _order(listed) == ["gemm_big_kernel", "softmax_mid_kernel"]
+    assert _order(listed) == ["gemm_big_kernel", "copy_small_kernel"]
     assert "top 2 of 3 critical kernels" in html
 
 

@@ -135,7 +135,7 @@ def test_host_wait_filled_by_set_up_calls_is_named_start_up(tmp_path):
     s = gpulens.analyze([_setup_trace(tmp_path / "setup.json")], workers=1).sources[0]
     vd = s.results["verdicts"].summary
     assert vd["run_verdict"] == "host-bound"
-    assert vd["host_setup"] == {"setup_ns": 19_600_000, "host_ns": 19_920_000}
+    assert vd["host_setup"] == {"setup_ns": 19_600_000, "host_ns": 19_920_000, "steady_ns": 320_000}
     head = answer(s).sentence
     assert "host-bound by start-up work, not by steady-state launches: set-up calls (allocation, stream or " \
            "module creation, first kernel loads) fill 19.60 ms of the 19.92 ms the GPU waited for the host" in head

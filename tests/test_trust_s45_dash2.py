@@ -70,7 +70,7 @@ def test_occupancy_caption_says_what_the_chart_shows(gpt2):
     times = _kernel_times_ms()
     top = max(times, key=times.get)
     assert "cutlass_75_tensorop_bf16_s1688gemm_bf16_128x128_tn_align1" in top
-    assert "has 12.5 % theoretical (limited by registers)" in cap
+    assert "has 12.5 % theoretical occupancy (limited by registers)" in cap
     assert "cutlass_75_tensorop_bf16… 128x128" in cap
 
 

@@ -133,7 +133,13 @@ COLUMNS = {
     "rank": "distributed rank", "device_id": "GPU index",
     "span_ns": "first → last GPU event [ns]", "busy_ns": "union of GPU events [ns]",
     "computation_ns": "union of compute kernels [ns]", "idle_ns": "span − busy [ns]",
-    **{f"idle_{c}_ns": f"idle time attributed to {c} (see module docstring) [ns]" for c in GAP_CLASSES},
+    **{f"idle_{c}_ns": f"idle time whose cause is {c} (see module docstring) [ns]" for c in GAP_CLASSES},
+    # the one class whose name is no cause: said as what it is ("idle time attributed to unattributed" read as a
+    # riddle), true for every row — also one whose gaps a finding explains (unified-memory migrations end them)
+    "idle_unattributed_ns": "idle time no launch call explains: the work ending the gap has no recorded launch call "
+                            "(no correlation id) and the gap is longer than the launch gap, or the rank recorded no "
+                            "launch call; the overhead column names what ended most of it when the trace shows it "
+                            "(unified-memory page migrations) [ns]",
     "exposed_comm_ns": "collective time not overlapped by compute [ns]",
     "exposed_memcpy_ns": "copy time overlapped by no kernel or collective [ns]",
     "steady_idle_ns": "idle_ns less idle_boundary_ns: the idle time of the steady state the verdict is about, the "

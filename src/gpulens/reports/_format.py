@@ -90,7 +90,7 @@ LABELS: dict[str, str] = {
     "comm_ns": "communication", "exposed_comm_ns": "exposed communication", "exposed_memcpy_ns": "exposed memcpy",
     "exposed_memset_ns": "exposed memset",
     "idle_host_ns": "idle: host", "idle_launch_ns": "idle: launch", "idle_sync_ns": "idle: sync",
-    "idle_queued_ns": "idle: queued", "idle_unattributed_ns": "idle: cause not recorded",
+    "idle_queued_ns": "idle: queued", "idle_unattributed_ns": "idle: no launch linked",
     "overlap_pct": "communication hidden by compute (of its communication time)", "idle_boundary_ns": "idle: one-off gaps (left out of the verdict)",
     "steady_idle_ns": "idle: steady state",
     "grid_median_ns": "others' median (same grid)",

@@ -13,6 +13,7 @@ import pandas as pd
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import SourceReport
 from gpulens.analyzers._advice import vendor_word
+from gpulens.analyzers._gap_codes import GAP_CLASSES
 from gpulens.reports._format import (column_label, fmt_ns, fmt_unit, is_missing, limiter_text, result_title, summary_items, time_scale,
                                      shown_columns, source_vendor, unit_of, vendor_headers, vendor_label,
                                      with_limiter_text)
@@ -121,12 +122,25 @@ def occupancy_caption(r: AnalysisResult, t: pd.DataFrame, lims: pd.Series, measu
     if times.notna().any():
         i = int(times.fillna(-1).to_numpy().argmax())
         lim = limiter_text(lims.iloc[i], vendor)
-        v = t["theoretical_occupancy_pct"].iloc[i]
-        theo = bound_text(v, t["theoretical_max_pct"].iloc[i] if "theoretical_max_pct" in t else None, vendor) \
-            or fmt_unit(v, pct)
-        first = (f" The kernel with the most GPU time, {short_names([str(t['name'].iloc[i])])[0]}, has "
-                 f"{theo} theoretical "
-                 f"({'nothing limits it' if lim == 'none' else 'limiter unknown' if lim == MISSING else 'limited by ' + lim}).")
+        theor = t["theoretical_occupancy_pct"].iloc[i] if "theoretical_occupancy_pct" in t else None
+        bound = bound_text(theor, t["theoretical_max_pct"].iloc[i] if "theoretical_max_pct" in t else None, vendor)
+        who = f" The kernel with the most GPU time, {short_names([str(t['name'].iloc[i])])[0]},"
+        if is_missing(theor) and not bound:  # never "has unknown theoretical (nothing limits it)": why when known
+            why = r.summary.get("theoretical_missing")
+            first = f"{who} has no theoretical occupancy figure" + (f": {why}." if why and not is_missing(why)
+                                                                   else ".")
+        else:  # a limiter not recorded is unknown, never "nothing limits it"; a block-size bound said as "≤ x %"
+            first = (f"{who} has {bound or fmt_unit(theor, pct)} theoretical occupancy ("
+                     + ("nothing limits it" if lim == "none" else "its limiter is unknown" if lim == MISSING else
+                        f"limited by {lim}") + ").")
+    theo_known = "theoretical_occupancy_pct" in t and pd.to_numeric(t["theoretical_occupancy_pct"],
+                                                                  errors="coerce").notna().any()
+    if not theo_known:  # no theoretical bar is drawn: the caption never describes bars that are not there
+        why = r.summary.get("theoretical_missing")
+        alone = (f"the striped bars are achieved occupancy{weighted('time_weighted_achieved_pct')}" if measured
+                 else "achieved occupancy not measured either: nothing to draw")
+        return (f"No theoretical occupancy for {which}" + (f": {why}" if why and not is_missing(why) else "")
+                + f"; {alone}. Grid fill and tail waves are in the table and the findings.")
     return (f"Theoretical occupancy of {which} — the share of the "
             f"{vendor_word(vendor, 'sm')}'s {vendor_word(vendor, 'warp')} slots their launch configuration allows"
             f"{weighted('time_weighted_theoretical_pct')}, each bar labelled with the resource that limits it; {ach}.{first} Grid fill "
@@ -200,8 +214,10 @@ def _stacked(t: pd.DataFrame, ys: list[str], parts: list[tuple[str, str]], scale
 
 def _idle_panel(bn: AnalysisResult, max_rows: int, vendor: str | None = None) -> Panel:
     t = bn.table
+    # the idle causes only (they add up to the idle): never a bound on it such as idle_untimed_ns, a part of the
+    # causes' time, which stacked beside them counted that idle twice
     parts = [(c, column_label(c, bn.columns.get(c, ""))) for c in t.columns
-             if c.startswith("idle_") and c.endswith("_ns") and c not in ("idle_ns", "idle_other_clock_ns")]
+             if c.startswith("idle_") and c.endswith("_ns") and c[5:-3] in GAP_CLASSES]
     ys = [f"rank {fmt_unit(r, 'id')} · GPU {fmt_unit(d, 'id')}" for r, d in zip(t["rank"], t["device_id"])]
     div, unit = time_scale(t["idle_ns"]) if "idle_ns" in t else (1e6, "ms")  # the unit follows the magnitude
     fig = _stacked(t, ys, parts, div, f"idle time [{unit}]", unit)
@@ -245,7 +261,7 @@ def _stall_panel(st: AnalysisResult, max_rows: int) -> Panel:
 def _verdict_panel(s: SourceReport, vd: AnalysisResult, max_rows: int) -> Panel:
     """The kernel verdicts in the answer banner's layout (every row, each step whole, the evidence folded), then
     every column of the verdict table, folded."""
-    from gpulens.reports._answer import verdict_rows
+    from gpulens.reports._answer import order_text, verdict_rows
     from gpulens.reports._html_answer import kernels_html
 
     t = vd.table
@@ -254,6 +270,8 @@ def _verdict_panel(s: SourceReport, vd: AnalysisResult, max_rows: int) -> Panel:
             "could save: at most, or at least where a mark says so (its note gives the upper bound)." if len(t) else "No kernel verdict.")
     # the rows by the rule the console and Markdown share, a cut said in their words ("the top N of M …")
     shown, cut = verdict_rows(s, max_rows)
+    order = order_text(shown.get("time_at_stake_ns", []))  # the findings' order, said (_answer.stake_ordered)
+    take += f" Rows: {order}." if order else ""
     more = f'<p class="note">Shown: {esc(cut)}.</p>' if cut else ""
     every = ('<details class="tbl"><summary>Every column of the verdict table</summary>'
              + table_html(t, verdict_columns(t), max_rows, docs=vd.columns) + "</details>")

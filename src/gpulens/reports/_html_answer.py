@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpulens.report import SourceReport
-from gpulens.reports._answer import answer, critical_shown_text, next_step, verdict_rows
+from gpulens.reports._answer import answer, critical_shown_text, next_step, order_text, verdict_rows
 from gpulens.reports._format import GPU_SUM_TIP, clip, column_label, fmt_ns, gpu_sum_label, fmt_unit, is_missing, stake_notes
 from gpulens.reports._html_parts import KERNEL_LINKS, esc, hot_ranks, name_cell
 from gpulens.reports._names import label_in_text, short_names
@@ -101,8 +101,8 @@ def _after_label(a: Any) -> str:
 
 
 def kernel_rows(s: SourceReport, n: int = ANSWER_KERNELS) -> list[dict[str, Any]]:
-    """The rows :func:`_answer.verdict_rows` shows (the first ``n`` of the ``verdicts`` table, most GPU time
-    first) as dicts; [] without that table."""
+    """The rows :func:`_answer.verdict_rows` shows (the first ``n`` of the ``verdicts`` table in the findings'
+    order: largest time at stake first) as dicts; [] without that table."""
     vd = s.results.get("verdicts")
     if vd is None or vd.skipped or vd.table is None or not len(vd.table) or "verdict" not in vd.table:
         return []
@@ -183,8 +183,10 @@ def kernels_html(s: SourceReport, rows: list[dict[str, Any]], step_chars: int | 
             + (_tip(whole) if step_chars else "")
             + f'>{shown}{_evidence(r) if evidence else ""}</td>'
             "</tr>")
-    head = ("" if evidence else
-            f'<h3 class="kh">{esc("Kernels that matter (" + critical_shown_text(s, len(rows)) + ")")}</h3>')
+    # the rows' order said in the heading: the findings' (largest time at stake first), as console and Markdown
+    order = order_text([r.get("time_at_stake_ns") for r in rows])
+    title = "Kernels that matter" + (f", {order}" if order else "") + f" ({critical_shown_text(s, len(rows))})"
+    head = "" if evidence else f'<h3 class="kh">{esc(title)}</h3>'
     # the share says of what, as the hot-kernel table's column does (its doc: "share of all kernel time")
     vd = s.results.get("verdicts")
     share = column_label("share", vd.columns.get("share", "") if vd is not None else "")

@@ -15,6 +15,8 @@ from typing import Any, Sequence
 
 import pandas as pd
 
+from gpulens.units import plural
+
 #: Bar colours (Okabe-Ito: grey for the base, blue for the candidate; told apart by position and legend too).
 BASE_COLOUR, CAND_COLOUR = "#999999", "#0072B2"
 #: Rows per chart: the kernel rows with the largest |Δ| (as many as the top contributors list by default), and
@@ -132,15 +134,23 @@ def diff_charts(r: Any, kernels: pd.DataFrame) -> str:
     full = [f"{key}\nkernels: {pair}" if str(m) in ("op+shapes", "category") and pair else key
             for key, pair, m in zip(kt["kernel"].astype(str), pairs, kt["match"].astype(str))]
     k = kernels.head(CHART_KERNELS)
+    # rows whose GPU time did not change are no "largest change": drawn, they filled the chart with "= 0 ns" bars
+    # under the one kernel that moved (a 2× flash_fwd_kernel beside 9 unchanged kernels); said, not drawn
+    same = pd.to_numeric(k["delta_ns"], errors="coerce").eq(0) if "delta_ns" in k else pd.Series(False, k.index)
+    unchanged = int(same.sum()) if not same.all() else 0
+    k = k[~same] if unchanged else k
     if len(k):
         rows = [(lab, f, b, c, d, p, m) for lab, f, b, c, d, p, m in zip(
             k["kernel"], full, k["base_time_ns"], k["cand_time_ns"], k["delta_ns"], k["delta_pct"],
             k["match"].astype(str))]
         labels += [x[0] for x in rows]
         out.append(_figure("chart-kernels", "Largest changes per kernel: base vs candidate", rows,
-                           f"The {len(k)} kernel rows with the largest change in GPU time (of {len(kernels)} rows), "
+                           f"The {plural(len(k), 'kernel row')} with the largest change in GPU time (of "
+                           f"{len(kernels)} rows), "
                            "largest first, as the top contributors list them; bars: GPU time summed over each run's "
-                           "launches, one scale for the chart."))
+                           "launches, one scale for the chart."
+                           + (f" Rows whose GPU time did not change (0 ns) are not drawn: {unchanged} of the first "
+                              f"{CHART_KERNELS}." if unchanged else "")))
     cat = r.tables.get("categories")
     if cat is not None and len(cat):
         c = cat.head(CHART_CATEGORIES)

@@ -10,7 +10,7 @@ from typing import Any
 from rich.text import Text
 
 
-from gpulens.reports._answer import verdict_rows
+from gpulens.reports._answer import order_text, verdict_rows
 from gpulens.reports._fit import Col, FitTable, name_col
 from gpulens.reports._format import fmt_ns as _fmt_ns
 from gpulens.reports._format import fmt_unit, gpu_sum_label, idle_at_most, idle_bound_note, plural, stake_notes
@@ -72,7 +72,7 @@ def verdict_renderables(s: Any, top: int = 10) -> list:
         # every idle cause with time in it (the row's causes then add up to its idle time), then the rest
         causes = [(c, h) for c, h in (("idle_boundary_ns", "one-off gaps"), ("idle_host_ns", "host"),
                                       ("idle_launch_ns", "launch"), ("idle_sync_ns", "sync"),
-                                      ("idle_queued_ns", "queued"), ("idle_unattributed_ns", "no cause shown"))
+                                      ("idle_queued_ns", "queued"), ("idle_unattributed_ns", "no launch linked"))
                   if c in bt and (bt[c].fillna(0) > 0).any()]
         causes.sort(key=lambda ch: -float(bt[ch[0]].fillna(0).sum()))  # the largest causes are never left out
         cols = [Col("rank"), Col("GPU"), Col("idle")] + [Col(h, optional=k >= 2) for k, (_, h) in enumerate(causes)] + [
@@ -132,7 +132,9 @@ def verdict_renderables(s: Any, top: int = 10) -> list:
         hsum = getattr(r.get("hotspots"), "summary", None)  # a kernel on several GPUs: its times are sums over them
         cols = [name_col(), Col(gpu_sum_label("time", hsum), optional=True), Col("verdict", "left"),
                 Col(gpu_sum_label("at stake", hsum)), Col("next step", "left", figure=False, below=True)]
-        parts.append(FitTable("Kernel verdicts (performance-critical set)" + note, cols, rows))
+        order = order_text(shown.get("time_at_stake_ns", []))  # the findings' order, said (_answer.stake_ordered)
+        parts.append(FitTable(f"Kernel verdicts (performance-critical set{', ' + order if order else ''})" + note,
+                              cols, rows))
         for mark, text in dict(notes.values()).items():
             parts.append(Text(f"{mark.strip()} at stake: {text}."))
     return parts

@@ -16,8 +16,8 @@ import pandas as pd
 
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import Report, SourceReport
-from gpulens.reports._answer import (FIX_FIRST_LABEL, MARKDOWN_LIST, answer, clock_note, verdict_rows, finding_tree,
-                                      more_text, next_step, partial_reason, shown_title)
+from gpulens.reports._answer import (FIX_FIRST_LABEL, MARKDOWN_LIST, answer, clock_note, finding_tree, more_text,
+                                      next_step, order_text, partial_reason, shown_title, verdict_rows)
 from gpulens.units import fmt_share, plural
 from gpulens.reports._format import SPLIT_PARTS, critical_set_text, idle_bound_note, one_off_split, world_note
 from gpulens.reports._format import (BREAKDOWN_PARTS, bounded_breakdown, gpu_sum_label, breakdown_rest, busy_pct_text, clip, column_label, run_device_text,
@@ -211,7 +211,8 @@ def _verdict_section(s: SourceReport, vd: AnalysisResult, rows: int) -> str:
     t, cut = verdict_rows(s, rows)
     notes = stake_notes(t)
     hsum = getattr(s.results.get("hotspots"), "summary", None)  # a kernel on several GPUs: sums over them
-    lines = ["### Kernel verdicts", "", f"| # | kernel | {gpu_sum_label('time', hsum)} | verdict | "
+    order = order_text(t.get("time_at_stake_ns", []))  # the findings' order, said (_answer.stake_ordered)
+    lines = ["### Kernel verdicts" + (f" ({order})" if order else ""), "", f"| # | kernel | {gpu_sum_label('time', hsum)} | verdict | "
              f"{gpu_sum_label('at stake', hsum)} |", "|---:|---|---:|---|---:|"]
     steps_md = []
     labels = short_names(t["name"].astype(str).tolist()) if "name" in t.columns else [""] * len(t)
