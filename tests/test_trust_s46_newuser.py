@@ -74,3 +74,38 @@ def test_two_ncu_captures_in_one_layout_are_not_merged(tmp_path):
     assert main(["analyze", str(tmp_path), "-q", "--no-cache", "--json", str(tmp_path / "r.json")]) == 0
     doc = json.loads((tmp_path / "r.json").read_text())
     assert "same Nsight Compute capture" not in json.dumps(doc)
+
+
+def test_a_tiny_share_is_never_a_false_zero_in_any_table():
+    """The console's Top kernels said "0.0 %" for a 2.89 µs kernel of 8.44 ms where Markdown said "under 0.1 %":
+    one rounding rule for every share cell (units.share_pct_text)."""
+    from gpulens.units import fmt_share
+
+    assert fmt_share(2_890 / 8_440_000) == "under 0.1 %"  # 0.034 %
+    assert fmt_share(0.99961) == "over 99.9 %"
+    assert fmt_share(1.0) == "100.0 %"
+    assert fmt_share(0.12345) == "12.3 %"
+    assert fmt_share(0.00049) == "under 0.1 %" and fmt_share(0.0005) == "0.1 %"  # 0.05 % rounds half up to 0.1 %
+    assert fmt_share(0.0) == "0.0 %"
+
+
+def test_roofline_skipped_for_missing_dtypes_says_dtypes_not_no_model(tmp_path):
+    """The demo's ops with their 'Input type' args deleted (shapes kept): the roofline said "no FLOP model for the
+    hot kernels' ops" although aten::addmm, flash attention and layer_norm have models (the demo itself has FLOPs
+    for all of them); what is missing is each tensor's dtype."""
+    import gzip
+
+    doc = json.loads(gzip.open(gpulens.demo_trace()).read())
+    dropped = 0
+    for e in doc["traceEvents"]:
+        if "Input type" in (e.get("args") or {}):
+            del e["args"]["Input type"]
+            dropped += 1
+    assert dropped > 0
+    p = tmp_path / "notypes.pt.trace.json"
+    p.write_text(json.dumps(doc))
+    full = gpulens.analyze([gpulens.demo_trace()]).sources[0].results["roofline"]
+    assert not full.skipped  # with dtypes the same ops are modelled
+    r = gpulens.analyze([p]).sources[0].results["roofline"]
+    assert r.skipped
+    assert "without their dtypes" in r.skipped_reason and "no FLOP model" not in r.skipped_reason

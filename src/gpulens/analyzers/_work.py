@@ -345,9 +345,14 @@ def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) 
         first = np.full(len(keys), len(kinv), dtype="int64")
         np.minimum.at(first, kinv, np.arange(len(kinv)))
         counts = np.bincount(kinv, minlength=len(keys))
+        ti = names.index("input_types") if "input_types" in names else None
+        di = names.index("input_dims") if "input_dims" in names else None
         for i in sorted(missing, key=lambda i: first[i]):
             name = str(cats[0][keys[i][0]] if keys[i][0] >= 0 else None)
-            stats["unmodelled"][name] = stats["unmodelled"].get(name, 0) + int(counts[i])
+            # shapes without dtypes: the models need each tensor's element type — not an op without a model
+            untyped = di is not None and keys[i][di] >= 0 and (ti is None or keys[i][ti] < 0)
+            into = stats.setdefault("untyped", {}) if untyped else stats["unmodelled"]
+            into[name] = into.get(name, 0) + int(counts[i])
     key_of = kinv[inv]  # per linked kernel: index into keys
     key_ok = np.array([c is not None for c in costs])
     ok = key_ok[key_of]

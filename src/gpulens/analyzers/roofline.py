@@ -158,7 +158,9 @@ class Roofline(Analyzer):
         if work["flops"].isna().all() and work["bytes"].isna().all():
             has_dims = timeline.events["input_dims"].notna().any()
             has_ops = bool((timeline.events["kind"] == "cpu_op").any())
-            shapes = ("no FLOP model for the hot kernels' ops" if has_dims else
+            shapes = ("op shapes recorded without their dtypes (Kineto's 'Input type' args): the FLOP models need "
+                      "each tensor's element type" if has_dims and stats.get("untyped") and not stats["unmodelled"]
+                      else "no FLOP model for the hot kernels' ops" if has_dims else
                       "no op shapes (profile with record_shapes=True)" if has_ops else
                       "no framework ops to read shapes from")
             return skip("no FLOP source: the hot kernels have no FP-instruction counters (e.g. " + _advice.for_vendor(
@@ -198,6 +200,7 @@ class Roofline(Analyzer):
             "launches_flops_lower_bound": int(_lacks_counters(per["flops_missing"], from_ctr).sum()),
             "launches_linked_to_ops": stats["linked"],
             "ops_without_model": stats["unmodelled"],
+            "ops_without_dtypes": stats.get("untyped", {}),
             "attention_assumed_causal": self.causal,
         }
         # the compute roofs that are documented achievable peaks (reports name them in the roofline's heading)
@@ -551,7 +554,10 @@ class Roofline(Analyzer):
                 "with_flops=True) or collect FLOP counters ("
                 + _advice.for_vendor(summary.get("vendor"), "ncu", "rocprof-compute").replace(", or ", ", ") + ")"
                 + (" — ops without a FLOP model: " + ", ".join(sorted(summary["ops_without_model"])[:5])
-                   if summary["ops_without_model"] else "") + ".")))
+                   if summary["ops_without_model"] else "")
+                + (" — ops whose input dtypes were not recorded (the models need them): "
+                   + ", ".join(sorted(summary["ops_without_dtypes"])[:5]) if summary["ops_without_dtypes"] else "")
+                + ".")))
         return out
 
 
