@@ -109,3 +109,36 @@ def test_roofline_skipped_for_missing_dtypes_says_dtypes_not_no_model(tmp_path):
     r = gpulens.analyze([p]).sources[0].results["roofline"]
     assert r.skipped
     assert "without their dtypes" in r.skipped_reason and "no FLOP model" not in r.skipped_reason
+
+
+def test_a_passing_gate_chart_draws_the_largest_timings_not_ties_of_zero_change():
+    """Every timing unchanged (+0.0 %): the chart "with the largest change" sorted by |change %| alone, a tie, drew
+    small kernels and left out the two largest (cutlass 98.72 µs, flash_fwd 37.41 µs). Expected: the largest change
+    in time first, the longest timing first among equal ones — here the kernels by size."""
+    import re
+    from html import unescape
+
+    from gpulens.gate import GateConfig, exit_code, run_gate
+    from gpulens.gate.baseline import Baseline
+    from gpulens.gate.runs import Metric, RunSet
+    from gpulens.reports.gate_html import CHART_ROWS, render
+
+    env = {"gpus": ["NVIDIA H100 80GB HBM3"], "gpu_count": 1, "arch": ["9.0"], "ranks": 1, "driver": "12040",
+           "runtime": "12040", "torch": None, "collectors": ["kineto"], "tool_version": "0.1.0"}
+    noise = [1.0, 1.02, 1 / 1.02, 1.0, 1.01, 1 / 1.01]
+    sizes = {f"k{i:02d}": 1_000.0 * (i + 1) for i in range(3 * CHART_ROWS)}  # k00 1 µs … the last the longest
+
+    def metrics():
+        return {"kernel:" + k: Metric("kernel:" + k, "timing", "ns", [v * x for x in noise], share=[0.01] * 6,
+                                      calls=[1] * 6) for k, v in sizes.items()}
+
+    runs = [{"label": f"r{i}", "report": "x.json", "status": "ok", "created": None} for i in range(6)]
+    base = Baseline("main", "2026-01-01T00:00:00+00:00", "0.1.0", 1, "h100-x1", env, runs, metrics())
+    res = run_gate(base, RunSet(runs, [], env, "h100-x1", 1, metrics()), GateConfig())
+    res.exit_code = exit_code(res)
+    assert res.verdict == "PASS"
+    fig = re.search(r'<figure class="dchart" id="chart-gate".*?</figure>', render(res), re.S).group(0)
+    drawn = [unescape(m) for m in re.findall(r'<span class="pl" title="([^"]*)">', fig)]
+    longest = sorted(sizes, key=lambda k: -sizes[k])
+    assert drawn[:2] == ["kernel:" + longest[0], "kernel:" + longest[1]]
+    assert "kernel:k00" not in drawn

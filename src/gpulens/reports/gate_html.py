@@ -50,11 +50,15 @@ def _chart(result: GateResult, labels: dict[str, str]) -> str:
     kernels first (the cause, largest absolute change first, as the headline names them), then the whole-run
     timings they moved (step time, span, busy times: what the run lost). One scale for both would draw a kernel
     that is 2 % of the run as a sliver under the run's totals. When every timing passed: the gating timings with
-    the largest change, grouped alike. "" when no timing has both figures."""
+    the largest change in time (ns; the longest first among equal ones), grouped alike. "" when no timing has both
+    figures."""
     timed = [m for m in result.metrics if m.unit == "ns" and m.base_center is not None
              and m.cand_center is not None]
     failing = [m for m in timed if m.gating and m.verdict != PASS]
-    rows = failing or sorted((m for m in timed if m.gating), key=lambda m: -abs(m.change_pct or 0))
+    # all passed: the largest change in time first (a +0.0 % tie among every kernel drew the small ones and left
+    # the two largest out), the longer timing first among equals
+    rows = failing or sorted((m for m in timed if m.gating),
+                             key=lambda m: (-abs(m.cand_center - m.base_center), -m.base_center))
     run = [m for m in rows if not kernel_like(m.metric)][:CHART_ROWS // 2]  # at most 5 exist (RUN_METRICS)
     kern = [m for m in rows if kernel_like(m.metric)][:CHART_ROWS - len(run)]
     rows = kern + run
@@ -62,7 +66,8 @@ def _chart(result: GateResult, labels: dict[str, str]) -> str:
         return ""
     title = ("Timings side by side, not judged: the runs are not comparable" if result.verdict == INCOMPARABLE
              else "The timings that decide the verdict" if failing else
-             "Gating timings with the largest change (all within their PASS band)")
+             "Gating timings with the largest change in time, the longest first among equal ones (all within "
+             "their PASS band)")
     groups = [(head, ms) for head, ms in (("kernels", kern), ("whole run", run)) if ms]
     bars = grouped_bar_rows([
         (head if len(groups) > 1 else "",
