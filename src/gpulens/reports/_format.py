@@ -66,6 +66,8 @@ LABELS: dict[str, str] = {
     # the profiler's own FLOP counts (torch.profiler with_flops), not the roofline's estimate from input shapes
     "ops_with_flops": "ops with FLOPs recorded by the profiler (with_flops)",
     "total_flops": "FLOPs recorded by the profiler (with_flops)",
+    # (max − min) / min of the group medians: 150.8 % is a slowest group 2.51× the fastest, not a share over 100
+    "spread_pct": "slowest group's median above the fastest's (%)",
     "min_ns": "min", "max_ns": "max", "share": "share of kernel time", "cumulative_share": "cumulative share",
     "critical": "critical set", "device_id": "GPU", "stream_id": "stream", "time_at_stake_ns": "time at stake",
     "flops_per_s": "attained FLOP/s", "bytes_per_s": "attained bandwidth", "arithmetic_intensity":
