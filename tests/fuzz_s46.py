@@ -9,6 +9,8 @@ a folder outside the repository, DIR under /tmp). Kinds (:data:`KINDS`):
   change), the clock ×1000 (ns written where µs belong: every duration ×1000, or a clock note), pid/tid/ts as
   strings, devices renumbered into 0..64, one kernel's duration 100× the run, every correlation id the same, the
   trace twice as two ranks with the same correlation ids;
+* ``ncu_values`` — every value of 1–3 metrics of an Nsight Compute CSV (details or raw) at or past its limits
+  (:data:`ODD_VALUES`: 1e30, −1, nan, inf, 1.8e308 …): no share above 100 % unflagged, no NaN shown;
 * ``scale16`` — a 1×, 4×, 16× repetition of one Kineto launch/kernel pair (spread in time): the CPU time exponent
   of the copies (log4 of the ratio) is printed and a finding above 1.3;
 * ``cli_all`` — a semantic mutant through every command: analyze (JSON, HTML, Markdown), ``diff`` against its
@@ -24,6 +26,7 @@ import csv
 import io
 import json
 import math
+import os
 import shutil
 import sqlite3
 import sys
@@ -36,8 +39,9 @@ sys.path.insert(0, str(HERE.parent))
 from tests import fuzzing  # noqa: E402
 from tests.fuzz_s38 import _EXPECT, report_check  # noqa: E402
 from tests.fuzz_s44 import _load, _put, make_with  # noqa: E402
+from tests.fuzz_s45 import _cpu_analyze  # noqa: E402
 
-KINDS = ["semantic", "semantic", "semantic", "scale16", "cli_all"]
+KINDS = ["semantic", "semantic", "semantic", "ncu_values", "scale16", "cli_all"]
 KINETO_OPS = ["shift", "shift_neg", "reverse", "ns_as_us", "pid_str", "ts_str", "dev_hi", "dur_long", "corr_same",
               "rank_dup"]
 CSV_OPS = ["shift", "reverse", "dev_hi", "ns_as_us", "queue_hi"]
@@ -189,6 +193,54 @@ def _csv(rng, src: Path, b: str, e: str, work: Path, op: str):
     return p
 
 
+# ---------------------------------------------------------------------------------------------------- ncu
+ODD_VALUES = ["1e30", "-1", "nan", "inf", "-0", "1,000,000,000,000,000,000", "4294967295", "1.8e308", "0"]
+
+
+def _ncu_seeds() -> list[Path]:
+    out = []
+    for d in (DATA / "nvidia", SHARED / "ncu"):
+        for p in sorted(d.rglob("*.csv")) if d.is_dir() else []:
+            head = p.open(errors="replace").readline()
+            if '"Kernel Name"' in head or "Kernel Name" in head and "ID" in head:
+                out.append(p)
+    return out
+
+
+def _ncu(rng, src: Path, work: Path):
+    """Counter values at or past their limits: every value of 1–3 metrics (details: rows of that Metric Name; raw:
+    that column) replaced by one of :data:`ODD_VALUES`."""
+    rows = list(csv.reader(io.StringIO(src.read_text(encoding="utf-8-sig", errors="replace"))))
+    hi = next((i for i, r in enumerate(rows) if "Kernel Name" in r), None)
+    if hi is None:
+        return None
+    head, val = rows[hi], rng.choice(ODD_VALUES)
+    if "Metric Name" in head and "Metric Value" in head:
+        mn, mv = head.index("Metric Name"), head.index("Metric Value")
+        names = sorted({r[mn] for r in rows[hi + 1:] if len(r) > mv})
+        if not names:
+            return None
+        pick = set(rng.sample(names, min(len(names), rng.randint(1, 3))))
+        for r in rows[hi + 1:]:
+            if len(r) > mv and r[mn] in pick:
+                r[mv] = val
+    else:
+        cols = [i for i, c in enumerate(head) if "__" in c]
+        if not cols:
+            return None
+        pick = set(rng.sample(cols, min(len(cols), rng.randint(1, 3))))
+        for r in rows[hi + 2:]:
+            for i in pick:
+                if i < len(r):
+                    r[i] = val
+    p = work / src.name
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_ALL).writerows(rows)
+    p.write_text(buf.getvalue())
+    _EXPECT["op"] = f"{src.name}: {sorted(head[i] if isinstance(i, int) else i for i in pick)[:3]} = {val}"
+    return p
+
+
 # ---------------------------------------------------------------------------------------------------- sqlite
 _TIME_TABLES = {"CUPTI_ACTIVITY_KIND_KERNEL": ("start", "end", "deviceId", "streamId"),
                 "CUPTI_ACTIVITY_KIND_MEMCPY": ("start", "end", "deviceId", "streamId"),
@@ -227,7 +279,11 @@ def _sql(rng, src: Path, work: Path, op: str):
 
 
 def semantic(rng, seeds, names, work: Path, i: int):
-    fam = rng.choice(["kineto", "kineto", "kineto", "csv", "sql"])
+    fam = rng.choice(["kineto", "kineto", "kineto", "csv", "sql", "ncu"])
+    if fam == "ncu":
+        src = rng.choice(_ncu_seeds())
+        got = _ncu(rng, src, work)
+        return None if got is None else (got, src)
     if fam == "kineto":
         src, op = rng.choice(_kineto_seeds()), rng.choice(KINETO_OPS)
         got = _kineto(rng, src, work, op)
@@ -244,6 +300,12 @@ def semantic(rng, seeds, names, work: Path, i: int):
     _EXPECT["op"] = f"{src.name}: {op}"
     _EXPECT["sem"] = op
     return got, src
+
+
+def ncu_values(rng, seeds, names, work: Path, i: int):
+    src = rng.choice(_ncu_seeds())
+    got = _ncu(rng, src, work)
+    return None if got is None else (got, src)
 
 
 def cli_all(rng, seeds, names, work: Path, i: int):
@@ -284,18 +346,6 @@ def scale16(rng, seeds, names, work: Path, i: int):
     _EXPECT["sizes"] = out
     _EXPECT["op"] = f"{src.name}: {k.get('name', '?')[:40]} ×500/2000/8000"
     return out[-1], src
-
-
-def _cpu_analyze(path: Path, work: Path) -> tuple[float, int, str]:
-    from tests.fuzz_s8 import run_cli
-
-    o = work / "t"
-    shutil.rmtree(o, ignore_errors=True)
-    o.mkdir()
-    t = time.process_time()
-    code, text = run_cli(["analyze", str(path), "--no-cache", "-q", "--lenient", "--json", str(o / "r.json"),
-                          "--markdown", str(o / "r.md"), "--html", str(o / "r.html")])
-    return time.process_time() - t, code, text
 
 
 # ---------------------------------------------------------------------------------------------------- checks
@@ -340,6 +390,9 @@ def _compare(path: Path, work: Path, strict: bool) -> str | None:
     if base is None or got is None:
         return None
     a, b = _figs(base), _figs(got)
+    if os.environ.get("FUZZ_S46_SHOW"):
+        print(f"compare {op}: {a['kernel_count']} {a['kernel_time_ns']} {a['span']} -> {b['kernel_count']} "
+              f"{b['kernel_time_ns']} {b['span']}", file=sys.stderr, flush=True)
     if op in SAME:
         if a["kernel_count"] != b["kernel_count"]:
             return f"kernel count {a['kernel_count']} -> {b['kernel_count']} (warnings {b.get('warn', [])[:2]})"

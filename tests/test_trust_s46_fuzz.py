@@ -5,6 +5,12 @@ but change its meaning, compared with the seed's own report): one fast test per 
    duration by the kernel's *overrun-clipped* time. One kernel of the MI300X replay trace (tests/data) given 100× the
    run's length (3.17 s, clipped to 2.74 ms by the next kernel on its stream) read "one launch holds 24473.9 % of its
    time (3.17 s …)". The verdict's per-launch figures now use the clipped durations, as the kernel's time does.
+2. Files dropped unnamed: a folder claimed by a folder collector (rocprofv3 CSV, rocprof v1, rocprof-compute) listed
+   the other formats' files beside it only by the suffixes .json/.gz/.sqlite/.db — an Nsight Compute CSV, an nsys
+   stats CSV, a .ncu-rep beside a rocprofv3 kernel_trace.csv was read by nobody and named nowhere (fuzz: a folder of
+   a Kineto trace, a rocprofv3 kernel_trace.csv and an ncu details CSV reported the Kineto kernels only). Files of
+   those names are now listed when they sniff as an NVIDIA format: read when they hold the more GPU work, named in
+   the warning otherwise (an AMD folder's own CSVs stay its own records).
 """
 
 from __future__ import annotations
@@ -40,3 +46,37 @@ def test_one_off_launch_share_uses_clipped_durations(tmp_path):
     held = [m for t in texts for m in re.findall(r"one launch holds ([\d.]+) %", t, re.I | re.A)]
     assert held == []  # was ['24473.9'] (the recorded 3.17 s against the clipped total)
     assert src.summary["kernel_count"] == 29
+
+
+# --- 2. a folder's NVIDIA CSV beside a rocprofv3 CSV run is read or named -----------------------------------------
+_V3_HEAD = '"Kind","Agent_Id","Queue_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id",' \
+           '"Start_Timestamp","End_Timestamp"'
+_NCU = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size",'
+        '"Device","CC","gpu__time_duration.sum"\n"","","","","","","","","","","","usecond"\n')
+
+
+def _mixed(tmp_path: Path, ncu_us: list[float]) -> Path:
+    d = tmp_path / f"run{len(ncu_us)}"
+    d.mkdir()
+    # one rocprofv3 kernel of 10 µs (10,000 ns between its timestamps)
+    (d / "kernel_trace.csv").write_text(_V3_HEAD + '\n"KERNEL_DISPATCH",1,1,9,1,1,"amd_k",1,5000000,5010000\n')
+    (d / "ncu_details.csv").write_text(_NCU + "".join(
+        f'"{i}","42","demo","host","nv_k","1","7","(256, 1, 1)","(4096, 1, 1)","0","9.0","{u}"\n'
+        for i, u in enumerate(ncu_us)))
+    return d
+
+
+def test_folder_ncu_csv_with_more_work_is_read(tmp_path):
+    # the ncu CSV's 2 launches of 1 ms hold more GPU work than the rocprofv3 kernel's 10 µs: read, the other named
+    src = gpulens.analyze(_mixed(tmp_path, [1000.0, 1000.0])).sources[0]
+    assert src.summary["kernel_count"] == 2 and src.summary["kernel_time_ns"] == 2_000_000
+    assert any("not read (rocprofv3_csv_dir; pass them as an input of their own): kernel_trace.csv" in w
+               for w in src.timeline.meta.warnings)
+
+
+def test_folder_ncu_csv_with_less_work_is_named(tmp_path):
+    # 1 µs of ncu launches against 10 µs: the rocprofv3 run is kept and the ncu file named (it was silently dropped)
+    src = gpulens.analyze(_mixed(tmp_path, [1.0])).sources[0]
+    assert src.summary["kernel_count"] == 1 and src.summary["kernel_time_ns"] == 10_000
+    assert any("other trace files in the folder are not read (pass them as inputs of their own): "
+               "ncu_details.csv (ncu_csv)" in w for w in src.timeline.meta.warnings)
