@@ -11,8 +11,9 @@ a folder outside the repository, DIR under /tmp). Kinds (:data:`KINDS`):
   trace twice as two ranks with the same correlation ids;
 * ``ncu_values`` — every value of 1–3 metrics of an Nsight Compute CSV (details or raw) at or past its limits
   (:data:`ODD_VALUES`: 1e30, −1, nan, inf, 1.8e308 …): no share above 100 % unflagged, no NaN shown;
-* ``scale16`` — a 1×, 4×, 16× repetition of one Kineto launch/kernel pair (spread in time): the CPU time exponent
-  of the copies (log4 of the ratio) is printed and a finding above 1.3;
+* ``scale16`` — a 1×, 4×, 16× repetition (:data:`SCALE_N`) of one Kineto launch/kernel pair, 1–3 rows of a rocprof
+  v1 / v3 CSV or 2 rows of an nsys / rocpd kernel table (spread in time): the CPU time exponent of the copies (log4
+  of the ratio of their cost above the zero-copy input's) is printed, and a finding above 1.3;
 * ``cli_all`` — a semantic mutant through every command: analyze (JSON, HTML, Markdown), ``diff`` against its
   seed both ways, ``baseline save`` + ``gate``.
 
@@ -27,6 +28,7 @@ import io
 import json
 import math
 import os
+import resource
 import shutil
 import sqlite3
 import sys
@@ -39,7 +41,6 @@ sys.path.insert(0, str(HERE.parent))
 from tests import fuzzing  # noqa: E402
 from tests.fuzz_s38 import _EXPECT, report_check  # noqa: E402
 from tests.fuzz_s44 import _load, _put, make_with  # noqa: E402
-from tests.fuzz_s45 import _cpu_analyze  # noqa: E402
 
 KINDS = ["semantic", "semantic", "semantic", "ncu_values", "scale16", "cli_all"]
 KINETO_OPS = ["shift", "shift_neg", "reverse", "ns_as_us", "pid_str", "ts_str", "dev_hi", "dur_long", "corr_same",
@@ -316,9 +317,26 @@ def cli_all(rng, seeds, names, work: Path, i: int):
 
 
 # ---------------------------------------------------------------------------------------------------- scale16
-def scale16(rng, seeds, names, work: Path, i: int):
-    src = rng.choice(_kineto_seeds())
-    doc, gz = _load(src)
+def _cpu_analyze(path: Path, work: Path) -> tuple[float, int, str]:
+    """CPU seconds of ``gpulens analyze PATH`` with the three reports, this process's and its children's (rank and
+    file workers), the exit code and the output."""
+    from tests.fuzz_s8 import run_cli
+
+    o = work / "t"
+    shutil.rmtree(o, ignore_errors=True)
+    o.mkdir()
+    t = time.process_time() + resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
+    code, text = run_cli(["analyze", str(path), "--no-cache", "-q", "--lenient", "--json", str(o / "r.json"),
+                          "--markdown", str(o / "r.md"), "--html", str(o / "r.html")])
+    return time.process_time() + resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - t, code, text
+
+
+#: copies of the smallest input of ``scale16`` (then 4×, 16×), and of its zero-copy baseline
+SCALE_N = (0, 1500, 6000, 24000)
+
+
+def _scale_kineto_n(rng, src: Path, work: Path) -> list[Path] | None:
+    doc, _ = _load(src)
     if doc is None or not isinstance(doc, dict):
         return None
     ev = doc["traceEvents"]
@@ -332,20 +350,104 @@ def scale16(rng, seeds, names, work: Path, i: int):
     rest = [e for e in ev if isinstance(e, dict) and e.get("ph") != "X"]
     span = max(1.0, float(k.get("dur") or 1)) * 2
     out = []
-    for n in (500, 2000, 8000):
+    for n in SCALE_N:
         copies = []
         for j in range(n):
             for e in pair:
                 c = dict(e, ts=e["ts"] + j * span)
-                if isinstance(e.get("args"), dict):
-                    c["args"] = dict(e["args"], correlation=(corr or 0) + j * 1_000_003 if corr is not None else None)
+                if isinstance(e.get("args"), dict) and corr is not None:
+                    c["args"] = dict(e["args"], correlation=corr + j * 1_000_003)
                 copies.append(c)
         p = work / f"n{n}.json"
         _put(p, dict(doc, traceEvents=rest + copies), False)
         out.append(p)
-    _EXPECT["sizes"] = out
-    _EXPECT["op"] = f"{src.name}: {k.get('name', '?')[:40]} ×500/2000/8000"
-    return out[-1], src
+    _EXPECT["op"] = f"{src.name}: {str(k.get('name', '?'))[:40]} ×{'/'.join(map(str, SCALE_N[1:]))}"
+    return out
+
+
+def _scale_csv_n(rng, src: Path, b: str, e: str, work: Path) -> list[Path] | None:
+    rows = list(csv.reader(io.StringIO(src.read_text(encoding="utf-8-sig", errors="replace"))))
+    head = rows[0]
+    ib, ie = head.index(b), head.index(e)
+    body = [r for r in rows[1:] if len(r) == len(head) and r[ib].isdigit() and r[ie].isdigit()]
+    if not body:
+        return None
+    pick = rng.sample(body, min(len(body), rng.randint(1, 3)))
+    lo, hi = min(int(r[ib]) for r in pick), max(int(r[ie]) for r in pick)
+    step = max(hi - lo, 1000) * 2
+    out = []
+    for n in SCALE_N:
+        d = work / f"n{n}"
+        d.mkdir()
+        rs = [head]
+        for j in range(max(n, 1) if n else 0):
+            for r in pick:
+                c = list(r)
+                c[ib], c[ie] = str(int(r[ib]) + j * step), str(int(r[ie]) + j * step)
+                rs.append(c)
+        if n == 0:
+            rs.append(pick[0])
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="\n").writerows(rs)
+        (d / src.name).write_text(buf.getvalue())
+        out.append(d / src.name)
+    _EXPECT["op"] = f"{src.name}: {len(pick)} rows ×{'/'.join(map(str, SCALE_N[1:]))}"
+    return out
+
+
+def _scale_sql_n(rng, src: Path, work: Path) -> list[Path] | None:
+    out = []
+    for n in SCALE_N:
+        d = work / f"n{n}"
+        d.mkdir()
+        p = d / src.name
+        shutil.copyfile(src, p)
+        con = sqlite3.connect(p)
+        try:
+            tabs = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            t = next((x for x in ("CUPTI_ACTIVITY_KIND_KERNEL", "rocpd_op", "rocpd_kernel_dispatch") if x in tabs), None)
+            if t is None:
+                return None
+            cols = [r[1] for r in con.execute(f'PRAGMA table_info("{t}")')]
+            base = con.execute(f'SELECT * FROM "{t}" LIMIT 2').fetchall()
+            if not base:
+                return None
+            rows = []
+            for j in range(n):
+                for b_ in base:
+                    r = list(b_)
+                    for c in ("start", "end"):
+                        if c in cols and isinstance(r[cols.index(c)], int):
+                            r[cols.index(c)] += j * 100_000
+                    if "id" in cols:
+                        r[cols.index("id")] = None
+                    rows.append(r)
+            con.executemany(f'INSERT INTO "{t}" VALUES ({",".join("?" * len(cols))})', rows)
+            con.commit()
+        except sqlite3.Error:
+            return None
+        finally:
+            con.close()
+        out.append(p)
+    _EXPECT["op"] = f"{src.name}: 2 rows of {t} ×{'/'.join(map(str, SCALE_N[1:]))}"
+    return out
+
+
+def scale16(rng, seeds, names, work: Path, i: int):
+    fam = rng.choice(["kineto", "csv", "sql"])
+    if fam == "kineto":
+        src = rng.choice(_kineto_seeds())
+        got = _scale_kineto_n(rng, src, work)
+    elif fam == "csv":
+        src, b, e = rng.choice(_csv_seeds())
+        got = _scale_csv_n(rng, src, b, e, work)
+    else:
+        src = rng.choice(_sql_seeds())
+        got = _scale_sql_n(rng, src, work)
+    if not got:
+        return None
+    _EXPECT["sizes"] = got
+    return got[-1], src
 
 
 # ---------------------------------------------------------------------------------------------------- checks
@@ -427,14 +529,16 @@ def _one(kind: str, rng, path: Path, work: Path, strict: bool, cli: bool) -> str
     o = _EXPECT.get("op", "?")
     if kind == "scale16":
         ts = [_cpu_analyze(p, work) for p in _EXPECT["sizes"]]
-        t0 = _cpu_analyze(_EXPECT["seed"], work)[0]
-        c = [max(t - t0, 0.05) for t, _, _ in ts]
+        c = [max(t - ts[0][0], 0.05) for t, _, _ in ts[1:]]
         e1, e2 = math.log(c[1] / c[0], 4), math.log(c[2] / c[1], 4)
-        print(f"scale16 seed {t0:.2f} s, copies {c[0]:.2f} {c[1]:.2f} {c[2]:.2f} s: exponents {e1:.2f} {e2:.2f} "
-              f"{o}", file=sys.stderr, flush=True)
+        print(f"scale16 zero copies {ts[0][0]:.2f} s, copies {c[0]:.2f} {c[1]:.2f} {c[2]:.2f} s: exponents "
+              f"{e1:.2f} {e2:.2f} exits {[x[1] for x in ts]} {o}", file=sys.stderr, flush=True)
         if c[2] > 1.5 and e2 > 1.3:
             return f"{o}: CPU {c} s for 1x/4x/16x: exponent {e2:.2f}"
-        strict = False
+        if ts[1][1] == 0 and ts[3][1] != 0:
+            return f"{o}: 1x reads, 16x exits {ts[3][1]}: {ts[3][2].strip()[-200:]!r}"
+        what = report_check(path, work, ["--lenient"])  # the 16x input's reports (no CLI chain: the time limit)
+        return f"{o}: {what}" if what else None
     what = report_check(path, work, [] if strict else ["--lenient"])
     if what:
         return f"{o}: {what}"

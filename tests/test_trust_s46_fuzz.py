@@ -11,6 +11,11 @@ but change its meaning, compared with the seed's own report): one fast test per 
    a Kineto trace, a rocprofv3 kernel_trace.csv and an ncu details CSV reported the Kineto kernels only). Files of
    those names are now listed when they sniff as an NVIDIA format: read when they hold the more GPU work, named in
    the warning otherwise (an AMD folder's own CSVs stay its own records).
+3. False "truncated": a per-kernel summary (nsys stats ``Time (%)``, rocprof ``*.stats.csv`` ``Percentage``) with one
+   row whose Total Time disagrees with its share (clock ×1000 in one row of the RTX 5090 kern_sum of tests/data) was
+   called cut ("rows hold 24.9 % at most of the kernel time …: rows are missing after byte 28,035", a partial
+   result) though every row was there: one row's bound decided. When the shares (each at its printed rounding) can
+   reach 100 %, two rows must now agree that rows are missing; the row itself is flagged as impossible statistics.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import re
 from pathlib import Path
 
 import gpulens
+from gpulens.collectors._shares import missing_share
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -80,3 +86,27 @@ def test_folder_ncu_csv_with_less_work_is_named(tmp_path):
     assert src.summary["kernel_count"] == 1 and src.summary["kernel_time_ns"] == 10_000
     assert any("other trace files in the folder are not read (pass them as inputs of their own): "
                "ncu_details.csv (ncu_csv)" in w for w in src.timeline.meta.warnings)
+
+
+# --- 3. one row's inconsistent share does not make a whole table "truncated" ---------------------------------------
+def test_missing_share_needs_two_rows_when_the_shares_are_whole():
+    # 60.0 % + 40.0 % (each up to +0.1): every row may be there. Row 1's 600,000 ns over 60.1 % bounds the whole at
+    # 998,336 ns > the 600,400 read — row 1 alone; row 2 bounds it at 100 · 400 / 40.1 = 997.5 ns: not missing
+    assert missing_share(["60.0", "40.0"], [600_000, 400]) is None
+    # shares of 60.0 + 30.0 (at most 90.2 %): rows are missing, the largest bound stands: 1 − 900 / (60,000 / 60.1)
+    got = missing_share(["60.0", "30.0"], [600, 300])
+    assert abs(got - (1 - 900 / (100 * 600 / 60.1))) < 1e-12
+    # one row of 60.0 %: as before
+    assert abs(missing_share(["60.0"], [600]) - (1 - 600 / (100 * 600 / 60.1))) < 1e-12
+
+
+def test_nsys_stats_row_of_another_clock_is_not_a_cut_table(tmp_path):
+    head = "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+    # row 1's Total Time is 1000× its 2 × 300 ns (the shares 60/40 are of 600 and 400 ns)
+    p = tmp_path / "x_cuda_gpu_kern_sum.csv"
+    p.write_text(head + "60.0,600000,2,300.0,300.0,290,310,14.1,gemm_a\n40.0,400,2,200.0,200.0,190,210,14.1,gemm_b\n")
+    src = gpulens.analyze(p).sources[0]
+    assert src.status == "ok" and src.summary["kernel_count"] == 4
+    ws = src.timeline.meta.warnings
+    assert not any("truncated" in w for w in ws)
+    assert any("1 kernel row with impossible duration statistics" in w for w in ws)
