@@ -158,11 +158,16 @@ def _kineto(rng, src: Path, work: Path, op: str):
 
 
 # ---------------------------------------------------------------------------------------------------- csv
-def _csv(rng, src: Path, b: str, e: str, work: Path, op: str):
+def _timed_rows(src: Path, b: str, e: str) -> tuple[list[str], int, int, list[list[str]]]:
+    """The header, the begin and end columns' positions and the rows of whole width with both times of a CSV."""
     rows = list(csv.reader(io.StringIO(src.read_text(encoding="utf-8-sig", errors="replace"))))
     head = rows[0]
     ib, ie = head.index(b), head.index(e)
-    body = [r for r in rows[1:] if len(r) == len(head) and r[ib].isdigit() and r[ie].isdigit()]
+    return head, ib, ie, [r for r in rows[1:] if len(r) == len(head) and r[ib].isdigit() and r[ie].isdigit()]
+
+
+def _csv(rng, src: Path, b: str, e: str, work: Path, op: str):
+    head, ib, ie, body = _timed_rows(src, b, e)
     if not body:
         return None
     hi = max(int(r[ie]) for r in body)
@@ -366,10 +371,7 @@ def _scale_kineto_n(rng, src: Path, work: Path) -> list[Path] | None:
 
 
 def _scale_csv_n(rng, src: Path, b: str, e: str, work: Path) -> list[Path] | None:
-    rows = list(csv.reader(io.StringIO(src.read_text(encoding="utf-8-sig", errors="replace"))))
-    head = rows[0]
-    ib, ie = head.index(b), head.index(e)
-    body = [r for r in rows[1:] if len(r) == len(head) and r[ib].isdigit() and r[ie].isdigit()]
+    head, ib, ie, body = _timed_rows(src, b, e)
     if not body:
         return None
     pick = rng.sample(body, min(len(body), rng.randint(1, 3)))
