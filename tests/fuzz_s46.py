@@ -12,8 +12,9 @@ a folder outside the repository, DIR under /tmp). Kinds (:data:`KINDS`):
 * ``ncu_values`` — every value of 1–3 metrics of an Nsight Compute CSV (details or raw) at or past its limits
   (:data:`ODD_VALUES`: 1e30, −1, nan, inf, 1.8e308 …): no share above 100 % unflagged, no NaN shown;
 * ``scale16`` — a 1×, 4×, 16× repetition (:data:`SCALE_N`) of one Kineto launch/kernel pair, 1–3 rows of a
-  rocprof v1 / v3 CSV or 2 rows of an nsys / rocpd kernel table (spread in time): the CPU time exponent of the copies (log4
-  of the ratio of their cost above the zero-copy input's) is printed, and a finding above 1.3;
+  rocprof v1 / v3 CSV or 2 rows of an nsys / rocpd kernel table (spread in time): the CPU time exponent of the
+  copies (log4 of the ratio of their cost above the zero-copy input's, children's CPU included) is printed, and a
+  finding above 1.3;
 * ``cli_all`` — a semantic mutant through every command: analyze (JSON, HTML, Markdown), ``diff`` against its
   seed both ways, ``baseline save`` + ``gate``.
 
