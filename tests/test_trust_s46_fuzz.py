@@ -16,6 +16,10 @@ but change its meaning, compared with the seed's own report): one fast test per 
    called cut ("rows hold 24.9 % at most of the kernel time …: rows are missing after byte 28,035", a partial
    result) though every row was there: one row's bound decided. When the shares (each at its printed rounding) can
    reach 100 %, two rows must now agree that rows are missing; the row itself is flagged as impossible statistics.
+4. Kernels lost to a shared correlation id: a Kineto kernel record without launch geometry whose correlation id
+   belongs to a copy call becomes a copy (the B12 rule) — also when the id is shared by several calls (every
+   correlation id of the MI250 trace set to one value: its 14 kernels became copies and the report said "incomplete
+   capture: 14 launch calls have no GPU record"). An id of several runtime calls now names no launcher.
 """
 
 from __future__ import annotations
@@ -110,3 +114,24 @@ def test_nsys_stats_row_of_another_clock_is_not_a_cut_table(tmp_path):
     ws = src.timeline.meta.warnings
     assert not any("truncated" in w for w in ws)
     assert any("1 kernel row with impossible duration statistics" in w for w in ws)
+
+
+# --- 4. a correlation id of several calls does not turn kernels into copies ----------------------------------------
+def _b12(tmp_path: Path, calls: list[str]) -> dict:
+    ev = [{"ph": "X", "cat": "cuda_runtime", "name": c, "pid": 1, "tid": 1, "ts": 10 + 10 * i, "dur": 2,
+           "args": {"correlation": 7}} for i, c in enumerate(calls)]
+    ev.append({"ph": "X", "cat": "kernel", "name": "my_blit_op", "pid": 0, "tid": 7, "ts": 100, "dur": 5,
+               "args": {"correlation": 7, "device": 0, "stream": 7}})  # no grid, no block
+    p = tmp_path / f"t{len(calls)}.json"
+    p.write_text(json.dumps({"traceEvents": ev}))
+    tl = gpulens.collect(p)
+    return tl.events[tl.events["device_id"] >= 0]["kind"].astype(str).value_counts().to_dict()
+
+
+def test_copy_call_of_a_unique_id_still_makes_a_copy(tmp_path):
+    assert _b12(tmp_path, ["cudaMemcpyAsync"]) == {"memcpy": 1}
+
+
+def test_shared_correlation_id_names_no_launcher(tmp_path):
+    # correlation 7 is a copy call's and a launch call's: which one enqueued the record is unknown — a kernel stays
+    assert _b12(tmp_path, ["cudaMemcpyAsync", "cudaLaunchKernel"]) == {"kernel": 1}
