@@ -272,6 +272,8 @@ def unread_in_folder(found: dict[Path, Any]) -> list[tuple[Path, str]]:
 
 #: Suffixes of the trace files a folder format does not read itself (Kineto / rocprofv3 JSON, nsys / rocpd SQLite).
 _OTHER_TRACE_SUFFIXES = (".json", ".gz", ".sqlite", ".sqlite3", ".db")
+#: NVIDIA outputs' other names, listed when they sniff as NVIDIA (an AMD folder's own CSVs are its own records)
+_NVIDIA_SUFFIXES, _NVIDIA_FAMILIES = (".csv", ".ncu-rep", ".nvvp", ".txt", ".log"), ("ncu", "nsys", "nvprof")
 
 
 def _same_run_elsewhere(p: Path, c: Collector, tl: Timeline) -> list[tuple[Path, str]]:
@@ -305,7 +307,8 @@ def _other_traces(p: Path, c: Collector, tl: Timeline, told: set[Path] = frozens
     family = c.name.split("_")[0]
     out = []
     for f in sorted(p.iterdir()):
-        if f.name.startswith(".") or not f.name.lower().endswith(_OTHER_TRACE_SUFFIXES) or str(f) in used:
+        nv_only = not f.name.lower().endswith(_OTHER_TRACE_SUFFIXES)  # a folder's ncu CSV was dropped unnamed
+        if f.name.startswith(".") or (nv_only and not f.name.lower().endswith(_NVIDIA_SUFFIXES)) or str(f) in used:
             continue
         try:
             if not f.is_file():
@@ -313,7 +316,8 @@ def _other_traces(p: Path, c: Collector, tl: Timeline, told: set[Path] = frozens
             o = sniff(f)
         except (OSError, GpulensError):
             continue
-        if o is not None and o.name.split("_")[0] != family and f not in told:
+        fam = o.name.split("_")[0] if o is not None else family
+        if fam != family and (not nv_only or fam in _NVIDIA_FAMILIES) and f not in told:
             out.append((f, o.name))
     return out
 

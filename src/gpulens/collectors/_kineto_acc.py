@@ -566,7 +566,7 @@ class Accumulator:
         if not to:
             return
         launcher = pd.Series(name[rt], index=corr[0][rt])
-        launcher = launcher[~launcher.index.duplicated()]
+        launcher = launcher[~launcher.index.duplicated(keep=False)]  # an id of several calls names none
         gi = np.flatnonzero(cand)
         new = launcher.reindex(corr[0][gi]).map(to).to_numpy(dtype=float)
         hit = ~np.isnan(new)

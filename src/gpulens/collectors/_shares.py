@@ -41,19 +41,26 @@ def missing_share(shares: Sequence[str], totals: Sequence[float]) -> float | Non
 
     Each row with a share ``p`` printed to a unit ``u`` of its last digit bounds the full table's total from below:
     ``T ≥ 100 · t / (p + u)`` (a whole unit: right whether the tool rounds or truncates). When the largest such
-    bound exceeds the rows' own sum (beyond :data:`_TOTAL_SLACK`), rows are missing.
+    bound exceeds the rows' own sum (beyond :data:`_TOTAL_SLACK`), rows are missing — unless the shares, each taken
+    at ``p + u``, reach 100 % (every row may be there): then the second largest bound must exceed it too, so that
+    one row whose Total Time disagrees with its share is not read as a cut table.
     """
     read = float(sum(totals))
     if read <= 0 or len(shares) != len(totals):
         return None
-    bound = 0.0
+    bounds, most = [], 0.0  # most: the largest whole the printed shares allow the rows read (p + u each)
     for text, t in zip(shares, totals):
         u = _unit_of_last_digit(text)
         if u is None:
             return None
         p = float(text)
+        most += p + u
         if p > u and t > 0:
-            bound = max(bound, 100.0 * float(t) / (p + u))
+            bounds.append(100.0 * float(t) / (p + u))
+    bounds.sort()
+    # shares that may sum to 100 % say every row is there: one row's bound alone is then the row's own fault (a
+    # Total Time 1000× its Instances × Avg read as "75 % of the rows missing"), so two rows must agree on it
+    bound = (bounds[-2] if len(bounds) > 1 and most >= 100.0 else bounds[-1]) if bounds else 0.0
     if bound <= read * (1 + _TOTAL_SLACK):
         return None
     return 1.0 - read / bound
