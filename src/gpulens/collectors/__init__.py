@@ -181,18 +181,6 @@ def _own_output(f: Path) -> str | None:
     return None
 
 
-def _special_reason(f: Path) -> str:
-    """Why a FIFO, socket or device in a folder is not read (:func:`~._io.check_special`'s words): it is listed as
-    not read, never passed over in silence."""
-    from gpulens.collectors._io import check_special
-
-    try:
-        check_special(f)
-    except TraceFormatError as exc:
-        return exc.reason
-    return "not a regular file"
-
-
 def _why_unreadable(f: Path) -> str:
     """Why a file of a directory is not used: the open error, empty, gpulens's own output, or not a recognised
     format."""
@@ -479,6 +467,7 @@ def _collect_dir(p: Path, strict: bool, select: Selection | None, cache: bool, w
     from gpulens.collectors._ranks import (number_rankless, ranks_without_gpu_work, separate_recorded_ranks,
                                             successive_cycles)
     from gpulens.collectors._session_clock import align_capture_starts, hosts_note
+    from gpulens.collectors._io import special_reason
 
     # by name: the order of Path comparison within one folder, without its per-comparison cost
     entries = sorted((f for f in p.iterdir() if not f.name.startswith(".") and (only is None or f in only)),
@@ -487,7 +476,7 @@ def _collect_dir(p: Path, strict: bool, select: Selection | None, cache: bool, w
     # a link to nothing is a file the run meant to have (a rank trace moved or not copied): never passed over
     broken = [(f, f"broken symbolic link (to {os.readlink(f)})") for f in entries
               if f.is_symlink() and not f.exists()]
-    broken += [(f, _special_reason(f)) for f in entries if f.exists() and not f.is_file() and not f.is_dir()]
+    broken += [(f, special_reason(f)) for f in entries if f.exists() and not f.is_file() and not f.is_dir()]
     detected = {f: _detect(f) for f in found}  # once per file: reading heads is a third of a small file's load
     if not any(c is not None for c, _ in detected.values()):
         # rocprofv3's default layout: <output>/<hostname>/<pid>_results.db — one level down

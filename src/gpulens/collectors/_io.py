@@ -519,3 +519,13 @@ def json_document(path: str | Path) -> Any:
         raise ValueError(f"the top-level key {k!r} is written {n} times (a hand-merged or damaged file): which one "
                          "holds the data is unknown")
     return doc
+
+
+def special_reason(f: Path) -> str:
+    """Why a FIFO, socket or device in a folder is not read (:func:`check_special`'s words): it is listed as not
+    read, never passed over in silence."""
+    try:
+        check_special(f)
+    except TraceFormatError as exc:
+        return exc.reason
+    return "not a regular file"
