@@ -142,3 +142,26 @@ def test_a_passing_gate_chart_draws_the_largest_timings_not_ties_of_zero_change(
     longest = sorted(sizes, key=lambda k: -sizes[k])
     assert drawn[:2] == ["kernel:" + longest[0], "kernel:" + longest[1]]
     assert "kernel:k00" not in drawn
+
+
+def test_an_incomparable_gate_does_not_explain_a_judgement_it_did_not_make():
+    """Another GPU: the verdict is INCOMPARABLE and the page said "Timings side by side, not judged" under a "how it
+    decided" row explaining that "each timing was compared with its PASS band alone"."""
+    from html import unescape
+
+    from gpulens.gate import GateConfig, exit_code, run_gate
+    from gpulens.gate.baseline import Baseline
+    from gpulens.gate.runs import Metric, RunSet
+    from gpulens.reports import gate_html, gate_markdown
+
+    env = {"gpus": ["NVIDIA H100 80GB HBM3"], "gpu_count": 1, "arch": ["9.0"], "ranks": 1, "driver": "12040",
+           "runtime": "12040", "torch": None, "collectors": ["kineto"], "tool_version": "0.1.0"}
+    span = {"span_ns": Metric("span_ns", "timing", "ns", [1e6, 1.01e6])}
+    runs = [{"label": f"r{i}", "report": "x.json", "status": "ok", "created": None} for i in range(2)]
+    base = Baseline("main", "2026-01-01T00:00:00+00:00", "0.1.0", 1, "h100-x1", env, runs, span)
+    res = run_gate(base, RunSet(runs, [], {**env, "gpus": ["NVIDIA H200"]}, "h200-x1", 1, span), GateConfig())
+    res.exit_code = exit_code(res)
+    assert res.verdict == "INCOMPARABLE"
+    for page in (unescape(gate_html.render(res)), gate_markdown.render(res)):
+        assert "Not judged: the runs are not comparable" in page
+        assert "compared with its PASS band alone" not in page and "Welch t-test" not in page

@@ -154,8 +154,11 @@ def ci_label(result: GateResult) -> str:
 def method_text(result: GateResult) -> str:
     """How the gate decided, from its configuration (one sentence for every gate report: Markdown footer, HTML page):
     the test, α, the threshold a regression must reach, the PASS band (threshold or baseline noise, the larger) and
-    the kernel share under which a kernel does not gate."""
+    the kernel share under which a kernel does not gate; for INCOMPARABLE runs, that nothing was judged."""
     cfg = result.config
+    if result.verdict == "INCOMPARABLE":  # nothing was judged: how a judgement would have been made is beside it
+        return ("Not judged: the runs are not comparable (the verdict's reason), so no timing was compared with the "
+                "baseline; the figures are shown side by side only.")
     share = f"kernels under {100 * cfg.get('min_kernel_share', 0):g} % of kernel time do not gate."
     timings = [m for m in result.metrics if m.kind == "timing" and m.method is not None]
     if timings and not any(m.p_value is not None for m in timings):
