@@ -117,3 +117,20 @@ def test_kernel_page_facts_read_as_the_row_reads_them(monkeypatch):
     assert fast == slow
     assert "<th scope=\"row\">calls</th><td>3</td>" in fast[0] and "1.50 µs" in fast[0] and "k1" not in fast[0]
     assert "<td>4</td>" in fast[1] and ">x<" not in fast[1]
+
+
+def test_escape_is_the_standard_librarys():
+    """The HTML report's own escape gives what ``html.escape`` gives (with and without quotes) for every character
+    up to U+2FFF, text mixing every special character, and already-escaped text (escaped again, never decoded)."""
+    import html
+    import random
+
+    from gpulens.reports._html_parts import _escape
+
+    rnd = random.Random(46)
+    samples = [chr(c) for c in range(0x3000)] + ["", "a&b<c>d\"e'f", "&amp;&lt;", "&&<<>>\"\"''", "<script>'x'</script>"]
+    samples += ["".join(rnd.choice("&<>\"'ab ‹›\u202e") for _ in range(rnd.randint(1, 30))) for _ in range(500)]
+    for s in samples:
+        assert _escape(s) == html.escape(s) == html.escape(s, quote=True), s
+        assert _escape(s, quote=False) == html.escape(s, quote=False), s
+    assert _escape("a<b & \"c\" 'd'") == "a&lt;b &amp; &quot;c&quot; &#x27;d&#x27;"  # written by hand
