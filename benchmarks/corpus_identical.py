@@ -140,7 +140,7 @@ def compare(a: Path, b: Path) -> int:
             print("differs:", p, ra["rc"], rb["rc"])
     n = len(set(ia) | set(ib))
     print(f"{n} inputs: {same} identical ({reports} JSON reports compared, {rendered} inputs' console, HTML and "
-          f"Markdown renderings byte-identical), {n - same} different")
+          f"Markdown renderings byte-identical, HTML gzip blocks compared decompressed), {n - same} different")
     return 0 if same == n else 1
 
 
