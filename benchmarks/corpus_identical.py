@@ -14,7 +14,8 @@ does (the command-line entry point called in-process), and writes each JSON repo
 removed (keys sorted), plus ``index.json``: input path, exit code, the end of what it printed on stderr, CPU
 seconds. ``run --all-outputs`` also writes each input's HTML report, Markdown summary and console summary (the
 command without ``-q``, as printed to a pipe) beside it, creation times and the output folder masked (:data:`STAMP`), and ``compare``
-then requires them byte-identical too (rendering speed work must not change a character). ``compare`` prints each input whose exit code, report or (without a report) error text differs, and the
+then requires them byte-identical too (rendering speed work must not change a character; an HTML report's
+gzip-compressed blocks are compared decompressed: :func:`rendering_bytes`). ``compare`` prints each input whose exit code, report or (without a report) error text differs, and the
 counts; it exits 1 when any differs. Files named ``*.md`` are not inputs.
 """
 
@@ -88,6 +89,30 @@ def run(out: Path, roots: list[Path], all_outputs: bool = False) -> None:
     (out / "index.json").write_text(json.dumps(index, indent=1))
 
 
+#: An HTML report's embedded gzip + base64 block (plotly.js, the timeline payload): compared by its decompressed text,
+#: not its bytes — the compression level changes the bytes, never what the page reads.
+_GZ_BLOCK = re.compile(rb'(<script type="application/octet-stream" id="[^"]*">)([A-Za-z0-9+/=]*)(</script>)', re.ASCII)
+
+
+def rendering_bytes(path: Path) -> bytes:
+    """A rendering's bytes as compared: an HTML report's gzip + base64 blocks replaced by their decompressed
+    content (:data:`_GZ_BLOCK`); anything else as written."""
+    import base64
+    import gzip
+
+    data = path.read_bytes()
+    if path.suffix != ".html":
+        return data
+
+    def plain(m: re.Match) -> bytes:
+        try:
+            return m.group(1) + gzip.decompress(base64.b64decode(m.group(2))) + m.group(3)
+        except (ValueError, OSError, EOFError):  # not gzip: compared as written
+            return m.group(0)
+
+    return _GZ_BLOCK.sub(plain, data)
+
+
 def compare(a: Path, b: Path) -> int:
     """Differences between two ``run`` folders, printed; 0 when every input came out the same, else 1."""
     ia = {r["path"]: r for r in json.loads((a / "index.json").read_text())}
@@ -104,7 +129,7 @@ def compare(a: Path, b: Path) -> int:
             ok = (a / ra["json"]).read_bytes() == (b / rb["json"]).read_bytes()
         if ok and (ra.get("renderings") or rb.get("renderings")):
             ok = ra.get("renderings") == rb.get("renderings") and all(
-                (a / n).read_bytes() == (b / n).read_bytes() for n in ra["renderings"])
+                rendering_bytes(a / n) == rendering_bytes(b / n) for n in ra["renderings"])
             rendered += ok and bool(ra["renderings"])
             if not ok:
                 print("rendering differs:", p)
@@ -115,7 +140,7 @@ def compare(a: Path, b: Path) -> int:
             print("differs:", p, ra["rc"], rb["rc"])
     n = len(set(ia) | set(ib))
     print(f"{n} inputs: {same} identical ({reports} JSON reports compared, {rendered} inputs' console, HTML and "
-          f"Markdown renderings byte-identical), {n - same} different")
+          f"Markdown renderings byte-identical, HTML gzip blocks compared decompressed), {n - same} different")
     return 0 if same == n else 1
 
 

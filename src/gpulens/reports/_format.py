@@ -39,6 +39,7 @@ shared with the analyzers' finding text; this module re-exports them.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Mapping
 
@@ -146,11 +147,13 @@ def shown_columns(columns: Any) -> list:
     return [c for c in cols if not _is_clock_column(str(c))]
 
 
+@functools.lru_cache(maxsize=1 << 12)
 def unit_of(column: str, doc: str = "") -> str:
     """The unit of a column: the last ``[unit]`` of its doc string that is in UNITS, else the unit its name implies
     (``*_ns`` ns, ``*_pct`` %, ``*share`` share, ``*_bytes`` bytes, ``flops_per_s`` FLOP/s, ``bytes_per_s`` B/s,
     counts such as ``calls``), else ``"text"`` (formatted by value type). A byte count of shared memory / LDS
-    (``smem…``, ``lds…``) is a ``"capacity"``: shown in binary units (48 KiB) as GPU documentation gives it."""
+    (``smem…``, ``lds…``) is a ``"capacity"``: shown in binary units (48 KiB) as GPU documentation gives it.
+    Memoised: a function of its arguments alone, asked for every cell's column by every report."""
     unit = _unit_of(column, doc)
     if unit == "bytes" and column.lower().startswith(("smem", "lds", "shared_mem")):
         return "capacity"
@@ -192,10 +195,12 @@ def _unit_of(column: str, doc: str) -> str:
     return "text"
 
 
+@functools.lru_cache(maxsize=1 << 12)
 def column_label(column: str, doc: str = "") -> str:
     """A column's human header: :data:`LABELS`, else the name without its unit suffix, underscores as spaces; with
     "(Σ over the rank's GPUs)" when its doc says its figures are sums over a rank's several GPUs
-    (:data:`gpulens.analyzers._rank_gpus.RANK_GPU_SUM`)."""
+    (:data:`gpulens.analyzers._rank_gpus.RANK_GPU_SUM`). Memoised: a function of its arguments alone (every table
+    of every report asks for its headers)."""
     from gpulens.analyzers._rank_gpus import RANK_GPU_SUM
 
     if doc and RANK_GPU_SUM in doc:

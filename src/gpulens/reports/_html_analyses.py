@@ -338,8 +338,10 @@ def generic_panels(name: str, r: AnalysisResult, max_rows: int, vendor: str | No
                 [n.replace("_", " ") if label not in ("name", "kernel", "op") else n for n in names]
             ids = [c for c in ("rank", "device_id", "stream_id") if c in keep]
             if len(set(names)) < len(names) and ids:  # one row per (name, rank…): say which rank
-                shown = [f"{lab} · " + " · ".join(f"{column_label(c)} {fmt_unit(row[c], 'id')}" for c in ids)
-                         for lab, (_, row) in zip(shown, top[keep].iterrows())]
+                # each id column as a list (iterrows built a Series per row: an id reads the same either way)
+                idv = [(column_label(c), top[c].tolist()) for c in ids]
+                shown = [f"{lab} · " + " · ".join(f"{head} {fmt_unit(v[i], 'id')}" for head, v in idv)
+                         for i, lab in enumerate(shown)]
         if label and value and len(set(shown)) == len(shown):
             bar = {"type": "bar", "x": _numbers(top[value], scale), "orientation": "h",
                    "y": tick_labels(shown, full=names if is_name_column(label, r.columns.get(label, "")) else None),

@@ -57,6 +57,8 @@ def kernel_links(s: SourceReport, si: int, limit: int = MAX_KERNELS) -> dict[str
 #: result while :func:`kernel_pages` runs (a result's table is scanned once, not once per kernel).
 _INDEX: dict[int, tuple[pd.DataFrame, dict[str, tuple[str, int]]]] = {}
 _WANTED: list[frozenset[str]] = [frozenset()]
+#: (id(table), row position) → that row, for the tables in :data:`_INDEX` (cleared with it).
+_ROWS: dict[tuple[int, int], pd.Series] = {}
 
 
 def _first_rows(t: pd.DataFrame, wanted: frozenset[str]) -> dict[str, tuple[str, int]]:
@@ -94,7 +96,13 @@ def _row(r: AnalysisResult | None, name: str) -> pd.Series | None:
     at = hit[1].get(name)
     if at is None:
         return None
-    return t.iloc[at[1]]  # a hit in ``name`` wins over one in ``kernel`` (``_first_rows`` looks there first)
+    # a hit in ``name`` wins over one in ``kernel`` (``_first_rows`` looks there first); each row built once while
+    # the pages are drawn (the index and the page both ask for a kernel's verdict and hotspot rows, the launch check
+    # and the page's facts for its launch rows) — read only: a caller that changes a row copies it first
+    row = _ROWS.get((id(t), at[1]))
+    if row is None:
+        row = _ROWS[(id(t), at[1])] = t.iloc[at[1]]
+    return row
 
 
 def _bars(items: list[tuple[str, Any]], colour: str = "#0072B2", tips: list[str] | None = None) -> str:
@@ -139,7 +147,11 @@ def _kv_row(r: AnalysisResult, row: pd.Series, skip: tuple[str, ...] = ("name", 
     in_t = set(t.columns) if len(t) > 1 else set()  # (a str Index is slow to iterate and to ask, column by column)
     # each value, declaration and unit read once (a Series lookup per use was a third of the kernel pages' time)
     shown = [c for c in shown_columns(row.index.tolist()) if c not in skip]
-    val = {c: row[c] for c in shown}
+    if row.index.is_unique:  # by position in the row's values: what ``row[c]`` reads, without a look-up per column
+        at, values = {c: i for i, c in enumerate(row.index.tolist())}, row._values
+        val = {c: values[at[c]] for c in shown}
+    else:
+        val = {c: row[c] for c in shown}
     doc = {c: r.columns.get(c, "") for c in shown}
     unit = {c: unit_of(c, doc[c]) for c in shown}
     cols = [c for c in shown
@@ -274,6 +286,7 @@ def kernel_pages(s: SourceReport, links: dict[str, str]) -> list[Any]:
     finally:
         _WANTED[0] = frozenset()
         _INDEX.clear()
+        _ROWS.clear()
     return blocks
 
 

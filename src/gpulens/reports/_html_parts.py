@@ -8,7 +8,6 @@ HTML-like markup in labels, and decodes ``&lt;``), and :func:`script_json` for J
 from __future__ import annotations
 
 import functools
-import html as _html
 import json
 import math
 from contextvars import ContextVar
@@ -24,6 +23,15 @@ from gpulens.reports._values import _UNKNOWN, unknown_everywhere  # noqa: F401 (
 from gpulens.reports._format import (MISSING, TEXT_UNITS, _is_bool, _is_num, clip, column_label, fmt_unit, is_missing,
                                       unit_of)
 from gpulens.reports._names import short_names
+
+
+def _escape(s: str, quote: bool = True) -> str:
+    """``html.escape(s, quote)`` of the standard library, the same replacements in the same order: ``import html``
+    loads its table of every named entity (``html.entities``, ≈ 5 ms at each report command's start) for
+    ``unescape``, which no report uses."""
+    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return s.replace('"', "&quot;").replace("'", "&#x27;") if quote else s
+
 
 #: Kernel name → drill-down anchor id, set by the HTML renderer for the report being drawn.
 KERNEL_LINKS: ContextVar[dict[str, str]] = ContextVar("KERNEL_LINKS", default={})
@@ -70,12 +78,12 @@ def esc(v: Any) -> str:
 @functools.lru_cache(maxsize=1 << 12)
 def _esc_text(s: str) -> str:
     """:func:`esc` of a ``str``, memoised: a report escapes the same names, labels and figures many times over."""
-    return _html.escape(visible(s, bidi=True), quote=True)
+    return _escape(visible(s, bidi=True), quote=True)
 
 
 def plot_text(v: Any, n: int = LABEL_CHARS) -> str:
     """Text for a plotly label or hover: clipped, then entity-escaped so plotly shows ``<``/``>`` literally."""
-    return _html.escape(clip(visible("" if v is None else str(v), bidi=True), n), quote=False)
+    return _escape(clip(visible("" if v is None else str(v), bidi=True), n), quote=False)
 
 
 def tick_labels(names: Iterable[Any], full: Sequence[Any] | None = None) -> list[str]:
@@ -100,10 +108,10 @@ def tick_labels(names: Iterable[Any], full: Sequence[Any] | None = None) -> list
             break
         for i in clash:
             n_chars[i] = min(LABEL_CHARS, n_chars[i] + 24)
-    out = [f"#{i + 1} {_html.escape(c, quote=False)}" for i, c in enumerate(cut)]
+    out = [f"#{i + 1} {_escape(c, quote=False)}" for i, c in enumerate(cut)]
     if full is not None:
         ranks = HOT_RANKS.get()
-        ranked = [(f"#{ranks[str(f)]} " if str(f) in ranks else "") + _html.escape(c, quote=False)
+        ranked = [(f"#{ranks[str(f)]} " if str(f) in ranks else "") + _escape(c, quote=False)
                   for f, c in zip(full, cut)]
         if len(set(ranked)) == len(ranked) == len(out):
             return ranked
@@ -131,7 +139,7 @@ def wrap_name(v: Any, width: int = 90, lines: int = 4) -> str:
     """A long name for a hover box: escaped, broken every ``width`` characters, at most ``lines`` lines."""
     text = visible("" if v is None else str(v), bidi=True)
     chunks = [text[i:i + width] for i in range(0, len(text), width)][:lines]
-    out = "<br>".join(_html.escape(c, quote=False) for c in chunks)
+    out = "<br>".join(_escape(c, quote=False) for c in chunks)
     return out + ("…" if len(text) > width * lines else "")
 
 

@@ -9,25 +9,22 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
 from rich.text import Text
 
+# the compact-table rules live in a module free of rich (--markdown uses them); _blank and _sort_column re-exported
+from gpulens.reports._compact import (NAME_COLUMNS, USER_TEXT_COLUMNS, _blank, _sort_column,  # noqa: F401
+                                      compact_columns, lower_bound_note)
 from gpulens.reports._fit import Col, FitTable
-from gpulens.reports._format import (TEXT_UNITS, column_label, fmt_value, result_title, shown_columns, source_vendor,
+from gpulens.reports._format import (TEXT_UNITS, column_label, fmt_value, result_title, source_vendor,
                                      unit_of, vendor_label)
 from gpulens.reports._names import short_names
-from gpulens.reports._values import lower_bound_flags, lower_bound_mark, unknown_everywhere
+from gpulens.reports._values import lower_bound_flags, lower_bound_mark
 
 #: Results the console already shows in their own sections.
 SHOWN = frozenset({"hotspots", "breakdown", "roofline", "occupancy", "verdicts", "bottlenecks", "ranks", "stalls",
                    "stream_timeline", "queue_length_series", "memory_series", "critical_path_segments"})
 #: Rows and columns of each compact table.
 ROWS, COLS = 5, 6
-#: Columns that hold kernel or operator names (shortened so they stay distinguishable).
-NAME_COLUMNS = ("name", "kernel", "op", "operator", "annotation", "top_event")
-#: Name columns written by a person (record_function / NVTX ranges): shown as written, never through the kernel-name
-#: shortener (which read "## decoder fp8 None ##" as a template and showed "## ‹decoder›").
-USER_TEXT_COLUMNS = ("annotation",)
 
 
 def other_renderables(s: Any, rows: int = ROWS) -> list:
@@ -74,87 +71,6 @@ def _lower_bounds(r: Any, head: Any, cols: list, cells: dict) -> str:
         unit = unit_of(str(c), r.columns.get(c, ""))
         cells[c] = [lower_bound_mark(str(v), str(c), unit, lower) for v, lower in zip(cells[c], flags)]
     return "≥ " + note
-
-
-def lower_bound_note(rows: Any) -> str:
-    """One sentence for the rows of a table (``rows``: the shown part) whose FLOP figures are lower bounds (their
-    ``flops_lower_bound`` note, analyzers._flop_coverage): "FLOP figures of gemm_wmma: a lower bound (… not
-    collected …)"; "" when none is. The console and Markdown compact tables say it under the table."""
-    if "flops_lower_bound" not in rows or not rows["flops_lower_bound"].notna().any():
-        return ""
-    by: dict[str, list[str]] = {}
-    names = rows["name"].tolist() if "name" in rows else [""] * len(rows)
-    for n, v in zip(names, rows["flops_lower_bound"].tolist()):
-        if isinstance(v, str) and v:
-            k = by.setdefault(v, [])
-            if str(n) not in k:
-                k.append(str(n))
-    return "; ".join(f"FLOP figures of {', '.join(short_names(k))}: {v}" for v, k in by.items())
-
-
-def compact_columns(r: Any, n: int) -> list:
-    """The first ``n`` columns of a result's table that a compact table (console, Markdown) shows: the
-    :func:`~gpulens.reports._format.shown_columns` that say something — not internal (``_…``), not unknown or blank
-    in every row (a rocprof run records no framework op: its kernel groups' ``op``, ``shapes`` and ``dtypes`` are
-    all empty), not ``key`` beside a name column (the normalised name repeats it) — with the duration the rows are
-    ranked by (:func:`_sort_column`) kept beside the name when it would fall past ``n``."""
-    t = r.table
-    named = any(c in t.columns for c in NAME_COLUMNS)
-    every = [c for c in shown_columns(t.columns) if not str(c).startswith("_") and not (c == "key" and named)
-             and not unknown_everywhere(t, c) and not (t[c].dtype == object and _blank(t[c]))]
-    cols = every[:n]
-    key = _sort_column(r, every)
-    if key is not None and key not in cols:  # the time the rows are ranked by, beside the name: never cut
-        at = next((i + 1 for i, c in enumerate(cols) if c in NAME_COLUMNS), 1)
-        cols = (cols[:at] + [key] + cols[at:])[:n]
-    return _with_ratio_basis(cols, every, r.columns, n)
-
-
-def _with_ratio_basis(cols: list, every: list, docs: dict, n: int) -> list:
-    """``cols`` and, past the ``n`` first, every ratio column whose doc names the column it divides by
-    (``"… (grid_median_ns) [ratio]"``) with that column, in the table's order: the console's kernel outliers showed
-    a launch's duration without "others' median" and "vs median" (cut past the sixth column), so nothing said why
-    the row was an outlier, while the Markdown showed both."""
-    import re
-
-    keep: list = []
-    for c in every:
-        doc = str(docs.get(c, ""))
-        if not doc.rstrip().endswith("[ratio]"):
-            continue
-        basis = [b for b in re.findall(r"\((\w+)\)", doc) if b in every and b != c]
-        keep += [x for x in basis[:1] + [c] if x not in keep]
-    return [c for c in every if c in cols or c in keep] if any(c not in cols for c in keep) else cols
-
-
-def _blank(col: Any) -> bool:
-    """Every value unknown (NaN, None, NA) or an empty string — in an object column or a string-dtype one (pandas
-    3's default ``str``, ``string``), whose empties are strings too."""
-    known = col.notna().to_numpy(dtype=bool)
-    if not known.any():
-        return True
-    if col.dtype != object and not isinstance(col.dtype, pd.StringDtype):
-        return False
-    # stops at the first value that says something (most columns: the first row) instead of testing every row
-    return all(isinstance(v, str) and not v.strip() for v in col.to_numpy()[known])
-
-
-def _sort_column(r: Any, columns: list) -> Any:
-    """The duration column the table's rows are ranked by (the first ``[ns]`` duration whose values never rise
-    down the table, over at least two distinct values), or None: the operator roll-up ranked by GPU time showed its
-    first six columns — op, shapes, dtypes, category, calls, host time — and its order looked random."""
-    from gpulens.analyzers.base import is_clock_position
-
-    for c in columns:
-        if unit_of(str(c), r.columns.get(c, "")) != "ns" or is_clock_position(str(c)):
-            continue
-        v = r.table[c].to_numpy(dtype="float64", na_value=float("nan"))
-        v = v[v == v]
-        # never rising, the first value then the largest and the last the smallest: two distinct values or more
-        # when those two differ (a set of every value took a fifth of the Markdown report at 100k kernels)
-        if len(v) >= 2 and bool((v[1:] <= v[:-1]).all()) and v[0] > v[-1]:
-            return c
-    return None
 
 
 def _figure(column: Any, doc: str) -> bool:

@@ -234,7 +234,7 @@ def _generic(name: str, r: AnalysisResult, rows: int, vendor: str | None = None)
     if r.skipped or r.table is None or not len(r.table):
         return ""
     # the console's compact-table rule: columns that say something, the ranking duration kept
-    from gpulens.reports.console_other import compact_columns, lower_bound_note
+    from gpulens.reports._compact import compact_columns, lower_bound_note
 
     cols = compact_columns(r, 8)
     vendor = (r.summary or {}).get("vendor") or vendor
