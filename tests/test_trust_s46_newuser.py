@@ -165,3 +165,16 @@ def test_an_incomparable_gate_does_not_explain_a_judgement_it_did_not_make():
     for page in (unescape(gate_html.render(res)), gate_markdown.render(res)):
         assert "Not judged: the runs are not comparable" in page
         assert "compared with its PASS band alone" not in page and "Welch t-test" not in page
+
+
+def test_diff_headline_cuts_an_op_key_between_whole_tensors():
+    """The diff headline cut "aten::_flash_attention_forward [[1,141,8,64],[1,141,8,64],[…" inside a tensor's dims;
+    expected: whole tensors, brackets closed, the rest counted."""
+    from gpulens.reports.diff import _op_shapes_short
+
+    key = "aten::_flash_attention_forward [[1,141,8,64],[1,141,8,64],[1,141,8,64],[],[]]"
+    got = _op_shapes_short(key, 60)
+    assert got == "aten::_flash_attention_forward [[1,141,8,64],[1,141,8,64], … 3 more]"
+    assert _op_shapes_short("aten::addmm [[512],[141,512],[512,512]]", 60) == "aten::addmm [[512],[141,512],[512,512]]"
+    long_kernel = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int, T2, T3)"
+    assert len(_op_shapes_short(long_kernel, 60)) <= 61  # no shapes: a text cell of the width

@@ -118,6 +118,29 @@ def fmt_cell(v: Any, unit: str, width: int = 0) -> str:
     return s if not width or len(s) <= width else s[: width - 1] + "…"
 
 
+def _op_shapes_short(key: str, width: int) -> str:
+    """A row key of ``op [shapes]`` (an operator matched with its input shapes) in about ``width`` characters, cut
+    between whole tensors with the brackets closed and the rest counted (``aten::_flash_attention_forward
+    [[1,141,8,64],[1,141,8,64], … 6 more]``), never inside a tensor's dims; any other key as a text cell."""
+    op, sep, rest = key.partition(" [")
+    if len(key) <= width or not sep:
+        return fmt_cell(key, "text", width)
+    try:
+        tensors = json.loads("[" + rest)
+    except ValueError:
+        return fmt_cell(key, "text", width)
+    if not isinstance(tensors, list):
+        return fmt_cell(key, "text", width)
+    texts = [json.dumps(t, separators=(",", ":")) for t in tensors]
+    kept: list[str] = []
+    for t in texts:
+        if kept and len(op) + 2 + len(",".join(kept + [t])) > width:
+            break
+        kept.append(t)
+    left = len(texts) - len(kept)
+    return f"{op} [{','.join(kept)}" + (f", … {left} more]" if left else "]")
+
+
 def _delta(v: Any) -> str:
     return "unknown" if _missing(v) else ("+" if float(v) > 0 else "") + fmt_ns(float(v))
 
@@ -218,7 +241,8 @@ def headline(r: DiffResult) -> str:
     c = shown(r, "contributors")
     top = c[~c["kernel"].astype(str).str.startswith("all other rows") & (c["delta_ns"] != 0)].head(3)
     if len(top):
-        names = "; ".join(f"{fmt_cell(k, 'text', 60)} {_delta(d)}" for k, d in zip(top["kernel"], top["delta_ns"]))
+        names = "; ".join(f"{_op_shapes_short(str(k), 60)} {_delta(d)}"
+                          for k, d in zip(top["kernel"], top["delta_ns"]))
         head += f" Largest changes: {names}."
     return head
 
