@@ -174,9 +174,13 @@ def test_alexnet_headline_leads_with_the_host_share_and_its_stake():
     rep = gpulens.analyze([shared_trace("kineto/hta_alexnet_a100.json.gz")])
     a = answer(rep.sources[0])
     assert a.verdict == "host-bound (one-off gap left out)"
-    assert a.headline.startswith("the host-bound share is the largest (97.6 % of the steady span): 2.82 s at stake")
+    # the stake once the 2.68 s of one-off set-up calls are done leads (s46: tests/test_trust_s46_w2dash.py)
+    assert a.headline.startswith("the host-bound share is the largest (97.6 % of the steady span): 139.81 ms at stake "
+                                 "in steady state; the other 2.68 s of its 2.82 s are one-off set-up calls")
     assert "set-up calls" in a.detail and "outside the GPU span" in a.detail
     con, md, _ = _verdict_lines(rep)
-    assert len(con) < 300 and len(md) < 300  # was 600 characters
+    # was 600 characters; the s46 headline's split of the stake (139.81 ms in steady state, 2.68 s one-off set-up)
+    # adds about 80: 376 now
+    assert len(con) < 400 and len(md) < 400
     tops = [f.category for f in top_findings(rep.sources[0].findings())]
     assert "host-only-window" not in tops[:1]

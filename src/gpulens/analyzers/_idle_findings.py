@@ -16,11 +16,10 @@ from gpulens.analyzers import _advice
 from gpulens.analyzers._gap_codes import GAP_CLASSES, gap_class_mask  # noqa: F401  (GAP_CLASSES re-exported)
 from gpulens.analyzers._gap_host_calls import (RUNTIME_COLUMNS, _host_calls_during, _runtime_calls_by_start,  # noqa: F401
                                                 _runtime_rows, _union_ns, host_calls_in_gaps)
-from gpulens.analyzers._idle_blocking import blocking_text, longest_text, one_gap_text, unrecorded_wait_text
+from gpulens.analyzers._idle_blocking import longest_text, one_gap_text, unrecorded_wait_text
 from gpulens.analyzers._span import trace_offsets
 from gpulens.analyzers.base import Finding
 from gpulens.analyzers.context import category_mask, context_of, reindex_sorted, step_numbers_in
-from gpulens.analyzers.verdict_rules import FULL_GRID_SHARE
 from gpulens.timeline import Timeline
 from gpulens.units import fmt_ns, plural, share_pct_text
 
@@ -99,6 +98,16 @@ def setup_ns(host_calls: list[dict[str, Any]] | None) -> int:
     """The time [ns] that set-up calls (:func:`_is_setup`) fill in the idle gaps waiting for the host, from the call
     rows of :func:`host_calls_in_gaps` (their ``overlap_ns``)."""
     return sum(int(c["overlap_ns"]) for c in host_calls or [] if _is_setup(c))
+
+
+def setup_part(tot: dict[str, Any], host_calls: list[dict[str, Any]] | None) -> int:
+    """The one-off part [ns] of the idle waiting for the host: the set-up calls' time (:func:`setup_ns`) when they
+    fill at least :data:`SETUP_GAP_SHARE` of that idle (``tot["idle_host_ns"]``), else 0 — the rule of the run
+    verdict's :func:`gpulens.analyzers._run_shares.host_setup`, so the idle findings' time at stake (the idle less
+    this part) is the "at stake in steady state" figure the run headline leads with (HTA AlexNet: 2.82 s waiting
+    for the host, 2.68 s of it cudaMalloc and stream creation, 139.81 ms at stake)."""
+    host, setup = int(tot.get("idle_host_ns") or 0), setup_ns(host_calls)
+    return min(setup, host) if host and setup >= SETUP_GAP_SHARE * host else 0
 
 
 def _calls_text(rows: list[dict[str, Any]]) -> str:
@@ -402,6 +411,14 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
     # every cause by the name the idle table gives it: no "other causes" lumping figures the table names one by one
     words = ", ".join(f"{fmt_ns(ns)} {cause_words(c, tot)}" for c, ns in causes)
     head = root.title.split(": ")[0]
+    one_off = setup_part(tot, host_calls)
+    if one_off:  # the host wait is mostly one-off set-up: the steady-state stake leads, as in the run headline
+        host = int(tot.get("idle_host_ns") or 0)
+        words = (f"{fmt_ns(recoverable - one_off)} at stake in steady state once {fmt_ns(one_off)} of one-off set-up "
+                 f"calls (once per run, not per step) are left out — by cause: "
+                 + words.replace(f"{fmt_ns(host)} {cause_words('host', tot)}",
+                                 f"{fmt_ns(host)} {cause_words('host', tot)} ({fmt_ns(host - one_off)} of it not "
+                                 "set-up)", 1))
     if b_ns:
         k = len(boundary) or 1
         gaps = "the one-off gap" if k == 1 else f"the {k} one-off gaps"
@@ -427,7 +444,7 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
                             "says nothing about the steady state (see its note) — as the verdict does.")
     else:
         root.title = head + ": " + words
-    root.time_at_stake_ns = int(recoverable)
+    root.time_at_stake_ns = int(recoverable - one_off)
     if not causes:
         k = len(boundary) or 1
         root.action = (f"The idle time is all in {'the one-off gap' if k == 1 else f'the {k} one-off gaps'} the "
@@ -462,11 +479,10 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
     elif top == "host":
         calls = (f" (runtime calls in them: {_calls_text(host_calls)})" if host_calls else
                  " (no runtime call recorded in them: host code the profiler does not break down)")
-        setup = setup_ns(host_calls)
         # allocating or creating streams, not preparing data (AlexNet: cudaMalloc 1.94 s of 2.82 s): set-up advice
         step = ("set-up calls fill most of it (allocation, stream or module creation, or first launches loading "
                 "their kernels' code, inside the run): "
-                + _advice.setup_step(pytorch)) if setup >= SETUP_GAP_SHARE * ns else \
+                + _advice.setup_step(pytorch)) if one_off else \
             _advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, vendor=vendor)
         root.action = f"Start with the largest cause, {fmt_ns(ns)} waiting for the host{over}{calls}: {step}."
     elif unrecorded:
@@ -496,100 +512,6 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
         # advice follows the evidence: the verdict calls this cause too little evidence, so no fix is claimed — only
         # what to collect and the step if the cause recurs (nsys lashi streamSimple: 2 launch gaps, 10.14 µs)
         root.action = if_recurs(root.action)  # the action names the cause, its time and its gaps
-
-
-
-def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None = None, pytorch: bool = True,
-              blocking: list[dict[str, Any]] | None = None, tool: str | None = None,
-              vendor: str | None = None, gpus: int = 1, queued_text: str = "") -> list[Finding]:
-    """Idle-cause findings (children of the breakdown's ``idle`` finding when it was reported: ``parent``); the
-    advice names PyTorch remedies only for a PyTorch program (``pytorch``, :mod:`gpulens.analyzers._advice`), and
-    SMs or CUs by the input's ``vendor`` (:func:`gpulens.analyzers._advice.vendor_word`). ``tot`` sums the rows of
-    ``gpus`` GPUs: with several, a share is of their summed spans (the wording of the breakdown's idle finding)."""
-    steady, _ = steady_state(tot)
-    span = max(steady, 1)
-    if steady == tot["span_ns"]:
-        of_span = "of the GPU span" if gpus <= 1 else f"of the {gpus} GPUs' summed spans"
-    else:
-        of_span = f"of the {fmt_ns(steady)} outside the one-off gaps" + (
-            f", summed over {gpus} GPUs" if gpus > 1 else "")
-    out = []
-    say = {k: _advice.idle_text(_advice.IDLE_DETAILS, pytorch, k, None, vendor=vendor)
-           for k in _advice.IDLE_DETAILS[pytorch]}
-    texts = {
-        "idle_host_ns": ("host-bound", "GPU idle waiting for the host",
-                         "The next kernel was launched only after the GPU had run dry: the CPU is busy elsewhere "
-                         + ("(Python, data loading, CPU ops). " if pytorch else "(host code, I/O). ") + say["host"]),
-        "idle_launch_ns": ("launch-bound", "GPU idle on kernel launch overhead",
-                           # "0 of 4 launches did less GPU work than the launch call cost" read as a contradiction
-                           # of the title: without short launches the gaps are the launch path itself
-                           (f"{summary['short_launches']} of {plural(summary['launch_calls'], 'launch(es)')} did less GPU work "
-                            "than the launch call cost. " if summary.get("short_launches") else
-                            "The GPU ran dry between a kernel's end and the next launch reaching it (the launch "
-                            "call and its path to the GPU), though every kernel did more work than its launch "
-                            "call cost. ") + say["launch"]),
-        "idle_sync_ns": ("sync-bound", "GPU idle while the host is blocked in synchronisations or synchronous "
-                         "copies", (f"Blocking calls in these gaps: {blocking_text(blocking)}. " if blocking else "")
-                         + say["sync"]),
-    }
-    texts["idle_queued_ns"] = (
-        "dependency-bound", "GPU idle with work already queued",
-        "The work was enqueued — its launch call had returned before the GPU went idle, or returned during the "
-        "idle time and the work still started later than a launch costs — so it waited on another stream, an "
-        "event or device-side scheduling, not on the host. "
-        + (f"In these gaps {queued_text}. " if queued_text else ""))
-    unrecorded = unrecorded_wait_text((summary.get("largest_gap") or {}).get("queued"), int(tot["idle_queued_ns"]))
-    texts["idle_queued_ns"] = texts["idle_queued_ns"][:2] + (texts["idle_queued_ns"][2] + (
-        unrecorded[0].upper() + unrecorded[1:] + "." if unrecorded else
-        "Look at cross-stream dependencies and event waits; with no other stream busy, the launch latency table "
-        "shows how long after its launch call each kernel started."),)
-    linked = int(summary.get("launch_calls") or 0)
-    recorded = int(summary.get("launch_calls_recorded") or 0)
-    from gpulens.analyzers.bottlenecks import idle_cause_label
-
-    uvm = uvm_text(tot)
-    texts["idle_unattributed_ns"] = (
-        "idle-unattributed", (f"GPU idle mostly on {idle_cause_label(tot)}" if uvm else
-                              "GPU idle for reasons the trace does not show"),
-        (uvm[0].upper() + uvm[1:] + "." if uvm else
-         "No launch call is linked to the work that ended these gaps ("
-         + ("calls outside the profiling window, or made by a thread or process it did not record). " if linked else
-            "its launch calls carry no correlation id). " if recorded else
-            "GPU-only trace, or calls outside the profiling window). ")
-         + _advice.idle_text(_advice.IDLE_DETAILS, pytorch, "unattributed", tool, linked, vendor, recorded)))
-    # idle inside one clock domain that the GPU's work on another clock may fill (breakdown idle_other_clock_ns):
-    # each cause is at most its figure, with nothing at stake (docs/bottlenecks.md "Clock domains")
-    from gpulens.analyzers._span import idle_unmeasured_ns
-    from gpulens.analyzers.bottlenecks import if_recurs, too_few_gaps
-
-    clock = int(tot.get("idle_other_clock_ns") or 0)
-    other = idle_unmeasured_ns(tot)
-    for key, (cat, title, detail) in texts.items():
-        if tot[key] >= 0.05 * span:
-            n = int(tot.get(f"gaps_{key[5:-3]}") or 0)
-            one = one_gap_text((summary.get("largest_gap") or {}).get(key[5:-3]), int(tot[key]), n)
-            out.append(Finding(f"{title}: {'at most ' if other else ''}{fmt_ns(tot[key])} "
-                               f"({span_share_text(tot[key], span)} {of_span}"
-                               + (f"; up to {fmt_ns(clock)} of the idle may be GPU work on another clock)" if clock
-                                  else "; GPU work recorded without a usable start or end may fill any of it)" if other
-                                  else ")") + (f" over {plural(n, 'gap')}{one}" if one else ""),
-                               detail if not too_few_gaps(n, tot[key], span) else
-                               if_recurs(detail, f"{fmt_ns(tot[key])} of it", n),
-                               severity="info" if other or tot[key] < 0.1 * span else "warning",
-                               category=cat, time_at_stake_ns=None if other else int(tot[key]),
-                               key="idle/" + key[5:-3], parent=parent))
-    if tot.get("small_grid_ns"):
-        # busy kernel time, already ranked through those kernels' verdicts: stated, not counted a second time
-        # the figure's own definition (bottlenecks: fewer blocks than FULL_GRID_SHARE of the SMs/CUs): "fewer
-        # blocks than CUs" read as including a 288-block grid on 304 CUs, which the figure leaves out
-        blocks = _advice.vendor_word(vendor, "blocks")  # AMD: workgroups (HIP Programming Guide)
-        out.append(Finding(f"Small-grid kernels: {fmt_ns(tot['small_grid_ns'])} in kernels with fewer {blocks} "
-                           f"than {FULL_GRID_SHARE * 100:.0f} % of the {_advice.vendor_word(vendor, 'sms')}",
-                           f"These launches leave part of the GPU empty. Give them more {blocks} "
-                           "(more work per launch, several problems batched into one launch; each kernel's verdict "
-                           "says how for its kind) or run them concurrently on another stream.",
-                           category="latency/occupancy-bound", key="small-grid"))
-    return out
 
 
 #: At or above this share of the host-wait idle filled by set-up runtime calls (:func:`_advice.is_setup_call`),

@@ -68,14 +68,15 @@ from gpulens.analyzers.intervals import key_codes
 from gpulens.analyzers.launches import launch_call_mask, link_gpu_to_launch
 from gpulens.analyzers.verdict_rules import FULL_GRID_SHARE
 from gpulens.analyzers._window_findings import window_finding
+from gpulens.analyzers._idle_causes import cause_findings, mark_setup
 from gpulens.analyzers._idle_findings import (  # noqa: F401 (CLASS_WORDS, CLASS_ACTIONS re-exported)
     CLASS_ACTIONS,
     CLASS_WORDS,
     _boundary_finding,
     _boundary_rows,
-    _findings,
     explain_idle,
     setup_ns,
+    setup_part,
     host_calls_in_gaps,
     steady_idle_pct,
     steady_state,
@@ -387,11 +388,11 @@ class Bottlenecks(Analyzer):
                                                                   cls="queued"), waits)
         # each cause's largest gap: named wherever one gap holds most of a cause's "X over N gaps"
         summary["largest_gap"] = largest_gaps(timeline, gaps)
-        findings = _findings(tot, summary, "idle" if idle_root else None, pytorch, blocking, tool, vendor,
+        findings = cause_findings(tot, summary, "idle" if idle_root else None, pytorch, blocking, tool, vendor,
                              gpus=len(t), queued_text=queued_text)
         summary["boundary_gaps"] = _boundary_rows(gaps, timeline)
         steady, recoverable = steady_state(tot)
-        summary["recoverable_idle_ns"] = int(recoverable)  # the idle finding's time at stake (one definition)
+        summary["recoverable_idle_ns"] = int(recoverable)  # idle less one-off gaps; the idle stake also less set-up
         if tot.get("idle_boundary_ns"):  # the steady state the verdict is about: boundary gaps left out
             summary["steady_span_ns"] = int(max(steady, 1))
             summary["steady_busy_pct"] = min(100.0 * tot["busy_ns"] / max(steady, 1), 100.0)
@@ -409,6 +410,7 @@ class Bottlenecks(Analyzer):
         # the part of the idle spent waiting for the host that set-up calls fill (allocation, stream or module
         # creation): start-up inside the span, which the run verdict names as such [ns]
         summary["idle_host_setup_ns"] = setup_ns(host_calls)
+        mark_setup(findings, setup_part(tot, host_calls))  # the host wait's stake in steady state (one definition)
         for f in bd.findings:
             if f.key == "idle":
                 explain_idle(f, tot, summary["boundary_gaps"], pytorch, blocking, tool, host_calls,

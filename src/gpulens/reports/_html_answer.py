@@ -68,7 +68,8 @@ def bound_meanings(vendor: str | None = None) -> dict[str, str]:
 
 
 #: Tooltips of the kernel table's column headers (what each figure is, and of what).
-HEADER_TIPS = {"#": "rank by GPU time in the hot-kernel table",
+HEADER_TIPS = {"#": "row number in this list, as in the Markdown and console reports; hover a number for the "
+                    "kernel's rank by GPU time (#N in the charts)",
                "GPU time · share": "summed GPU time of its launches · share of all kernel time",
                "bound": "what limits the kernel (hover a bound for its meaning; the Stalls & verdicts page has the legend)",
                "time at stake": "GPU time the fix could save at most (at least where a mark says so): time × (1 − attained"
@@ -176,8 +177,11 @@ def kernels_html(s: SourceReport, rows: list[dict[str, Any]], step_chars: int | 
         prev = steps
         time = time_text(r)
         rank = rank_of.get(name)
+        # the row's number in the list shown, as Markdown's and the console's "#"; the GPU-time rank (the charts'
+        # "#N" labels) on hover: one meaning per column in every report
+        hot = _tip(f"#{rank} by GPU time in the hot-kernel table (the charts' label)") if rank else ""
         body.append(
-            f'<tr><td class="num">{f"#{rank}" if rank else ""}</td>{name_cell(name, short)}'
+            f'<tr><td class="num"{hot}>{i + 1}</td>{name_cell(name, short)}'
             f'<td class="num">{esc(time)}</td>{bound_td(verdict, vendor)}{stake_td(stake, notes.get(i))}'
             '<td class="step"'
             + (_tip(whole) if step_chars else "")
