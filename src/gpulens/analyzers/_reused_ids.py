@@ -65,3 +65,37 @@ def relink_reused_ids(calls: pd.DataFrame, gpu: pd.DataFrame, launch: np.ndarray
     out = launch.copy()
     out[m["pos"].to_numpy()] = m["event_id"].to_numpy(dtype="int64")
     return out
+
+
+def reuse_summary(calls: pd.DataFrame, gpu_per_call: np.ndarray) -> dict | None:
+    """What the reused correlation ids of ``calls`` did to the links: None when no id is reused.
+
+    Args:
+        calls: the launch calls (``rank``, ``correlation_id``, ``start_ns``, ``dur_ns``, ``event_id``).
+        gpu_per_call: per call, the GPU events linked to it (after :func:`relink_reused_ids`).
+
+    Returns:
+        ``calls``: the top-level calls carrying a reused id (:func:`top_level_reuses`); ``doubtful``: GPU events
+        linked to a call of such an id that holds two or more of them while another call of the same id holds none —
+        one launch call enqueues one record, so at least one of them belongs to the empty call and their links cannot
+        be trusted; ``idle_calls``: those empty calls; ``example``: one such id (``None`` when no link is doubtful).
+    """
+    ok = calls["correlation_id"].notna().to_numpy() & calls["start_ns"].notna().to_numpy()
+    if ok.sum() < 2:
+        return None
+    c = calls[ok]
+    start = c["start_ns"].to_numpy(dtype="int64")
+    frame = pd.DataFrame({"rank": c["rank"].to_numpy(dtype="int64", na_value=0),
+                          "corr": c["correlation_id"].to_numpy(dtype="int64"), "start": start,
+                          "end": start + c["dur_ns"].to_numpy(dtype="int64", na_value=0),
+                          "event_id": c["event_id"].to_numpy(), "gpu": np.asarray(gpu_per_call)[ok]})
+    top = top_level_reuses(frame)
+    if not len(top):
+        return None
+    key = [top["rank"], top["corr"]]
+    has_idle = top.groupby(key, sort=False)["gpu"].transform(lambda s: bool((s == 0).any())).to_numpy(dtype=bool)
+    crowded = (top["gpu"] > 1).to_numpy() & has_idle
+    idle = (top["gpu"] == 0).to_numpy() & top.groupby(key, sort=False)["gpu"].transform(
+        lambda s: bool((s > 1).any())).to_numpy(dtype=bool)
+    return {"calls": int(len(top)), "doubtful": int(top["gpu"].to_numpy()[crowded].sum()),
+            "idle_calls": int(idle.sum()), "example": int(top["corr"].to_numpy()[crowded][0]) if crowded.any() else None}

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._reused_ids import reuse_summary
 from gpulens.analyzers._span import counter_only_reason
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.timeline import Timeline
@@ -497,14 +498,23 @@ class Launches(Analyzer):
                 "window, or the profiler did not record it). They still count toward GPU time.",
                 severity="info", category="data-quality"))
         shared = shared_correlation_ids(rt)
+        reuse = reuse_summary(rt, gpu_per_call) if shared else None
         if shared:
+            summary["correlation_ids_shared"] = shared
+            summary["launch_calls_sharing_ids"] = reuse["calls"] if reuse else None
+            summary["gpu_links_doubtful"] = reuse["doubtful"] if reuse else None
+            doubt = (f" Here {plural(reuse['doubtful'], 'GPU event link(s)')} cannot be trusted: they put two or more "
+                     f"GPU events behind one call while {plural(reuse['idle_calls'], 'other call(s)')} of the same id "
+                     f"(e.g. {reuse['example']}) launched none, and one call enqueues one record." if reuse and
+                     reuse["doubtful"] else "")
             findings.append(Finding(
                 f"{plural(shared, 'correlation id(s)')} shared by launch calls that do not nest",
-                "A correlation id names one launch call; here several calls, one after another, carry the same id "
+                f"A correlation id names one launch call; here {plural(reuse['calls'] if reuse else 2, 'call(s)')}, "
+                f"one after another, carry the same {'id' if shared == 1 else 'ids'} "
                 "(the trace was merged or edited, or the profiler's ids wrapped). Each GPU event with such an id is "
                 "linked to the latest of those calls that started before it (the nearest preceding launch); where "
                 "the calls interleave with their work that guess can be wrong, and launch latencies, launch-bound "
-                "verdicts and idle causes follow the links.", severity="warning", category="data-quality"))
+                f"verdicts and idle causes follow the links.{doubt}", severity="warning", category="data-quality"))
         lost = lost_launches(rt, t["empty"].to_numpy() & ~captured, gpu_per_call)
         if lost is not None and not replayed_for_counters(timeline):
             summary["launch_calls_lost"] = lost["calls"]
