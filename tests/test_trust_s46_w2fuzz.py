@@ -23,7 +23,8 @@ _V1_HEAD = ("Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,grd,wgr,lds,sc
 
 
 def _v1_row(i: int, begin: int, end: int, dur: int) -> str:
-    return f'{i},"k{i}.kd",2,0,{i},7,7,256,256,0,0,16,0,32,64,"0x0","0x1",{begin - 100},{begin},{end},{end + 50},{dur}\n'
+    fixed = f'{i},"k{i}.kd",2,0,{i},7,7,256,256,0,0,16,0,32,64,"0x0","0x1"'
+    return f"{fixed},{begin - 100},{begin},{end},{end + 50},{dur}\n"
 
 
 # --- 1. DurationNs that contradicts EndNs − BeginNs --------------------------------------------------------------
@@ -44,7 +45,8 @@ def test_rocprof_v1_csv_duration_times_1000_is_named(tmp_path):
 
 def test_duration_off_by_more_than_rounding_but_no_unit_slip():
     # 1,000 ns span recorded as 1,050 (off by 50 ns); 2,000 recorded as 2,001 (1 ns: rounding, not counted)
-    w = span_disagreement(Path("x.csv"), [0, 10_000], [1_000, 12_000], [1_050, 2_001], "DurationNs", "EndNs − BeginNs")
+    w = span_disagreement(Path("x.csv"), [0, 10_000], [1_000, 12_000], [1_050, 2_001], "DurationNs",
+                          "EndNs − BeginNs")
     assert w is not None and "1 of 2 rows records a DurationNs" in w and "DurationNs 1,050 beside" in w
     assert "another unit" not in w
     assert span_disagreement(Path("x.csv"), [0], [1_000], [1_001], "DurationNs", "EndNs − BeginNs") is None
@@ -78,6 +80,8 @@ def _launches(tmp_path: Path, ev: list) -> tuple[dict, list]:
     res = gpulens.analyze(p).sources[0].results
     for r in res.values():
         if "launch_calls" in r.summary:
+            # a call of a reused id is never called a launch that lost its work: its id's work is recorded
+            assert not [f for f in r.findings if "no GPU record" in f.title]
             return r.summary, [f for f in r.findings if "correlation id" in f.title]
     raise AssertionError("no launches result")
 
@@ -100,7 +104,9 @@ def test_reused_ids_queue_backlog_links_are_not_trusted(tmp_path):
     assert summary["correlation_ids_shared"] == 1 and summary["launch_calls_sharing_ids"] == 3
     assert summary["gpu_links_doubtful"] == 3
     assert len(fs) == 1 and "here 3 calls" in fs[0].detail
-    assert "3 GPU event links cannot be trusted" in fs[0].detail and "2 other calls of the same id (e.g. 7)" in fs[0].detail
+    assert "3 GPU event links cannot be trusted" in fs[0].detail
+    assert "2 other calls of the same id (e.g. 7)" in fs[0].detail
+    assert summary["launch_calls_without_gpu_work"] == 0  # their work is behind the call at 30 µs, not lost
 
 
 def test_reused_ids_one_kernel_per_call_are_counted_not_doubted(tmp_path):

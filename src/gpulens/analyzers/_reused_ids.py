@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from gpulens.units import plural
+
 
 def top_level_reuses(calls: pd.DataFrame) -> pd.DataFrame:
     """The calls (``rank``, ``corr``, ``start``, ``end``, ``event_id``) of every (rank, correlation id) pair held by
@@ -78,7 +80,8 @@ def reuse_summary(calls: pd.DataFrame, gpu_per_call: np.ndarray) -> dict | None:
         ``calls``: the top-level calls carrying a reused id (:func:`top_level_reuses`); ``doubtful``: GPU events
         linked to a call of such an id that holds two or more of them while another call of the same id holds none —
         one launch call enqueues one record, so at least one of them belongs to the empty call and their links cannot
-        be trusted; ``idle_calls``: those empty calls; ``example``: one such id (``None`` when no link is doubtful).
+        be trusted; ``idle_calls`` / ``idle_event_ids``: those empty calls (their work is recorded, behind the crowded
+        call: not lost); ``example``: one such id (``None`` when no link is doubtful).
     """
     ok = calls["correlation_id"].notna().to_numpy() & calls["start_ns"].notna().to_numpy()
     if ok.sum() < 2:
@@ -98,4 +101,21 @@ def reuse_summary(calls: pd.DataFrame, gpu_per_call: np.ndarray) -> dict | None:
     idle = (top["gpu"] == 0).to_numpy() & top.groupby(key, sort=False)["gpu"].transform(
         lambda s: bool((s > 1).any())).to_numpy(dtype=bool)
     return {"calls": int(len(top)), "doubtful": int(top["gpu"].to_numpy()[crowded].sum()),
-            "idle_calls": int(idle.sum()), "example": int(top["corr"].to_numpy()[crowded][0]) if crowded.any() else None}
+            "idle_calls": int(idle.sum()), "idle_event_ids": top["event_id"].to_numpy()[idle],
+            "example": int(top["corr"].to_numpy()[crowded][0]) if crowded.any() else None}
+
+
+def reuse_detail(shared: int, reuse: dict | None) -> str:
+    """The launches finding's text for ``shared`` reused correlation ids (:func:`reuse_summary`'s ``reuse``)."""
+    calls = plural(reuse["calls"] if reuse else 2, "call(s)")
+    text = (f"A correlation id names one launch call; here {calls}, one after another, carry the same "
+            f"{'id' if shared == 1 else 'ids'} (the trace was merged or edited, or the profiler's ids wrapped). Each "
+            "GPU event with such an id is linked to the latest of those calls that started before it (the nearest "
+            "preceding launch); where the calls interleave with their work that guess can be wrong, and launch "
+            "latencies, launch-bound verdicts and idle causes follow the links.")
+    if reuse and reuse["doubtful"]:
+        text += (f" Here {plural(reuse['doubtful'], 'GPU event link(s)')} cannot be trusted: they put two or more GPU "
+                 f"events behind one call while {plural(reuse['idle_calls'], 'other call(s)')} of the same id (e.g. "
+                 f"{reuse['example']}) are linked to none, and one call enqueues one record; those calls are not "
+                 "counted as launches that lost their GPU work.")
+    return text
