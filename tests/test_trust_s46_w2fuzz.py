@@ -163,3 +163,25 @@ def test_rocprof_stats_percentage_above_100(tmp_path):
     assert st["Calls"].tolist() == [2, 2] and st["TotalDurationNs"].tolist() == [600, 400]
     assert st["Percentage"].isna().tolist() == [True, False]
     assert any("impossible Percentage share" in w and "'k_a' at 250.0 %" in w for w in tl.meta.warnings)
+
+
+def test_rocprofv3_reused_ids_are_not_lost_launches(tmp_path):
+    # rocprofv3 CSV pair, every Correlation_Id 7: three hipLaunchKernel calls (0–2, 10–12, 20–22 µs), their
+    # kernels at 100, 110, 120 µs: all three land behind the call at 20 µs, the other two calls hold none
+    api = ['"Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp","End_Timestamp"']
+    kern = ['"Kind","Agent_Id","Queue_Id","Stream_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name",'
+            '"Correlation_Id","Start_Timestamp","End_Timestamp","Workgroup_Size_X","Grid_Size_X"']
+    for i in range(3):
+        api.append(f'"HIP_RUNTIME_API_EXT","hipLaunchKernel","5","5","7","{10_000 * i}","{10_000 * i + 2_000}"')
+        kern.append(f'"KERNEL_DISPATCH","1","2","2","5","{i + 1}","1","k{i}","7","{100_000 + 10_000 * i}",'
+                    f'"{105_000 + 10_000 * i}","64","64"')
+    d = tmp_path / "run"
+    d.mkdir()
+    (d / "r_hip_api_trace.csv").write_text("\n".join(api) + "\n")
+    (d / "r_kernel_trace.csv").write_text("\n".join(kern) + "\n")
+    for r in gpulens.analyze(d).sources[0].results.values():
+        if "launch_calls" in r.summary:
+            assert r.summary["launch_calls_sharing_ids"] == 3 and r.summary["gpu_links_doubtful"] == 3
+            assert not [f for f in r.findings if "no GPU record" in f.title]
+            return
+    raise AssertionError("no launches result")
