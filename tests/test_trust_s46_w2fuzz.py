@@ -11,7 +11,9 @@
 
 from __future__ import annotations
 
+import csv
 import json
+import sqlite3
 from pathlib import Path
 
 import gpulens
@@ -185,3 +187,20 @@ def test_rocprofv3_reused_ids_are_not_lost_launches(tmp_path):
             assert not [f for f in r.findings if "no GPU record" in f.title]
             return
     raise AssertionError("no launches result")
+
+
+def test_rocprof_v1_db_duration_disagreement(tmp_path):
+    # the KERN table of results.db holds results.csv's columns: row 2's DurationNs 2,000,000 is ×1000 its 2,000 ns
+    cols = _V1_HEAD.strip().split(",")
+    rows = [next(csv.reader([r.strip()])) for r in
+            (_v1_row(0, 1_000_000, 1_005_000, 5_000), _v1_row(1, 1_010_000, 1_012_000, 2_000_000))]
+    p = tmp_path / "results.db"
+    con = sqlite3.connect(p)
+    con.execute("CREATE TABLE KERN (" + ", ".join(f'"{c}"' for c in cols) + ")")
+    con.executemany(f"INSERT INTO KERN VALUES ({', '.join('?' * len(cols))})", rows)
+    con.commit()
+    con.close()
+    tl = gpulens.collect(p)
+    assert sorted(tl.events[tl.events["kind"] == "kernel"]["dur_ns"].tolist()) == [2_000, 5_000]
+    ws = [w for w in tl.meta.warnings if "DurationNs" in w]
+    assert len(ws) == 1 and "1 of 2 rows records a DurationNs" in ws[0] and "row 2: DurationNs 2,000,000" in ws[0]
