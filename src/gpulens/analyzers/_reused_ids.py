@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from gpulens.units import plural
+
 
 def top_level_reuses(calls: pd.DataFrame) -> pd.DataFrame:
     """The calls (``rank``, ``corr``, ``start``, ``end``, ``event_id``) of every (rank, correlation id) pair held by
@@ -65,3 +67,55 @@ def relink_reused_ids(calls: pd.DataFrame, gpu: pd.DataFrame, launch: np.ndarray
     out = launch.copy()
     out[m["pos"].to_numpy()] = m["event_id"].to_numpy(dtype="int64")
     return out
+
+
+def reuse_summary(calls: pd.DataFrame, gpu_per_call: np.ndarray) -> dict | None:
+    """What the reused correlation ids of ``calls`` did to the links: None when no id is reused.
+
+    Args:
+        calls: the launch calls (``rank``, ``correlation_id``, ``start_ns``, ``dur_ns``, ``event_id``).
+        gpu_per_call: per call, the GPU events linked to it (after :func:`relink_reused_ids`).
+
+    Returns:
+        ``calls``: the top-level calls carrying a reused id (:func:`top_level_reuses`); ``doubtful``: GPU events
+        linked to a call of such an id that holds two or more of them while another call of the same id holds none —
+        one launch call enqueues one record, so at least one of them belongs to the empty call and their links cannot
+        be trusted; ``idle_calls`` / ``idle_event_ids``: those empty calls (their work is recorded, behind the crowded
+        call: not lost); ``example``: one such id (``None`` when no link is doubtful).
+    """
+    ok = calls["correlation_id"].notna().to_numpy() & calls["start_ns"].notna().to_numpy()
+    if ok.sum() < 2:
+        return None
+    c = calls[ok]
+    start = c["start_ns"].to_numpy(dtype="int64")
+    frame = pd.DataFrame({"rank": c["rank"].to_numpy(dtype="int64", na_value=0),
+                          "corr": c["correlation_id"].to_numpy(dtype="int64"), "start": start,
+                          "end": start + c["dur_ns"].to_numpy(dtype="int64", na_value=0),
+                          "event_id": c["event_id"].to_numpy(), "gpu": np.asarray(gpu_per_call)[ok]})
+    top = top_level_reuses(frame)
+    if not len(top):
+        return None
+    key = [top["rank"], top["corr"]]
+    has_idle = top.groupby(key, sort=False)["gpu"].transform(lambda s: bool((s == 0).any())).to_numpy(dtype=bool)
+    crowded = (top["gpu"] > 1).to_numpy() & has_idle
+    idle = (top["gpu"] == 0).to_numpy() & top.groupby(key, sort=False)["gpu"].transform(
+        lambda s: bool((s > 1).any())).to_numpy(dtype=bool)
+    return {"calls": int(len(top)), "doubtful": int(top["gpu"].to_numpy()[crowded].sum()),
+            "idle_calls": int(idle.sum()), "idle_event_ids": top["event_id"].to_numpy()[idle],
+            "example": int(top["corr"].to_numpy()[crowded][0]) if crowded.any() else None}
+
+
+def reuse_detail(shared: int, reuse: dict | None) -> str:
+    """The launches finding's text for ``shared`` reused correlation ids (:func:`reuse_summary`'s ``reuse``)."""
+    calls = plural(reuse["calls"] if reuse else 2, "call(s)")
+    text = (f"A correlation id names one launch call; here {calls}, one after another, carry the same "
+            f"{'id' if shared == 1 else 'ids'} (the trace was merged or edited, or the profiler's ids wrapped). Each "
+            "GPU event with such an id is linked to the latest of those calls that started before it (the nearest "
+            "preceding launch); where the calls interleave with their work that guess can be wrong, and launch "
+            "latencies, launch-bound verdicts and idle causes follow the links.")
+    if reuse and reuse["doubtful"]:
+        text += (f" Here {plural(reuse['doubtful'], 'GPU event link(s)')} cannot be trusted: they put two or more GPU "
+                 f"events behind one call while {plural(reuse['idle_calls'], 'other call(s)')} of the same id (e.g. "
+                 f"{reuse['example']}) are linked to none, and one call enqueues one record; those calls are not "
+                 "counted as launches that lost their GPU work.")
+    return text

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._reused_ids import reuse_detail, reuse_summary
 from gpulens.analyzers._span import counter_only_reason
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.timeline import Timeline
@@ -440,6 +441,11 @@ class Launches(Analyzer):
         # a call whose GPU work a --window selection left out (it ran after the window's end): the user's cut, not
         # work the capture lost (counted in summary ``launch_calls_work_outside_selection``)
         cut = selection_cut_calls(timeline, rt) & (gpu_per_call == 0) & ~refused
+        # a call of a reused correlation id left without work while another call of that id holds several events:
+        # its work is recorded, behind the other call (one link of the id cannot be trusted), not lost
+        shared = shared_correlation_ids(rt)
+        reuse = reuse_summary(rt, gpu_per_call) if shared else None
+        ambiguous = rt["event_id"].isin(reuse["idle_event_ids"]).to_numpy() if reuse else np.zeros(len(rt), bool)
         # per launch name in text order (a groupby of the names, sort=True), grouped by the name's rank among the
         # distinct names (float, NaN for a missing name: dropped as groupby drops it) — no hash of a million strings
         codes, uniq = first_seen_codes(rt["name"])
@@ -449,7 +455,7 @@ class Launches(Analyzer):
         t = pd.DataFrame({"launch_name": np.where(codes >= 0, rank_of[np.maximum(codes, 0)] if len(uniq) else 0.0,
                                                   np.nan), "gpu": gpu_per_call,
                           "dur": rt["dur_ns"].to_numpy(), "known": known,
-                          "empty": known & (gpu_per_call == 0) & ~refused & ~cut})
+                          "empty": known & (gpu_per_call == 0) & ~refused & ~cut & ~ambiguous})
         g = t.groupby("launch_name", sort=True)
         any_known = g["known"].any()
         table = pd.DataFrame({"calls": g.size(),
@@ -496,15 +502,13 @@ class Launches(Analyzer):
                 "Their correlation id matches no runtime call in the trace (the call fell outside the profiling "
                 "window, or the profiler did not record it). They still count toward GPU time.",
                 severity="info", category="data-quality"))
-        shared = shared_correlation_ids(rt)
         if shared:
+            summary["correlation_ids_shared"] = shared
+            summary["launch_calls_sharing_ids"] = reuse["calls"] if reuse else None
+            summary["gpu_links_doubtful"] = reuse["doubtful"] if reuse else None
             findings.append(Finding(
                 f"{plural(shared, 'correlation id(s)')} shared by launch calls that do not nest",
-                "A correlation id names one launch call; here several calls, one after another, carry the same id "
-                "(the trace was merged or edited, or the profiler's ids wrapped). Each GPU event with such an id is "
-                "linked to the latest of those calls that started before it (the nearest preceding launch); where "
-                "the calls interleave with their work that guess can be wrong, and launch latencies, launch-bound "
-                "verdicts and idle causes follow the links.", severity="warning", category="data-quality"))
+                reuse_detail(shared, reuse), severity="warning", category="data-quality"))
         lost = lost_launches(rt, t["empty"].to_numpy() & ~captured, gpu_per_call)
         if lost is not None and not replayed_for_counters(timeline):
             summary["launch_calls_lost"] = lost["calls"]

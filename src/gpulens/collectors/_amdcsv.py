@@ -20,6 +20,7 @@ import pandas as pd
 from gpulens.collectors._numbers import exact_int, id_of_text, not_recorded
 
 from gpulens.collectors._agent_index import agent_texts
+from gpulens.collectors._dur_check import span_disagreement
 from gpulens.collectors._dispatch import _SIZES, Dispatches
 from gpulens.errors import TraceFormatError
 
@@ -129,6 +130,12 @@ def dispatches_from_rows(path: Path, header: list[str], rows: list[list], kind: 
             d.cols["grid_items_y"] = d.cols["grid_items_z"] = [1] * d.n
     mapped = set(col_of.values())
     _add_counters(d, df, header, lower, mapped)
+    if "durationns" in lower and "start_ns" in col_of and "end_ns" in col_of:  # rocprof v1: End − Begin, exactly
+        at = lower.index("durationns")
+        note = span_disagreement(path, d.cols["start_ns"], d.cols["end_ns"], exact_ns(df[f"c{at}"].tolist())[0],
+                                 header[at], f"{header[col_of['end_ns']]} − {header[col_of['start_ns']]}")
+        if note:
+            d.notes.append(note)
     return d
 
 

@@ -71,6 +71,7 @@ def file_notes(meta: TimelineMeta, d: Dispatches, path: Path, rank: int, *, lone
         meta.warnings.append(f"{path}: {plural(k, 'id or size value(s)')} (queue, agent, process, thread, "
                              f"correlation, workgroup, grid, LDS, registers) {agree(k, 'is', 'are')} no number (e.g. "
                              f"{d.unreadable_field_example}): read as unknown")
+    meta.warnings.extend(d.notes)
     if d.sci_notation_rows:
         meta.warnings.append(f"{path}: {plural(d.sci_notation_rows, 'row(s)')} {agree(d.sci_notation_rows, 'has', 'have')} timestamps in scientific notation "
                              "(e.g. 8.1097E+14): ns precision is lost; zero durations are rejected, not reported")

@@ -40,6 +40,9 @@ class Dispatches:
     #: per row, the agent cell as written when the file writes labels (``Agent 1``, ``GPU 0``): the index space
     #: :func:`gpulens.collectors._agent_index.resolve_agents` maps to the node id once the agents are known
     agent_text: list | None = None
+    #: whole-file warnings found while reading the rows (a ``DurationNs`` that contradicts ``EndNs − BeginNs``:
+    #: :func:`gpulens.collectors._dur_check.span_disagreement`), given with the file's other notes
+    notes: list[str] = field(default_factory=list)
 
     def get(self, key: str) -> pd.Series:
         """The array ``key`` as a nullable Int64 Series (all NA when absent). Text is parsed as a number; a value
@@ -146,7 +149,8 @@ def merge(parts: list[Dispatches]) -> Dispatches:
                                                       if p.unreadable_counter_example), ""),
                      unreadable_field_cells=sum(p.unreadable_field_cells for p in parts),
                      unreadable_field_example=next((p.unreadable_field_example for p in parts
-                                                    if p.unreadable_field_example), ""))
+                                                    if p.unreadable_field_example), ""),
+                     notes=[w for p in parts for w in p.notes])
     if any(p.unreadable_ts is not None for p in parts):
         out.unreadable_ts = np.concatenate([np.zeros(p.n, bool) if p.unreadable_ts is None else
                                             np.asarray(p.unreadable_ts, bool) for p in parts])

@@ -64,3 +64,52 @@ def missing_share(shares: Sequence[str], totals: Sequence[float]) -> float | Non
     if bound <= read * (1 + _TOTAL_SLACK):
         return None
     return 1.0 - read / bound
+
+
+def impossible_shares(path: object, column: str, shares: Sequence[str], names: Sequence[str]
+                      ) -> tuple[str | None, list[bool]]:
+    """The warning for printed shares of a whole that no share can be, and the rows whose share to read as unknown.
+
+    A share of all rows' time lies in 0–100 % and the shares of one table add up to at most 100 %. Each printed
+    share ``p`` with a last-digit unit ``u`` (:func:`_unit_of_last_digit`) stands for a true share within ``u`` of it
+    (rounded or truncated), so a row is impossible when ``p − u > 100``, ``p + u < 0`` or ``p`` is infinite, and the
+    table when ``Σ (p − u) > 100`` over its rows (a complete table rounded to 0.1 sums to 99.0–101.0, never beyond
+    that bound). Text that is no number (an empty cell, ``nan``) is not recorded, not impossible.
+
+    Args:
+        path: the file, named in the warning; column: the share column's name (``Time (%)``, ``Percentage``).
+        shares: each row's share as printed [%]; names: each row's name, for the example.
+
+    Returns:
+        (warning or None, per row True where its share is to be read as unknown: the impossible rows, or every row
+        when the shares together exceed 100 %). The caller must not check the table for missing rows with such
+        shares (:func:`missing_share`): they describe no whole.
+    """
+    bad, low = [False] * len(shares), 0.0
+    example = None
+    for i, text in enumerate(shares):
+        t = str(text).strip()
+        try:
+            p = float(t) if t.isascii() and t else float("nan")
+        except ValueError:
+            continue
+        if p != p:  # nan: not recorded
+            continue
+        u = _unit_of_last_digit(t) or 0.0
+        if p in (float("inf"), float("-inf")) or p - u > 100.0 or p + u < 0.0:
+            bad[i] = True
+            example = example or (names[i] if i < len(names) else "?", t)
+        else:
+            low += p - u
+    if any(bad):
+        n = sum(bad)
+        return (f"{path}: {n} row{'s' if n > 1 else ''} with an impossible {column} share (above 100 %, negative or "
+                f"infinite; e.g. {str(example[0])[:60]!r} at {example[1]} %): impossible statistics — "
+                f"{'their shares are' if n > 1 else 'its share is'} read as unknown and the {column} shares are not "
+                "used to check that the table is whole; each row's calls and total time are kept", bad)
+    if low > 100.0:
+        return (f"{path}: the {column} shares add up to more than 100 % ({low:.1f} % at least, after their "
+                f"rounding): impossible statistics — every row's share is read as unknown and the shares are not "
+                "used to check that the table is whole; each row's calls and total time are kept",
+                [True] * len(shares))
+    return None, bad

@@ -36,7 +36,7 @@ from gpulens.collectors._io import read_input
 from gpulens.collectors._nsys_stat_checks import STATS as _STATS
 from gpulens.collectors._nsys_stat_checks import blank_impossible_statistics as _blank_impossible_statistics
 from gpulens.collectors._nsys_stat_checks import printed_step
-from gpulens.collectors._shares import missing_share
+from gpulens.collectors._shares import impossible_shares, missing_share
 from gpulens.collectors._summary_copies import summary_copies_note
 from gpulens.collectors._time_units import ns_factor
 from gpulens.collectors.base import Collector
@@ -322,8 +322,14 @@ class NsysStatsCollector(Collector):
         table = pd.DataFrame({c: (data[c] if data[c] else [np.nan] * n) for c in SUMMARY_COLUMNS})
         for c, steps in res.items():  # carried beside their rows through the row filters below, then dropped
             table[f"step:{c}"] = steps
-        short = None if cut else _rows_missing(path, text, lines, h + len(under), good, mapping,
-                                               table["total_ns"])
+        pct_at = next((i for i, (c, _) in mapping.items() if c == "time_pct"), None)
+        odd_pct, unknown_pct = impossible_shares(path, head[pct_at].strip(), [r[pct_at] for r in good],
+                                                 table["name"].tolist()) if pct_at is not None else (None, [])
+        if odd_pct:  # shares of no whole: read as unknown, and no cut table told by them
+            warnings.append(odd_pct)
+            table.loc[np.asarray(unknown_pct, dtype=bool), "time_pct"] = np.nan
+        short = None if cut or odd_pct else _rows_missing(path, text, lines, h + len(under), good, mapping,
+                                                          table["total_ns"])
         if short is not None:
             warnings.append(short)
         # Declared ranges: calls and total time are finite, non-negative and within int64; durations non-negative.

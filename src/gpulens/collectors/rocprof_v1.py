@@ -37,7 +37,7 @@ from gpulens.collectors._amdcsv import NAME_COLUMNS, dispatches_from_rows
 from gpulens.collectors._csvrows import excel_sep, read_rows
 from gpulens.collectors._dispatch import build_timeline
 from gpulens.collectors._io import read_input
-from gpulens.collectors._shares import missing_share
+from gpulens.collectors._shares import impossible_shares, missing_share
 from gpulens.collectors._work_rules import is_non_work, kinds_of_kernel_names
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError, TruncationNote
@@ -258,8 +258,13 @@ class RocprofStats(Collector):
         for c in df.columns:
             if c != "Name":
                 df[c] = pd.to_numeric(df[c], errors="coerce")
-        short = _rows_missing(path, text, df, [r[header.index("Percentage")] for r in rows]
-                              if "Percentage" in header else None, warnings, file_bytes)
+        shares = [r[header.index("Percentage")] for r in rows] if "Percentage" in header else None
+        odd_pct, unknown_pct = impossible_shares(path, "Percentage", shares, df["Name"].astype(str).tolist()
+                                                 if "Name" in df else []) if shares else (None, [])
+        if odd_pct:  # shares of no whole: read as unknown, and no cut table told by them
+            warnings.append(odd_pct)
+            df.loc[np.asarray(unknown_pct, dtype=bool), "Percentage"] = np.nan
+        short = None if odd_pct else _rows_missing(path, text, df, shares, warnings, file_bytes)
         if short is not None:
             warnings.append(short)
         # a row whose call count or total time is not a finite, non-negative integer is dropped and counted

@@ -32,6 +32,7 @@ import numpy as np
 from gpulens.collectors._json_cut import json_error_text
 from gpulens.collectors._amdcsv import dispatches_from_rows
 from gpulens.collectors._deep import DeepValues
+from gpulens.collectors._dur_check import span_disagreement
 from gpulens.collectors._dispatch import Dispatches, build_timeline, merge
 from gpulens.collectors._io import describe, read_head, read_input
 from gpulens.collectors._json_cut import decode_cut
@@ -95,6 +96,7 @@ class V1Args(msgspec.Struct):
 
     BeginNs: Num = None
     EndNs: Num = None
+    DurationNs: Num = None  # EndNs − BeginNs as rocprof writes it: checked against them, never used for time
     dev_id: Num = msgspec.field(name="dev-id", default=None)
     #: the kernel records converted from ``results.csv`` (``--stats`` / ``--timestamp on`` runs) carry the CSV's
     #: ``gpu-id`` (the same HSA agent index as ``dev-id``) instead
@@ -166,6 +168,7 @@ class RocprofV1Json(Collector):
         rows = [e for e in events if e.ph == "X"]
         d = Dispatches(n=len(rows))
         kinds, names, start, end, dev, queue, pid, tid = [], [], [], [], [], [], [], []
+        span = ([], [], [])  # BeginNs, EndNs, DurationNs as recorded: a DurationNs that contradicts them is counted
         unread: list[bool] = []  # a timestamp recorded but unreadable (text, inf, beyond int64)
         for e in rows:
             a = e.args or V1Args()
@@ -175,6 +178,8 @@ class RocprofV1Json(Collector):
                 kind = copy_track_kind(names[-1])
             kinds.append(kind)
             b, en = _ns(a.BeginNs), _ns(a.EndNs)
+            for col, v in zip(span, (b, en, _ns(a.DurationNs))):
+                col.append(v)
             if b is None or en is None:
                 ts, du = _ns_us(e.ts), _ns_us(e.dur)
                 b, en = ts, (ts + du if ts is not None and du is not None else None)
@@ -195,7 +200,8 @@ class RocprofV1Json(Collector):
                             dropped={str(path): int(bad)} if bad else {})
         warnings = [f"{path}: {plural(bad, 'trace event(s)')} dropped (not an object, or a field of the wrong type)"] \
             if bad else []
-        warnings += [w for w in [deep.warning(path), cut] if w]
+        warnings += [w for w in [deep.warning(path), cut, span_disagreement(path, *span, "DurationNs",
+                                                                            "EndNs − BeginNs", "event")] if w]
         if repeated is not None:
             warnings.append(repeated_key_warning(path, sizes, best))
         if with_siblings:
