@@ -215,7 +215,10 @@ class EventRows:
         return pids.tolist() if isinstance(pids[0], str) or isinstance(pids[-1], str) else None
 
     def values(self, key: str, rows: np.ndarray, gpu: bool = False) -> list:
-        """Decoded values of an args field (``kind``, ``kernel_details``) at ``rows``."""
+        """Decoded values of an args field (``kind``, ``kernel_details``) at ``rows``; a field read on no row
+        (``kernel``: a TensorFlow timeline op's) is looked up at ``rows`` alone."""
+        if not gpu and key not in _AR:
+            return [getattr(self.args[int(i)], key, None) for i in rows]
         return list(self._arg(key, rows, gpu))
 
     def collectives(self) -> tuple[np.ndarray, list]:
