@@ -82,3 +82,34 @@ def test_multi_host_xla_and_tensorflow_gpus_of_one_index_stay_apart(tmp_path):
         one.write_text(json.dumps({"traceEvents": [e for e in ev if e["pid"] == first]}))
         g1 = _gpu(one)
         assert list(g1["rank"]) == [0] and list(g1["dur_ns"]) == [50_000]
+
+
+def _ort(cat: str, name: str, ts: int, dur: int, **args) -> dict:
+    """One ONNX Runtime profiler event (``enable_profiling``): every arg a string, kernels on the launching thread."""
+    return {"cat": cat, "pid": 5120, "tid": 5120, "dur": dur, "ts": ts, "ph": "X", "name": name, "args": args}
+
+
+def test_onnxruntime_kernel_launch_args_are_numbers_and_stream_handles_small_numbers(tmp_path):
+    """ONNX Runtime writes a kernel's launch one string arg per axis (``"grid_x": "4"`` … ``"block_z": "1"``) and, on
+    ROCm, its stream as a handle (``"0x55d1c2e3f000"``). Kernels: conv_k grid 4×2×1 block 128 [20010, 20035] on
+    handle A; relu_k grid 216 block 256 [20050, 20056] on handle B, then [20070, 20076] on handle A. Expected: launch
+    columns 4/2/1 × 128 and 216 × 256; handles A → stream 1, B → stream 2 (first seen), with a warning counting 2.
+    On an A100 (108 SMs, small grid below 0.9 × 108 = 97.2 blocks): conv_k's 8 blocks are a small grid → 1 kernel,
+    25 µs (relu_k's 216 blocks are not) — unknown before, the grid unread. Control: CUDA streams "7" stay 7."""
+    grids = [("conv_k", 20010, 25, ("4", "2", "1"), "128"), ("relu_k", 20050, 6, ("216", "1", "1"), "256"),
+             ("relu_k", 20070, 6, ("216", "1", "1"), "256")]
+    for streams, want in ((("0x55d1c2e3f000", "0x55d1c2e3a800", "0x55d1c2e3f000"), [1, 2, 1]), (("7",) * 3, [7] * 3)):
+        ev = [_ort("Session", "model_run", 19990, 200)]
+        ev += [_ort("Kernel", n, ts, d, stream=s, grid_x=g[0], grid_y=g[1], grid_z=g[2], block_x=b, block_y="1",
+                    block_z="1", op_name="Conv") for (n, ts, d, g, b), s in zip(grids, streams)]
+        p = tmp_path / f"onnxruntime_profile_{want[0]}.json"
+        p.write_text(json.dumps(ev))
+        k = _gpu(p).sort_values("start_ns")
+        assert list(k["stream_id"]) == want
+        assert [tuple(int(r[c]) for c in ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z"))
+                for _, r in k.iterrows()] == [(4, 2, 1, 128, 1, 1), (216, 1, 1, 256, 1, 1), (216, 1, 1, 256, 1, 1)]
+        code, src = _analyze(p, tmp_path, "--device-spec", "A100 40GB SXM")
+        assert code == 0
+        assert any("2 streams recorded as handles" in w for w in src["warnings"]) == (want[0] == 1)
+        row = src["analyses"]["bottlenecks"]["table"][0]
+        assert (row["small_grid_kernels"], row["small_grid_ns"]) == (1, 25_000)

@@ -140,3 +140,27 @@ def place_rpd(gpu_pids: dict[int, int], desc: dict[int, str], names: Any, copies
         # a roctx range is written with its text as both name and desc; a HIP / HSA call as API name + arguments
         kind[i] = _K["annotation"] if desc.get(int(i)) == text else _K["runtime"]
     return left
+
+
+#: A stream id at or above this is a handle (a ``hipStream_t`` / ``cudaStream_t`` pointer such as ONNX Runtime's ROCm
+#: profiler writes, ``0x55d1c2e3f000``), not a stream number: CUDA / HIP stream ids and queue numbers are small.
+STREAM_HANDLE_MIN = 1 << 32
+
+
+def number_stream_handles(stream: tuple[np.ndarray, np.ndarray], is_gpu: np.ndarray) -> int:
+    """Give the GPU rows whose stream is a handle (:data:`STREAM_HANDLE_MIN`) small stream numbers, in the order the
+    handles are first seen (row order), counting on from the largest stream number the other GPU rows record (from 1
+    when none). Edits ``stream`` (values, valid) in place; returns the number of handles numbered."""
+    val, ok = stream
+    handle = is_gpu & ok & (val >= STREAM_HANDLE_MIN)
+    if not handle.any():
+        return 0
+    rows = np.flatnonzero(handle)
+    uniq, first, inv = np.unique(val[rows], return_index=True, return_inverse=True)
+    rank = np.empty(len(uniq), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(uniq))
+    small = is_gpu & ok & ~handle
+    base = int(val[small].max()) + 1 if small.any() else 1
+    val[rows] = base + rank[inv.ravel()]
+    return len(uniq)
+

@@ -19,7 +19,7 @@ import pandas as pd
 from gpulens.collectors._numbers import not_recorded
 from gpulens.collectors._work_rules import MISSING_TS_OR_DUR
 from gpulens.collectors._chrome_dialects import PLACED_BY_PROCESS, RPD_JSON
-from gpulens.collectors._dialect_place import dialect_texts, place_rpd, place_xla
+from gpulens.collectors._dialect_place import dialect_texts, number_stream_handles, place_rpd, place_xla
 from gpulens.collectors._chrome_json import json_text
 from gpulens.collectors._collectives import collective_table
 from gpulens.collectors._kineto_grid import fix_rocm_grid
@@ -412,6 +412,7 @@ class Accumulator:
             self.ignored.pop("(none)", None)
         self._copies_by_launcher(kind, name, corr, ints["grid_x"][1] | ints["block_x"][1])
         is_gpu = GPU_KIND_TABLE[kind.view(np.uint8)]  # np.isin(kind, GPU kinds) by a 256-entry table
+        self.stream_handles = number_stream_handles(ints["stream"], is_gpu)
         if rocm[0]:
             grid_cols, block_cols = [ints[f"grid_{a}"] for a in "xyz"], [ints[f"block_{a}"] for a in "xyz"]
             self.grid_fixes = fix_rocm_grid(np.flatnonzero(is_gpu), grid_cols, block_cols, rocm[1],
