@@ -113,3 +113,46 @@ def test_onnxruntime_kernel_launch_args_are_numbers_and_stream_handles_small_num
         assert any("2 streams recorded as handles" in w for w in src["warnings"]) == (want[0] == 1)
         row = src["analyses"]["bottlenecks"]["table"][0]
         assert (row["small_grid_kernels"], row["small_grid_ns"]) == (1, 25_000)
+
+
+_API_HEAD = '"Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp","End_Timestamp"\n'
+
+
+def _api_rows(calls: list[str]) -> str:
+    """rocprofv3 ``hip_api_trace.csv`` rows: call i has correlation 100 + i, [1 ms + 10 µs·i, + 5 µs]."""
+    return "".join(f'"HIP_RUNTIME_API","{c}",4242,4242,{100 + i},{1_000_000 + 10_000 * i},{1_005_000 + 10_000 * i}\n'
+                   for i, c in enumerate(calls))
+
+
+def _incomplete_note(src: dict) -> str:
+    return " ".join(str(i.get("incomplete_capture") or "") for i in src["inputs"] if isinstance(i, dict)) + \
+        str(src["summary"].get("incomplete_capture") or "")
+
+
+def test_api_only_capture_counts_copy_calls_apart_from_launch_calls(tmp_path):
+    """A rocprofv3 ``hip_api_trace.csv`` alone: 3 hipLaunchKernel, 2 hipMemcpyAsync, 1 hipMemcpyDtoHAsync (correlation
+    100–105) and a hipStreamSynchronize (106, enqueues nothing). Expected: the note says "3 launch calls
+    (hipLaunchKernel ×3) (correlation 100–102) and 3 copy calls (hipMemcpyAsync ×2, hipMemcpyDtoHAsync ×1)
+    (correlation 103–105) have no GPU record". Copies only (2 hipMemcpyAsync, correlation 100–101): "2 copy calls … have no GPU record", exit 5 —
+    before, no copy was counted. Control: a Kineto trace whose copy calls have their GPU copies and no launch call is
+    no incomplete capture."""
+    calls = ["hipLaunchKernel"] * 3 + ["hipMemcpyAsync"] * 2 + ["hipMemcpyDtoHAsync", "hipStreamSynchronize"]
+    for sub, cs, want in (("both", calls, "3 launch calls (hipLaunchKernel ×3) (correlation 100–102) and 3 copy calls "
+                                         "(hipMemcpyAsync ×2, hipMemcpyDtoHAsync ×1) (correlation 103–105) have no "
+                                         "GPU record"),
+                          ("copies", ["hipMemcpyAsync"] * 2, "2 copy calls (hipMemcpyAsync ×2) (correlation 100–101) "
+                                                             "have no GPU record")):
+        run = tmp_path / sub
+        run.mkdir()
+        (run / "4242_hip_api_trace.csv").write_text(_API_HEAD + _api_rows(cs))
+        code, src = _analyze(run / "4242_hip_api_trace.csv", tmp_path)
+        assert code == 5 and want in _incomplete_note(src), _incomplete_note(src)
+    kin = {"traceEvents": [
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": 70, "tid": 70, "ts": 5, "dur": 2,
+         "args": {"correlation": 1}},
+        {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0, "tid": 7, "ts": 10,
+         "dur": 4, "args": {"device": 0, "stream": 7, "correlation": 1, "bytes": 4096}}]}
+    q = tmp_path / "kineto.json"
+    q.write_text(json.dumps(kin))
+    code, src = _analyze(q, tmp_path)
+    assert code == 0 and "no GPU record" not in _incomplete_note(src)
