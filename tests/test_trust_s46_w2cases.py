@@ -156,3 +156,55 @@ def test_api_only_capture_counts_copy_calls_apart_from_launch_calls(tmp_path):
     q.write_text(json.dumps(kin))
     code, src = _analyze(q, tmp_path)
     assert code == 0 and "no GPU record" not in _incomplete_note(src)
+
+
+def _graph_trace(lost_at: int) -> dict:
+    """µs. A cpu op; cudaLaunchKernel [2, 7] → gemm_a [10, 30]; two cudaGraphLaunch calls at ``lost_at`` and
+    ``lost_at`` + 13 (10 µs each, correlation 2, 3) whose graph kernels were not recorded; cudaLaunchKernel [60, 65]
+    → gemm_b [210, 230] (queued behind the graph on stream 7: its call returned 145 µs before it started)."""
+    ev = [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 70, "tid": 70, "ts": 0, "dur": 12,
+           "args": {"External id": 1}}]
+
+    def rt(name, ts, dur, c):
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": name, "pid": 70, "tid": 70, "ts": ts, "dur": dur,
+                   "args": {"correlation": c}})
+
+    def k(name, ts, dur, c):
+        ev.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": ts, "dur": dur,
+                   "args": {"device": 0, "stream": 7, "correlation": c}})
+
+    rt("cudaLaunchKernel", 2, 5, 1)
+    k("gemm_a", 10, 20, 1)
+    rt("cudaGraphLaunch", lost_at, 10, 2)
+    rt("cudaGraphLaunch", lost_at + 13, 10, 3)
+    rt("cudaLaunchKernel", 60, 5, 4)
+    k("gemm_b", 210, 20, 4)
+    return {"traceEvents": ev}
+
+
+def test_graph_launches_without_graph_kernels_most_likely_filled_the_gap(tmp_path):
+    """Two cudaGraphLaunch calls (at 32 and 45 µs) with no GPU record, then the one gap [30, 210] µs = 180 µs of the
+    220 µs span, queued (gemm_b's call returned at 65, 145 µs before it ran). The graph work was enqueued before
+    the gap ended: it most likely ran there, so the 180 µs is no measured idle and shows no dependency. Expected:
+    the run not 'dependency-bound' but undetermined, its reason naming the 180 µs after launch calls with no GPU
+    record; the idle finding's step names 2 cudaGraphLaunch calls and advises recording that work, not a dependency
+    fix nor 'capture again from a point where no earlier work is in flight'. Control: the same graph launches at
+    300 µs, after gemm_b (the capture cut off their work) — the gap before them stays dependency-bound."""
+    p = tmp_path / "graphs.json"
+    p.write_text(json.dumps(_graph_trace(32)))
+    code, src = _analyze(p, tmp_path)
+    assert code == 0
+    b = src["analyses"]["bottlenecks"]["summary"]
+    assert (b["idle_queued_ns"], b["idle_queued_lost_ns"]) == (180_000, 180_000)
+    assert b["verdict"] == "undetermined" and "180.00 µs of the idle with work queued" in b["verdict_evidence"]
+    assert src["analyses"]["bottlenecks"]["table"][0]["overhead"] == "undetermined"
+    idle = next(f for f in src["analyses"]["breakdown"]["findings"] if f["key"] == "idle")
+    assert "2 launch calls with no GPU record (cudaGraphLaunch ×2)" in idle["action"]
+    assert "most likely ran in it" in idle["action"] and "no earlier work is in flight" not in idle["action"]
+    queued = next(f for f in src["analyses"]["bottlenecks"]["findings"] if f["key"] == "idle/queued")
+    assert "most likely ran in it" in queued["detail"] and "waited on another stream" not in queued["detail"]
+    q = tmp_path / "cut.json"
+    q.write_text(json.dumps(_graph_trace(300)))
+    code, src = _analyze(q, tmp_path)
+    b = src["analyses"]["bottlenecks"]["summary"]
+    assert (b["idle_queued_ns"], b["idle_queued_lost_ns"], b["verdict"]) == (180_000, 0, "dependency-bound")

@@ -479,7 +479,7 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
                        + (f" (gpulens analyze FILE {window})" if window else " (gpulens analyze FILE --window START:END)")
                        # a module-load gap is start-up, not work enqueued before the capture: its own remedy
                        # (warm-up launch, eager loading) is in ``unrecorded``; a fresh capture point fixes nothing
-                       + ("." if big.get("module_loading") else
+                       + ("." if big.get("module_loading") or big.get("lost_launches") else
                           ", or capture again from a point where no earlier work is in flight."))
     elif top == "queued" and queued_text:
         root.action = (f"Start with the largest cause, {fmt_ns(ns)} {cause_words(top, tot)}{over} ({queued_text}): "
@@ -536,10 +536,11 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
         "dependency-bound", "GPU idle with work already queued",
         "The work was enqueued — its launch call had returned before the GPU went idle, or returned during the "
         "idle time and the work still started later than a launch costs — so it waited on another stream, an "
-        "event or device-side scheduling, not on the host. "
-        + (f"In these gaps {queued_text}. " if queued_text else ""))
-    unrecorded = unrecorded_wait_text((summary.get("largest_gap") or {}).get("queued"), int(tot["idle_queued_ns"]))
-    texts["idle_queued_ns"] = texts["idle_queued_ns"][:2] + (texts["idle_queued_ns"][2] + (
+        "event or device-side scheduling, not on the host. " + (f"In these gaps {queued_text}. " if queued_text else ""))
+    big_q = (summary.get("largest_gap") or {}).get("queued") or {}
+    unrecorded = unrecorded_wait_text(big_q, int(tot["idle_queued_ns"]))
+    lost = bool(big_q.get("lost_launches") and unrecorded)  # lost work most likely ran there: no wait on a stream
+    texts["idle_queued_ns"] = texts["idle_queued_ns"][:2] + (("" if lost else texts["idle_queued_ns"][2]) + (
         unrecorded[0].upper() + unrecorded[1:] + "." if unrecorded else
         "Look at cross-stream dependencies and event waits; with no other stream busy, the launch latency table "
         "shows how long after its launch call each kernel started."),)
