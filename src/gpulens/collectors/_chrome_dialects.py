@@ -50,8 +50,12 @@ devices (``/device:GPU:N/stream:S``, ``/device:GPU:N/stream:all``, ``/device:GPU
 records: each kernel is written to ``stream:all`` *and* to its ``stream:S``, each copy to ``memcpy`` and to its
 ``stream:S`` (TensorFlow core/platform/default/device_tracer.cc), so only the ``stream:S`` processes are GPU work (kind
 from the name: ``MEMCPYHtoD``… are copies) and the other two are ranges over it (``annotation``, never counted twice;
-when a GPU has no ``stream:S`` process, its ``stream:all`` or ``memcpy`` events are its work). The executor's op
-events (``/job:…/device:GPU:N Compute``, ``…/device:CPU:N Compute``) are host events of kind ``other``.
+when a GPU has no ``stream:S`` process, its ``stream:all`` or ``memcpy`` events are its work). TensorFlow on ROCm
+writes the kernel's name in the op's ``args.kernel`` (its event name is the op type): that name is the kernel's. The
+executor's op events (``/job:…/device:GPU:N Compute``, ``…/device:CPU:N Compute``) are host events of kind ``other``.
+
+Several hosts in one XLA / TensorFlow trace (``/job:J/replica:R/task:T/device:GPU:N`` processes of two tasks or more):
+each host numbers its GPUs from 0, so each host is a rank (:func:`host_ranks`) and GPU 0 of two hosts stays two GPUs.
 
 rpd2tracing dialect (rocmProfileData ``tools/rpd2tracing.py``, a Chrome trace converted from an RPD SQLite file):
 every GPU operation (``rocpd_op``) is an ``X`` event of pid ``gpuId`` (named ``GPU<gpuId>``) and tid ``queueId``,
