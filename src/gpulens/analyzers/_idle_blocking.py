@@ -15,7 +15,7 @@ import pandas as pd
 from gpulens.analyzers._gap_codes import GAP_CLASSES, gap_class_codes, gap_class_mask
 from gpulens.analyzers.context import context_of, text_series
 from gpulens.timeline import Timeline
-from gpulens.units import fmt_ns
+from gpulens.units import agree, fmt_ns, plural
 
 
 def blocking_calls_in_idle(timeline: Timeline, gaps: pd.DataFrame, calls: pd.DataFrame, n: int = 3,
@@ -164,6 +164,11 @@ def largest_gaps(timeline: Timeline, gaps: pd.DataFrame) -> dict[str, dict[str, 
             loads = _module_loads_before_first_launch(timeline, r, s, e, str(row["next_name"]))
             if loads:
                 out[c]["module_loading"] = loads
+            from gpulens.analyzers._lost_work import lost_in_gap
+
+            lost = lost_in_gap(timeline, r, s, e)
+            if lost:
+                out[c]["lost_launches"] = lost
     return out
 
 
@@ -216,7 +221,17 @@ def unrecorded_wait_text(big: dict[str, Any] | None, share_ns: int) -> str:
     device: the work the queued launches waited for is not in the trace — a dependency outside the capture (work
     enqueued before it began, another process's, or work the profiler did not record), not a dependency between the
     traced streams. "" otherwise."""
-    if not big or big.get("gpu_work_elsewhere", True) or big["dur_ns"] < ONE_GAP_SHARE * max(share_ns, 1):
+    if not big or big["dur_ns"] < ONE_GAP_SHARE * max(share_ns, 1):
+        return ""
+    if big.get("lost_launches"):  # enqueued work with no GPU record: most likely what ran in the gap
+        n = sum(big["lost_launches"].values())
+        calls = ", ".join(f"{k} ×{v}" for k, v in sorted(big["lost_launches"].items()))
+        return (f"{plural(n, 'launch call')} with no GPU record ({calls}) {agree(n, 'was', 'were')} issued before "
+                f"the {fmt_ns(big['dur_ns'])} gap ended: their work (a graph's kernels the profiler did not record, "
+                "most often) most likely ran in it — the GPU was not idle for certain, and the trace shows no "
+                "dependency to fix; profile again so that work is recorded (graph kernels traced) before acting on "
+                "this gap")
+    if big.get("gpu_work_elsewhere", True):
         return ""
     if big.get("module_loading"):  # the first launch of the kernel loading its code: no dependency at all
         calls = list(dict.fromkeys(big["module_loading"]))

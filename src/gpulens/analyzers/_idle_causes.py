@@ -55,8 +55,10 @@ def cause_findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | N
         "idle time and the work still started later than a launch costs — so it waited on another stream, an "
         "event or device-side scheduling, not on the host. "
         + (f"In these gaps {queued_text}. " if queued_text else ""))
-    unrecorded = unrecorded_wait_text((summary.get("largest_gap") or {}).get("queued"), int(tot["idle_queued_ns"]))
-    texts["idle_queued_ns"] = texts["idle_queued_ns"][:2] + (texts["idle_queued_ns"][2] + (
+    big_q = (summary.get("largest_gap") or {}).get("queued") or {}
+    unrecorded = unrecorded_wait_text(big_q, int(tot["idle_queued_ns"]))
+    lost = bool(big_q.get("lost_launches") and unrecorded)  # lost work most likely ran there: no wait on a stream
+    texts["idle_queued_ns"] = texts["idle_queued_ns"][:2] + (("" if lost else texts["idle_queued_ns"][2]) + (
         unrecorded[0].upper() + unrecorded[1:] + "." if unrecorded else
         "Look at cross-stream dependencies and event waits; with no other stream busy, the launch latency table "
         "shows how long after its launch call each kernel started."),)

@@ -495,7 +495,7 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
                        + (f" (gpulens analyze FILE {window})" if window else " (gpulens analyze FILE --window START:END)")
                        # a module-load gap is start-up, not work enqueued before the capture: its own remedy
                        # (warm-up launch, eager loading) is in ``unrecorded``; a fresh capture point fixes nothing
-                       + ("." if big.get("module_loading") else
+                       + ("." if big.get("module_loading") or big.get("lost_launches") else
                           ", or capture again from a point where no earlier work is in flight."))
     elif top == "queued" and queued_text:
         root.action = (f"Start with the largest cause, {fmt_ns(ns)} {cause_words(top, tot)}{over} ({queued_text}): "

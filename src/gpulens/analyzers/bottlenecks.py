@@ -84,6 +84,7 @@ from gpulens.analyzers._idle_findings import (  # noqa: F401 (CLASS_WORDS, CLASS
 from gpulens.timeline import Timeline
 from gpulens.units import fmt_ns, pct_words, plural
 from gpulens.analyzers._gap_codes import GAP_CLASSES, gap_class_codes  # one definition
+from gpulens.analyzers._lost_work import lost_queued_mask, lost_queued_ns, lost_work_reason
 from gpulens.analyzers._idle_blocking import STREAM_WAIT_RE, blocking_calls_in_idle, largest_gaps, queued_wait_text
 from gpulens.analyzers._gap_classes import (  # noqa: F401 (re-exported)
     ASYNC_COPY_RE, BLOCKING_COPY_RE, BLOCKING_COVER_SHARE, BLOCKING_RE, BOUNDARY_FACTOR, BOUNDARY_IDLE_SHARE,
@@ -318,6 +319,8 @@ def _thin_evidence(row: dict[str, Any], min_share: float) -> tuple[str, str]:
         return "undetermined", (f"the idle ({fmt_ns(int(row['idle_ns']))}) is measured inside one clock domain while "
                                 f"up to {fmt_ns(int(other))} of it may be the GPU's work written on another clock: "
                                 "not a measured idle, no verdict rests on it")
+    if k == "idle_queued_ns" and (why := lost_work_reason(row, int(ns))):  # lost GPU work most likely ran there
+        return "undetermined", why
     n = row.get(f"gaps_{GAP_EVIDENCE[k]}") if k in GAP_EVIDENCE else None
     if not too_few_gaps(n, ns, span):
         return cls, ""
@@ -357,7 +360,8 @@ class Bottlenecks(Analyzer):
         sl = short_launches(timeline, links)
         code = gap_class_codes(gaps) if len(gaps) else np.zeros(0, dtype=np.int8)
         uvm = _uvm_mask(timeline, gaps, code)
-        rows = self._rows(timeline, device, bd.table, gaps, sl, code, uvm)
+        lost = lost_queued_mask(timeline, gaps, code)  # queued gaps that lost GPU work most likely filled
+        rows = self._rows(timeline, device, bd.table, gaps, sl, code, uvm, lost)
         t = pd.DataFrame(rows)[list(COLUMNS)]
         for c in ("small_grid_kernels", "small_grid_ns", "num_sms"):
             t[c] = t[c].astype("Int64")
@@ -365,6 +369,7 @@ class Bottlenecks(Analyzer):
         tot["small_grid_ns"] = int(t["small_grid_ns"].sum()) if t["small_grid_ns"].notna().any() else None
         tot.update(_gap_counts(gaps, code=code).iloc[0].to_dict() if len(gaps) else {})
         tot.update({k: int(v) for k, v in _uvm_gaps(gaps, uvm).iloc[0].items()})
+        tot.update({k: int(v) for k, v in lost_queued_ns(gaps, lost).iloc[0].items()})
         verdict, thin = _thin_evidence(tot, self.min_share)
         summary = {**{("device_span_ns" if k == "span_ns" else k): v for k, v in tot.items()},
                    "launch_calls": int(t["launch_calls"].sum()),
@@ -424,7 +429,7 @@ class Bottlenecks(Analyzer):
 
 
     def _rows(self, timeline: Timeline, device: Any, bd: pd.DataFrame, gaps: pd.DataFrame,
-              sl: pd.DataFrame, code: np.ndarray, uvm: np.ndarray) -> list[dict[str, Any]]:
+              sl: pd.DataFrame, code: np.ndarray, uvm: np.ndarray, lost: np.ndarray) -> list[dict[str, Any]]:
         """One row per breakdown row (rank, GPU): idle split by gap class, launch counts and small-grid kernels.
         Every per-(rank, GPU) figure comes from one pass over all rows, grouped by pair codes (no mask per rank:
         quadratic with thousands of rank files). ``code``:
@@ -451,8 +456,8 @@ class Bottlenecks(Analyzer):
             np.add.at(sync, gpair, sync_ns)
             idle_d = {k: {c: int(v[i]) for c, v in per_class.items()} for i, k in enumerate(gkeys)}
             sync_d = {k: int(sync[i]) for i, k in enumerate(gkeys)}
-            counts = pd.concat([_gap_counts(gaps, gpair, len(gkeys), code), _uvm_gaps(gaps, uvm, gpair, len(gkeys))],
-                               axis=1)
+            counts = pd.concat([_gap_counts(gaps, gpair, len(gkeys), code), _uvm_gaps(gaps, uvm, gpair, len(gkeys)),
+                                lost_queued_ns(gaps, lost, gpair, len(gkeys))], axis=1)
             counts_d = dict(zip(gkeys, counts.to_dict("records")))
         sg_d = _launch_counts(sl)
         kern = _kernel_columns(timeline)

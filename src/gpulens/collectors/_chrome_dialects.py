@@ -50,8 +50,12 @@ devices (``/device:GPU:N/stream:S``, ``/device:GPU:N/stream:all``, ``/device:GPU
 records: each kernel is written to ``stream:all`` *and* to its ``stream:S``, each copy to ``memcpy`` and to its
 ``stream:S`` (TensorFlow core/platform/default/device_tracer.cc), so only the ``stream:S`` processes are GPU work (kind
 from the name: ``MEMCPYHtoD``… are copies) and the other two are ranges over it (``annotation``, never counted twice;
-when a GPU has no ``stream:S`` process, its ``stream:all`` or ``memcpy`` events are its work). The executor's op
-events (``/job:…/device:GPU:N Compute``, ``…/device:CPU:N Compute``) are host events of kind ``other``.
+when a GPU has no ``stream:S`` process, its ``stream:all`` or ``memcpy`` events are its work). TensorFlow on ROCm
+writes the kernel's name in the op's ``args.kernel`` (its event name is the op type): that name is the kernel's. The
+executor's op events (``/job:…/device:GPU:N Compute``, ``…/device:CPU:N Compute``) are host events of kind ``other``.
+
+Several hosts in one XLA / TensorFlow trace (``/job:J/replica:R/task:T/device:GPU:N`` processes of two tasks or more):
+each host numbers its GPUs from 0, so each host is a rank (:func:`host_ranks`) and GPU 0 of two hosts stays two GPUs.
 
 rpd2tracing dialect (rocmProfileData ``tools/rpd2tracing.py``, a Chrome trace converted from an RPD SQLite file):
 every GPU operation (``rocpd_op``) is an ``X`` event of pid ``gpuId`` (named ``GPU<gpuId>``) and tid ``queueId``,
@@ -109,6 +113,8 @@ class Dialect:
         placement: how the events were placed (the end of the collector's "read as" warning).
         gpu_devices: XLA / TensorFlow timeline: the process names that are GPU devices (for
             :func:`untraced_gpu_note`).
+        pid_rank: XLA / TensorFlow timeline of several hosts: pid → rank of each process named under a
+            ``/job:J/replica:R/task:T`` host (:func:`host_ranks`), so GPU 0 of two hosts stays two GPUs.
     """
 
     producer: str
@@ -122,6 +128,7 @@ class Dialect:
     placement: str = ("events of GPU processes on 'Stream' threads are GPU work; host events are kept as kind "
                       "'other'")
     gpu_devices: list[str] = field(default_factory=list)
+    pid_rank: dict[int, int] = field(default_factory=dict)
 
 
 def identify(process_names: dict[int, str], thread_names: dict[tuple[int, int], str], categories: set[str],
@@ -148,6 +155,7 @@ def identify(process_names: dict[int, str], thread_names: dict[tuple[int, int], 
             hosts.append(name)
     kineto_cats = categories & (set(CATEGORY_KIND) | {"trace"})
     if not kineto_cats and (tf := tensorflow_timeline(process_names)) is not None:
+        tf.pid_rank = host_ranks(process_names)
         return tf
     if gpus and not kineto_cats:
         streams = {}
@@ -158,7 +166,7 @@ def identify(process_names: dict[int, str], thread_names: dict[tuple[int, int], 
                     streams[(pid, tid)] = int(m.group(1))
         ranges = {k for k in thread_names if k[0] in gpus} - set(streams)
         return Dialect("xla-gpu", True, "process names /device:GPU:N", gpus, streams, ranges,
-                       gpu_devices=sorted(process_names[p] for p in gpus))
+                       gpu_devices=sorted(process_names[p] for p in gpus), pid_rank=host_ranks(process_names))
     if tpus and not kineto_cats:
         return Dialect("JAX/XLA profiler (TPU)", False,
                        f"its processes are TPU devices ({tpus[0]!r}); gpulens reads GPU traces only")
@@ -208,6 +216,26 @@ def tensorflow_timeline(process_names: dict[int, str]) -> Dialect | None:
                              "1.x's timeline.py names them by op type, not kernel name); the stream:all and memcpy "
                              "processes repeat them (not counted twice); the executor's op events are kept as kind "
                              "'other'", gpu_devices=devices or sorted(process_names[p] for p in gpus))
+
+
+#: the host prefix of a distributed TensorFlow / XLA device name: ``/job:worker/replica:0/task:3/…``
+_TASK = re.compile(rf"^/job:([^/]+)/replica:({DIGITS})/task:({DIGITS})/")
+
+
+def host_ranks(process_names: dict[int, str]) -> dict[int, int]:
+    """pid → rank of the processes whose names start with a ``/job:J/replica:R/task:T/`` host when the trace names
+    two hosts or more (a multi-host XLA / distributed TensorFlow trace: each host's ``/device:GPU:N`` numbering starts
+    at 0, so the GPU index alone would merge GPU 0 of every host); {} for one host or none. The rank is the task
+    number when every host is of one job and replica (``/job:worker/replica:0/task:3`` → rank 3), else the host's
+    position among the hosts sorted by (job, replica, task)."""
+    hosts = {pid: (m.group(1), int(m.group(2)), int(m.group(3)))
+             for pid, name in process_names.items() if (m := _TASK.match(name or ""))}
+    keys = sorted(set(hosts.values()))
+    if len(keys) < 2:
+        return {}
+    one_job = len({(j, r) for j, r, _ in keys}) == 1
+    order = {k: (k[2] if one_job else i) for i, k in enumerate(keys)}
+    return {pid: order[k] for pid, k in hosts.items()}
 
 
 def untraced_gpu_note(dialect: Dialect, gpu_events: int) -> str | None:

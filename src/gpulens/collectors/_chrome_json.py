@@ -65,6 +65,14 @@ class Args(msgspec.Struct, omit_defaults=True, gc=False):
     out_split: Any = msgspec.field(name="Out split size", default=None)
     kernel_details: Any = None  # XLA/JAX GPU ops: "regs:128 static_shared:0 dynamic_shared:73728 grid:8,8,1 …"
     memcpy_details: Any = None  # XLA/JAX GPU copies: "kind_src:pinned kind_dst:device size:4194304 dest:0 async:1"
+    # ONNX Runtime Kernel events: the launch one axis per arg, each a decimal string ("grid_x": "216")
+    grid_x: Any = None
+    grid_y: Any = None
+    grid_z: Any = None
+    block_x: Any = None
+    block_y: Any = None
+    block_z: Any = None
+    kernel: Any = None  # TensorFlow timeline on ROCm: a GPU op's kernel name (its event name is the op type)
     desc: Any = None  # rocmProfileData rpd2tracing: a GPU op's op type, a host call's arguments
 
 

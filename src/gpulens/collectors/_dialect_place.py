@@ -14,9 +14,32 @@ from typing import Any
 
 import numpy as np
 
+def dialect_texts(acc: Any, src: Any, nocat: np.ndarray, op: np.ndarray) -> None:
+    """Keep the text args the other Chrome-trace dialects describe their events with, keyed by Timeline row
+    (``acc.rows`` + the row of ``src``), for :func:`place_xla` / :func:`place_rpd` once the dialect is known: XLA GPU
+    ops' ``kernel_details`` (launch geometry) and copies' ``memcpy_details`` (size) → ``acc.kernel_details``;
+    rpd2tracing's ``desc`` (op type / call arguments) → ``acc.desc`` (events without a category, ``nocat``); a
+    TensorFlow timeline op's ``kernel`` (TensorFlow on ROCm writes the kernel's name there, the op type as its name)
+    → ``acc.tf_kernel`` (events of category ``Op``, ``op``, or none). Text pids are always read by msgspec, never the
+    fast scan; a piece the fast scan reads holds none of these texts (its ``values`` gives None)."""
+    base = acc.rows
+    if nocat.any():
+        nc = np.flatnonzero(nocat)
+        for key, into in (("kernel_details", acc.kernel_details), ("memcpy_details", acc.kernel_details),
+                          ("desc", acc.desc)):
+            for i, text in zip(nc, src.values(key, nc)):
+                if isinstance(text, str):
+                    into[int(i) + base] = text
+    rows = np.flatnonzero(nocat | op)
+    if len(rows):
+        for i, text in zip(rows, src.values("kernel", rows)):
+            if isinstance(text, str) and text.strip():
+                acc.tf_kernel[int(i) + base] = text.strip()
+
+
 def place_xla(dialect: Any, kernel_details: dict[int, str], names: Any, copies: Any, kind: np.ndarray,
               name: np.ndarray, nocat: np.ndarray, copy: np.ndarray, ints: dict[str, tuple[np.ndarray, np.ndarray]],
-              ignored: dict[str, int]) -> None:
+              ignored: dict[str, int], tf_kernel: dict[int, str] | None = None) -> None:
     """XLA GPU dialect: category-less events of ``/device:GPU:N`` processes become GPU work of GPU N on the stream
     their thread names (or ranges, for the other named threads); TensorFlow 1.x timeline dialect: the ``Op`` events
     of the GPU tracer's ``/device:GPU:N/stream:S`` processes become GPU work of GPU N on stream S (those of the
@@ -29,7 +52,9 @@ def place_xla(dialect: Any, kernel_details: dict[int, str], names: Any, copies: 
             ``memcpy_details`` text (its size).
         names, copies, kind, name, nocat, copy, ints: as :func:`place_rpd`.
         ignored: category → events kept as kind ``other`` (the collector's warning); the placed events leave it.
+        tf_kernel: row → a TensorFlow timeline op's ``args.kernel`` (:func:`dialect_texts`): that GPU work's name.
     """
+    tf_kernel = tf_kernel or {}
     from gpulens.collectors._chrome_dialects import xla_kernel_details
     from gpulens.collectors._kineto_kinds import _K, copy_kind_of, kind_of
 
@@ -53,6 +78,9 @@ def place_xla(dialect: Any, kernel_details: dict[int, str], names: Any, copies: 
             kind[i] = _K["annotation"]
             continue
         kind[i] = _K[kind_of("kernel", names.text(name[i]))]
+        if kind[i] == _K["kernel"] and int(i) in tf_kernel:  # TensorFlow on ROCm: op type as name, kernel as arg
+            name[i] = names.encode([tf_kernel[int(i)]])[0]
+            kind[i] = _K[kind_of("kernel", names.text(name[i]))]
         if tf:
             if dialect.pid_stream.get(key[0], -1) >= 0:
                 stream[i], stream_ok[i] = dialect.pid_stream[key[0]], True
@@ -112,3 +140,27 @@ def place_rpd(gpu_pids: dict[int, int], desc: dict[int, str], names: Any, copies
         # a roctx range is written with its text as both name and desc; a HIP / HSA call as API name + arguments
         kind[i] = _K["annotation"] if desc.get(int(i)) == text else _K["runtime"]
     return left
+
+
+#: A stream id at or above this is a handle (a ``hipStream_t`` / ``cudaStream_t`` pointer such as ONNX Runtime's ROCm
+#: profiler writes, ``0x55d1c2e3f000``), not a stream number: CUDA / HIP stream ids and queue numbers are small.
+STREAM_HANDLE_MIN = 1 << 32
+
+
+def number_stream_handles(stream: tuple[np.ndarray, np.ndarray], is_gpu: np.ndarray) -> int:
+    """Give the GPU rows whose stream is a handle (:data:`STREAM_HANDLE_MIN`) small stream numbers, in the order the
+    handles are first seen (row order), counting on from the largest stream number the other GPU rows record (from 1
+    when none). Edits ``stream`` (values, valid) in place; returns the number of handles numbered."""
+    val, ok = stream
+    handle = is_gpu & ok & (val >= STREAM_HANDLE_MIN)
+    if not handle.any():
+        return 0
+    rows = np.flatnonzero(handle)
+    uniq, first, inv = np.unique(val[rows], return_index=True, return_inverse=True)
+    rank = np.empty(len(uniq), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(uniq))
+    small = is_gpu & ok & ~handle
+    base = int(val[small].max()) + 1 if small.any() else 1
+    val[rows] = base + rank[inv.ravel()]
+    return len(uniq)
+

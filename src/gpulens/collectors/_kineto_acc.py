@@ -19,7 +19,7 @@ import pandas as pd
 from gpulens.collectors._numbers import not_recorded
 from gpulens.collectors._work_rules import MISSING_TS_OR_DUR
 from gpulens.collectors._chrome_dialects import PLACED_BY_PROCESS, RPD_JSON
-from gpulens.collectors._dialect_place import place_rpd, place_xla
+from gpulens.collectors._dialect_place import dialect_texts, number_stream_handles, place_rpd, place_xla
 from gpulens.collectors._chrome_json import json_text
 from gpulens.collectors._collectives import collective_table
 from gpulens.collectors._kineto_grid import fix_rocm_grid
@@ -82,6 +82,7 @@ class Accumulator:
         self.kept_time: dict[int, Any] = {}  # rank → the time a selection keeps (Selection.kept_intervals), by finish()
         self.cut_work = None  # tables["selection_cut_work"] (Selection.cut_work per rank), by finish()
         self.desc: dict[int, str] = {}  # row → rpd2tracing args.desc
+        self.tf_kernel: dict[int, str] = {}  # row → a TensorFlow timeline op's args.kernel (ROCm: the kernel name)
         self.kernel_details: dict[int, str] = {}  # row → XLA kernel_details text  # ROCm grid conversions by rule (see _kineto_grid)  # per-event rank encodings found by finish()
         self.missing_cat: set[str] = set()  # {""} once an X event without a category was seen
         self.count = 0  # X events seen (accepted + rejected)
@@ -243,18 +244,7 @@ class Accumulator:
                 m = len(_KINETO_COUNTERS)
                 self.counters.append((np.repeat(ki + self.rows, m)[have],
                                       np.tile(np.arange(m, dtype=np.int8), len(ki))[have], vals.ravel()[have]))
-        if nocat.any():  # XLA GPU ops describe their launch in one text arg
-            nc = np.flatnonzero(nocat)
-            for i, kd in zip(nc, src.values("kernel_details", nc)):
-                if isinstance(kd, str):
-                    self.kernel_details[int(i) + self.rows] = kd
-            for i, md in zip(nc, src.values("memcpy_details", nc)):  # and their copies' size
-                if isinstance(md, str):
-                    self.kernel_details[int(i) + self.rows] = md
-            # rpd2tracing: its op type / call arguments (text pids: always read by msgspec, never the fast scan)
-            for i, d in zip(nc, src.values("desc", nc)):
-                if isinstance(d, str):
-                    self.desc[int(i) + self.rows] = d
+        dialect_texts(self, src, nocat, take(np.array([c == "op" for c in low], dtype=bool), cat_c, False))
         ci, cargs = src.collectives()
         if len(ci):  # collective metadata (record_param_comms, NCCL kernels): kept beside the events
             self.collectives.append((ci.astype(np.int64) + self.rows, cargs))
@@ -413,7 +403,8 @@ class Accumulator:
                 for key in ("pid", "tid", "device", "stream", "grid_x", "grid_y", "grid_z", "block_x", "block_y",
                             "block_z", "regs", "smem", "bytes")}
         if dialect is not None and dialect.producer in PLACED_BY_PROCESS:
-            place_xla(dialect, self.kernel_details, self.names, self.copy, kind, name, nocat, copy, ints, self.ignored)
+            place_xla(dialect, self.kernel_details, self.names, self.copy, kind, name, nocat, copy, ints, self.ignored,
+                      self.tf_kernel)
         elif dialect is not None and dialect.producer == RPD_JSON:
             self.rpd_other = place_rpd(dialect.gpu_pids, self.desc, self.names, self.copy, kind, name, nocat, copy,
                                        ints)
@@ -421,6 +412,7 @@ class Accumulator:
             self.ignored.pop("(none)", None)
         self._copies_by_launcher(kind, name, corr, ints["grid_x"][1] | ints["block_x"][1])
         is_gpu = GPU_KIND_TABLE[kind.view(np.uint8)]  # np.isin(kind, GPU kinds) by a 256-entry table
+        self.stream_handles = number_stream_handles(ints["stream"], is_gpu)
         if rocm[0]:
             grid_cols, block_cols = [ints[f"grid_{a}"] for a in "xyz"], [ints[f"block_{a}"] for a in "xyz"]
             self.grid_fixes = fix_rocm_grid(np.flatnonzero(is_gpu), grid_cols, block_cols, rocm[1],
@@ -433,7 +425,8 @@ class Accumulator:
                                       for v in self.names.values] + [False], dtype=bool)
                 fix_rocm_grid(rt, grid_cols, block_cols, rocm[1], ext_names[name])
         ranks = event_ranks(len(kind), rank, pair("rank"), ints["pid"], corr, is_gpu, ints["device"][0],
-                            self.process_names, (ints["tid"], kind, nocat) if getattr(self, "devless", 0) else None)
+                            self.process_names, (ints["tid"], kind, nocat) if getattr(self, "devless", 0) else None,
+                            getattr(dialect, "pid_rank", None))
         self.rank_encodings, self.host_track_gpu = ranks.encodings, ranks.host_track_gpu
         if ranks.device_fix is not None:
             ints["device"][0][ranks.device_fix[0]] = ranks.device_fix[1]

@@ -10,7 +10,9 @@ applies wins for an event):
 
 1. ``args.rank`` on the event, or a text pid naming the rank (``"pid": "RANK 2 - GPU 4"``);
 2. the ``process_name`` metadata of its pid naming a rank: ``"RANK 2 - GPU 4"``, ``"rank 2"``, ``"Rank-2 GPU 4"``
-   (a GPU number there is the device of that pid's GPU events when they record none);
+   (a GPU number there is the device of that pid's GPU events when they record none); in a multi-host XLA /
+   TensorFlow trace, the ``/job:J/replica:R/task:T`` host its process is named under
+   (:func:`._chrome_dialects.host_ranks`);
 3. the pid itself when it is ``100000000·rank + n`` (pid ≥ 10⁸: no Linux pid is that large — ``pid_max`` ≤ 2²²);
    ``n`` is the GPU of GPU events that record no device;
 4. inherited: an event without any of these takes the rank of the other events of its pid when they agree, or of
@@ -91,7 +93,8 @@ def _inherit(rank: np.ndarray, known: np.ndarray, key: np.ndarray, key_ok: np.nd
 
 def event_ranks(n: int, file_rank: int, args_rank: tuple[np.ndarray, np.ndarray],
                 pid: tuple[np.ndarray, np.ndarray], corr: tuple[np.ndarray, np.ndarray], is_gpu: np.ndarray,
-                device: np.ndarray, process_names: dict[int, str], host_track: tuple | None = None) -> Ranks:
+                device: np.ndarray, process_names: dict[int, str], host_track: tuple | None = None,
+                host_of_pid: dict[int, int] | None = None) -> Ranks:
     """Rank of every row (rules in the module docstring) and the device repair of fused GPU pids.
 
     Args:
@@ -100,6 +103,8 @@ def event_ranks(n: int, file_rank: int, args_rank: tuple[np.ndarray, np.ndarray]
         device: device column (GPU rows fall back to the pid when the event records no device).
         host_track: ((tid values, valid), kind codes, no-category flags) of the rows, to find GPU rows on a host
             thread's track (:attr:`Ranks.host_track_gpu`); None: not looked for.
+        host_of_pid: pid → rank of the processes of a multi-host XLA / TensorFlow trace
+            (:func:`._chrome_dialects.host_ranks`: ``/job:…/task:N`` process names), read as encoding 2.
     """
     on_host = _on_host_track(is_gpu, pid, device, host_track) if host_track is not None else np.zeros(0, np.int64)
     if len(on_host):
@@ -116,12 +121,14 @@ def event_ranks(n: int, file_rank: int, args_rank: tuple[np.ndarray, np.ndarray]
     by_name = {p: int(m.group(1)) for p, nm in process_names.items() if (m := _RANK_IN_PROCESS.search(nm or ""))}
     gpu_of_name = {p: int(m.group(1)) for p, nm in process_names.items() if p in by_name
                    and (m := _GPU_IN_PROCESS.search(nm or ""))}
-    if by_name:
-        v, ok = _map(pids, by_name)
+    for table, label in ((by_name, "process_name"), (host_of_pid or {}, "process_name /job:…/task:N")):
+        if not table:
+            continue
+        v, ok = _map(pids, table)
         ok = ok & pid_ok & ~known
         if ok.any():
             rank[ok], known[ok] = v[ok], True
-            encodings.append("process_name")
+            encodings.append(label)
     fused_pid = pid_ok & (pids >= PID_RANK_BASE)
     if fused_pid.any():
         ok = fused_pid & ~known

@@ -118,6 +118,14 @@ def dim3(vals: list) -> list[tuple[np.ndarray, np.ndarray]]:
     return cols
 
 
+def _axis(v: Any) -> int | None:
+    """One launch dimension written as its own arg (ONNX Runtime: ``"grid_x": "216"``): a whole number ≥ 1 from an
+    int or a decimal string, else None."""
+    if isinstance(v, str):
+        v = int(v.strip()) if v.strip().isascii() and v.strip().isdigit() else None
+    return v if isinstance(v, int) and not isinstance(v, bool) and v >= 1 else None
+
+
 class EventRows:
     """The ``X`` events of one decoded piece as a row source (see the module docstring).
 
@@ -207,7 +215,14 @@ class EventRows:
 
     def dim3(self, key: str) -> list[tuple[np.ndarray, np.ndarray]]:
         """``grid`` / ``block`` as three (values, valid) pairs."""
-        return dim3(self._arg(key).tolist())
+        vals = self._arg(key).tolist()
+        gi = np.flatnonzero(getattr(self, "gpos", np.zeros(0, np.int64)) >= 0)
+        for i in gi[is_none(np.asarray(vals, dtype=object)[gi])].tolist() if len(gi) else []:
+            # ONNX Runtime's Kernel events: one arg per axis (grid_x … block_z), each a decimal string
+            axes = [_axis(getattr(self.args[i], f"{key}_{a}", None)) for a in "xyz"]
+            if axes[0] is not None:
+                vals[i] = [axes[0], 1 if axes[1] is None else axes[1], 1 if axes[2] is None else axes[2]]
+        return dim3(vals)
 
     def pid_labels(self) -> list | None:
         """The pids when they are text labels (fused traces: ``"RANK 2 - GPU 4"``), else None."""
@@ -215,7 +230,10 @@ class EventRows:
         return pids.tolist() if isinstance(pids[0], str) or isinstance(pids[-1], str) else None
 
     def values(self, key: str, rows: np.ndarray, gpu: bool = False) -> list:
-        """Decoded values of an args field (``kind``, ``kernel_details``) at ``rows``."""
+        """Decoded values of an args field (``kind``, ``kernel_details``) at ``rows``; a field read on no row
+        (``kernel``: a TensorFlow timeline op's) is looked up at ``rows`` alone."""
+        if not gpu and key not in _AR:
+            return [getattr(self.args[int(i)], key, None) for i in rows]
         return list(self._arg(key, rows, gpu))
 
     def collectives(self) -> tuple[np.ndarray, list]:

@@ -37,6 +37,10 @@ from gpulens.units import agree, plural
 _VERSION_SUFFIX = re.compile(r"_v[0-9]+$")
 #: launch entry points (after the version suffix is dropped): the one vendor-neutral table
 LAUNCH_API = LAUNCH_API_RE
+#: Runtime/driver calls that enqueue a GPU copy (``hipMemcpyAsync``, ``hipMemcpy2DAsync``, ``cudaMemcpyPeerAsync``,
+#: ``cuMemcpyHtoDAsync_v2``, and their synchronous forms): each has a GPU copy record in a complete capture.
+COPY_API_RE = re.compile(r"^(?:cuda|hip)Memcpy(?:2D|3D)?(?:Peer)?(?:Async)?(?:_v[0-9]+)?$"
+                         r"|^(?:cuda|hip)Memcpy(?:HtoD|DtoH|DtoD|ToSymbol|FromSymbol)\w*$|^cuMemcpy\w*$", re.ASCII)
 #: Columns of ``tables["nvtx_ranges"]``: event_id of the annotation row and its range type.
 NVTX_COLUMNS = ("event_id", "range_type")
 #: nsys ENUM_NSYS_EVENT_TYPE names → range type
@@ -100,18 +104,26 @@ def incomplete_capture(events: pd.DataFrame, missing: str, advice: str,
         return None
     names = rt["name"].astype(str)
     launches = rt[names.str.match(LAUNCH_API) | names.str.match(COLLECTIVE_API_RE)]
-    if not len(launches):
+    # copy calls enqueue a GPU copy the same way: counted apart, when no copy was recorded either
+    copies = rt[names.str.match(COPY_API_RE)] if not events["kind"].isin(["memcpy"]).any() else rt.iloc[:0]
+    if not len(launches) and not len(copies):
         return None
-    corr = launches["correlation_id"].dropna()
-    span = f" (correlation {int(corr.min())}–{int(corr.max())})" if len(corr) else ""
-    apis = ", ".join(f"{n} ×{c}" for n, c in launches["name"].astype(str).value_counts().items() if c)
-    what = "launch call(s)" if names.str.match(LAUNCH_API).any() else "collective-library call(s)"
+    parts = []
+    for rows, what in ((launches, "launch call(s)" if names.str.match(LAUNCH_API).any()
+                        else "collective-library call(s)"), (copies, "copy call(s)")):
+        if len(rows):
+            apis = ", ".join(f"{n} ×{c}" for n, c in rows["name"].astype(str).value_counts().items() if c)
+            corr = rows["correlation_id"].dropna()
+            span = f" (correlation {int(corr.min())}–{int(corr.max())})" if len(corr) else ""
+            parts.append(f"{plural(len(rows), what)} ({apis}){span}")
+    n = len(launches) + len(copies)
+    said = f"{' and '.join(parts)} {agree(n if len(parts) == 1 else 2, 'has', 'have')}"
     refused = _refused_gpu_work(rejected)
     if refused:
-        return (f"{plural(len(launches), what)} ({apis}){span} {agree(len(launches), 'has', 'have')} no valid GPU record: the input's {refused} were "
+        return (f"{said} no valid GPU record: the input's {refused} were "
                 "excluded as invalid — the profiler wrote them without valid times (a CUPTI/Kineto fault seen with "
                 "large batches): the work ran, its timing was not recorded")
-    return f"{plural(len(launches), what)} ({apis}){span} {agree(len(launches), 'has', 'have')} no GPU record and {missing} — {advice}"
+    return f"{said} no GPU record and {missing} — {advice}"
 
 
 def mark_incomplete(tl: Any, path: Any, missing: str, advice: str) -> str | None:

@@ -499,6 +499,9 @@ class KinetoCollector(Collector):
             warnings.append(f"{path}: {plural(sum(acc.host_track_gpu.values()), 'GPU event')} record no device and "
                             "sit on a host thread's track (pid " + ", ".join(map(str, acc.host_track_gpu)) + ", with "
                             "its host events): that pid is a process id, not a GPU index — read as GPU 0")
+        if getattr(acc, "stream_handles", 0):
+            warnings.append(f"{path}: {plural(acc.stream_handles, 'stream')} recorded as handles (stream pointers, "
+                            "not stream numbers) numbered in the order first seen")
         cols["source"] = self._source(n)
         outside = 0
         if select is not None and select.active and acc.kept_time:  # refused rows outside the kept time: not counted
