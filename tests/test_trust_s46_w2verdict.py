@@ -233,3 +233,14 @@ def test_h200_kineto_copies_fill_the_gpu_and_the_path_advice_says_copies():
     assert n and not found, found
     f.action = "Treat these steps as GPU-bound: shorten the kernels that run during the host's waits."  # before
     assert kind_contradictions(src)[1]
+
+
+def test_a_runtime_call_waiting_on_a_busy_gpu_is_not_called_overhead():
+    # h200_kineto: runtime calls (largest cudaMemcpyAsync) hold the path while the GPU is busy during most of them —
+    # the title called the call "runtime-call overhead" beside "the host is not what holds the step"
+    path = Path(__file__).parent / "data" / "nvidia" / "h200" / "h200_kineto.pt.trace.json.gz"
+    if not path.exists():
+        pytest.skip("h200_kineto fixture absent")
+    f = gpulens.analyze([path]).sources[0].results["critical_path"].findings[0]
+    assert "(largest: cudaMemcpyAsync, a wait on the busy GPU)" in f.title
+    assert "overhead" not in f.title

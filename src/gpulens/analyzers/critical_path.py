@@ -391,6 +391,8 @@ class CriticalPath(Analyzer):
             what, act = _advice.runtime_path_action(top_event[:80], pytorch, vendor)
             if top == "runtime" or what != "runtime-call overhead":  # a sync event of no known call keeps its step
                 action = act
+                busy = top in WAIT_CLASSES and waited.get(top, 0) >= 0.5 * float(per.iloc[0])  # no overhead: a wait
+                what = "a wait on the busy GPU" if busy and what == "runtime-call overhead" else what
                 title += f" (largest: {top_event[:80]}, {what.split(':')[0].split(' (')[0]})"
         one_off = 0
         from gpulens.analyzers.launches import LAUNCH_RE
