@@ -105,7 +105,9 @@ def contradictions(src) -> tuple[int, list[str]]:
         # "while active" one (l1_pct) of a 1-block kernel is its one SM's L1 (h200 tiny: 82.8 % active, 0.2 % run)
         l1 = (_num(so.get("l1_run_pct")) if _num(so.get("l1_run_pct")) is not None else _num(so.get("l1_pct"))) \
             if so else None
-        mpct = max((x for x in [*(_num(so.get(c)) for c in ("memory_pct", "dram_pct", "l2_pct")), l1]
+        # the HBM share of a measured peak (rocprof-compute roofline.csv) is a memory figure too (s46w2)
+        mpct = max((x for x in [*(_num(so.get(c)) for c in ("memory_pct", "dram_pct", "dram_measured_pct", "l2_pct")),
+                                l1]
                     if x is not None), default=None) if so else None
         measured = cpct is not None or mpct is not None
         if ro and verdict in _ROOF_BOUND and isinstance(ro.get("bound"), str) \

@@ -251,15 +251,14 @@ def test_a_stake_near_the_whole_kernel_is_said_to_be_an_upper_bound():
 
 def test_speed_of_light_evidence_shows_the_measured_share_beside_the_rated_one():
     # rocprof-compute vcopy on MI200: HBM at 52.7 % of the datasheet 1,638 GB/s but 62.2 % of the measured 1,389 GB/s
-    # (864.2 GB/s / 1,388.9). The evidence shows the measured figure and says the bound rests on the rated one (the
-    # bound given here; since session 44 speed_of_light no longer lets the measured share, from an optional file,
-    # decide it: tests/test_trust_s44_collectors.py)
+    # (864.2 GB/s / 1,388.9): memory-bound by the measured figure (≥ 60 %, session 46), both peaks in the evidence
     e = Evidence("vecCopy", "kernel", 3, 52_320, sol_bound="memory", compute_pct=4.4, memory_pct=52.7,
-                 memory_measured_pct=62.2, roof_pct=62.2, roof_source="speed of light")
+                 memory_measured_pct=62.2, roof_pct=62.2, roof_source="speed of light",
+                 hbm_peaks_bps=(1388.93e9, 1638.4e9))
     v = decide(e)
     assert v.verdict == "memory-bound"
-    assert ("memory 52.7 % of peak (62.2 % of the measured HBM peak, shown only: the bound rests on the rated peak, "
-            "with or without a measured one) → memory-bound") in v.evidence
+    assert ("memory 52.7 % of peak, 62.2 % of the measured HBM peak (1389 GB/s; rated 1638) → memory-bound"
+            in v.evidence)
 
 
 @pytest.mark.parametrize("name, size", [

@@ -42,8 +42,8 @@ from gpulens.analyzers._advice_vendor import (HOST_TRACE, PROFILER_RANGE, VENDOR
                                                profiler_range,
                                                vendor_of, vendor_text, vendor_word)
 from gpulens.analyzers._advice_run import (  # noqa: F401 (re-exported)
-    IDLE_ACTIONS, IDLE_DETAILS, _P2P, _SETUP_CALL, _TRAINING, comm_steps, exposed_comm_detail, exposed_copy_detail,
-    host_path_action, idle_text, is_setup_call, pin_step, runtime_path_action, setup_step, trains, uses_pytorch)
+    COPY_WAIT_SHARE, IDLE_ACTIONS, IDLE_DETAILS, _P2P, _SETUP_CALL, _TRAINING, busy_wait_action, comm_steps,
+    exposed_comm_detail, exposed_copy_detail, host_path_action, idle_text, is_setup_call, pin_step, runtime_path_action, setup_step, trains, uses_pytorch)
 
 
 #: A kernel name that says the kernel already splits its reduction dimension: split-KV attention

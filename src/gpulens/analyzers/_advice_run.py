@@ -179,6 +179,29 @@ def exposed_copy_detail(pytorch: bool, uvm_share: float = 0.0, vendor: str | Non
             f"({call}), or keep the data on the device.")
 
 
+#: At or above this share of the GPU's busy time during the host's waits, copies (memcpy, memset) are what the host
+#: waited on, and the critical path's next step is about them, not the kernels.
+COPY_WAIT_SHARE = 0.5
+
+
+def busy_wait_action(copy_share: float, pytorch: bool, vendor: str | None = None) -> str:
+    """The critical path's next step when the host waited while the GPU was busy (the path is GPU-bound): about the
+    copies when they fill at least :data:`COPY_WAIT_SHARE` of that busy time (``copy_share``, 0–1) — fewer, larger
+    transfers, pinned host memory, overlap with kernels (CUDA C++ Best Practices Guide, "Data Transfer Between Host
+    and Device") — else about the kernels. An OpenMP-offload run on a T4 whose GPU was busy with copies 96 % of the
+    time was once told to "shorten the kernels"."""
+    if copy_share >= COPY_WAIT_SHARE:
+        call = {"nvidia": "cudaMemcpyAsync", "amd": "hipMemcpyAsync"}.get(vendor or "",
+                                                                          "cudaMemcpyAsync / hipMemcpyAsync")
+        overlap = "non_blocking copies on a side stream" if pytorch else f"asynchronous copies ({call}) on a side stream"
+        return (f"Treat these steps as bound by the GPU's copies ({pct_words(100 * copy_share)} of the GPU's busy "
+                "time during the host's waits): move less data or fewer, larger transfers (batch the small ones, keep "
+                f"data on the device between steps), {pin_step(pytorch, vendor)}, and overlap them with kernels "
+                f"({overlap}); shortening the kernels or the host work would not shorten them.")
+    return ("Treat these steps as GPU-bound: shorten the kernels that run during the host's waits (the kernel "
+            "verdicts say how); cutting host work would not shorten them.")
+
+
 def host_path_action(cls: str, pytorch: bool, vendor: str | None = None) -> str | None:
     """The critical-path next step for a path held by host work, for a program without PyTorch (None: keep the
     default, which names PyTorch remedies); graphs named in ``vendor``'s words. ``{top}`` is left for the caller."""

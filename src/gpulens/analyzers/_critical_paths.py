@@ -487,16 +487,20 @@ def _distinct_events(key: np.ndarray, pos: np.ndarray, nkey: int) -> np.ndarray:
 WAIT_CLASSES = ("host_idle", "runtime")
 
 
-def _host_wait_on_busy_gpu(timeline: Timeline, ps: list) -> dict[str, int]:
+def _host_wait_on_busy_gpu(timeline: Timeline, ps: list, kinds: tuple[str, ...] = ()) -> dict[str, int]:
     """Per wait class (:data:`WAIT_CLASSES`), the path time during which its rank's GPUs were busy [ns]: a host
     thread idle (or stuck in a runtime call) while the GPU works is waiting on that work, whatever the walk could
-    follow. Busy = the union of the rank's GPU events (every device and stream). Every window at once: the ranks'
+    follow. Busy = the union of the rank's GPU events (every device and stream; only those of ``kinds`` when given:
+    the time the host waited on copies, ``("memcpy", "memset")``). Every window at once: the ranks'
     busy segments sorted by (rank, start) and each wait segment's covered time found by one lexicographic search
     (no loop per window or rank: thousands of ranks)."""
     from gpulens.analyzers.intervals import group_segments
 
     ctx = context_of(timeline)
-    g = ctx.gpu
+    g, eff = ctx.gpu, ctx.effective_ns.to_numpy(np.int64)
+    if kinds:
+        pick = g["kind"].isin(kinds).to_numpy()
+        g, eff = g[pick], eff[pick]
     if not len(g) or not ps:
         return {}
     is_wait = np.zeros(len(CLASSES) + 1, dtype=bool)  # class code → a wait class
@@ -517,7 +521,7 @@ def _host_wait_on_busy_gpu(timeline: Timeline, ps: list) -> dict[str, int]:
     w_b = w_a + np.concatenate([sg.cols["ns"][keep] for _, sg, keep in parts]).astype(np.int64, copy=False)
     ranks, g_code = unique_ints(g["rank"].to_numpy(np.int64), return_inverse=True)
     st = g["start_ns"].to_numpy(np.int64)
-    seg = group_segments(g_code, st, st + ctx.effective_ns.to_numpy(np.int64))
+    seg = group_segments(g_code, st, st + eff)
     sg, ss, se = seg["group"], seg["start"], seg["end"]
     length = se - ss
     cum = np.concatenate(([0], np.cumsum(length)))

@@ -16,10 +16,10 @@ def overruled_note(summary: dict, model: Any, roof_pct: Any, verdict: str, sol_t
     at ``roof_pct`` on the spec's (perhaps assumed) peaks, overruled by the measured speed of light."""
     place = "below both roofs" if model == BELOW_ROOFS else f"{model}-bound"
     dev = summary.get("device") or "the device"
-    if summary.get("measured_roofs"):  # rocprof-compute's empirical roofline: the bound rests on rated peaks
+    if summary.get("measured_roofs"):  # rocprof-compute's empirical roofline: its HBM peak counts in both
         return (f"{pct_words(float(roof_pct))} of roofline (over the peaks the profiler's empirical roofline "
-                f"measured) would make it {place}; the bound rests on the speed of light's shares of the rated "
-                f"peaks ({sol_text}), with or without a measured roofline, which say {verdict}")
+                f"measured) would make it {place}; the speed of light measured {sol_text} on this GPU's own units "
+                f"(its HBM share of the measured peak among them), so it is {verdict} — the measurement decides")
     on = (f"an assumed {dev}'s datasheet peaks: the input does not name its GPU" if summary.get("device_assumed")
           else f"the {dev} datasheet peaks") + (", compute peaks scaled to the SM clock it ran at" if
                                                  summary.get("roof_clock") else "")

@@ -240,15 +240,10 @@ SOL_UNIT_WORDS = {"compute_pct": "compute", "tensor_pct": "tensor pipe", "memory
                   "dram_measured_pct": "DRAM (measured peak)", "l1": "L1", "l2_pct": "L2"}
 
 
-#: Shares of a peak that only an optional file gives (rocprof-compute ``roofline.csv``): shown, never the limiting
-#: unit — a bound and a time at stake that changed with that file's presence flipped a kernel's verdict.
-MEASURED_ONLY = ("dram_measured_pct",)
-
-
 def sol_limit(row: dict[str, Any] | None) -> tuple[float | None, str | None]:
     """(attained share of the roof [%], the unit it is of) from a ``speed_of_light`` row: the largest of compute %,
-    tensor pipe %, memory %, DRAM %, L1 % over the run and L2 % (not the share of a measured peak:
-    :data:`MEASURED_ONLY`) — the limiting unit, as
+    tensor pipe %, memory %, DRAM %, DRAM % of the measured HBM peak (rocprof-compute roofline.csv), L1 % over the
+    run and L2 % — the limiting unit, as
     the ``speed_of_light`` table's own time at stake reads it; its name from :data:`SOL_UNIT_WORDS` (a tie goes to
     the first in that order; the profiler's memory throughput named by its level, :func:`memory_level`). The ncu
     H200 saxpy: memory 66.83, DRAM 66.83, L2 79.61 → (79.61, "L2"); gemm_naive: memory 97.22, L1 97.15 → (97.22,
@@ -258,8 +253,7 @@ def sol_limit(row: dict[str, Any] | None) -> tuple[float | None, str | None]:
     if not row:
         return None, None
     # L1 over the kernel's elapsed cycles (l1_of_row), as the table's bound reads it
-    got = {k: (l1_of_row(row)[0] if k == "l1" else _pct(row.get(k))) for k in SOL_UNIT_WORDS
-           if k not in MEASURED_ONLY}
+    got = {k: (l1_of_row(row)[0] if k == "l1" else _pct(row.get(k))) for k in SOL_UNIT_WORDS}
     got = {k: v for k, v in got.items() if v is not None}
     has_comp = any(k in got for k in ("compute_pct", "tensor_pct"))
     has_mem = any(k not in ("compute_pct", "tensor_pct") for k in got)

@@ -89,6 +89,8 @@ class Evidence:
     #: the memory side is unknown only for want of a duration: DRAM bytes counted, no throughput (no start/end)
     memory_untimed: bool = False
     memory_measured_pct: float | None = None
+    #: (the measured HBM peak, the rated one) [B/s] that ``memory_measured_pct`` and ``memory_pct`` are shares of
+    hbm_peaks_bps: tuple[float, float] | None = None
     #: the memory side's units [% of peak] (ncu SpeedOfLight L1/TEX and DRAM throughput): which one is busy
     l1_pct: float | None = None
     #: the window of l1_pct in words (_stake.l1_of_row: "over its elapsed cycles" or ncu's active-cycle window)

@@ -167,6 +167,19 @@ def lds_bank_conflict_pcts(timeline: Timeline) -> dict[str, float]:
     return out
 
 
+def measured_hbm(srow: dict) -> tuple[float | None, tuple[float, float] | None]:
+    """(DRAM % of the measured HBM peak, (measured peak, rated peak) [B/s]) of a ``speed_of_light`` row — the peaks
+    as its figures divide by them: HBM bytes/s ÷ ``dram_measured_pct`` and ÷ ``dram_pct`` (each × 100); (None, None)
+    without a measured peak (rocprof-compute's optional roofline.csv), the peaks None when either share or the
+    throughput is unknown. vcopy MI200: 864.2 GB/s at 62.2 % and 52.7 % → (1,388.9 GB/s, 1,638.4 GB/s)."""
+    meas, rated, thr = (_num(srow.get(k)) for k in ("dram_measured_pct", "dram_pct", "memory_throughput"))
+    if meas is None:
+        return None, None
+    if not (thr and meas > 0 and rated and rated > 0):
+        return meas, None
+    return meas, (100 * thr / meas, 100 * thr / rated)
+
+
 #: Below this % of peak on both compute and memory, a kernel is latency-limited (ncu's SOL rule threshold, 60 %).
 SOL_LATENCY_PCT = SOL_BOUND_PCT
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from gpulens.analyzers import _advice, _coalescing
 from gpulens.analyzers._occ_bound import not_recorded
-from gpulens.analyzers._stake import SOL_BOUND_PCT
+from gpulens.analyzers._stake import SOL_BOUND_PCT, SOL_UNIT_WORDS
 from gpulens.analyzers._verdict_facts import BOUND_TO_VERDICT, Evidence, SMALL_GRID_WAVES, _grid_short, _of_peak, _pct
 from gpulens.units import fmt_ns, pct_words
 
@@ -105,12 +105,19 @@ def lds_words(e: Evidence) -> str:
                         if e.lds_bank_conflict_pct is not None else []))
 
 
+def measured_peak_words(e: Evidence) -> str:
+    """"62.2 % of the measured HBM peak (1389 GB/s; rated 1638)": a kernel's HBM bandwidth as a share of the peak
+    rocprof-compute's empirical roofline measured on this GPU (roofline.csv HBMBw), the peak the memory bound is
+    judged against, with the rated one beside it; the peaks left out when unknown."""
+    peaks = (f" ({e.hbm_peaks_bps[0] / 1e9:.0f} GB/s; rated {e.hbm_peaks_bps[1] / 1e9:.0f})"
+             if e.hbm_peaks_bps else "")
+    return f"{pct_words(e.memory_measured_pct)} of the measured HBM peak{peaks}"
+
+
 def _evidence_text(e: Evidence) -> str:
     parts = []
     if e.sol_bound is not None or e.sol_missing:
-        measured = (f" ({pct_words(e.memory_measured_pct)} of the measured HBM peak, shown only: the bound rests on "
-                    "the rated peak, with or without a measured one)"
-                    if e.memory_measured_pct is not None
+        measured = (f", {measured_peak_words(e)}" if e.memory_measured_pct is not None
                     and (e.memory_pct is None or e.memory_measured_pct >= e.memory_pct + 0.5) else "")
         # a cache busier than the memory figure is what made the memory side (speed_of_light's max): name it
         cache = max(((x, w) for x, w in ((e.l1_pct, "L1/TEX"), (e.l2_pct, "L2")) if x is not None), default=None)
@@ -235,6 +242,10 @@ def proof_words(e: Evidence, verdict: str, low_occupancy_pct: float = 40.0, vend
     if e.sol_bound is not None and BOUND_TO_VERDICT.get(e.sol_bound) == verdict:  # measured speed of light decided
         comp = f"compute ({e.compute_side})" if e.compute_side else "compute"
         figs = [f"{w} {pct_words(x)}" for w, x in ((comp, e.compute_pct), ("memory", e.memory_pct)) if x is not None]
+        if e.sol_unit == SOL_UNIT_WORDS["dram_measured_pct"] and e.memory_measured_pct is not None \
+                and verdict == "memory-bound":  # judged against the measured HBM peak: that one first, both peaks
+            rest = [f for f in figs if not f.startswith("memory ")]
+            return measured_peak_words(e) + (f", {rest[0]} of peak" if rest else "")
         if e.sol_unit and e.sol_pct is not None and e.sol_unit not in ("compute", "memory", "tensor pipe") \
                 and verdict == "memory-bound":  # a cache or DRAM figure is what bounds it: that one first
             figs = [f"{e.sol_unit} {_pct(e.sol_pct)}"] + figs[:1]

@@ -228,7 +228,8 @@ class CriticalPath(Analyzer):
                                           _advice.host_trace(timeline, device), _advice.vendor_of(timeline, device),
                                           _unlinked_launch_calls(timeline),
                                           bool(context_of(timeline).mask_of("cpu_op").any()),
-                                          lambda: _longest_runtime_segment(ps, names), _cut_steps(timeline, ps))
+                                          lambda: _longest_runtime_segment(ps, names), _cut_steps(timeline, ps),
+                                          lambda: _host_wait_on_busy_gpu(timeline, ps, ("memcpy", "memset")))
         steady = steady_class_ns(timeline, ps)
         if steady:  # boundary gaps left out of the run verdict: the same path read over the verdict's steady state
             summary.update(steady_summary(steady, float(summary["host_wait_gpu_busy_ns"])))
@@ -318,7 +319,7 @@ class CriticalPath(Analyzer):
     def _summary(t: pd.DataFrame, pytorch: bool = True, waited: dict[str, int] | None = None,
                  tool: str | None = None, vendor: str | None = None,
                  unlinked: int = 0, ops: bool = True,
-                 longest: Any = None, cut: int = 0) -> tuple[dict, list[Finding]]:
+                 longest: Any = None, cut: int = 0, copy_waited: Any = None) -> tuple[dict, list[Finding]]:
         per = t.groupby("class")["time_ns"].sum().sort_values(ascending=False)
         windows = t.drop_duplicates(["rank", "step"])
         path = float(windows["step_ns"].sum())
@@ -390,6 +391,8 @@ class CriticalPath(Analyzer):
             what, act = _advice.runtime_path_action(top_event[:80], pytorch, vendor)
             if top == "runtime" or what != "runtime-call overhead":  # a sync event of no known call keeps its step
                 action = act
+                busy = top in WAIT_CLASSES and waited.get(top, 0) >= 0.5 * float(per.iloc[0])  # no overhead: a wait
+                what = "a wait on the busy GPU" if busy and what == "runtime-call overhead" else what
                 title += f" (largest: {top_event[:80]}, {what.split(':')[0].split(' (')[0]})"
         one_off = 0
         from gpulens.analyzers.launches import LAUNCH_RE
@@ -412,12 +415,14 @@ class CriticalPath(Analyzer):
             # the host waited while the GPU worked: the walk found no recorded dependency to follow (a full launch
             # queue, a thread that launches nothing — the launching threads are already read), so this time is GPU
             # work, not host time to cut
-            title += f", the GPU busy during {pct_words(100 * busy_share)} of them"
+            # what the GPU was busy with then decides the step (copies 96 % of it: no kernel to shorten)
+            copies = (copy_waited() if callable(copy_waited) else {}).get(top, 0) / float(waited[top])
+            title += f", the GPU busy during {pct_words(100 * busy_share)} of them" + (
+                f", {pct_words(100 * copies)} of that with copies" if copies >= _advice.COPY_WAIT_SHARE else "")
             detail += (" The host waited while the GPU was busy: the step waits on GPU work through a dependency "
                        "the trace does not record (a full launch queue, or a thread that launches no GPU work — "
                        "every thread that launches is read), so the host is not what holds the step.")
-            action = ("Treat these steps as GPU-bound: shorten the kernels that run during the host's waits (the "
-                      "kernel verdicts say how); cutting host work would not shorten them.")
+            action = _advice.busy_wait_action(copies, pytorch, vendor)
         stake = None if top in WAIT_CLASSES and busy_share >= 0.5 else int(per.iloc[0]) - one_off  # the one-off
         # call is a profiling-window cost, left out as the idle finding leaves its gap out; GPU time: the kernels'
         f = Finding(title, detail, category="critical-path", time_at_stake_ns=stake, key="critical_path",

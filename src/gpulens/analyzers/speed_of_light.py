@@ -395,10 +395,11 @@ class SpeedOfLightAnalyzer(Analyzer):
             # average; ncu's own figure when the cycle counts are not collected (l1_of_row, as the stake reads it)
             r["l1_run_pct"] = _l1_of_run(r)
             l1 = l1_of_row(r)[0]
-            # the share of a MEASURED HBM peak (rocprof-compute roofline.csv, an optional file) is shown, never
-            # decides: the bound rests on the rated peak whether or not the workload kept that file (vcopy MI200:
-            # memory-bound at 62.2 % of the measured peak with it, latency-bound at 52.7 % of the rated without)
-            mem = np.nanmax([r["memory_pct"], r["dram_pct"] if dram_ok else np.nan,
+            # the share of the HBM peak this GPU was MEASURED to reach (rocprof-compute roofline.csv) counts, as
+            # rocprof-compute judges against its empirical roofline: a plain copy at 62.2 % of the measured 1,389
+            # GB/s is memory-bound though at 52.7 % of the rated 1,638 (vcopy MI200); without the file the rated
+            # peak is all there is (the collector warns that bounds then rest on it)
+            mem = np.nanmax([r["memory_pct"], r["dram_pct"] if dram_ok else np.nan, r["dram_measured_pct"],
                              np.nan if l1 is None else l1, r["l2_pct"], -1.0])
             # NVIDIA's compute_pct is SM throughput (any SM unit); a tensor-pipe or AMD VALU/MFMA figure is arithmetic
             sm_only = r["vendor"] == "nvidia" and not r["tensor_pct"] >= LATENCY_BELOW_PCT

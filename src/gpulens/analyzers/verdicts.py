@@ -76,8 +76,8 @@ from gpulens.units import agree, fmt_ns, pct_words, plural, share_pct_text
 from gpulens.analyzers._verdict_inputs import (  # noqa: F401 (re-exported)
     DRAM_SOL, LAUNCH_STAKE_NOTE, SOL_LATENCY_PCT, _family, _first_in_time, _first_source, _gemm_extents, _lookup,
     _num, _on_another_clock, _op_position, _row_by_name, _rows_by_name, _shaped_op, _share_alignment_step,
-    _small_grid_loss, _sources_of_rows, _vendor, exposed_comm_by_name, lds_bank_conflict_pcts, sol_from_percentages,
-    stake_note, wave_stake_note)
+    _small_grid_loss, _sources_of_rows, _vendor, exposed_comm_by_name, lds_bank_conflict_pcts, measured_hbm,
+    sol_from_percentages, stake_note, wave_stake_note)
 
 
 #: The run verdict of an input whose read part holds no GPU event, and the words every report heads its answer with
@@ -310,9 +310,8 @@ class Verdicts(Analyzer):
                 e.compute_pct = _num(srow.get("compute_pct"))
                 e.memory_pct = _num(srow.get("memory_pct"))
                 e.memory_pct = e.memory_pct if e.memory_pct is not None else _num(srow.get("dram_pct"))
-                # the share of a measured HBM roof (rocprof-compute roofline.csv) decides the bound when larger:
-                # the evidence shows it beside the datasheet share, not "memory 53 % → memory-bound"
-                e.memory_measured_pct = _num(srow.get("dram_measured_pct"))
+                # the share of the measured HBM peak (roofline.csv) decides the bound when larger: shown with both
+                e.memory_measured_pct, e.hbm_peaks_bps = measured_hbm(srow)  # peaks, not "memory 53 % → memory"
                 # L1 over the kernel's elapsed cycles (l1_of_row): a one-block kernel's 83 % while active is 0.2 %
                 e.l1_pct, e.l1_window = l1_of_row(srow)
                 e.dram_pct = _num(srow.get("dram_pct"))

@@ -256,7 +256,8 @@ class Omniperf(Collector):
             tables["empirical_roofs"] = read_roofline(path / "roofline.csv", strict, warnings)
         elif d.n:  # optional (rocprof-compute --no-roof skips it): what the figures rest on without it
             warnings.append(f"{path}: no roofline.csv (rocprof-compute's measured peaks): the roofline uses the rated "
-                            "peaks of sysinfo.csv; kernel bounds rest on the rated peaks with or without it")
+                            "peaks of sysinfo.csv, and kernel bounds rest on them: the hardware reaches less, so a kernel near "
+                            "its measured peak may read latency-bound")
         meta.sources[0]["workload"] = str(path)
         if not d.n:  # header-only pass files: the profile selected no dispatch — never "nothing ran on a GPU"
             meta.sources[0]["incomplete_capture"] = _no_dispatch_reason(path)
