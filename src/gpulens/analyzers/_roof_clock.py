@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from gpulens.timeline import Timeline
 
@@ -17,7 +18,15 @@ def recorded_sm_clock_hz(timeline: Timeline) -> float | None:
     c = timeline.counters
     if not len(c):
         return None
-    m = c[c["metric"].isin(SM_CLOCK_METRICS).to_numpy() & (c["unit"].astype(str) == "Hz").to_numpy()]
+    metric = c["metric"]
+    # a Kineto trace has no such metric: asked of the categories, not of its millions of counter rows (issue 16)
+    if isinstance(metric.dtype, pd.CategoricalDtype) and not set(SM_CLOCK_METRICS) & set(metric.cat.categories):
+        return None
+    rows = metric.isin(SM_CLOCK_METRICS).to_numpy()
+    if not rows.any():
+        return None
+    m = c[rows]
+    m = m[(m["unit"].astype(str) == "Hz").to_numpy()]  # the unit as text on the clock rows only
     if not len(m):
         return None
     v = m.groupby("event_id", observed=True, sort=False)["value"].first().to_numpy(dtype=float)
