@@ -334,6 +334,9 @@ def no_spec_reason(timeline: Any, need_arch: bool = False) -> str:
                  "architecture, SM/CU count and memory size do not tell apart")
     elif mig_slice(rec):
         told += f", {mig_slice(rec)}"
+    elif name and find_spec(name)[1]:  # "NVIDIA H100": the name's words fit variants with other clocks and peaks
+        told += (f", which names no variant: it may be any of {', '.join(find_spec(name)[1])} (other clocks, peaks "
+                 "or bandwidth), or another variant")
     elif name:
         told += ", a GPU with no built-in figures"
     hint = "pass --device-spec FILE" if name else SPEC_HINT  # a GPU the table lacks needs its own figures
@@ -341,7 +344,7 @@ def no_spec_reason(timeline: Any, need_arch: bool = False) -> str:
         return f"no device spec: {told} ({hint})"
     if arch:
         return (f"no device spec: {told}, and its architecture ({arch}) has no built-in occupancy rules (gpulens has "
-                "them for CUDA compute capability 7.0–12.1, AMD GCN gfx906 and CDNA gfx908–gfx950 only)")
+                "them for CUDA compute capability 3.5, 6.0, 6.1 and 7.0–12.1, AMD GCN gfx906 and CDNA gfx908–gfx950 only)")
     return f"no device spec: {told} and its architecture is not recorded ({hint})"
 
 

@@ -1,4 +1,4 @@
-"""Occupancy limits per architecture, as data: CUDA compute capabilities 7.0–12.1, AMD GCN gfx906 and CDNA
+"""Occupancy limits per architecture, as data: CUDA compute capabilities 3.5, 6.0, 6.1 and 7.0–12.1, AMD GCN gfx906 and CDNA
 gfx908–gfx950.
 
 Sources (see ``shared/reference/gpu-facts.md`` §2): NVIDIA ``cuda_occupancy.h`` (CUDA 12.6/13.0: register
@@ -100,9 +100,29 @@ _SM60 = ArchLimits(
     sub_partitions=2, smem_per_sm=64 * KB, smem_configs=(64 * KB,), smem_per_block=48 * KB,
     smem_per_block_optin=48 * KB, smem_alloc_unit=256, smem_reserved_per_block=0, uncertain=True)
 
+#: Pascal GP10x (CC 6.1: GTX 10x0, TITAN Xp, Tesla P4/P40): as CC 6.0 but a fixed 96 KiB of shared memory per SM
+#: (48 KiB per block) and 4 processing blocks per SM (the calculator's warp allocation granularity 4) — the same
+#: programming-guide table; uncertain as CC 6.0 is.
+_SM61 = ArchLimits(
+    arch="sm_61", vendor="nvidia", warp_size=32, max_warps_per_sm=64, max_blocks_per_sm=32,
+    max_threads_per_block=1024, regs_per_sm=65536, regs_per_block=65536, max_regs_per_thread=256, reg_alloc_unit=256,
+    sub_partitions=4, smem_per_sm=96 * KB, smem_configs=(96 * KB,), smem_per_block=48 * KB,
+    smem_per_block_optin=48 * KB, smem_alloc_unit=256, smem_reserved_per_block=0, uncertain=True)
+
+#: Kepler GK110 (CC 3.5: Tesla K20/K40, GTX TITAN): 64 warps and 16 blocks per SM, 64 K registers (255 per thread),
+#: 16 / 32 / 48 KiB of the SM's 64 KiB L1/shared array as shared memory, 48 KiB per block — the same programming-guide
+#: table; 4 warp schedulers per SMX; uncertain as CC 6.x is.
+_SM35 = ArchLimits(
+    arch="sm_35", vendor="nvidia", warp_size=32, max_warps_per_sm=64, max_blocks_per_sm=16,
+    max_threads_per_block=1024, regs_per_sm=65536, regs_per_block=65536, max_regs_per_thread=255, reg_alloc_unit=256,
+    sub_partitions=4, smem_per_sm=48 * KB, smem_configs=_cfg(16, 32, 48), smem_per_block=48 * KB,
+    smem_per_block_optin=48 * KB, smem_alloc_unit=256, smem_reserved_per_block=0, uncertain=True)
+
 #: compute capability → limits.
 CUDA_LIMITS: dict[str, ArchLimits] = {
+    "3.5": _SM35,
     "6.0": _SM60,
+    "6.1": _SM61,
     "7.0": _cuda("7.0", 64, 32, _V100_CFG, 96 * KB),
     "7.2": _cuda("7.2", 64, 32, _V100_CFG, 96 * KB, uncertain=True),
     "7.5": _cuda("7.5", 32, 16, _cfg(32, 64), 64 * KB),

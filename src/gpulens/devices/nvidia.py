@@ -375,4 +375,51 @@ GPUS = [
                  "vector.fp64": [0.6, "1/64 of FP32 (GA10x)", U], "vector.fp32": [38.7, "NVIDIA RTX A6000 datasheet"],
                  "matrix.bf16": [154.8, "NVIDIA RTX A6000 datasheet (309.7 sparse), dense"],
                  "matrix.fp16": [154.8, "NVIDIA RTX A6000 datasheet (309.7 sparse), dense"]}},
+    # Pascal / Volta / Kepler parts of older public traces (nvprof CSV and .nvvp of CUDA 8–10 course and paper
+    # repositories). Not in gpu-facts; each peak is units × FLOP/clk × boost clock from NVIDIA's launch figures.
+    # GeForce GTX 1080 Ti (GP102-350, CC 6.1): 28 SMs × 128 FP32 lanes = 3,584 CUDA cores at 1,582 MHz boost, 11 GB
+    # GDDR5X on 352 bits at 11 Gbps = 484 GB/s, 11 of GP102's 12 L2 slices of 256 KiB = 2.75 MiB (NVIDIA's GTX
+    # 1080 Ti launch specifications, GDC 2017, as tabled by gecid.com / gamegpu.com: source "1080TI"). FP32
+    # 3,584 × 2 × 1.582 GHz = 11.34 TFLOP/s (NVIDIA: 11.3); GP102 runs FP64 at 1/32 and FP16 at 1/64 of FP32.
+    {"name": "NVIDIA GeForce GTX 1080 Ti", "compute_capability": "6.1", "num_sms": 28, "memory_gb": 11,
+     "match": [r"GTX 1080 Ti"],
+     "figures": {"clock_mhz": [1582, "1080TI (boost)"],
+                 "memory_bandwidth": [484, "1080TI (352-bit GDDR5X at 11 Gbps: 352 × 11 / 8)"],
+                 "l2": [2.75, "1080TI (11 × 256 KiB)", U],
+                 "vector.fp64": [0.354, "1/32 of FP32 (GP102)", U],
+                 "vector.fp32": [11.34, "3,584 FP32 lanes × 2 × 1.582 GHz"],
+                 "vector.fp16": [0.177, "1/64 of FP32 (GP102)", U]}},
+    # GeForce GTX 1060 6GB (GP106, CC 6.1): 10 SMs × 128 = 1,280 CUDA cores at 1,708 MHz boost, 192-bit GDDR5 at
+    # 8 Gbps = 192 GB/s, 1.5 MiB L2 (NVIDIA's GTX 1060 specifications: source "1060"). Only the name stating 6GB: the
+    # 3GB card has 9 SMs, and a bare "GeForce GTX 1060" may be a laptop part (other clocks). Later 6GB boards with
+    # 9 Gbps memory (216 GB/s) or a GP104 die carry the same name: the bandwidth is marked uncertain.
+    {"name": "NVIDIA GeForce GTX 1060 6GB", "compute_capability": "6.1", "num_sms": 10, "memory_gb": 6,
+     "match": [r"GTX 1060 6GB"],
+     "figures": {"clock_mhz": [1708, "1060 (boost)"],
+                 "memory_bandwidth": [192, "1060 (192-bit GDDR5 at 8 Gbps; 9 Gbps boards: 216)", U],
+                 "l2": [1.5, "1060 (GP106)", U],
+                 "vector.fp64": [0.137, "1/32 of FP32 (GP106)", U],
+                 "vector.fp32": [4.37, "1,280 FP32 lanes × 2 × 1.708 GHz"],
+                 "vector.fp16": [0.068, "1/64 of FP32 (GP106)", U]}},
+    # NVIDIA TITAN V (GV100, CC 7.0): 80 SMs × 64 FP32 lanes = 5,120 CUDA cores and 640 tensor cores at 1,455 MHz
+    # boost; 12 GB HBM2 on 3,072 bits at 1.7 Gbps = 652.8 GB/s; 4.5 MiB L2 (NVIDIA's TITAN V specifications as
+    # tabled by AnandTech's "Titan V Deep Learning Deep Dive", 2018: source "TITANV"). Peaks at the boost clock:
+    # FP32 5,120 × 2 × 1.455 = 14.9, FP64 half that, tensor 640 × 64 FMA × 2 × 1.455 = 119.2 (NVIDIA prints 13.8 /
+    # 6.9 / 110, figures at ~1.35 GHz: uncertain). Not the TITAN V CEO Edition (32 GB, 4,096-bit HBM2).
+    {"name": "NVIDIA TITAN V", "compute_capability": "7.0", "num_sms": 80, "memory_gb": 12,
+     "match": [r"TITAN V(?![A-Za-z0-9])(?!.*CEO)"],
+     "figures": {"clock_mhz": [1455, "TITANV (boost)"],
+                 "memory_bandwidth": [652.8, "TITANV (3,072-bit HBM2 at 1.7 Gbps)"], "l2": [4.5, "TITANV"],
+                 "vector.fp64": [7.45, "5,120 × 2 × 1.455 GHz / 2 (NVIDIA: 6.9)", U],
+                 "vector.fp32": [14.9, "5,120 × 2 × 1.455 GHz (NVIDIA: 13.8)", U],
+                 "matrix.fp16": [119.2, "640 tensor cores × 128 FLOP/clk × 1.455 GHz (NVIDIA: 110)", U]}},
+    # Tesla K20m / K20c / K20 (GK110, CC 3.5): 13 SMX × 192 = 2,496 CUDA cores at 706 MHz (no boost), 5 GB GDDR5 on
+    # 320 bits = 208 GB/s; 3.52 TFLOP/s FP32 (2,496 × 2 × 0.706), 1.17 FP64 (1/3 rate) — NVIDIA's Tesla K20
+    # specifications (as listed by Microway's "Tesla K20 GPU Accelerator up close", 2013: source "K20"). Not the
+    # K20X (14 SMX, 6 GB, 250 GB/s).
+    {"name": "NVIDIA Tesla K20m", "compute_capability": "3.5", "num_sms": 13, "memory_gb": 5,
+     "match": [r"\bK20[cm]?\b"],
+     "figures": {"clock_mhz": [706, "K20"], "memory_bandwidth": [208, "K20"],
+                 "l2": [1.25, "GK110's 256 KiB per 64-bit memory controller × 5 (320-bit bus; K20X: 6, 1.5 MiB)", U],
+                 "vector.fp64": [1.17, "K20"], "vector.fp32": [3.52, "K20 (2,496 × 2 × 0.706 GHz)"]}},
 ]
