@@ -50,3 +50,97 @@ def test_bare_h100_names_the_variants_it_may_be():
     why = no_spec_reason(tl)
     assert "NVIDIA H100 SXM" in why and "NVIDIA H100 PCIe" in why
     assert "no built-in figures" not in why
+
+
+# --- 3. a copy of the same records passed over is a reading note, not an input warning ----------------------------
+# rocprof v1 writes results.db beside results.csv (the same dispatches): the folder read "INPUT: 3 warnings about the
+# input the figures rest on — …/results.db: kernels not added again". Nothing was lost, so it is a reading note in
+# every reporter; a results.db whose dispatches differ from results.csv's stays a warning (its kernels are left out).
+
+
+def _gunrock_copy(tmp_path, drop_last_csv_row=False):
+    import shutil
+
+    from tests.conftest import shared_trace
+
+    src = shared_trace("rocprof/v1_gunrock_mi300x")
+    for f in ("results.csv", "results.db", "results.sysinfo.txt"):
+        shutil.copy(src / f, tmp_path / f)
+    lines = (tmp_path / "results.csv").read_text().splitlines(keepends=True)
+    if drop_last_csv_row:
+        lines = lines[:-1]
+        (tmp_path / "results.csv").write_text("".join(lines))
+    return len(lines) - 1  # dispatch rows of results.csv: one per line under the header
+
+
+def test_rocprof_v1_same_dispatches_twice_is_a_reading_note_in_every_report(tmp_path):
+    from io import StringIO
+
+    from rich.console import Console
+
+    import gpulens
+    from gpulens.reports import console, json_report, markdown
+    from gpulens.reports._warnings import input_note, reading_notes
+
+    rows = _gunrock_copy(tmp_path)
+    rep = gpulens.analyze([tmp_path])
+    s = rep.sources[0]
+    notes = reading_notes(s.timeline.meta)
+    assert f"{tmp_path / 'results.db'}: kernels not added again (the same {rows} dispatches as results.csv)" in notes
+    assert any("results.sysinfo.txt: device description only" in n for n in notes)
+    assert not any("added again" in w or "device description" in w for w in s.timeline.meta.warnings)
+    assert "added again" not in input_note(s)
+    buf = StringIO()
+    Console(file=buf, width=300).print(console.source_renderable(s))
+    assert "note: " + str(tmp_path / "results.db") + ": kernels not added again" in buf.getvalue()
+    assert json_report.source_dict(s)["reading_notes"] == notes
+    assert "### Reading notes" in markdown.render(rep)
+
+
+def test_rocprof_v1_db_with_other_dispatches_stays_a_warning(tmp_path):
+    from gpulens.collectors import collect
+    from gpulens.collectors._work_rules import dispatch_rows
+    from gpulens.reports._warnings import reading_notes
+
+    rows = _gunrock_copy(tmp_path, drop_last_csv_row=True)
+    tl = collect(tmp_path)
+    assert int(dispatch_rows(tl.events).sum()) == rows  # results.csv's dispatches, not one counted twice
+    assert any(w.startswith(f"{tmp_path / 'results.db'}: kernels not added: its {rows + 1} dispatches are not the "
+                            f"{rows} of results.csv") for w in tl.meta.warnings)
+    assert not any("results.db" in n for n in reading_notes(tl.meta))
+
+
+# --- 4. refused GPU work bounds the idle of the GPU it ran on, not every GPU of its rank ---------------------------
+# The rejected table had no device_id: a kernel refused for an impossible time on GPU 1 of a rank made GPU 0's
+# measured idle unknown too ("a bound per rank, not per GPU"). The refused rows now keep the GPU the source records.
+
+_V3_HEAD = ('"Kind","Agent_Id","Queue_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id",'
+            '"Start_Timestamp","End_Timestamp","Private_Segment_Size","Group_Segment_Size","Workgroup_Size_X",'
+            '"Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"\n')
+
+
+def test_refused_kernel_bounds_only_its_own_gpus_idle(tmp_path):
+    """Agents 1 and 2 each run 3 kernels of 50 µs, 100 µs apart (agent 2 10 µs later); agent 2 also records a
+    kernel whose end is before its start (refused: its time is unknown). By hand, per agent: span 250 µs, busy
+    150 µs, idle 100 µs; only agent 2's 100 µs may hold the refused kernel."""
+    from gpulens import analyze
+
+    rows, n = [], 0
+    for agent in (1, 2):
+        for i in range(3):
+            n += 1
+            s = 1_000_000 + i * 100_000 + (agent - 1) * 10_000
+            rows.append(f'"KERNEL_DISPATCH",{agent},1,7,{n},1,"k{agent}",{n},{s},{s + 50_000},0,0,64,1,1,64,1,1\n')
+    rows.append('"KERNEL_DISPATCH",2,1,7,99,1,"k2",99,1100000,1090000,0,0,64,1,1,64,1,1\n')
+    p = tmp_path / "kernel_trace.csv"
+    p.write_text(_V3_HEAD + "".join(rows))
+    s = analyze([p], cache=False).sources[0]
+    rej = s.timeline.rejected
+    assert len(rej) == 1 and int(rej["device_id"].iloc[0]) in set(s.timeline.of_kind("kernel")["device_id"])
+    t = s.results["breakdown"].table
+    by_dev = {int(d): (int(sp), int(i), int(u)) for d, sp, i, u in
+              zip(t["device_id"], t["span_ns"], t["idle_ns"], t["idle_untimed_ns"])}
+    refused_on = int(rej["device_id"].iloc[0])
+    other = next(d for d in by_dev if d != refused_on)
+    assert by_dev[refused_on] == (250_000, 100_000, 100_000)
+    assert by_dev[other] == (250_000, 100_000, 0)

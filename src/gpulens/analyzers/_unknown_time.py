@@ -145,7 +145,7 @@ def untimed_gpu_rows(timeline: Any) -> pd.DataFrame:
     from gpulens.collectors._work_rules import ABSENT_TIME_REASONS
 
     def compute() -> pd.DataFrame:
-        cols = ["kind", "name", "rank", "start_ns", "reason"]
+        cols = ["kind", "name", "rank", "start_ns", "reason", "device_id"]
         rej = timeline.rejected
         if rej is None or not len(rej) or not context_of(timeline).mask_of(*GPU_KINDS).any():
             return pd.DataFrame({c: pd.Series(dtype=object) for c in cols})
@@ -160,9 +160,17 @@ def untimed_gpu_rows(timeline: Any) -> pd.DataFrame:
         return pd.DataFrame({"kind": r["kind"].astype(str).to_numpy(), "name": r["name"].astype(str).to_numpy(),
                              "rank": r["rank"].to_numpy(dtype="int64"),
                              "start_ns": pd.array(r["start_ns"], dtype="Int64"),
-                             "reason": r["reason"].astype(str).to_numpy()})
+                             "reason": r["reason"].astype(str).to_numpy(), "device_id": _device_col(r)})
 
     return context_of(timeline).memo("untimed_gpu_rows", compute)
+
+
+def _device_col(rej: pd.DataFrame) -> Any:
+    """The refused rows' ``device_id`` (Int64, <NA> where the source did not record it or an older saved Timeline
+    has no such column)."""
+    if "device_id" not in rej:
+        return pd.array([pd.NA] * len(rej), dtype="Int64")
+    return pd.array(rej["device_id"], dtype="Int64")
 
 
 def invalid_gpu_work(timeline: Any, limit: int = 50) -> list[dict[str, Any]]:
@@ -200,10 +208,11 @@ def gpu_rows_of_unknown_time(timeline: Any) -> pd.DataFrame:
     """Every GPU row whose time is unknown, for the idle it may fill: :func:`untimed_gpu_rows` (time absent) and the
     GPU work refused for an impossible time (:func:`invalid_gpu_work`: a negative or unreadable duration, a zero
     placeholder) on a rank with timed GPU work — each ran on the GPU, so the idle its time would fill is no measured
-    idle (it was counted as idle, unflagged). Columns ``rank``, ``start_ns`` (as recorded; <NA> when not)."""
+    idle (it was counted as idle, unflagged). Columns ``rank``, ``start_ns`` (as recorded; <NA> when not),
+    ``device_id`` (the GPU it ran on where the source records it; <NA>: any GPU of its rank)."""
     from gpulens.analyzers.context import context_of
 
-    side = untimed_gpu_rows(timeline)[["rank", "start_ns"]]
+    side = untimed_gpu_rows(timeline)[["rank", "start_ns", "device_id"]]
     rej = timeline.rejected
     if rej is None or not len(rej) or not context_of(timeline).mask_of(*GPU_KINDS).any():
         return side
@@ -214,7 +223,8 @@ def gpu_rows_of_unknown_time(timeline: Any) -> pd.DataFrame:
     if not len(bad):
         return side
     more = pd.DataFrame({"rank": bad["rank"].to_numpy(dtype="int64"), "start_ns": pd.array(bad["start_ns"],
-                                                                                           dtype="Int64")})
+                                                                                           dtype="Int64"),
+                         "device_id": _device_col(bad)})
     return pd.concat([side, more], ignore_index=True) if len(side) else more
 
 

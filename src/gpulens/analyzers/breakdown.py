@@ -178,7 +178,7 @@ def _other_clock(gpu: pd.DataFrame, t: pd.DataFrame) -> None:
 
 def _per_rank_note(t: pd.DataFrame, ranks: set[int]) -> str:
     """What :data:`IDLE_BOUND_UNTIMED` adds when a rank of ``ranks`` (those with such work on no recorded GPU) drove
-    several GPUs (rows of ``t`` with ``idle_untimed_ns`` > 0): the refused rows record no GPU, so each GPU of the rank
+    several GPUs (rows of ``t`` with ``idle_untimed_ns`` > 0): those refused rows record no GPU, so each GPU of the rank
     counts the bound — per rank, not per GPU; '' otherwise."""
     on = t[(t["idle_untimed_ns"].to_numpy() > 0) & t["rank"].isin(ranks).to_numpy()]
     gpus = on.groupby("rank")["device_id"].nunique()
@@ -203,12 +203,21 @@ def _on_gpus_note(t: pd.DataFrame, idle: int) -> str:
             f"({gpus}); the other GPUs' idle is measured")
 
 
+def _known_gpu(side: pd.DataFrame, t: pd.DataFrame) -> Any:
+    """``side``'s ``device_id`` where it is a (rank, GPU) row of the breakdown ``t``, else <NA>."""
+    dev = pd.array(side["device_id"], dtype="Int64") if "device_id" in side else \
+        pd.array([pd.NA] * len(side), dtype="Int64")
+    have = set(zip(t["rank"].astype("int64").tolist(), t["device_id"].astype("int64").tolist()))
+    ok = [not pd.isna(d) and (int(r), int(d)) in have for r, d in zip(side["rank"].tolist(), dev.tolist())]
+    return pd.array(np.where(ok, dev, pd.NA), dtype="Int64")
+
+
 def _untimed(timeline: Timeline, t: pd.DataFrame) -> tuple[int, str | None, set[int]]:
     """``idle_untimed_ns`` of each row of ``t`` (in place): the whole idle of the GPU that GPU work recorded without a
     usable time ran on where the events say which (a runaway event's ``device_id``), else of every GPU of its rank
     (:func:`gpulens.analyzers._unknown_time.gpu_rows_of_unknown_time`: absent, or
-    refused as impossible — a negative or unreadable duration; the refused rows record no
-    device, so each GPU of the rank may hold it; and runaway durations with nothing to cut them at,
+    refused as impossible — a negative or unreadable duration; a refused row whose source records no device
+    (or one that is none of the rank's GPUs with timed work) may be on each GPU of the rank; and runaway durations with nothing to cut them at,
     :func:`gpulens.analyzers._unknown_time.runaways_without_time`, each on its own GPU), else 0. Returns (how many
     such events, the busy bound: None, "at least" when each has a recorded start inside its rank's GPU span — it then
     only adds busy time, and lengthens the span by no more than it adds — else "unknown", the ranks whose such work
@@ -216,7 +225,9 @@ def _untimed(timeline: Timeline, t: pd.DataFrame) -> tuple[int, str | None, set[
     from gpulens.analyzers._unknown_time import gpu_rows_of_unknown_time, runaways_without_time
 
     side = gpu_rows_of_unknown_time(timeline)  # absent times and impossible ones (refused): neither is idle
-    side = side.assign(device_id=pd.array([pd.NA] * len(side), dtype="Int64"))  # refused rows record no GPU
+    # the GPU a refused row records counts only where it is one of the rank's GPUs with timed work (a number of
+    # another scheme, or a GPU without any timed event, says nothing): else any GPU of its rank may hold it
+    side = side.assign(device_id=_known_gpu(side, t))
     away = runaways_without_time(timeline)  # events whose recorded duration is a fault with nothing to cut it at
     if away.any():
         ev = timeline.events

@@ -343,6 +343,7 @@ def _build(files: list[FileRows], d: Dispatches) -> tuple[pd.DataFrame, pd.DataF
         "kind": kinds[~valid].tolist(), "name": names[~valid].tolist(),
         "start_ns": start[~valid].reset_index(drop=True), "dur_ns": (end - start)[~valid].reset_index(drop=True),
         "rank": rank_of[fo[bad]].tolist(), "reason": reason[~valid].tolist(), "source": source_of[fo[bad]].tolist(),
+        "device_id": pd.array(dev[~valid].where(dev[~valid] >= 0).to_numpy(), dtype="Int64"),
         **({"correlation_id": d.get("correlation_id")[~valid].reset_index(drop=True)}
            if "correlation_id" in d.cols else {})}, n=nr)
     tables_of = [dict(f.tables or {}) for f in files]

@@ -174,7 +174,7 @@ class NsysSqliteCollector(Collector):
                                               "reason": np.where(no_start[bad], START_UNKNOWN,
                                                                  np.where(r["dur_ns"].isna(), NEVER_CLOSED,
                                                                           "end before start")),
-                                              **_corr_of(r)}))
+                                              **_corr_of(r), **_device_of(r)}))
                 df = df[~bad]
             frames.append(df)
         frames = _zero_placeholders(frames, rejected)
@@ -424,6 +424,15 @@ def _corr_of(rows: pd.DataFrame) -> dict:
     return {"correlation_id": rows["correlation_id"].to_numpy()} if "correlation_id" in rows else {}
 
 
+def _device_of(rows: pd.DataFrame) -> dict:
+    """The ``device_id`` column of refused rows where their table records the GPU (host rows' -1: none), so the idle
+    such work may fill is that GPU's, not every GPU's of the rank."""
+    if "device_id" not in rows:
+        return {}
+    dev = pd.array(rows["device_id"].to_numpy(), dtype="Int64")
+    return {"device_id": pd.array(np.where(pd.isna(dev) | (dev < 0), pd.NA, dev), dtype="Int64")}
+
+
 def _zero_placeholders(frames: list[pd.DataFrame], rejected: list[pd.DataFrame]) -> list[pd.DataFrame]:
     """``frames`` without the rows whose ``start_ns`` is a placeholder 0 (appended to ``rejected`` as "zero timestamp
     (never recorded)"): judged over every table's timestamps at once, as one clock, by
@@ -456,6 +465,6 @@ def _zero_placeholders(frames: list[pd.DataFrame], rejected: list[pd.DataFrame])
                                       "reason": np.where(r["start_ns"].to_numpy() < 0,
                                                          "negative timestamp far before the others (never recorded)",
                                                          "zero timestamp (never recorded)"),
-                                      **_corr_of(r)}))
+                                      **_corr_of(r), **_device_of(r)}))
         out.append(f[~z])
     return out

@@ -150,6 +150,13 @@ def _dispatch_names(tl: Timeline) -> list[str]:
     return d["name"].astype(str).tolist()
 
 
+def _kernel_rows(tl: Timeline) -> tuple[int, tuple[tuple[str, int], ...]]:
+    """(dispatch count, (kernel name, count) sorted): what two exports of one run's kernels share."""
+    k = tl.events[dispatch_rows(tl.events)]
+    counts = k["name"].astype(str).value_counts()
+    return len(k), tuple(sorted((str(a), int(b)) for a, b in counts.items()))
+
+
 class RocprofV1Dir(Collector):
     """rocprof v1 output folder (see module docstring)."""
 
@@ -183,9 +190,10 @@ class RocprofV1Dir(Collector):
                     if c.name in ("rocprof_v1", "rocprof_v1_json", "rocprof_v1_db") \
                     else c.collect(f, strict=strict)  # the folder reads every sibling itself
         notes = [note] if note else []
+        reading: list[str] = []  # how the folder's files were read, nothing lost: reading notes, not warnings
         if "results.db" in loaded and "results.json" in loaded:
             del loaded["results.json"]
-            notes.append(f"{path}: results.json skipped (results.db holds the same records)")
+            reading.append(f"{path}: results.json skipped (results.db holds the same records)")
         timed = [n for n, t in loaded.items() if dispatch_rows(t.events).any()]
         order = sorted(timed, key=lambda n: (n != "results.csv", n.endswith(".db"), n.endswith(".json"), n))
         untimed = [n for n, t in loaded.items() if n not in timed and "unattached_counters" in t.tables]
@@ -198,14 +206,22 @@ class RocprofV1Dir(Collector):
                 # another counter pass of the same run (rocprof re-ran the program for it): one rank, its
                 # dispatches counted once — the rows it could not place as events are those of the first pass
                 same = _dispatch_names(t) == _dispatch_names(loaded[first_pass])
-                notes.append(f"{path / n}: counter pass of the same run as {first_pass} ("
-                             + (f"the same {plural(len(_dispatch_names(t)), 'dispatch(es)')}" if same else
-                                "its dispatches differ: counters are compared per kernel name") + "), one rank")
+                (reading if same else notes).append(
+                    f"{path / n}: counter pass of the same run as {first_pass} ("
+                    + (f"the same {plural(len(_dispatch_names(t)), 'dispatch(es)')}" if same else
+                       "its dispatches differ: counters are compared per kernel name") + "), one rank")
                 if same:
                     t = Timeline(t.events, t.counters, t.rejected.iloc[0:0], t.meta, t.tables)
             if n in order[1:]:
+                same, first = _kernel_rows(t), _kernel_rows(loaded[order[0]])
                 t = without_kernels(t)
-                notes.append(f"{path / n}: kernels not added again (same dispatches as {order[0]})")
+                if same == first:
+                    reading.append(f"{path / n}: kernels not added again (the same "
+                                   f"{plural(same[0], 'dispatch(es)')} as {order[0]})")
+                else:  # another export of another run, or of part of it: its kernels are not this run's
+                    notes.append(f"{path / n}: kernels not added: its {plural(same[0], 'dispatch(es)')} are not "
+                                 f"the {first[0]:,} of {order[0]} (other kernel names or counts: an export of "
+                                 f"another run?); the figures are {order[0]}'s")
             parts.append(t)
         tl = concat(parts) if parts else Timeline()
         for n in (untimed if order else []):
@@ -214,5 +230,14 @@ class RocprofV1Dir(Collector):
         unread = unread_in_folder(found)  # an emptied results.csv, a sysinfo of NULs: said, never passed over
         if unread:
             notes.append(not_read_note(path, unread))
+        if dispatch_rows(tl.events).any():  # the run's GPU description beside its trace: a fact, not a fault
+            said = tuple(f"{path / n}: device description only" for n, t in loaded.items()
+                         if any(x.get("collector") == "rocminfo" for x in t.meta.sources))
+            reading += [w for w in tl.meta.warnings if said and w.startswith(said)]
+            tl.meta.warnings = [w for w in tl.meta.warnings if not (said and w.startswith(said))]
         tl.meta.warnings = notes + tl.meta.warnings
+        if reading and tl.meta.sources:
+            tl.meta.sources[0] = {**tl.meta.sources[0], "reading_notes": reading}
+        elif reading:
+            tl.meta.warnings = reading + tl.meta.warnings  # no source to carry them: said as warnings, never lost
         return tl

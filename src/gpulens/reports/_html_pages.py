@@ -527,7 +527,7 @@ def environment_page(s: SourceReport, max_rows: int, tool_version: str, created:
         blocks.append(f'<section class="panel"><h3>{esc(title)}</h3><p '
                       f'class="takeaway">{plural(len(recs), "record(s)")}.</p>'
                       f'<div class="kvgrid">{body}</div></section>')
-    from gpulens.reports._warnings import environment_notes, grouped_warnings
+    from gpulens.reports._warnings import READING_NOTES_TITLE, environment_notes, grouped_warnings, reading_notes
 
     every = grouped_warnings(tl.meta)  # the same warning of several files said once
     warn = "".join(f"<li>{esc(w)}</li>" for w in every[:max_rows]) + (
@@ -539,4 +539,8 @@ def environment_page(s: SourceReport, max_rows: int, tool_version: str, created:
     if env:
         blocks.append('<section class="panel"><h3>Environment notes (the machine, not the input)</h3><ul>'
                       + "".join(f"<li>{esc(e)}</li>" for e in env) + "</ul></section>")
+    read = reading_notes(tl.meta)  # copies of the same records passed over: facts, not faults of the input
+    if read:
+        blocks.append(f'<section class="panel"><h3>{esc(READING_NOTES_TITLE)}</h3><ul>'
+                      + "".join(f"<li>{esc(e)}</li>" for e in read) + "</ul></section>")
     return blocks

@@ -132,4 +132,21 @@ def environment_notes(meta: Any) -> list[str]:
             if isinstance(s, dict) and s.get("collector") == "telemetry" and not s.get("available")]
 
 
-__all__ = ["WARNINGS_SHOWN", "environment_notes", "grouped_warnings", "input_warnings", "input_note"]
+def reading_notes(meta: Any) -> list[str]:
+    """How the inputs were read where nothing was lost, not faults of the input: a ``reading_notes`` list of a source
+    entry (``meta.sources``), written by the collector that chose between copies of the same records — a rocprof v1
+    folder's ``results.db`` beside its ``results.csv`` (``"…/results.db: kernels not added again (the same 56
+    dispatches as results.csv)"``), ``results.json`` beside ``results.db``, a counter pass of the same dispatches, the
+    run's ``results.sysinfo.txt``. Every reporter lists them apart from the warnings (console and Markdown "Reading
+    notes", the HTML Environment page, JSON ``reading_notes``) and the headline's input note never counts them: the
+    de-duplication of a rocprof v1 folder read "INPUT: 3 warnings about the input the figures rest on — …results.db:
+    kernels not added again". A copy that differs from the one read stays a warning (its kernels are not counted)."""
+    return [str(n) for s in getattr(meta, "sources", None) or [] if isinstance(s, dict)
+            for n in (s.get("reading_notes") or []) if n]
+
+
+#: The heading every reporter gives :func:`reading_notes`.
+READING_NOTES_TITLE = "Reading notes (how the input files were read; nothing left out)"
+
+__all__ = ["READING_NOTES_TITLE", "WARNINGS_SHOWN", "environment_notes", "grouped_warnings", "input_warnings",
+           "input_note", "reading_notes"]

@@ -61,7 +61,8 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     clocks = clock_note(s)
     if clocks:  # read with the verdict: the time bases the figures below rest on
         parts.insert(1 if partial else 0, Text(f"CLOCKS: {clocks}\n", style="bold yellow"))
-    from gpulens.reports._warnings import WARNINGS_SHOWN, environment_notes, grouped_warnings, input_note
+    from gpulens.reports._warnings import (READING_NOTES_TITLE, WARNINGS_SHOWN, environment_notes, grouped_warnings,
+                                          input_note, reading_notes)
 
     damaged = input_note(s)
     if damaged:  # beside the headline: the figures below rest on an input with warnings (listed in full at the end)
@@ -139,6 +140,9 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     if env:
         parts.append(Text("\n".join(["Environment (the machine, not the input)"] + [f"environment: {e}" for e in env]),
                           style="dim"))
+    read = reading_notes(tl.meta)  # copies of the same records passed over: facts, not faults of the input
+    if read:
+        parts.append(Text("\n".join([READING_NOTES_TITLE] + [f"note: {e}" for e in read]), style="dim"))
     # a number and its unit never break apart when a line wraps ("10 %" split as "10" / "% of the span")
     return Group(*(glued(p) if type(p) is Text else p for p in parts))
 

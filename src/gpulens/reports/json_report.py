@@ -22,7 +22,7 @@ import pandas as pd
 from gpulens.analyzers.base import declared_unit, is_clock_position
 from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import clock_note, partial_reason
-from gpulens.reports._warnings import environment_notes, input_note
+from gpulens.reports._warnings import environment_notes, input_note, reading_notes
 from gpulens.reports._coverage import analysis_coverage
 from gpulens.reports._format import run_device_text, source_vendor
 
@@ -147,6 +147,7 @@ def source_dict(s: SourceReport, top: int = 20) -> dict[str, Any]:
         "rank_files": getattr(tl.meta, "rank_files", 0) or None,
         "warnings": tl.meta.warnings,
         "environment_notes": environment_notes(tl.meta),  # facts of the machine (no telemetry), not input faults
+        "reading_notes": reading_notes(tl.meta),  # copies of the same records passed over, not input faults
         "summary": s.summary,
         "top_kernels": None,  # below: rows of table_records are JSON-safe already (not walked again)
         "findings": [f.to_dict() for f in s.findings()[:MAX_FINDINGS]],

@@ -28,7 +28,8 @@ from gpulens.reports._format import source_vendor, vendor_headers
 from gpulens.reports._html_parts import is_name_column
 from gpulens.reports._md_safe import neutralise
 from gpulens.reports._values import lower_bound_flags, lower_bound_mark
-from gpulens.reports._warnings import WARNINGS_SHOWN, environment_notes, grouped_warnings, input_note
+from gpulens.reports._warnings import (READING_NOTES_TITLE, WARNINGS_SHOWN, environment_notes, grouped_warnings,
+                                      input_note, reading_notes)
 from gpulens.reports._coverage import analysis_coverage
 from gpulens.reports._names import label_scope, short_names
 
@@ -203,6 +204,9 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
     env = environment_notes(tl.meta)  # facts of the machine, not of the input: apart from the warnings
     if env:
         yield "### Environment (the machine, not the input)\n\n" + "\n".join(f"- {md_text(e)}" for e in env)
+    read = reading_notes(tl.meta)  # copies of the same records passed over: facts, not faults of the input
+    if read:
+        yield f"### {READING_NOTES_TITLE}\n\n" + "\n".join(f"- {md_text(e)}" for e in read)
 
 
 def _verdict_section(s: SourceReport, vd: AnalysisResult, rows: int) -> str:

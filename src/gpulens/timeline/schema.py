@@ -114,6 +114,8 @@ REJECTED_COLUMNS: tuple[Column, ...] = (
     Column("source", "category", "", "collector"),
     Column("correlation_id", "Int64", "", "launch ↔ GPU work id as recorded, when the source gives one (a refused "
                                          "kernel's launch call is then known not to be a lost launch)"),
+    Column("device_id", "Int64", "", "GPU the refused work ran on, numbered as the events' ``device_id``, when the "
+                                     "source records it (<NA> when not: then any GPU of its rank)"),
 )
 
 

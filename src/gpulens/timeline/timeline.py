@@ -451,7 +451,8 @@ class Timeline:
             "kind": ev.loc[bad, "kind"].astype(str).tolist(), "name": ev.loc[bad, "name"].astype(str).tolist(),
             "start_ns": ev.loc[bad, "start_ns"].to_numpy(), "dur_ns": ev.loc[bad, "dur_ns"].to_numpy(),
             "rank": ev.loc[bad, "rank"].to_numpy(dtype="int64"), "reason": reason[bad].tolist(),
-            "source": ev.loc[bad, "source"].astype(str).tolist()}, n=int(bad.sum()))
+            "source": ev.loc[bad, "source"].astype(str).tolist(), "device_id": ev.loc[bad, "device_id"].to_numpy()},
+            n=int(bad.sum()))
         self.rejected = _concat_tables([self.rejected, rej], REJECTED_COLUMNS)
         gone = ev.loc[bad, "event_id"].to_numpy()
         ev = ev[~bad].reset_index(drop=True)
