@@ -144,3 +144,50 @@ def test_refused_kernel_bounds_only_its_own_gpus_idle(tmp_path):
     other = next(d for d in by_dev if d != refused_on)
     assert by_dev[refused_on] == (250_000, 100_000, 100_000)
     assert by_dev[other] == (250_000, 100_000, 0)
+
+
+# --- 5. the native scanner path reads the same facts as the msgspec path -----------------------------------------
+# Files of 8 MiB and more are read by the scanner (collectors._kineto_fast), which skips args it has no field for:
+# ONNX Runtime's per-axis "grid_x" … "block_z", a TensorFlow-on-ROCm op's "kernel" (the kernel's name), an
+# rpd2tracing event's "desc". Such a file lost its launch geometry / kernel names above 8 MiB only.
+
+def _tf_rocm_trace() -> dict:
+    procs = ["/device:GPU:0/stream:all Compute", "/device:GPU:0/stream:1 Compute"]
+    ev = [{"name": "process_name", "ph": "M", "pid": i, "args": {"name": n}} for i, n in enumerate(procs)]
+    for pid in (0, 1):
+        ev += [{"ph": "X", "cat": "Op", "name": "Conv2D", "pid": pid, "tid": 0, "ts": 100 + 100 * i, "dur": 40,
+                "args": {"name": "node/Conv2D", "op": "Conv2D", "kernel": f"MIOpenConvFwd_v{i % 3}"}}
+               for i in range(600)]
+    return {"traceEvents": ev}
+
+
+def _onnx_trace() -> list:
+    ev = [{"cat": "Session", "pid": 5120, "tid": 5120, "dur": 200, "ts": 19990, "ph": "X", "name": "model_run",
+           "args": {}}]
+    ev += [{"cat": "Kernel", "pid": 5120, "tid": 5120, "dur": 25, "ts": 20010 + 40 * i, "ph": "X",
+            "name": f"k{i % 3}", "args": {"stream": 7, "grid_x": str(4 + i % 5), "grid_y": "2", "grid_z": "1",
+                                          "block_x": "128", "block_y": "1", "block_z": "1"}} for i in range(600)]
+    return ev
+
+
+@pytest.mark.parametrize("make", [_tf_rocm_trace, _onnx_trace])
+def test_scanner_and_msgspec_paths_read_the_same_dialect_args(tmp_path, make):
+    import json
+
+    from gpulens.collectors import _kineto_fast
+    from gpulens.collectors.kineto import KinetoCollector
+
+    if not _kineto_fast._available():
+        pytest.skip("the native scanner (numba) is not available")
+    p = tmp_path / "trace.json"
+    p.write_text(json.dumps(make()))
+    cols = ["kind", "name", "start_ns", "dur_ns", "device_id", "stream_id", "grid_x", "grid_y", "block_x"]
+
+    def gpu(fast):
+        ev = KinetoCollector().collect(p, fast=fast, chunk_bytes=30000).events  # pieces as a large file's
+        ev = ev[ev["kind"].astype(str) == "kernel"]
+        return ev[cols].astype(str).sort_values(["start_ns", "name"]).reset_index(drop=True)
+
+    slow = gpu(False)
+    assert len(slow) and (slow["name"] != "Conv2D").all()  # the msgspec path reads the args (control)
+    assert gpu(True).equals(slow)

@@ -21,7 +21,8 @@ def dialect_texts(acc: Any, src: Any, nocat: np.ndarray, op: np.ndarray) -> None
     rpd2tracing's ``desc`` (op type / call arguments) → ``acc.desc`` (events without a category, ``nocat``); a
     TensorFlow timeline op's ``kernel`` (TensorFlow on ROCm writes the kernel's name there, the op type as its name)
     → ``acc.tf_kernel`` (events of category ``Op``, ``op``, or none). Text pids are always read by msgspec, never the
-    fast scan; a piece the fast scan reads holds none of these texts (its ``values`` gives None)."""
+    fast scan; a piece that may hold these texts is read by msgspec too (:func:`._kineto_fast._dialect_args`), so
+    the fast scan's ``values`` (None) is never the only reading."""
     base = acc.rows
     if nocat.any():
         nc = np.flatnonzero(nocat)

@@ -7,7 +7,9 @@ gives for the same events — the same column builder reads both. Anything it do
 None and the piece is decoded by msgspec as before: events of phases other than ``X`` and the skipped ones (``M``,
 ``B``/``E``, ``i``), escapes or non-ASCII bytes outside ``name``/``cat``, duplicate keys, ids that are not int64
 integer literals (strings, floats, booleans, 2^64), non-number ``flops``/occupancy values, collective args,
-``kernel_details``, a GPU row's ``kind`` arg that is no plain string.
+``kernel_details``, a GPU row's ``kind`` arg that is no plain string, and the other Chrome-trace dialects' args it
+has no field for (:func:`_dialect_args`: events without a category, TensorFlow ``Op`` events, ONNX Runtime's
+per-axis launch args).
 
 Strings are interned without a Python object per event, in the scan itself (:func:`._kineto_scan._intern`): each
 ``name``/``cat`` content and raw ``Input Dims``/``Input type`` text is looked up by a 64-bit hash in a per-piece
@@ -281,11 +283,27 @@ def _certain(buf: Any, I: np.ndarray, D: np.ndarray, texts: list) -> ScannedPiec
         return None
     if (I[_field_rows(_READ_ALL)] == S.T_OTHER).any() or (I[_field_rows(_NOT_READ)] == S.T_GOOD).any():
         return None
+    if _dialect_args(data, cats):
+        return None
     gpu_cat = np.array([v.lower() in _GPU_CATEGORIES for v in cats[0]] + [False], dtype=bool)
     gpu = gpu_cat[cats[1]]
     if gpu.any() and ((I[_field_rows(_READ_GPU)] == S.T_OTHER) & gpu).any():
         return None
     return ScannedPiece(data, I, D, texts, names, cats)
+
+
+def _dialect_args(data: Any, cats: tuple) -> bool:
+    """Whether the piece may hold args the scanner has no field for but the msgspec path reads
+    (:mod:`._dialect_place`, :class:`._kineto_rows.EventRows`): events without a category (rpd2tracing's ``desc``,
+    XLA's), a TensorFlow timeline's ``Op`` events (``kernel``: the kernel's name on ROCm), ONNX Runtime's ``Kernel``
+    events with one launch arg per axis (``grid_x`` …). Read from the piece's few categories; the bytes are searched
+    only in a piece with ``Kernel`` events (ONNX Runtime's, the 2021 Kineto schema's)."""
+    if (cats[1] < 0).any() or any(c.lower() in ("", "op") for c in cats[0]):
+        return True
+    if "Kernel" not in cats[0]:
+        return False
+    raw = data if isinstance(data, (bytes, bytearray)) else bytes(data)
+    return raw.find(b'"grid_x"') >= 0
 
 
 _ROWS: dict[tuple[str, ...], np.ndarray] = {}
