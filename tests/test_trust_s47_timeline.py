@@ -191,3 +191,35 @@ def test_scanner_and_msgspec_paths_read_the_same_dialect_args(tmp_path, make):
     slow = gpu(False)
     assert len(slow) and (slow["name"] != "Conv2D").all()  # the msgspec path reads the args (control)
     assert gpu(True).equals(slow)
+
+
+# --- 6. PaddlePaddle's "correlation id" links its launch calls to their kernels ----------------------------------
+# chrometracing_logger.cc writes the id as "correlation id" on CudaRuntime and Kernel/Memcpy/Memset events: it was
+# not read, so every Paddle kernel was unlinked (idle causes, launch latency and lost launches unknown).
+
+def _paddle_text() -> str:
+    ev, kernels = [], []
+    for i in range(1500):  # call i at 10 + 20 i µs (4 µs), its kernel 3 µs later (12.5 µs), correlation 100 + i
+        ev.append(f'{{ "name": "cudaLaunchKernel[4.000 us]", "pid": 4242, "tid": "11(C++)", "ts": {10 + 20 * i}, '
+                  f'"dur": 4.000, "ph": "X", "cat": "CudaRuntime", "args": {{ "correlation id": {100 + i} }} }}')
+        kernels.append(f'{{ "name": "relu_kernel[12.500 us]", "pid": 0, "tid": 7, "ts": {13 + 20 * i}, "dur": 12.500, '
+                  f'"ph": "X", "cat": "Kernel", "args": {{ "device": 0, "context": 1, "stream": 7, '
+                  f'"correlation id": {100 + i}, "grid": [80, 1, 1], "block": [256, 1, 1] }} }}')
+    ev += kernels  # the device events after the host ones (the logger's order): pieces of kernels alone
+    return ('{ "schemaVersion": "1.0.1", "displayTimeUnit": "ms", "span_indx": "0",\n "traceEvents": [\n'
+            + ",\n".join(ev) + ',\n  {}\n  ],\n  "ExtraInfo": {"11": "MainThread"}\n  }\n')
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_paddle_correlation_id_links_calls_and_kernels(tmp_path, fast):
+    from gpulens.collectors import _kineto_fast
+    from gpulens.collectors.kineto import KinetoCollector
+
+    if fast and not _kineto_fast._available():
+        pytest.skip("the native scanner (numba) is not available")
+    p = tmp_path / "pid_4242_time_2024_01_01.paddle_trace.json"
+    p.write_text(_paddle_text())
+    ev = KinetoCollector().collect(p, fast=fast, chunk_bytes=30000).events
+    for kind in ("runtime", "kernel"):
+        got = ev.loc[ev["kind"].astype(str) == kind].sort_values("start_ns")["correlation_id"]
+        assert got.astype("int64").tolist() == [100 + i for i in range(1500)], kind

@@ -26,6 +26,7 @@ class Args(msgspec.Struct, omit_defaults=True, gc=False):
     external_id: Any = msgspec.field(name="External id", default=None)
     external_id_legacy: Any = msgspec.field(name="external id", default=None)
     correlation: Any = None
+    correlation_paddle: Any = msgspec.field(name="correlation id", default=None)  # PaddlePaddle's spelling
     device: Any = None
     stream: Any = None
     grid: Any = None

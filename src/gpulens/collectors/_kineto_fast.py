@@ -292,18 +292,24 @@ def _certain(buf: Any, I: np.ndarray, D: np.ndarray, texts: list) -> ScannedPiec
     return ScannedPiece(data, I, D, texts, names, cats)
 
 
+#: capitalised categories of ONNX Runtime (``Kernel``), PaddlePaddle (``Kernel``, ``CudaRuntime``, ``Memcpy``,
+#: ``Memset``, ``Operator``) and the 2021 Kineto schema (``Kernel``, ``Runtime``, ``Memcpy``, ``Memset``)
+_OTHER_SCHEMA_CATS = frozenset({"Kernel", "CudaRuntime", "Runtime", "Memcpy", "Memset", "Operator"})
+
+
 def _dialect_args(data: Any, cats: tuple) -> bool:
     """Whether the piece may hold args the scanner has no field for but the msgspec path reads
     (:mod:`._dialect_place`, :class:`._kineto_rows.EventRows`): events without a category (rpd2tracing's ``desc``,
     XLA's), a TensorFlow timeline's ``Op`` events (``kernel``: the kernel's name on ROCm), ONNX Runtime's ``Kernel``
-    events with one launch arg per axis (``grid_x`` …). Read from the piece's few categories; the bytes are searched
-    only in a piece with ``Kernel`` events (ONNX Runtime's, the 2021 Kineto schema's)."""
+    events with one launch arg per axis (``grid_x`` …), PaddlePaddle's ``correlation id``. Read from the piece's few
+    categories; the bytes are searched only in a piece with categories of those producers
+    (:data:`_OTHER_SCHEMA_CATS`), never in a Kineto trace of today's schema."""
     if (cats[1] < 0).any() or any(c.lower() in ("", "op") for c in cats[0]):
         return True
-    if "Kernel" not in cats[0]:
+    if not any(c in _OTHER_SCHEMA_CATS for c in cats[0]):
         return False
     raw = data if isinstance(data, (bytes, bytearray)) else bytes(data)
-    return raw.find(b'"grid_x"') >= 0
+    return raw.find(b'"grid_x"') >= 0 or raw.find(b'"correlation id"') >= 0
 
 
 _ROWS: dict[tuple[str, ...], np.ndarray] = {}

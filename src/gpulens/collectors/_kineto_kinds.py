@@ -37,7 +37,7 @@ CATEGORY_KIND = {
     "privateuse1_runtime": "runtime",
     "privateuse1_driver": "runtime",
     # PaddlePaddle's profiler (chrometracing_logger.cc) names its CUDA API calls' category CudaRuntime; their
-    # "correlation id" arg is not read, so their kernels stay unlinked (links unknown, never "no GPU record")
+    # "correlation id" arg (Paddle's spelling) links them to their kernels as "correlation" does
     "cudaruntime": "runtime",
     "cuda_sync": "sync",
     "xpu_sync": "sync",

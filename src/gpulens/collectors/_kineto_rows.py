@@ -25,8 +25,11 @@ _EV = {f: i for i, f in enumerate(_EVENT_FIELDS)}
 #: args read on every row, and only on GPU rows (of GPU categories)
 _ARG_FIELDS = ("correlation", "external_id", "external_id_legacy", "flops", "input_dims", "input_dims_legacy",
                "input_type", "concrete_inputs", "grid", "block", "registers", "shared_memory", "rank", "rank_comms",
-               "kernel_details", "memcpy_details", "coll_name", "desc")
+               "kernel_details", "memcpy_details", "coll_name", "desc", "correlation_paddle")
 _AR = {f: i for i, f in enumerate(_ARG_FIELDS)}
+#: args keys read under another spelling where the first is absent: the 2021 schema's ``external id``, PaddlePaddle's
+#: ``correlation id`` (paddle/fluid/platform/profiler/chrometracing_logger.cc, runtime and device events)
+_SPELLINGS = {"external_id": "external_id_legacy", "correlation": "correlation_paddle"}
 _GPU_ARG_FIELDS = ("device", "stream", "bytes", "kind", "blocks_per_sm", "warps_per_sm", "est_occupancy")
 _GA = {f: i for i, f in enumerate(_GPU_ARG_FIELDS)}
 
@@ -159,6 +162,7 @@ class EventRows:
         out = []
         for a in self.ev[rows, _EV["args"]]:
             v = getattr(a, "correlation", None) if a is not None else None
+            v = getattr(a, "correlation_paddle", None) if v is None and a is not None else v
             out.append(v if isinstance(v, int) and not isinstance(v, bool) and -(1 << 63) <= v < (1 << 63) else None)
         return out
 
@@ -197,10 +201,10 @@ class EventRows:
         if key in ("pid", "tid"):
             return int_array(self.ev[:, _EV[key]], bad)
         vals = self._arg(key, rows, gpu)
-        if key == "external_id":
-            legacy = is_none(vals)
-            if legacy.any():
-                vals = np.where(legacy, self._arg("external_id_legacy", rows), vals)
+        if key in _SPELLINGS:  # absent or null: the other spelling ("external id", Paddle's "correlation id")
+            other = is_none(vals)
+            if other.any():
+                vals = np.where(other, self._arg(_SPELLINGS[key], rows), vals)
         return int_array(vals, bad)
 
     def floats(self, key: str, rows: Any = None, gpu: bool = False) -> np.ndarray:
