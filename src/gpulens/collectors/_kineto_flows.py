@@ -11,7 +11,7 @@ end's (the unique one there) — so every analyzer links them as it links a corr
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import msgspec
 import numpy as np
@@ -38,6 +38,31 @@ class _Doc(msgspec.Struct):
 
 _DECODER = msgspec.json.Decoder(_Doc)
 _LIST_DECODER = msgspec.json.Decoder(list[_Flow])
+
+
+class _IdArgs(msgspec.Struct):
+    corr: Any = msgspec.field(name="correlation id", default=None)
+
+
+class _IdEvent(msgspec.Struct):
+    ph: Any = None
+    pid: Any = None
+    tid: Any = None
+    ts: msgspec.Raw = msgspec.Raw(b"null")
+    cat: Any = None
+    args: Optional[_IdArgs] = None
+
+
+class _IdDoc(msgspec.Struct):
+    traceEvents: list[_IdEvent] = []
+
+
+_ID_DECODER = msgspec.json.Decoder(_IdDoc)
+#: The key PaddlePaddle's profiler writes each launch call's and GPU record's correlation id under
+#: (paddle/fluid/platform/profiler/chrometracing_logger.cc, schemas 1.0.0 and 1.0.1; Kineto writes ``correlation``)
+PADDLE_ID_KEY = b'"correlation id"'
+#: PaddlePaddle's GPU record categories (its TracerEventType names, lower-cased): the ends of its links
+_PADDLE_GPU_CATEGORIES = ("kernel", "memcpy", "memset")
 
 
 def _id(v: Any) -> int | None:
@@ -75,10 +100,39 @@ def read_flows(data: bytes) -> pd.DataFrame | None:
     return out[ok & out["id"].notna().to_numpy()].reset_index(drop=True)
 
 
+def read_paddle_ids(data: bytes) -> pd.DataFrame | None:
+    """The links a PaddlePaddle profiler trace records as its events' ``"correlation id"`` args, in the shape of
+    :func:`read_flows`: a start (``ph`` 's') at each host event's (``pid``, ``tid``, ``ts``) and an end ('f') at each
+    GPU record's (``pid`` = its device, ``ts``), ``id`` the correlation id. Paddle's own ``launch`` flows are of no use
+    here: they start and end at the calls' and records' midpoints. None when the document holds no such arg or
+    cannot be decoded as strict JSON (the links are then left as they are)."""
+    from gpulens.collectors._kineto_columns import us_text_to_ns
+
+    if PADDLE_ID_KEY not in data:
+        return None
+    try:
+        events = _ID_DECODER.decode(data).traceEvents
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    rows = [e for e in events if e.ph == "X" and e.args is not None and e.args.corr is not None]
+    if not rows:
+        return None
+    ts, ok = us_text_to_ns([bytes(e.ts) for e in rows])
+    gpu = [isinstance(e.cat, str) and e.cat.lower() in _PADDLE_GPU_CATEGORIES for e in rows]
+    out = pd.DataFrame({"ph": ["f" if g else "s" for g in gpu],
+                        "id": pd.array([_id(e.args.corr) for e in rows], dtype="Int64"),
+                        "pid": pd.array([_id(e.pid) for e in rows], dtype="Int64"),
+                        "tid": pd.array([_id(e.tid) for e in rows], dtype="Int64"), "ts_ns": ts})
+    return out[ok & out["id"].notna().to_numpy()].reset_index(drop=True)
+
+
 def _unique_keys(keys: pd.DataFrame) -> pd.DataFrame:
     """``keys`` less every row whose key columns (all but the last) occur more than once (ambiguous)."""
     cols = list(keys.columns[:-1])
     return keys[~keys.duplicated(cols, keep=False)]
+
+
+_NO_TID = -(1 << 62)
 
 
 def link_by_flows(cols: dict[str, Any], flows: pd.DataFrame, base_ns: int) -> tuple[int, int]:
@@ -95,7 +149,10 @@ def link_by_flows(cols: dict[str, Any], flows: pd.DataFrame, base_ns: int) -> tu
     start = np.asarray(cols["start_ns"], dtype="int64")
     pid = pd.array(cols["pid"], dtype="Int64")
     tid = pd.array(cols["tid"], dtype="Int64")
-    fl = flows.assign(ts_ns=flows["ts_ns"] + base_ns)
+    # a thread no integer names (PaddlePaddle's "11(C++)") is one key on both sides: a start there matches the call
+    # at its pid and time alone (ambiguous pairs are dropped, :func:`_unique_keys`)
+    tid = tid.fillna(_NO_TID)
+    fl = flows.assign(ts_ns=flows["ts_ns"] + base_ns, tid=flows["tid"].fillna(_NO_TID))
     ids = pd.array(corr, dtype="Int64")
     vals, miss = ids.fillna(0).to_numpy("int64"), np.asarray(ids.isna(), dtype=bool).copy()
     linked = []

@@ -37,8 +37,11 @@ CATEGORY_KIND = {
     "privateuse1_runtime": "runtime",
     "privateuse1_driver": "runtime",
     # PaddlePaddle's profiler (chrometracing_logger.cc) names its CUDA API calls' category CudaRuntime; their
-    # "correlation id" arg is not read, so their kernels stay unlinked (links unknown, never "no GPU record")
+    # "correlation id" arg links them to the GPU records (read after the scan: _kineto_flows.read_paddle_ids)
     "cudaruntime": "runtime",
+    # its step ranges (``ProfileStep#N``): category ProfileStep (schema 1.0.1), profile_step (1.0.0, 2022)
+    "profilestep": "annotation",
+    "profile_step": "annotation",
     "cuda_sync": "sync",
     "xpu_sync": "sync",
     "user_annotation": "annotation",

@@ -215,7 +215,7 @@ _EMPTY_ARRAY = re.compile(rb'\[\s*\]?\s*')
 def _flow_links(path: Path, cols: dict[str, Any], base_ns: int, warnings: list[str]) -> None:
     """Link launch calls and GPU work through the trace's ``ac2g`` flow events when no GPU row carries a correlation
     id (:mod:`._kineto_flows`; older PyTorch), and say so. The file is read again only then."""
-    from gpulens.collectors._kineto_flows import GPU_KINDS, link_by_flows, read_flows
+    from gpulens.collectors._kineto_flows import GPU_KINDS, link_by_flows, read_flows, read_paddle_ids
 
     corr = cols.get("correlation_id")
     if corr is None or not any_kind(cols["kind"], GPU_KINDS):
@@ -225,16 +225,16 @@ def _flow_links(path: Path, cols: dict[str, Any], base_ns: int, warnings: list[s
     if (~np.asarray(pd.isna(corr), dtype=bool) & gpu).any():  # the usual trace: linked by its own ids
         return
     try:
-        flows = read_flows(read_input(path).data)
+        data = read_input(path).data
     except TraceFormatError:
         return
-    if flows is None:
-        return
-    calls, work = link_by_flows(cols, flows, base_ns)
-    if work:
-        warnings.append(f"{path}: no event carries a correlation id: {plural(work, 'GPU event')} linked to "
-                        f"{plural(calls, 'launch call')} through the trace's ac2g flow events (launch → kernel "
-                        "arrows)")
+    for read, how in ((read_flows, "no event carries a correlation id: {} linked to {} through the trace's ac2g "
+                                   "flow events (launch → kernel arrows)"),
+                      (read_paddle_ids, "{} linked to {} through the 'correlation id' args PaddlePaddle's profiler "
+                                        "writes (Kineto's are 'correlation')")):
+        if (flows := read(data)) is not None and (linked := link_by_flows(cols, flows, base_ns))[1]:
+            warnings.append(f"{path}: " + how.format(plural(linked[1], "GPU event"), plural(linked[0], "launch call")))
+            return
 
 
 def sync_threads(cols: dict[str, Any]) -> int:

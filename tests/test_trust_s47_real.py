@@ -1,0 +1,151 @@
+"""Real profiler outputs (session 47, "held-back real traces"): producers and versions gpulens had not read right.
+
+1. PaddlePaddle's profiler (``paddle.profiler``, ``pid_<pid>_time_<time>.paddle_trace.json``, written by
+   ``paddle/fluid/platform/profiler/chrometracing_logger.cc``: schema ``1.0.0`` of 2022 and ``1.0.1`` since, both read
+   here from PaddlePaddle/Paddle's source, Apache-2.0; FastDeploy's LLM serving documents its backend traces in this
+   format) writes each launch call's and each GPU record's correlation id as the arg ``"correlation id"`` — Kineto
+   writes ``"correlation"`` — and its ``launch`` flows (``"cat": "async"``) start and end at the *midpoints* of the call
+   and of the kernel. gpulens read no link: every Paddle trace said "the trace records N launch calls but no
+   correlation id ties any of them to the GPU work: re-record with a profiler that writes correlation ids" — advice to
+   re-record a trace that holds the ids. Kind: a producer's launch ↔ GPU links present in the file under another key,
+   not read. Now read (:func:`gpulens.collectors._kineto_flows.read_paddle_ids`) when no GPU row has a correlation id
+   of its own, matched as Kineto's flows are (host call at its pid, thread and start; GPU record at its device and
+   start), and said in a warning. Paddle's host threads are written ``"11(C++)"``, which no integer reads, so such a
+   call is matched on its pid and start alone (an ambiguous pair is dropped).
+2. The same traces' step ranges, ``ProfileStep#N`` (category ``ProfileStep`` in 1.0.1, ``profile_step`` in 1.0.0; the
+   name of torch's is ``ProfilerStep#N``), were "kept as kind 'other'" and the steps analysis said "no ProfilerStep#N
+   ranges in the trace". Kind: a producer's step marks not read as steps. Now both categories are annotations and
+   :data:`gpulens.timeline.selection.STEP_NAME` (the one definition every reader uses) takes either spelling.
+
+The inputs below are written event by event with the producer's own templates (keys, their order, number formats,
+the closing ``{}`` event, Paddle's ``"%s[%.3f us]"`` names in 1.0.1); every expected figure is computed in the test
+from the events it writes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from gpulens.cli import main
+
+
+def _analyze(path: Path, tmp_path: Path) -> tuple[int, dict]:
+    out = tmp_path / "out.json"
+    code = main(["analyze", "-q", "--no-cache", str(path), "--json", str(out),
+                 "--markdown", str(tmp_path / "out.md"), "--html", str(tmp_path / "out.html")])
+    return code, json.loads(out.read_text())["sources"][0]
+
+
+def _shown(dur_us: float) -> str:
+    """Paddle 1.0.1's duration suffix: ms with 3 decimals above 1 ms, else µs with 3 decimals."""
+    return f"{dur_us / 1000:.3f} ms" if dur_us > 1000 else f"{dur_us:.3f} us"
+
+
+def _x(name: str, cat: str, pid: int, tid: str, ts: int, dur: float, args: str, v101: bool) -> str:
+    """One ``X`` event as chrometracing_logger.cc prints it (1.0.1: name suffixed, dur with 3 decimals; 1.0.0: whole µs)."""
+    shown, d = (f"{name}[{_shown(dur)}]", f"{dur:.3f}") if v101 else (name, str(int(dur)))
+    return (f'\n  {{ \n    "name": "{shown}", "pid": {pid}, "tid": {tid},\n    "ts": {ts}, "dur": {d},\n'
+            f'    "ph": "X", "cat": "{cat}", \n    "args": {{\n      {args}\n    }}\n  }},\n  ')
+
+
+def _flow(ph: str, corr: int, pid: int, tid: str, ts: int) -> str:
+    """Paddle 1.0.1's ``launch`` flow: at the call's midpoint ('s') and at the kernel's midpoint ('f', ``bp`` e)."""
+    bp = ', "bp": "e"' if ph == "f" else ""
+    return (f'\n  {{ \n    "name": "launch", "id": {corr}, "pid": {pid}, "tid": {tid},\n    "ts": {ts}, \n'
+            f'    "ph": "{ph}", "cat": "async"{bp}\n  }},\n  ')
+
+
+#: (kernel, µs) launched in each step, 400 µs apart; the call 10 µs into its slot, 5 µs long, the kernel 20 µs later
+_KERNELS = (("volta_sgemm_128x64_nn", 300.0), ("relu_kernel", 40.0))
+_STEP_US = 1000
+
+
+def _paddle_trace(path: Path, steps: int, v101: bool) -> Path:
+    """A Paddle trace of ``steps`` steps (``ProfileStep#0`` …), each launching :data:`_KERNELS` on device 0, stream 7,
+    from thread 11 of pid 4242; a 4 KiB D2H copy after the last step's kernels (1.0.0 only: its memcpy record)."""
+    cat = {"step": "ProfileStep", "rt": "CudaRuntime", "k": "Kernel"} if v101 else {
+        "step": "profile_step", "rt": "cuda_runtime", "k": "kernel"}
+    host, py = ('"11(C++)"', '"11(Python)"') if v101 else ("11", "11")
+    out, corr = [], 0
+    for s in range(steps):
+        t0 = 1000 + s * _STEP_US
+        out.append(_x(f"ProfileStep#{s}", cat["step"], 4242, py, t0, float(_STEP_US), "", v101))
+        for j, (name, dur) in enumerate(_KERNELS):
+            corr += 1
+            call = t0 + 10 + 400 * j
+            out.append(_x("cudaLaunchKernel", cat["rt"], 4242, host, call, 5.0, f'"correlation id": {corr}', v101))
+            kargs = (f'"device": 0, "context": 1,\n      "stream": 7, "correlation id": {corr},\n      '
+                     '"registers per thread": 64,\n      "shared memory": 0,\n      "blocks per SM": 1.0,\n      '
+                     '"warps per SM": 8.0,\n      "grid": [80, 1, 1],\n      "block": [256, 1, 1]')
+            out.append(_x(name, cat["k"], 0, "7", call + 20, dur, kargs, v101))
+            if v101:
+                out += [_flow("s", corr, 4242, host, call + 2), _flow("f", corr, 0, "7", call + 20 + int(dur) // 2)]
+    if v101:
+        head = '\n  { \n    "schemaVersion": "1.0.1",\n    "displayTimeUnit": "ms",\n    "span_indx": "0",\n  '
+    else:
+        corr += 1
+        t = 1000 + steps * _STEP_US
+        out.append(_x("cudaMemcpyAsync", cat["rt"], 4242, host, t, 5.0, f'"correlation id": {corr}', v101))
+        out.append(_x("MEMCPY_DtoH", "memcpy", 0, "7", t + 10, 20.0,
+                      f'"stream": 7, "correlation id": {corr},\n      "bytes": 4096, "memory bandwidth (GB/s)": 0.2',
+                      v101))
+        head = '\n  { \n    "schemaVersion": "1.0.0",\n    "displayTimeUnit": "us",\n    "SpanNumber": "0",\n  '
+    head += ('\n    "deviceProperties": [\n  \n    {\n       "id": 0, "name": "Tesla V100-SXM2-32GB", '
+             '"totalGlobalMem": 4294967295,\n      "computeMajor": 7, "computeMinor": 0,\n      "smCount": 80\n'
+             '    }],\n  \n    "traceEvents": [\n  ')
+    path.write_text(head + "".join(out) + "\n  {}\n  ]\n  }\n  ")
+    return path
+
+
+def test_paddle_101_links_and_steps(tmp_path):
+    """Schema 1.0.1: 3 steps × 2 launches. Expected (from the events written): 6 launch calls, 6 kernels, every kernel
+    linked and every call with its kernel; 3 steps of 1,000 µs each; the kernels 3 × (300 + 40) = 1,020 µs; no advice
+    to re-record for correlation ids, and the warning naming the 'correlation id' args."""
+    p = _paddle_trace(tmp_path / "pid_4242_time_2024_01_01_00_00_00_000000.paddle_trace.json", 3, True)
+    code, src = _analyze(p, tmp_path)
+    assert code == 0
+    ln = src["analyses"]["launches"]["summary"]
+    assert (ln["launch_calls"], ln["kernels"], ln["kernels_linked"], ln["launch_calls_without_gpu_work"]) == (6, 6, 6, 0)
+    st = src["analyses"]["steps"]["summary"]
+    assert (st["step_count"], st["steps"], st["median_step_ns"]) == (3, [0, 1, 2], _STEP_US * 1000)
+    assert (src["summary"]["kernel_count"], src["summary"]["kernel_time_ns"]) == (6, 3 * 340_000)
+    assert any("6 GPU events linked to 6 launch calls" in w and "'correlation id'" in w for w in src["warnings"])
+    text = json.dumps(src["findings"]) + (tmp_path / "out.md").read_text()
+    assert "writes correlation ids" not in text and "no correlation id ties" not in text
+
+
+def test_paddle_100_links_steps_and_copy(tmp_path):
+    """Schema 1.0.0 (2022: lower-case categories, ``profile_step``, whole-µs durations, names without suffix): 2 steps,
+    4 kernels and one 4,096 B D2H copy, each with its call. Expected: 5 launch-or-copy calls linked to their 5 GPU
+    records (4 kernels linked), 2 steps of 1,000 µs, kernel time 2 × 340 µs, 1 copy of 4,096 B."""
+    p = _paddle_trace(tmp_path / "pid_4242_time_2022-05-01-10:00:00.paddle_trace.json", 2, False)
+    code, src = _analyze(p, tmp_path)
+    assert code == 0
+    ln = src["analyses"]["launches"]["summary"]
+    assert (ln["kernels"], ln["kernels_linked"], ln["launch_calls_without_gpu_work"]) == (4, 4, 0)
+    assert any("5 GPU events linked to 5 launch calls" in w for w in src["warnings"])
+    st = src["analyses"]["steps"]["summary"]
+    assert (st["step_count"], st["total_step_ns"]) == (2, 2 * _STEP_US * 1000)
+    assert (src["summary"]["kernel_count"], src["summary"]["kernel_time_ns"]) == (4, 2 * 340_000)
+    assert not any("kind 'other'" in w for w in src["warnings"])  # the step marks are read, not set aside
+
+
+def test_kineto_flows_and_own_ids_unchanged(tmp_path):
+    """Controls. (a) A Kineto trace with its own ``correlation`` ids and a stray ``"correlation id"`` arg: linked by
+    its own ids, no Paddle warning. (b) A torch step range ``ProfilerStep#4`` still reads as step 4, and a name that
+    only looks like one (``ProfileSteps#4``) does not."""
+    ev = [{"ph": "X", "cat": "cpu_op", "name": "ProfilerStep#4", "pid": 1, "tid": 1, "ts": 0, "dur": 100, "args": {}},
+          {"ph": "X", "cat": "user_annotation", "name": "ProfileSteps#4", "pid": 1, "tid": 1, "ts": 1, "dur": 50,
+           "args": {}},
+          {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 10, "dur": 5,
+           "args": {"correlation": 9, "correlation id": 3}},
+          {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 20, "dur": 30,
+           "args": {"stream": 7, "correlation": 9, "device": 0}}]
+    p = tmp_path / "t.pt.trace.json"
+    p.write_text(json.dumps({"traceEvents": ev}))
+    code, src = _analyze(p, tmp_path)
+    assert code == 0
+    assert src["analyses"]["launches"]["summary"]["kernels_linked"] == 1
+    assert not any("correlation id" in w for w in src["warnings"])
+    assert src["analyses"]["steps"]["summary"]["steps"] == [4]
