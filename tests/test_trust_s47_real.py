@@ -149,3 +149,80 @@ def test_kineto_flows_and_own_ids_unchanged(tmp_path):
     assert src["analyses"]["launches"]["summary"]["kernels_linked"] == 1
     assert not any("correlation id" in w for w in src["warnings"])
     assert src["analyses"]["steps"]["summary"]["steps"] == [4]
+
+
+# --- rocprofv3 JSON traced without --kernel-trace -------------------------------------------------------------------
+# 3. ``rocprofv3 --pmc SQ_WAVES --output-format json`` (counter collection only) writes each counted dispatch under
+#    ``callback_records.counter_collection`` (its ``dispatch_data``: ``correlation_id`` and ``dispatch_info``) and no
+#    ``buffer_records.kernel_dispatch``; ``rocprofv3 --pc-sampling-…`` writes ``buffer_records.pc_sample_host_trap`` /
+#    ``pc_sample_stochastic`` (key names as rocprofiler-sdk's own tests read them). gpulens said "N counter records
+#    match no kernel dispatch: left out" and "no GPU work — nothing ran on a GPU" for the first, "nothing ran on a GPU"
+#    for the second, while the same run's ``counter_collection.csv`` read as its launches with their counters. Kind: GPU
+#    work a file records in another section than the one read, called absent. Now counted dispatches without a dispatch
+#    record are the run's launches, untimed, as the CSV's rows are; PC samples with no dispatch record make the verdict
+#    "device work not read", naming them.
+
+
+def _v3_doc(buffer_records: dict, counters: int = 0) -> dict:
+    """A rocprofv3 JSON document of one process on one MI300X agent (node 2), kernel symbol 1 ``vadd(float*)``;
+    ``counters`` counted dispatches (ids 1…) with one SQ_WAVES value (4,096 × id) each."""
+    tool = {"metadata": {"pid": 213524, "init_time": 682678344984459, "fini_time": 682678842290172},
+            "agents": [{"id": {"handle": 1}, "type": 1, "name": "AMD EPYC 9654", "node_id": 0},
+                       {"id": {"handle": 2}, "type": 2, "name": "gfx942", "product_name": "AMD Instinct MI300X",
+                        "cu_count": 304, "wave_front_size": 64, "node_id": 2}],
+            "counters": [{"id": {"handle": 5}, "name": "SQ_WAVES"}],
+            "kernel_symbols": [{"kernel_id": 1, "kernel_name": "vadd.kd", "truncated_kernel_name": "vadd",
+                                "formatted_kernel_name": "vadd(float*)"}],
+            "buffer_records": buffer_records,
+            "callback_records": {"counter_collection": [
+                {"dispatch_data": {"correlation_id": {"internal": i, "external": 0},
+                                   "dispatch_info": {"agent_id": {"handle": 2}, "queue_id": {"handle": 1},
+                                                     "kernel_id": 1, "dispatch_id": i,
+                                                     "workgroup_size": {"x": 256, "y": 1, "z": 1},
+                                                     "grid_size": {"x": 1048576, "y": 1, "z": 1}}},
+                 "records": [{"counter_id": {"handle": 5}, "value": 4096.0 * i}]} for i in range(1, counters + 1)]}}
+    return {"rocprofiler-sdk-tool": [tool]}
+
+
+def test_rocprofv3_json_counter_collection_without_kernel_trace(tmp_path):
+    """3 counted dispatches, no dispatch record. Expected: 3 launches of 1 kernel (vadd), durations not recorded,
+    the SQ_WAVES values 4,096 + 8,192 + 12,288 = 24,576 kept; no "left out" warning and no "no GPU work"."""
+    from gpulens.collectors import collect
+
+    p = tmp_path / "213524_results.json"
+    p.write_text(json.dumps(_v3_doc({}, counters=3)))
+    code, src = _analyze(p, tmp_path)
+    assert code == 0 and src["status"] != "no_gpu_work"
+    assert not any("left out" in w for w in src["warnings"])
+    assert any("no timestamps recorded ×3" in w for w in src["warnings"])
+    tl = collect(p)
+    ut = tl.tables["untimed_launches"]
+    assert len(ut) == 3 and set(ut["name"].astype(str)) == {"vadd(float*)"}
+    kc = tl.tables["unattached_counters"]
+    assert kc.loc[kc["metric"].astype(str) == "SQ_WAVES", "value"].sum() == 24_576
+
+
+def test_rocprofv3_json_pc_samples_only_are_device_work(tmp_path, capsys):
+    """PC samples only (2 host-trap, 1 stochastic), no dispatch record. Expected: exit 5 with the device said to have
+    worked (3 sample records named), verdict device-work-not-read — never "nothing ran on a GPU". Control: the same
+    samples beside one kernel dispatch record read as that 1 kernel, with no such note."""
+    samples = {"pc_sample_host_trap": [{"inst_index": 0, "record": {"dispatch_id": 1}}] * 2,
+               "pc_sample_stochastic": [{"inst_index": 0, "record": {"dispatch_id": 1}}]}
+    p = tmp_path / "213525_results.json"
+    p.write_text(json.dumps(_v3_doc(samples)))
+    code, src = _analyze(p, tmp_path)
+    cap = capsys.readouterr()
+    out = cap.out + cap.err
+    assert code == 5
+    assert "2 records of pc_sample_host_trap, 1 record of pc_sample_stochastic" in out and "device worked" in out
+    assert "nothing ran on a GPU" not in out + (tmp_path / "out.md").read_text()
+    assert src["summary"]["verdict"] == "device-work-not-read"
+    disp = {"kernel_dispatch": [{"start_timestamp": 682678400000000, "end_timestamp": 682678400012000,
+                                 "correlation_id": {"internal": 1, "external": 0}, "thread_id": 7,
+                                 "dispatch_info": {"agent_id": {"handle": 2}, "queue_id": {"handle": 1},
+                                                   "kernel_id": 1, "dispatch_id": 1}}], **samples}
+    q = tmp_path / "213526_results.json"
+    q.write_text(json.dumps(_v3_doc(disp)))
+    code, src = _analyze(q, tmp_path)
+    assert code == 0 and (src["summary"]["kernel_count"], src["summary"]["kernel_time_ns"]) == (1, 12_000)
+    assert not any(s.get("unread_device_events") for s in src["inputs"])
