@@ -14,8 +14,10 @@
    call is matched on its pid and start alone (an ambiguous pair is dropped).
 2. The same traces' step ranges, ``ProfileStep#N`` (category ``ProfileStep`` in 1.0.1, ``profile_step`` in 1.0.0; the
    name of torch's is ``ProfilerStep#N``), were "kept as kind 'other'" and the steps analysis said "no ProfilerStep#N
-   ranges in the trace". Kind: a producer's step marks not read as steps. Now both categories are annotations and
-   :data:`gpulens.timeline.selection.STEP_NAME` (the one definition every reader uses) takes either spelling.
+   ranges in the trace"; so were the user ranges of ``paddle.profiler.RecordEvent`` (``UserDefined`` /
+   ``PythonUserDefined``, ``user_defined`` in 1.0.0), absent from the annotation breakdown. Kind: a producer's step
+   and user ranges not read as such. Now those categories are annotations and
+   :data:`gpulens.timeline.selection.STEP_NAME` (the one definition every reader uses) takes either step spelling.
 
 The inputs below are written event by event with the producer's own templates (keys, their order, number formats,
 the closing ``{}`` event, Paddle's ``"%s[%.3f us]"`` names in 1.0.1); every expected figure is computed in the test
@@ -63,14 +65,16 @@ _STEP_US = 1000
 
 def _paddle_trace(path: Path, steps: int, v101: bool) -> Path:
     """A Paddle trace of ``steps`` steps (``ProfileStep#0`` …), each launching :data:`_KERNELS` on device 0, stream 7,
-    from thread 11 of pid 4242; a 4 KiB D2H copy after the last step's kernels (1.0.0 only: its memcpy record)."""
-    cat = {"step": "ProfileStep", "rt": "CudaRuntime", "k": "Kernel"} if v101 else {
-        "step": "profile_step", "rt": "cuda_runtime", "k": "kernel"}
+    from thread 11 of pid 4242 inside a user range ``forward_block`` (paddle.profiler.RecordEvent, 500 µs from 5 µs
+    into the step); a 4 KiB D2H copy after the last step's kernels (1.0.0 only: its memcpy record)."""
+    cat = {"step": "ProfileStep", "rt": "CudaRuntime", "k": "Kernel", "user": "PythonUserDefined"} if v101 else {
+        "step": "profile_step", "rt": "cuda_runtime", "k": "kernel", "user": "user_defined"}
     host, py = ('"11(C++)"', '"11(Python)"') if v101 else ("11", "11")
     out, corr = [], 0
     for s in range(steps):
         t0 = 1000 + s * _STEP_US
         out.append(_x(f"ProfileStep#{s}", cat["step"], 4242, py, t0, float(_STEP_US), "", v101))
+        out.append(_x("forward_block", cat["user"], 4242, py, t0 + 5, 500.0, "", v101))  # holds both launches
         for j, (name, dur) in enumerate(_KERNELS):
             corr += 1
             call = t0 + 10 + 400 * j
@@ -113,6 +117,9 @@ def test_paddle_101_links_and_steps(tmp_path):
     assert any("6 GPU events linked to 6 launch calls" in w and "'correlation id'" in w for w in src["warnings"])
     text = json.dumps(src["findings"]) + (tmp_path / "out.md").read_text()
     assert "writes correlation ids" not in text and "no correlation id ties" not in text
+    user = [r for r in src["analyses"]["annotations"]["table"] if r["annotation"] == "forward_block"]
+    assert sorted((r["path"], r["calls"], r["gpu_time_ns"]) for r in user) == [  # one row per enclosing step
+        (f"ProfileStep#{s} / forward_block", 1, 340_000) for s in range(3)]
 
 
 def test_paddle_100_links_steps_and_copy(tmp_path):
