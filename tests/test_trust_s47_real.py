@@ -233,3 +233,37 @@ def test_rocprofv3_json_pc_samples_only_are_device_work(tmp_path, capsys):
     code, src = _analyze(q, tmp_path)
     assert code == 0 and (src["summary"]["kernel_count"], src["summary"]["kernel_time_ns"]) == (1, 12_000)
     assert not any(s.get("unread_device_events") for s in src["inputs"])
+
+
+# 4. ``rocprofv3 --pc-sampling-beta-enabled --pc-sampling-method host_trap --output-format csv`` writes
+#    ``<pid>_agent_info.csv`` and ``<pid>_pc_sampling_host_trap.csv`` (header as rocprofiler-sdk's docs print it),
+#    with ``--kernel-trace`` also ``<pid>_kernel_trace.csv``. The PC-sampling file alone is refused naming it, but in a
+#    folder it was "not a recognised trace format" (no folder read), and beside a kernel trace it was dropped without a
+#    word. Kind: a file of a run folder gpulens knows and does not read, unnamed or unsaid. Now a folder lists it with
+#    the reason the file alone gets, and the rocprofv3 CSV folder reader says which files it did not read.
+_PCS = ('"Sample_Timestamp","Exec_Mask","Dispatch_Id","Instruction","Instruction_Comment","Correlation_Id"\n'
+        '346444441301720,18446744073709551615,1,"v_mov_b32 v1, s2","",1\n'
+        '346444441302720,18446744073709551615,1,"s_waitcnt vmcnt(0)","",1\n')
+
+
+def test_rocprofv3_pc_sampling_csv_in_a_folder_is_named(tmp_path, capsys):
+    import csv
+    import shutil
+
+    only = tmp_path / "pcs"
+    only.mkdir()
+    (only / "4242_pc_sampling_host_trap.csv").write_text(_PCS)
+    code = main(["analyze", "-q", "--no-cache", str(only)])
+    err = capsys.readouterr().err
+    assert code == 2 and "4242_pc_sampling_host_trap.csv (a rocprofv3 PC-sampling CSV" in err
+    run = tmp_path / "run"
+    run.mkdir()
+    src = Path(__file__).parent / "data" / "rocprof" / "v3_csv_sdk_docs" / "kernel_trace.csv"
+    shutil.copy(src, run / "4242_kernel_trace.csv")
+    (run / "4242_pc_sampling_host_trap.csv").write_text(_PCS)
+    with src.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))  # the kernel count, from the file itself
+    code, out = _analyze(run, tmp_path)
+    assert code == 0 and out["summary"]["kernel_count"] == len(rows)
+    assert any("1 file in the folder" in w and "4242_pc_sampling_host_trap.csv (a rocprofv3 PC-sampling CSV" in w
+               for w in out["warnings"])
