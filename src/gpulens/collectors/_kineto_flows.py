@@ -1,4 +1,5 @@
-"""Launch ↔ GPU-work links from Kineto's ``ac2g`` flow events, for traces whose events carry no ``correlation`` id.
+"""Launch ↔ GPU-work links from Kineto's ``ac2g`` flow events (or PaddlePaddle's ``"correlation id"`` args,
+:func:`read_paddle_ids`), for traces whose events carry no ``correlation`` id.
 
 Kineto draws each launch → kernel link as a flow: a start (``"ph": "s"``, ``"cat": "ac2g"``) on the launching
 runtime call's thread at the call's ``ts``, and an end (``"ph": "f"``, ``"bp": "e"``) on the GPU's process at the

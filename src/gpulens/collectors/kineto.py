@@ -213,8 +213,9 @@ _EMPTY_ARRAY = re.compile(rb'\[\s*\]?\s*')
 
 
 def _flow_links(path: Path, cols: dict[str, Any], base_ns: int, warnings: list[str]) -> None:
-    """Link launch calls and GPU work through the trace's ``ac2g`` flow events when no GPU row carries a correlation
-    id (:mod:`._kineto_flows`; older PyTorch), and say so. The file is read again only then."""
+    """Link launch calls and GPU work through the trace's ``ac2g`` flow events (older PyTorch), else through the
+    ``"correlation id"`` args PaddlePaddle writes, when no GPU row carries a correlation id (:mod:`._kineto_flows`),
+    and say so. The file is read again only then."""
     from gpulens.collectors._kineto_flows import GPU_KINDS, link_by_flows, read_flows, read_paddle_ids
 
     corr = cols.get("correlation_id")
