@@ -165,8 +165,8 @@ def test_t11_paddle_profiler_names_carry_their_duration(tmp_path):
     assert hot == {"volta_sgemm_128x64_nn": (2, 60_900), "relu_kernel": (1, 5_250)}
     assert (src["summary"]["kernel_count"], src["summary"]["kernel_time_ns"]) == (3, 66_150)
     assert any("PaddlePaddle" in w for w in src["warnings"])
-    ln = src["analyses"]["launches"]["summary"]  # the one CudaRuntime call is a launch call, linked by Paddle's
-    assert ln["launch_calls"] == 1 and ln["launch_calls_without_gpu_work"] == 0  # "correlation id" (session 47)
+    ln = src["analyses"]["launches"]["summary"]  # the one CudaRuntime call launched kernel 1 ("correlation id": 1)
+    assert ln["launch_calls"] == 1 and ln["launch_calls_without_gpu_work"] == 0 and ln["kernels_linked"] == 1
     kin = {"traceEvents": [{"ph": "X", "cat": "kernel", "name": n, "pid": 0, "tid": 7, "ts": t, "dur": 1,
                             "args": {"device": 0, "stream": 7}} for n, t in (("k[1.000 us]", 10), ("gemm", 20))]}
     q = tmp_path / "kineto.json"

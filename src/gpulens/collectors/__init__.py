@@ -193,10 +193,13 @@ def _why_unreadable(f: Path) -> str:
         return "file is empty"
     if not head.strip(b"\x00") and len(head) < 1 << 20:
         return nul_only(len(head))
-    from gpulens.collectors._hints import lfs_pointer
+    from gpulens.collectors._hints import lfs_pointer, unsupported_format
     from gpulens.collectors._sqlite import unreadable_sqlite
 
-    return lfs_pointer(f) or _own_output(f) or unreadable_sqlite(f) or "not a recognised trace format"
+    # a known profiler format gpulens does not read (.nsys-rep, PC-sampling CSV, an archive…) is named as it is
+    # for the file alone, never "not a recognised trace format"
+    return (lfs_pointer(f) or _own_output(f) or unreadable_sqlite(f) or unsupported_format(f)
+            or "not a recognised trace format")
 
 
 def _detect(f: Path) -> tuple[Collector | None, str | None]:

@@ -39,6 +39,13 @@ CATEGORY_KIND = {
     # PaddlePaddle's profiler (chrometracing_logger.cc) names its CUDA API calls' category CudaRuntime; their
     # "correlation id" arg (Paddle's spelling) links them to their kernels as "correlation" does
     "cudaruntime": "runtime",
+    # its step ranges (``ProfileStep#N``): category ProfileStep (schema 1.0.1), profile_step (1.0.0, 2022); its
+    # user ranges (paddle.profiler.RecordEvent): UserDefined / PythonUserDefined (1.0.1), user_defined (1.0.0)
+    "profilestep": "annotation",
+    "profile_step": "annotation",
+    "userdefined": "annotation",
+    "pythonuserdefined": "annotation",
+    "user_defined": "annotation",
     "cuda_sync": "sync",
     "xpu_sync": "sync",
     "user_annotation": "annotation",

@@ -92,10 +92,17 @@ class GenericRecord(msgspec.Struct):
     bytes: Optional[int] = None
 
 
+class _Counted(msgspec.Struct):
+    """A record only counted (its fields are not read)."""
+
+
 class BufferRecords(msgspec.Struct):
     kernel_dispatch: list[KernelDispatch] = []
     memory_copy: list[GenericRecord] = []
     hip_api: list[GenericRecord] = []
+    # rocprofv3 --pc-sampling (and rocprof-compute's PC sampling): waves sampled on the GPU, counted only
+    pc_sample_host_trap: list[_Counted] = []
+    pc_sample_stochastic: list[_Counted] = []
 
 
 class CounterRecord(msgspec.Struct):
@@ -105,6 +112,7 @@ class CounterRecord(msgspec.Struct):
 
 class DispatchData(msgspec.Struct, frozen=True):
     dispatch_info: DispatchInfo = DispatchInfo()
+    correlation_id: Corr = Corr()
 
 
 class CounterCollection(msgspec.Struct):
@@ -146,7 +154,9 @@ _DECODER = msgspec.json.Decoder(Root)
 def _kernels(t: Tool, node_of: dict[int, int]) -> tuple[Dispatches, pd.DataFrame, int]:
     """Kernel dispatches, the kernel-symbol table, and the number of records dropped (an integer beyond int64)."""
     syms = {s.kernel_id: s for s in t.kernel_symbols}
-    recs = t.buffer_records.kernel_dispatch
+    recs = t.buffer_records.kernel_dispatch or [  # --pmc without --kernel-trace: the counted dispatches, untimed
+        KernelDispatch(start_timestamp=None, end_timestamp=None, correlation_id=c.dispatch_data.correlation_id,
+                       dispatch_info=c.dispatch_data.dispatch_info) for c in t.callback_records.counter_collection]
     n = len(recs)
     a = np.zeros((n, 14), dtype="int64")
     beyond = []  # records with an integer beyond int64 (JSON allows any size): dropped, counted
@@ -328,6 +338,20 @@ def _others(t: Tool, node_of: dict[int, int], type_of: dict[int, str] | None = N
     return out
 
 
+def _device_work_unread(root: Root, counters_unplaced: int) -> str | None:
+    """The sentence naming the GPU work a rocprofv3 JSON file records without any kernel dispatch record (traced
+    without ``--kernel-trace``): PC samples (``pc_sample_host_trap`` / ``pc_sample_stochastic``) and counter records
+    of dispatches (``--pmc``) — the GPU ran, but no kernel is placed in time. None when the file has a dispatch
+    record or no such record."""
+    if any(t.buffer_records.kernel_dispatch for t in root.tool):
+        return None
+    found = [(sum(len(getattr(t.buffer_records, k)) for t in root.tool), k)
+             for k in ("pc_sample_host_trap", "pc_sample_stochastic")] + [(counters_unplaced, "counter_collection")]
+    said = [f"{plural(n, 'record(s)')} of {k}" for n, k in found if n]
+    return (", ".join(said) + " (GPU work sampled or counted, with no kernel dispatch record to place it in time: "
+            "record with rocprofv3 --kernel-trace as well)") if said else None
+
+
 def _handle(v: Any) -> int:
     """``{"handle": N}`` → N (−1 when ``v`` is not such an object or N is no int64)."""
     h = exact_int(v.get("handle")) if isinstance(v, dict) and not isinstance(v.get("handle"), str) else None
@@ -445,7 +469,7 @@ class RocprofV3Json(Collector):
             root = self._recover(path, raw, exc, deep, strict, notes)
         if not root.tool:
             raise TraceFormatError(path, "'rocprofiler-sdk-tool' holds no process")
-        parts = []
+        parts, unmatched_all = [], 0
         warnings: list[str] = [w for w in [deep.warning(path), *notes] if w]
         for t in root.tool:
             agents = _agents(path, t, warnings)
@@ -458,6 +482,7 @@ class RocprofV3Json(Collector):
                 warnings.append(f"{path}: {plural(beyond, 'kernel dispatch record(s)')} dropped: an integer beyond "
                                 f"int64")
             unmatched = _counters(t, d, node_of)
+            unmatched_all += unmatched
             md = t.metadata if isinstance(t.metadata, dict) else {}
             pid = exact_int(md.get("pid")) if not isinstance(md.get("pid"), (str, bool)) else None
             if unmatched:
@@ -483,6 +508,8 @@ class RocprofV3Json(Collector):
             tls = [build_timeline(d, self.name, path, meta=meta, tables={"kernel_symbols": symbols})]
             tls += [build_timeline(o, self.name, path) for o in others]
             parts.append(concat(tls) if len(tls) > 1 else tls[0])
+        if unread := _device_work_unread(root, unmatched_all):
+            parts[0].meta.sources[0]["unread_device_events"] = unread
         notes = number_rankless([(f"tool entry {i}", p) for i, p in enumerate(parts)])  # one rank per process
         tl = concat(parts) if len(parts) > 1 else parts[0]
         tl.meta.warnings[:0] = [f"{path}: {n}" for n in notes]

@@ -40,9 +40,10 @@ if TYPE_CHECKING:  # numpy and pandas are imported where rows are selected: pars
     import numpy as np
 
 _UNITS = {"ns": 1, "us": 1_000, "µs": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
-#: The name of a step range (torch.profiler's ``ProfilerStep#N``), the one definition every reader uses: N has at most
-#: 18 digits, so that it is an int64 (a longer number is no step, an ordinary name: the fuzzer's #99999999999999999999)
-STEP_NAME = re.compile(r"^ProfilerStep#([0-9]{1,18})$")
+#: The name of a step range (torch.profiler's ``ProfilerStep#N``; PaddlePaddle's profiler writes ``ProfileStep#N``,
+#: paddle/fluid/platform/profiler), the one definition every reader uses: N has at most 18 digits, so that it is an
+#: int64 (a longer number is no step, an ordinary name: the fuzzer's #99999999999999999999)
+STEP_NAME = re.compile(r"^Profiler?Step#([0-9]{1,18})$")
 _STEP = STEP_NAME
 
 
