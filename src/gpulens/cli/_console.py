@@ -8,10 +8,13 @@ are never folded (``soft_wrap``); tables still fit that width. ``COLUMNS`` set b
 
 from __future__ import annotations
 
+import builtins
 import os
-from typing import Any
+import sys
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
+if TYPE_CHECKING:
+    from rich.console import Console
 
 #: Columns of the console when the output is not a terminal and ``COLUMNS`` is not set.
 PIPE_WIDTH = 160
@@ -19,10 +22,50 @@ PIPE_WIDTH = 160
 
 def console(stderr: bool = False) -> Console:
     """A rich Console on stdout (or stderr): the terminal's width, else :data:`PIPE_WIDTH` without folding text."""
+    from rich.console import Console
+
     con = Console(stderr=stderr)
     if con.is_terminal or os.environ.get("COLUMNS", "").strip().isdigit():
         return con
     return Console(stderr=stderr, width=PIPE_WIDTH, soft_wrap=True)
+
+
+class Deferred:
+    """A stand-in for :func:`console` (``console(stderr)`` made on the first use of any of its attributes) for a
+    command that may print nothing (``--quiet``): rich's console module (≈ 20 ms of CPU to import) is then never
+    imported. :func:`status` asks it nothing where no spinner could be shown (:func:`_may_show`)."""
+
+    def __init__(self, stderr: bool = False):
+        self._stderr = stderr
+        self._con: Any = None
+
+    def made(self) -> "Console":
+        """The rich Console, made now if not yet."""
+        if self._con is None:
+            self._con = console(self._stderr)
+        return self._con
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.made(), name)
+
+
+def _may_show(stderr: bool) -> bool:
+    """False where rich would find neither a terminal nor Jupyter for a console on stdout (or stderr), read from what
+    rich reads (``Console.is_terminal``, ``is_jupyter``): no IPython shell (``get_ipython`` in builtins), no
+    ``TTY_COMPATIBLE=1`` or non-empty ``FORCE_COLOR`` (unless ``TTY_COMPATIBLE=0``), a stream that is not a tty.
+    True otherwise (rich then decides)."""
+    if hasattr(builtins, "get_ipython"):
+        return True
+    tty = os.environ.get("TTY_COMPATIBLE", "")
+    if tty == "1" or (tty != "0" and os.environ.get("FORCE_COLOR")):
+        return True
+    if tty == "0":
+        return False
+    stream = sys.stderr if stderr else sys.stdout
+    try:
+        return bool(stream is not None and stream.isatty())
+    except (ValueError, AttributeError, OSError):
+        return False
 
 
 class _Quiet:
@@ -43,6 +86,10 @@ def status(con: Console, text: str = "") -> Any:
     (a pipe, a file, a CI log: rich draws nothing there, its status being transient) a do-nothing stand-in with the
     same ``update``, so that neither rich's live display (imported for it) nor its refresh thread (waking the process
     12 times a second) runs for nothing."""
+    if isinstance(con, Deferred):
+        if con._con is None and not _may_show(con._stderr):
+            return _Quiet()  # rich not imported for it
+        con = con.made()
     if con.is_terminal or con.is_jupyter:
         return con.status(text)
     return _Quiet()

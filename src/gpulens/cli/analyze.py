@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
-from rich.console import Console
 
-from gpulens.cli._console import console as make_console, status as console_status
+from gpulens.cli._console import Deferred, console as make_console, status as console_status
 from gpulens.errors import EXIT_NO_GPU_WORK, EXIT_OK, GpulensError, truncated_without_gpu_work
 from gpulens.timeline.secrets import encodable, writable_utf8
 from gpulens.units import plural
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 #: Upper bound of ``--workers`` (processes; the pool also never exceeds the number of rank files).
 MAX_WORKERS = 512
@@ -181,7 +183,7 @@ def register(app: typer.Typer) -> None:
             raise GpulensError(f"--top: {top} is negative")
 
         select = Selection.parse(steps, window, ranks)
-        console = make_console(stderr=quiet)
+        console = Deferred(stderr=True) if quiet else make_console()  # quiet: rich imported only if it prints
         outputs = [(out, module, what) for out, module, what in (
             (json_out, "json_report", "JSON report"), (html_out, "html", "HTML report"),
             (md_out, "markdown", "Markdown summary"), (perfetto_out, "perfetto", "Perfetto trace")) if out is not None]

@@ -11,14 +11,16 @@ from __future__ import annotations
 import logging
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
-from rich.console import Console
 
 from gpulens.cli._console import console as make_console
 from gpulens.errors import GpulensError, check_label
 from gpulens.units import plural
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def _live_lines(report) -> list[str]:

@@ -56,7 +56,7 @@ from gpulens.collectors._kineto_grid import sdk_convention
 from gpulens.collectors._kineto_kinds import CATEGORY_KIND, GPU_CATEGORIES, kind_of
 from gpulens.collectors._kineto_ranks import RANK_IN_FILE_NAME
 from gpulens.collectors._kineto_columns import (FAST_TRACE_DECODER, TRACE_DECODER, FastEvent, RawEvent, RawTrace,
-                                                int_or_none, release_free_memory)
+                                                TRIM_AFTER_BYTES, int_or_none, release_free_memory)
 from gpulens.collectors._stream import CHUNK_BYTES, StreamInfo, Tail, stream_pieces
 from gpulens.collectors._stream_damage import Stretch
 from gpulens.collectors._work_rules import refused_warnings
@@ -387,7 +387,8 @@ class KinetoCollector(Collector):
         finally:
             if gc_was:
                 gc.enable()
-            release_free_memory()  # the decoded structs are gone: return their pages before the columns are joined
+            if info.nbytes >= TRIM_AFTER_BYTES:  # the decoded structs are gone: return their pages before the
+                release_free_memory()  # columns are joined (a small file's are few: not worth a walk of the heap)
         if deep.count:
             warnings.append(deep.warning(path))
         if tolerant.dropped:

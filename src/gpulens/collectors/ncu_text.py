@@ -83,6 +83,8 @@ def _is_rule(line: str) -> bool:
 def looks_like_ncu_text(text: str) -> bool:
     """True when ``text`` (the head of a file) holds an ncu text report: a launch line, then a ``Section:`` line with
     the dash rule of its table right under it."""
+    if "Section: " not in text:  # the section line (_SECTION) is required: no line-by-line match without it
+        return False
     lines = text.splitlines()
     seen_launch = False
     for i, ln in enumerate(lines):
