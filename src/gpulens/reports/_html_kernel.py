@@ -19,7 +19,7 @@ from gpulens.report import SourceReport
 from gpulens.analyzers._advice import vendor_word
 from gpulens.reports._values import largest_items, lower_bound_mark
 from gpulens.reports._format import (column_label, fmt_ns, fmt_unit, is_missing, limiter_text, result_title,
-                                     shown_columns, source_vendor, unit_of, vendor_label)
+                                     shown_columns, source_vendor, stall_class_label, unit_of, vendor_label)
 from gpulens.reports._html_answer import bound_meanings
 from gpulens.reports._html_parts import esc, kv_html, unknown_everywhere
 from gpulens.reports._html_roofline import roof_label
@@ -235,8 +235,7 @@ def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
         parts.append(_part("Occupancy", _absent(res.get("occupancy"))))
     if st is not None:
         r = res["stalls"]
-        classes = [(column_label(c, r.columns.get(c, "")).replace("share of stall time in class ", ""), st[c])
-                   for c in st.index if c.endswith("_pct") and "in class" in r.columns.get(c, "")]
+        classes = [(lab, st[c]) for c in st.index if (lab := stall_class_label(c, r.columns.get(c, "")))]
         reasons = st.get("reasons")
         top = largest_items(reasons, "%", 6)  # reason → share of stall time [%] (stalls.COLUMNS): the largest
         if top is not None:

@@ -209,6 +209,10 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
             if r is not None and not r.skipped and r.table is not None and len(r.table):
                 blocks += generic_panels(name, r, max_rows)
     findings = s.findings()
+    if not findings:  # said once, with why: no "0 findings, largest time at stake first" above an empty table
+        why = "nothing ran on a GPU to judge" if s.status == "no_gpu_work" else "no analysis found a problem to report"
+        blocks.append(f'<section class="panel"><h3>Findings</h3><p class="empty">No findings: {why}.</p></section>')
+        return blocks
     blocks.append(Panel("Findings", f"{plural(len(findings), 'finding(s)')}, {FINDINGS_ORDER}; indented "
                                     "ones detail the one above (their time is part of it, or of the upper bound it "
                                     "names).", None, findings_table(findings, max_rows)))
