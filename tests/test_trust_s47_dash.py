@@ -95,6 +95,10 @@ def test_occupancy_bound_is_drawn_where_the_theoretical_bar_would_be():
     assert not any("unknown" in s for t in spec["data"] for s in t["text"])
     cap = _text(re.search(r"<figcaption[^>]*>(.*?)</figcaption>", occ, re.S).group(1))
     assert "the outlined bar is the most theoretical occupancy the block size alone allows" in cap
+    # the kernel's own page: the same bound, never "theoretical not measured" beside it
+    kp = _text(_page_of(page, "kernel"))
+    assert "theoretical ≤ 66.7 % achieved 66.6 %" in kp and "theoretical not measured" not in kp
+    assert "Limiter: unknown — theoretical ≤ 66.7 % (registers and shared memory not recorded)" in kp
 
 
 def test_occupancy_with_known_theoretical_draws_no_bound(pages):
