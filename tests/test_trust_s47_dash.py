@@ -174,3 +174,18 @@ def test_cpu_only_run_says_why_it_has_no_findings(pages):
     summary = _text(_page_of(pages["cpu"], "summary"))
     assert "No findings: nothing ran on a GPU to judge." in summary
     assert "0 findings" not in summary and "largest time at stake first" not in summary
+
+
+# --- 6. an empty environment section says so once ----------------------------------------------------------------
+
+def test_environment_says_once_that_no_device_was_recorded(pages):
+    """The sampled two-rank Kineto traces hold no ``deviceProperties``: "Devices as recorded" read "0 records." above
+    "Nothing recorded."."""
+    import gzip
+
+    for f in sorted(MULTIRANK.iterdir()):
+        assert "deviceProperties" not in json.loads(gzip.open(f).read())
+    env = _page_of(pages["ranks"], "environment")
+    sec = _text(re.search(r"<h3>Devices as recorded</h3>.*?</section>", env, re.S).group(0))
+    assert sec == "Devices as recorded None: the input records no device."
+    assert "0 records" not in _text(env)

@@ -527,9 +527,14 @@ def environment_page(s: SourceReport, max_rows: int, tool_version: str, created:
          if tl.meta.truncated else "no"),
         ("device spec used", spec or "none identified"), ("excluded events", f"{len(tl.rejected):,}")]) + "</section>"]
     for title, recs in (("Inputs", tl.meta.sources), ("Devices as recorded", tl.meta.devices)):
-        body = "".join(kv_html(record_items(r)) for r in recs[:max_rows]) or '<p class="note">Nothing recorded.</p>'
+        if not recs:  # said once ("0 records." above "Nothing recorded." read twice)
+            blocks.append(f'<section class="panel"><h3>{esc(title)}</h3><p class="note">None: the input records '
+                          f'{"no input file" if title == "Inputs" else "no device"}.</p></section>')
+            continue
+        body = "".join(kv_html(record_items(r)) for r in recs[:max_rows])
+        shown = "" if len(recs) <= max_rows else f" (the first {max_rows} shown; the JSON report has all)"
         blocks.append(f'<section class="panel"><h3>{esc(title)}</h3><p '
-                      f'class="takeaway">{plural(len(recs), "record(s)")}.</p>'
+                      f'class="takeaway">{plural(len(recs), "record(s)")}{shown}.</p>'
                       f'<div class="kvgrid">{body}</div></section>')
     from gpulens.reports._warnings import environment_notes, grouped_warnings
 
