@@ -276,6 +276,15 @@ def column_label(column: str, doc: str = "") -> str:
     return f"{label} %" if column.endswith("_pct") and len(column) > 4 else label
 
 
+def stall_class_label(column: str, doc: str = "") -> str | None:
+    """The stall class a stalls-table column holds (``memory_latency_pct``, documented "share of stall time in class
+    memory_latency [%]") as a person reads it, "memory latency"; None for any other column. Without the "%" the
+    generic header adds: the chart's axis and each figure carry the unit ("memory latency %: 32.5 %" before)."""
+    if not column.endswith("_pct") or "in class" not in (doc or ""):
+        return None
+    return " ".join(column[: -len("_pct")].replace("_", " ").split())
+
+
 def header_label(column: str) -> str:
     """Backward-compatible alias of :func:`column_label`."""
     return column_label(column)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from gpulens.analyzers import AnalysisResult
@@ -15,9 +16,10 @@ from gpulens.report import SourceReport
 from gpulens.analyzers._advice import vendor_word
 from gpulens.analyzers._gap_codes import GAP_CLASSES
 from gpulens.reports._format import (column_label, fmt_ns, fmt_unit, is_missing, limiter_text, result_title, summary_items, time_scale,
-                                     shown_columns, source_vendor, unit_of, vendor_headers, vendor_label,
+                                     shown_columns, source_vendor, stall_class_label, unit_of, vendor_headers, vendor_label,
                                      with_limiter_text)
 from gpulens.reports._values import bound_text
+from gpulens.analyzers._occ_bound import not_recorded
 from gpulens.reports._html_pages import _layout, axis_title, findings_table, nonzero_parts
 from gpulens.reports._html_parts import (
     OKABE_ITO,
@@ -64,32 +66,52 @@ def occupancy_page(s: SourceReport, max_rows: int) -> list[Any]:
     vendor = r.summary.get("vendor")
     ys = tick_labels(short_names(t["name"].astype(str)), full=t["name"].astype(str).tolist())
     lims = t["limiters"] if "limiters" in t else t["limiter"]
-    hov = [f"{wrap_name(n)}<br>limiter: {plot_text(limiter_text(lim, vendor))}" for n, lim in zip(t["name"], lims)]
     theo, ach = _numbers(t["theoretical_occupancy_pct"]), _numbers(t["achieved_occupancy_pct"])
     # each bar's value as the table prints it (the same column, the same formatter), the limiter after the
-    # theoretical one: inside the bar where the text fits, else just past its end (plotly's own measure)
+    # theoretical one: inside the bar where the text fits, else just past its end (plotly's own measure); the hover
+    # says the same figure in words (plotly's own "x" printed 97.86969720100086 as 97.8697)
     pct = {c: unit_of(c, r.columns.get(c, "")) for c in ("theoretical_occupancy_pct", "achieved_occupancy_pct")}
-    bounds = t["theoretical_max_pct"] if "theoretical_max_pct" in t else [None] * len(t)
-    theo_text = [f"{bound_text(v, b, vendor) or fmt_unit(v, pct['theoretical_occupancy_pct'])} · "
-                 f"{plot_text(limiter_text(x, vendor), 32)}"
-                 for v, x, b in zip(t["theoretical_occupancy_pct"], lims, bounds)]
+    lim_words = [plot_text(limiter_text(x, vendor), 32) for x in lims]
+    names = [wrap_name(n) for n in t["name"]]
+    theo_fig = [fmt_unit(v, pct["theoretical_occupancy_pct"]) for v in t["theoretical_occupancy_pct"]]
+    # a theoretical figure the block size alone bounds (registers / shared memory not recorded): its bound drawn
+    # as an outlined bar in the theoretical bar's place, "≤ x %" (it was a bar of nothing labelled "… · unknown")
+    bounds = _numbers(t["theoretical_max_pct"]) if "theoretical_max_pct" in t else [None] * len(t)
+    bounds = [b if v is None else None for v, b in zip(theo, bounds)]
     ach_text = [fmt_unit(v, pct["achieved_occupancy_pct"]) if x is not None else "" for v, x in
                 zip(t["achieved_occupancy_pct"], ach)]
     measured = any(x is not None for x in ach)
-    data = [{"type": "bar", "y": ys, "x": theo, "orientation": "h",
-             "name": "theoretical" if measured else "theoretical (achieved occupancy not measured)",
-             "marker": {"color": OKABE_ITO[4]}, **bar_value_labels(theo_text),
-             "hovertext": hov, "hoverinfo": "text+x"}]
+    data: list[dict[str, Any]] = []
+    if any(v is not None for v in theo):  # no legend entry for bars that are not there
+        data.append({"type": "bar", "y": ys, "x": theo, "orientation": "h", "offsetgroup": "theoretical",
+                     "name": "theoretical" if measured else "theoretical (achieved occupancy not measured)",
+                     "marker": {"color": OKABE_ITO[4]},
+                     **bar_value_labels([f"{f} · {w}" if v is not None else "" for v, f, w in
+                                         zip(theo, theo_fig, lim_words)]),
+                     "hovertext": [f"{n}<br>theoretical occupancy {f} · limiter: {w}" for n, f, w in
+                                   zip(names, theo_fig, lim_words)], "hoverinfo": "text"})
+    if any(b is not None for b in bounds):
+        why = not_recorded(vendor)
+        data.append({"type": "bar", "y": ys, "x": bounds, "orientation": "h", "offsetgroup": "theoretical",
+                     "name": f"theoretical: at most (block size alone; {why})",
+                     "marker": {"color": "#ffffff", "line": {"color": OKABE_ITO[4], "width": 2}},
+                     **bar_value_labels([f"≤ {b:.1f} %" if b is not None else "" for b in bounds]),
+                     "insidetextfont": {"color": "#1a1a1a"},
+                     "hovertext": [f"{n}<br>theoretical occupancy unknown ({why}): its block size alone allows at "
+                                   f"most {b:.1f} %" if b is not None else "" for n, b in zip(names, bounds)],
+                     "hoverinfo": "text"})
     if measured:  # no empty half-row per kernel and no legend entry for bars that are not there
         data.append({"type": "bar", "y": ys, "x": ach, "orientation": "h", "name": "achieved",
+                     "offsetgroup": "achieved",
                      # thin stripes on white, the value in dark text: plotly's automatic white text on the
                      # striped bar could not be read (ncu H200 gemm_naive's "97.9 %")
                      "marker": {"color": OKABE_ITO[0], "line": {"color": OKABE_ITO[0], "width": 1},
                                 "pattern": {"shape": "/", "bgcolor": "#ffffff", "fgcolor": OKABE_ITO[0],
                                             "solidity": 0.25}},
                      **bar_value_labels(ach_text), "insidetextfont": {"color": "#1a1a1a"},
-                     "hovertext": hov, "hoverinfo": "text+x"})
-    fig = _layout(data, 160 + (44 if measured else 26) * len(ys), barmode="group",
+                     "hovertext": [f"{n}<br>achieved occupancy {a}" for n, a in zip(names, ach_text)],
+                     "hoverinfo": "text"})
+    fig = _layout(data, 160 + (44 if measured and len(data) > 1 else 26) * len(ys), barmode="group",
                   xaxis={"title": axis_title(f"occupancy [% of max {vendor_word(vendor, 'warps')}]"),
                          "range": [0, 102]},
                   yaxis={"autorange": "reversed"}, showlegend=True)  # one trace: its legend says what is not drawn
@@ -135,15 +157,19 @@ def occupancy_caption(r: AnalysisResult, t: pd.DataFrame, lims: pd.Series, measu
                         f"limited by {lim}") + ").")
     theo_known = "theoretical_occupancy_pct" in t and pd.to_numeric(t["theoretical_occupancy_pct"],
                                                                   errors="coerce").notna().any()
+    bounded = int(pd.to_numeric(t["theoretical_max_pct"], errors="coerce").notna().sum()) \
+        if "theoretical_max_pct" in t else 0
+    outlined = (f"; the outlined bar{'s' if bounded > 1 else ''} {'are' if bounded > 1 else 'is'} the most "
+                "theoretical occupancy the block size alone allows" if bounded else "")
     if not theo_known:  # no theoretical bar is drawn: the caption never describes bars that are not there
         why = r.summary.get("theoretical_missing")
         alone = (f"the striped bars are achieved occupancy{weighted('time_weighted_achieved_pct')}" if measured
-                 else "achieved occupancy not measured either: nothing to draw")
+                 else "achieved occupancy not measured either" + ("" if bounded else ": nothing to draw"))
         return (f"No theoretical occupancy for {which}" + (f": {why}" if why and not is_missing(why) else "")
-                + f"; {alone}. Grid fill and tail waves are in the table and the findings.")
+                + f"{outlined}; {alone}. Grid fill and tail waves are in the table and the findings.")
     return (f"Theoretical occupancy of {which} — the share of the "
             f"{vendor_word(vendor, 'sm')}'s {vendor_word(vendor, 'warp')} slots their launch configuration allows"
-            f"{weighted('time_weighted_theoretical_pct')}, each bar labelled with the resource that limits it; {ach}.{first} Grid fill "
+            f"{weighted('time_weighted_theoretical_pct')}, each bar labelled with the resource that limits it{outlined}; {ach}.{first} Grid fill "
             "and tail waves are in the table and the findings.")
 
 
@@ -244,8 +270,7 @@ _STALL_FIRST = ("name", "time_ns", "dominant_class", "dominant_pct", "reasons", 
 
 def _stall_panel(st: AnalysisResult, max_rows: int) -> Panel:
     t = st.table.iloc[:20]
-    parts = [(c, column_label(c, st.columns.get(c, "")).replace("share of stall time in class ", ""))
-             for c in t.columns if c.endswith("_pct") and "in class" in st.columns.get(c, "")]
+    parts = [(c, lab) for c in t.columns if (lab := stall_class_label(c, st.columns.get(c, "")))]
     ys = tick_labels(short_names(t["name"].astype(str)), full=t["name"].astype(str).tolist())
     fig = _stacked(t, ys, parts, 1.0, "share of stall time [%]", "%", xrange=[0, 100],
                    full=t["name"].astype(str).tolist())
@@ -311,6 +336,27 @@ def _pick(t: pd.DataFrame, columns: list, preferred: tuple[str, ...], test) -> s
     return None
 
 
+def _is_instant(column: str) -> bool:
+    """A time column that holds a point in time (an offset or a start), not an amount: never a bar's length (the
+    memory timeline's chart drew each device's ``peak_offset_ns`` as "the largest: cuda:0, 4.68 ms")."""
+    return "offset" in column or "start" in column or column.endswith(("_at_ns", "_ts_ns"))
+
+
+def _chart_text(values: pd.Series, figs: list[str], names: list[str], what: str, total: int) -> str:
+    """What a generic bar chart shows, in one sentence: its figure, how many of the table's rows, in which order,
+    and the largest bar (``names``: the rows' labels as the chart's ticks show them) with its figure as the table
+    prints it ("Bars: recorded time of 4 rows, largest first; the largest: aten::mm, 479.85 µs.")."""
+    v = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+    rows = plural(total, "row(s)") if len(v) == total else f"the first {len(v)} of {total:,} rows"
+    of = "the largest" if len(v) == total else "the largest of these"
+    known = v[v == v]
+    order = ("largest first" if len(known) > 1 and (known[:-1] >= known[1:]).all() else
+             "in the table's order")
+    i = int(np.nanargmax(v)) if len(known) else -1
+    big = f"; {of}: {names[i]}, {figs[i]}" if i >= 0 else ""
+    return f"Bars: {what} of {rows}, {order}{big}."
+
+
 def generic_panels(name: str, r: AnalysisResult, max_rows: int, vendor: str | None = None) -> list[Any]:
     """Any AnalysisResult: a bar chart of its main quantity (time, else share) when it has several rows, its table
     formatted from the declared units (columns with no value at all left out; headers that name a vendor's unit in
@@ -322,12 +368,13 @@ def generic_panels(name: str, r: AnalysisResult, max_rows: int, vendor: str | No
     # columns with no value at all are left out (isna: is_missing, vectorised); the table is not copied
     keep = [c for c in shown_columns(t.columns) if not unknown_everywhere(t, c)] if len(t) else shown_columns(t.columns)
     top = t.iloc[:25]  # the rows the chart draws (a view), its columns `keep` (a list selection copied them)
-    fig = None
+    fig, chart = None, ""
     if len(t) > 1:
         label = _pick(top, keep, ("name", "kernel", "op", "class", "category", "verdict", "reason", "metric"),
                       lambda c: c.dtype == object or isinstance(c.dtype, pd.CategoricalDtype) or c.dtype == "str")
         value = _pick(top, keep, ("time_at_stake_ns", "time_ns", "effective_ns", "total_ns", "share"),
                       lambda c: unit_of(str(c.name), r.columns.get(str(c.name), "")) in ("ns", "share", "%")
+                      and not _is_instant(str(c.name))
                       and pd.api.types.is_numeric_dtype(c) and not pd.api.types.is_bool_dtype(c))
         if label and value:
             unit = unit_of(value, r.columns.get(value, ""))
@@ -343,15 +390,19 @@ def generic_panels(name: str, r: AnalysisResult, max_rows: int, vendor: str | No
                 shown = [f"{lab} · " + " · ".join(f"{head} {fmt_unit(v[i], 'id')}" for head, v in idv)
                          for i, lab in enumerate(shown)]
         if label and value and len(set(shown)) == len(shown):
+            # the hover gives each bar's figure as the table prints it (plotly's own "x" printed 0.4798 ms)
+            what = column_label(value, r.columns.get(value, ""))
+            figs = [fmt_unit(v, unit) for v in top[value]]
             bar = {"type": "bar", "x": _numbers(top[value], scale), "orientation": "h",
                    "y": tick_labels(shown, full=names if is_name_column(label, r.columns.get(label, "")) else None),
-                   "hovertext": [wrap_name(v) for v in names], "hoverinfo": "text+x",
-                   "marker": {"color": OKABE_ITO[0]}}
+                   "hovertext": [f"{wrap_name(v)}<br>{plot_text(what)}: {f}" for v, f in zip(names, figs)],
+                   "hoverinfo": "text", "marker": {"color": OKABE_ITO[0]}}
             fig = _layout([bar], 140 + 26 * len(top),
-                          xaxis={"title": axis_title(f"{column_label(value, r.columns.get(value, ''))} [{axis}]")},
-                          yaxis={"autorange": "reversed"})
+                          xaxis={"title": axis_title(f"{what} [{axis}]")}, yaxis={"autorange": "reversed"})
+            chart = _chart_text(top[value], figs, shown, what, len(t))
     scalars = summary_items(r.summary or {}, r.summary_columns)
-    take = _takeaway(r, f"{plural(len(t), 'row(s)')} from the {title.lower()} analysis.")
+    take = _takeaway(r, chart if fig is not None else f"{plural(len(t), 'row(s)')} from the {title.lower()} "
+                                                      "analysis.")
     vendor = (r.summary or {}).get("vendor") or vendor
     blocks: list[Any] = [Panel(title, take, fig, table_html(t, keep, max_rows, docs=r.columns,
                                                             headers=vendor_headers(keep, vendor, r.columns)),

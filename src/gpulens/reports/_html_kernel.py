@@ -19,8 +19,9 @@ from gpulens.report import SourceReport
 from gpulens.analyzers._advice import vendor_word
 from gpulens.reports._values import largest_items, lower_bound_mark
 from gpulens.reports._format import (column_label, fmt_ns, fmt_unit, is_missing, limiter_text, result_title,
-                                     shown_columns, source_vendor, unit_of, vendor_label)
+                                     shown_columns, source_vendor, stall_class_label, unit_of, vendor_label)
 from gpulens.reports._html_answer import bound_meanings
+from gpulens.reports._values import bound_text
 from gpulens.reports._html_parts import esc, kv_html, unknown_everywhere
 from gpulens.reports._html_roofline import roof_label
 from gpulens.reports._names import short_names
@@ -105,13 +106,22 @@ def _row(r: AnalysisResult | None, name: str) -> pd.Series | None:
     return row
 
 
-def _bars(items: list[tuple[str, Any]], colour: str = "#0072B2", tips: list[str] | None = None) -> str:
+def _bars(items: list[tuple[str, Any]], colour: str = "#0072B2", tips: list[str] | None = None,
+          bounds: dict[str, tuple[float, str]] | None = None) -> str:
     """Horizontal 0–100 % bars: label (with ``tips``' text as its tooltip: what the figure is), bar, value (as
-    every table cell rounds a percentage, :func:`~gpulens.units.share_pct_text`; "not measured" when missing)."""
+    every table cell rounds a percentage, :func:`~gpulens.units.share_pct_text`; "not measured" when missing).
+    ``bounds``: label → (upper bound [%], its text) for a missing figure that is bounded: an outlined bar to the
+    bound, the text beside it (the occupancy bound the block size alone allows, "≤ 66.7 % (…)")."""
     out = []
     for i, (label, v) in enumerate(items):
         tip = tips[i] if tips and i < len(tips) and tips[i] else ""
         head = f'<span title="{esc(tip)}">{esc(label)}</span>' if tip else f"<span>{esc(label)}</span>"
+        if is_missing(v) and bounds and label in bounds:
+            b, text = bounds[label]
+            out.append(f'{head}<span class="bar"><span style="width:{max(0.0, min(100.0, b)):.1f}%;'
+                       f'background:#fff;box-sizing:border-box;border:2px solid {colour}"></span></span>'
+                       f'<span class="num" title="{esc(text)}">≤ {esc(fmt_unit(b, "%"))}</span>')
+            continue
         if is_missing(v):
             out.append(f'{head}<span class="bar"></span><span class="nm">{NOT_MEASURED}</span>')
             continue
@@ -226,17 +236,19 @@ def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
     if oc is not None:
         r = res["occupancy"]
         vendor = r.summary.get("vendor")  # limiter words: wavefronts / LDS on AMD
+        bound = bound_text(oc.get("theoretical_occupancy_pct"), oc.get("theoretical_max_pct"), vendor)
         parts.append(_part("Occupancy", _bars([("theoretical", oc.get("theoretical_occupancy_pct")),
-                                               ("achieved", oc.get("achieved_occupancy_pct"))], "#56B4E9")
+                                               ("achieved", oc.get("achieved_occupancy_pct"))], "#56B4E9",
+                                              bounds={"theoretical": (float(oc["theoretical_max_pct"]), bound)}
+                                              if bound else None)
                            + f'<p>Limiter: <strong>{esc(limiter_text(oc.get("limiters") or oc.get("limiter"), vendor))}'
-                             f'</strong></p>' + _kv_row(r, oc, ("name", "theoretical_occupancy_pct",
+                             f'</strong>{esc(" — theoretical " + bound) if bound else ""}</p>' + _kv_row(r, oc, ("name", "theoretical_occupancy_pct",
                                                                 "achieved_occupancy_pct", "limiters"))))
     else:
         parts.append(_part("Occupancy", _absent(res.get("occupancy"))))
     if st is not None:
         r = res["stalls"]
-        classes = [(column_label(c, r.columns.get(c, "")).replace("share of stall time in class ", ""), st[c])
-                   for c in st.index if c.endswith("_pct") and "in class" in r.columns.get(c, "")]
+        classes = [(lab, st[c]) for c in st.index if (lab := stall_class_label(c, r.columns.get(c, "")))]
         reasons = st.get("reasons")
         top = largest_items(reasons, "%", 6)  # reason → share of stall time [%] (stalls.COLUMNS): the largest
         if top is not None:

@@ -209,6 +209,10 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
             if r is not None and not r.skipped and r.table is not None and len(r.table):
                 blocks += generic_panels(name, r, max_rows)
     findings = s.findings()
+    if not findings:  # said once, with why: no "0 findings, largest time at stake first" above an empty table
+        why = "nothing ran on a GPU to judge" if s.status == "no_gpu_work" else "no analysis found a problem to report"
+        blocks.append(f'<section class="panel"><h3>Findings</h3><p class="empty">No findings: {why}.</p></section>')
+        return blocks
     blocks.append(Panel("Findings", f"{plural(len(findings), 'finding(s)')}, {FINDINGS_ORDER}; indented "
                                     "ones detail the one above (their time is part of it, or of the upper bound it "
                                     "names).", None, findings_table(findings, max_rows)))
@@ -523,9 +527,14 @@ def environment_page(s: SourceReport, max_rows: int, tool_version: str, created:
          if tl.meta.truncated else "no"),
         ("device spec used", spec or "none identified"), ("excluded events", f"{len(tl.rejected):,}")]) + "</section>"]
     for title, recs in (("Inputs", tl.meta.sources), ("Devices as recorded", tl.meta.devices)):
-        body = "".join(kv_html(record_items(r)) for r in recs[:max_rows]) or '<p class="note">Nothing recorded.</p>'
+        if not recs:  # said once ("0 records." above "Nothing recorded." read twice)
+            blocks.append(f'<section class="panel"><h3>{esc(title)}</h3><p class="note">None: the input records '
+                          f'{"no input file" if title == "Inputs" else "no device"}.</p></section>')
+            continue
+        body = "".join(kv_html(record_items(r)) for r in recs[:max_rows])
+        shown = "" if len(recs) <= max_rows else f" (the first {max_rows} shown; the JSON report has all)"
         blocks.append(f'<section class="panel"><h3>{esc(title)}</h3><p '
-                      f'class="takeaway">{plural(len(recs), "record(s)")}.</p>'
+                      f'class="takeaway">{plural(len(recs), "record(s)")}{shown}.</p>'
                       f'<div class="kvgrid">{body}</div></section>')
     from gpulens.reports._warnings import READING_NOTES_TITLE, environment_notes, grouped_warnings, reading_notes
 
