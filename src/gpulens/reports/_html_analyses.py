@@ -55,6 +55,16 @@ def _takeaway(r: AnalysisResult, default: str) -> str:
     return shown_title(r.findings[0]) + "." if r.findings else default
 
 
+def _theo_label(theo: Any, lim: str, bound: str | None, unit: str) -> str:
+    """A theoretical-occupancy bar's label: its figure as the table prints it and the limiter after it ("31.3 % ·
+    registers"). A figure bounded by the block size alone carries its reason and no limiter ("≤ 66.7 % (registers
+    and shared memory not recorded)": "· unknown" after it read as if the bound itself were unknown); an unknown
+    limiter reads "limiter unknown", never a bare "unknown" beside a known figure."""
+    if bound:
+        return bound
+    return f"{fmt_unit(theo, unit)} · " + ("limiter unknown" if lim == MISSING else plot_text(lim, 32))
+
+
 def occupancy_page(s: SourceReport, max_rows: int) -> list[Any]:
     """Achieved vs theoretical occupancy per hot kernel, with the limiter."""
     r = s.results.get("occupancy")
@@ -70,8 +80,7 @@ def occupancy_page(s: SourceReport, max_rows: int) -> list[Any]:
     # theoretical one: inside the bar where the text fits, else just past its end (plotly's own measure)
     pct = {c: unit_of(c, r.columns.get(c, "")) for c in ("theoretical_occupancy_pct", "achieved_occupancy_pct")}
     bounds = t["theoretical_max_pct"] if "theoretical_max_pct" in t else [None] * len(t)
-    theo_text = [f"{bound_text(v, b, vendor) or fmt_unit(v, pct['theoretical_occupancy_pct'])} · "
-                 f"{plot_text(limiter_text(x, vendor), 32)}"
+    theo_text = [_theo_label(v, limiter_text(x, vendor), bound_text(v, b, vendor), pct["theoretical_occupancy_pct"])
                  for v, x, b in zip(t["theoretical_occupancy_pct"], lims, bounds)]
     ach_text = [fmt_unit(v, pct["achieved_occupancy_pct"]) if x is not None else "" for v, x in
                 zip(t["achieved_occupancy_pct"], ach)]
