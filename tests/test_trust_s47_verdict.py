@@ -79,3 +79,24 @@ def test_a_block_size_bound_is_not_labelled_unknown_in_the_occupancy_chart(tmp_p
     assert row["theoretical_occupancy_pct"] is None and round(row["theoretical_max_pct"], 1) == round(100 * 32 / 48, 1)
     labels = [json.loads(f'"{m}"') for m in re.findall(r'"text":\["(\\u2264[^"]*)"', html)]
     assert labels == ["≤ 66.7 % (registers and shared memory not recorded)"]
+
+
+def test_the_console_speed_of_light_table_shows_the_measured_peak_share_beside_the_rated_one():
+    """rocprof-compute vcopy MI200: the verdict reads vecCopy's DRAM share of the *measured* HBM peak (roofline.csv
+    HBMBw 1,388.93 GB/s), the console's speed-of-light table showed only its share of the *rated* one (sysinfo.csv
+    hbm_bw 1,638.4 GB/s): "52.7 %" under a verdict of "62.2 %", nothing saying both are one throughput. Expected: the
+    console row shows both, and their ratio is the two peaks' ratio, 1638.4 / 1388.93 (rounding of one decimal each
+    allowed)."""
+    import gpulens
+    from conftest import shared_trace
+    from gpulens.reports import console
+
+    rep = gpulens.analyze([shared_trace("omniperf/vcopy_MI200")])
+    text = console.render(rep, width=220)
+    table = text[text.index("Speed of light"):]
+    head = " ".join(table[:table.index("┡")].split())
+    assert "of rated peak" in head and "measured peak" in head
+    row = next(line for line in table.splitlines() if line.startswith("│ vecCopy"))
+    pcts = [float(x) for x in re.findall(r"([\d.]+) %", row)]
+    rated, measured = pcts[-2], pcts[-1]  # memory SOL (rated), DRAM SOL (measured peak): the last two cells
+    assert abs(measured / rated - 1638.4 / 1388.93) < 0.1 / rated * 2 + 1e-3
