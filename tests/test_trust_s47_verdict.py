@@ -100,3 +100,28 @@ def test_the_console_speed_of_light_table_shows_the_measured_peak_share_beside_t
     pcts = [float(x) for x in re.findall(r"([\d.]+) %", row)]
     rated, measured = pcts[-2], pcts[-1]  # memory SOL (rated), DRAM SOL (measured peak): the last two cells
     assert abs(measured / rated - 1638.4 / 1388.93) < 0.1 / rated * 2 + 1e-3
+
+
+def test_a_printed_share_its_own_total_contradicts_is_flagged(tmp_path):
+    """An nsys kernel summary whose rows print 50.0 / 30.0 / 20.0 % with Total Times 0.5 / 0.3 / 2 ms (each row's
+    Avg × Instances = its Total: nothing else is wrong). The first two put the table's whole at 100 × 0.5 / 50 = 1 ms;
+    kernel_c's 2 ms cannot be 20 % of it (that whole is 10 ms): gpulens showed kernel_c at 2 / 2.8 = 71.4 % of kernel
+    time with no word that the file says 20.0 %. Expected: a warning naming the row, both figures, and that which
+    is wrong is unknown; a consistent table (kernel_c 0.2 ms) and one cut after its rows (10.0 % of 1 ms, the rest
+    missing) raise no such warning."""
+    import gpulens
+
+    head = "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+
+    def table(c_pct: str, c_ns: int) -> list[str]:
+        p = tmp_path / f"kern_sum_{c_ns}.csv"
+        avg = c_ns // 10
+        p.write_text(head + "50.0,500000,10,50000.0,50000.0,50000,50000,0.0,kernel_a\n"
+                     "30.0,300000,10,30000.0,30000.0,30000,30000,0.0,kernel_b\n"
+                     f"{c_pct},{c_ns},10,{avg}.0,{avg}.0,{avg},{avg},0.0,kernel_c\n")
+        return [str(w) for w in gpulens.analyze([p]).sources[0].timeline.meta.warnings]
+
+    said = [w for w in table("20.0", 2_000_000) if "disagrees with its Total Time" in w]
+    assert len(said) == 1 and "kernel_c prints 20.0 % but holds 71.4 %" in said[0]  # 2 / (0.5 + 0.3 + 2)
+    assert not [w for w in table("20.0", 200_000) if "disagrees" in w]
+    assert not [w for w in table("10.0", 100_000) if "disagrees" in w]
