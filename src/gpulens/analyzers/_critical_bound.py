@@ -65,9 +65,10 @@ def cause_idle_by_rank(timeline: Timeline, causes: tuple[str, ...]) -> dict[int,
     mask = gap_class_mask(gaps, [c for c in causes if c != "sync"])
     if "queued" in causes:  # queued gaps lost GPU work most likely filled: no measured idle, nothing to recover
         from gpulens.analyzers._gap_codes import gap_class_codes
-        from gpulens.analyzers._lost_work import lost_queued_mask
+        from gpulens.analyzers._lost_work import lost_calls, lost_queued_mask
 
-        mask = mask & ~lost_queued_mask(timeline, gaps, gap_class_codes(gaps))
+        if len(lost_calls(timeline)):  # memoised; no gap codes built when no launch call is lost (the usual case)
+            mask = mask & ~lost_queued_mask(timeline, gaps, gap_class_codes(gaps))
     own = np.where(mask, gaps["dur_ns"].to_numpy("int64") - sync, 0)
     if "sync" in causes:
         own = own + sync
