@@ -18,7 +18,7 @@ def test_small_grid_is_named_before_the_register_limiter():
     waves = 80 / (5 * 132)
     steps = _latency_steps(_ev(limiter="registers", waves_per_sm=waves, theoretical_occupancy_pct=31.25))
     # 80 / 660 = 12.12 % of one wave
-    assert "12.1 %" in steps[0] and "0.12 waves" in steps[0] and "too few blocks" in steps[0]
+    assert "12.1 %" in steps[0] and "0.121 waves" in steps[0] and "too few blocks" in steps[0]
     assert not any("Registers per thread" in s for s in steps)
 
 

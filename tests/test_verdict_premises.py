@@ -376,16 +376,16 @@ def test_cpu_op_total_counts_a_call_nested_in_the_same_op_once(tmp_path):
 def test_waves_of_a_kernel_with_several_grid_sizes_say_which_grid(sizes):
     """Kind: a kernel launched with several grid sizes had two "waves" figures on one screen — the occupancy
     table's (its main configuration's grid: 33 blocks of a 132-SM × 16-block GPU, 0.016 waves) and the verdict's
-    advice (the mean grid over its launches: 49.5 blocks → 49.5 / 2112 = 0.023 waves) — with nothing saying which
-    is which. The advice names the mean grid whenever the grid sizes vary; with one size both are the same."""
+    advice (the mean grid over its launches: 49.5 blocks → 49.5 / 2112 = 0.0234 waves, three significant digits as
+    the table's) — with nothing saying which is which. The advice names the mean grid whenever the grid sizes vary; with one size both are the same."""
     waves = 49.5 / (132 * 16)
     e = _ev(name="my_kernel", bound="below-roofs", roof_pct=5.0, ridge_side="memory", theoretical_occupancy_pct=50.0,
             limiter="registers", mean_blocks=49.5, num_sms=132, waves_per_sm=waves, grid_sizes=sizes)
     v = decide(e)
     assert v.verdict == "latency/occupancy-bound"
     text = " ".join(v.next_steps)
-    assert "(0.023 waves" in text
-    assert ("0.023 waves of its mean grid; its 2 grid sizes vary" in text) == (sizes == 2)
+    assert "(0.0234 waves" in text
+    assert ("0.0234 waves of its mean grid; its 2 grid sizes vary" in text) == (sizes == 2)
 
 
 @pytest.mark.parametrize("extents, want, absent", [

@@ -21,6 +21,9 @@ one-off ``boundary`` gaps, which the idle finding leaves out, never count):
 * ``gpu_gap`` — ``queued`` (work enqueued, waiting on another stream, an event or a late start);
 * ``unattributed`` — ``unattributed``.
 
+Queued gaps after launch calls with no GPU record (:func:`gpulens.analyzers._lost_work.lost_queued_mask`: lost GPU
+work most likely ran there) are no measured idle and never count.
+
 The bound is taken per rank (a rank's path cannot recover another rank's idle): ``Σ_rank min(path time of the
 class, the rank's idle of those causes)``.
 """
@@ -59,8 +62,14 @@ def cause_idle_by_rank(timeline: Timeline, causes: tuple[str, ...]) -> dict[int,
     if not len(gaps):
         return {}
     sync = gaps["sync_ns"].to_numpy("int64")
-    own = np.where(gap_class_mask(gaps, [c for c in causes if c != "sync"]),
-                   gaps["dur_ns"].to_numpy("int64") - sync, 0)
+    mask = gap_class_mask(gaps, [c for c in causes if c != "sync"])
+    if "queued" in causes:  # queued gaps lost GPU work most likely filled: no measured idle, nothing to recover
+        from gpulens.analyzers._gap_codes import gap_class_codes
+        from gpulens.analyzers._lost_work import lost_calls, lost_queued_mask
+
+        if len(lost_calls(timeline)):  # memoised; no gap codes built when no launch call is lost (the usual case)
+            mask = mask & ~lost_queued_mask(timeline, gaps, gap_class_codes(gaps))
+    own = np.where(mask, gaps["dur_ns"].to_numpy("int64") - sync, 0)
     if "sync" in causes:
         own = own + sync
     per = pd.Series(own).groupby(gaps["rank"].to_numpy()).sum()

@@ -55,13 +55,15 @@ def cause_findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | N
         "idle time and the work still started later than a launch costs — so it waited on another stream, an "
         "event or device-side scheduling, not on the host. "
         + (f"In these gaps {queued_text}. " if queued_text else ""))
+    from gpulens.analyzers._lost_work import lost_stake_note
+
     big_q = (summary.get("largest_gap") or {}).get("queued") or {}
     unrecorded = unrecorded_wait_text(big_q, int(tot["idle_queued_ns"]))
     lost = bool(big_q.get("lost_launches") and unrecorded)  # lost work most likely ran there: no wait on a stream
     texts["idle_queued_ns"] = texts["idle_queued_ns"][:2] + (("" if lost else texts["idle_queued_ns"][2]) + (
         unrecorded[0].upper() + unrecorded[1:] + "." if unrecorded else
         "Look at cross-stream dependencies and event waits; with no other stream busy, the launch latency table "
-        "shows how long after its launch call each kernel started."),)
+        "shows how long after its launch call each kernel started.") + lost_stake_note(tot),)
     linked = int(summary.get("launch_calls") or 0)
     recorded = int(summary.get("launch_calls_recorded") or 0)
     from gpulens.analyzers.bottlenecks import idle_cause_label
@@ -78,6 +80,7 @@ def cause_findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | N
          + _advice.idle_text(_advice.IDLE_DETAILS, pytorch, "unattributed", tool, linked, vendor, recorded)))
     # idle inside one clock domain that the GPU's work on another clock may fill (breakdown idle_other_clock_ns):
     # each cause is at most its figure, with nothing at stake (docs/bottlenecks.md "Clock domains")
+    from gpulens.analyzers._lost_work import measured_stake
     from gpulens.analyzers._span import idle_unmeasured_ns
     from gpulens.analyzers.bottlenecks import if_recurs, too_few_gaps
 
@@ -87,6 +90,8 @@ def cause_findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | N
         if tot[key] >= 0.05 * span:
             n = int(tot.get(f"gaps_{key[5:-3]}") or 0)
             one = one_gap_text((summary.get("largest_gap") or {}).get(key[5:-3]), int(tot[key]), n)
+            # nothing at stake in idle that is at most, nor in queued idle lost GPU work most likely filled
+            stake = None if other else measured_stake(int(tot[key]), tot) if key == "idle_queued_ns" else int(tot[key])
             out.append(Finding(f"{title}: {'at most ' if other else ''}{fmt_ns(tot[key])} "
                                f"({span_share_text(tot[key], span)} {of_span}"
                                + (f"; up to {fmt_ns(clock)} of the idle may be GPU work on another clock)" if clock
@@ -94,8 +99,8 @@ def cause_findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | N
                                   else ")") + (f" over {plural(n, 'gap')}{one}" if one else ""),
                                detail if not too_few_gaps(n, tot[key], span) else
                                if_recurs(detail, f"{fmt_ns(tot[key])} of it", n),
-                               severity="info" if other or tot[key] < 0.1 * span else "warning",
-                               category=cat, time_at_stake_ns=None if other else int(tot[key]),
+                               severity="info" if stake is None or tot[key] < 0.1 * span else "warning",
+                               category=cat, time_at_stake_ns=stake,
                                key="idle/" + key[5:-3], parent=parent))
     if tot.get("small_grid_ns"):
         # busy kernel time, already ranked through those kernels' verdicts: stated, not counted a second time

@@ -444,7 +444,12 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
                             "says nothing about the steady state (see its note) — as the verdict does.")
     else:
         root.title = head + ": " + words
-    root.time_at_stake_ns = int(recoverable - one_off)
+    from gpulens.analyzers._lost_work import lost_stake_note, measured_stake
+
+    # lost GPU work most likely filled part of the queued idle: no measured idle there, nothing at stake in it
+    root.time_at_stake_ns = measured_stake(int(recoverable - one_off), tot)
+    if (note := lost_stake_note(tot)) and note not in root.detail:
+        root.detail += note
     if not causes:
         k = len(boundary) or 1
         root.action = (f"The idle time is all in {'the one-off gap' if k == 1 else f'the {k} one-off gaps'} the "

@@ -89,6 +89,30 @@ def lost_queued_ns(gaps: pd.DataFrame, m: np.ndarray, group: np.ndarray | None =
     return pd.DataFrame({"idle_queued_lost_ns": ns})
 
 
+def measured_stake(ns: int, tot: dict) -> int | None:
+    """A time at stake of ``ns`` [ns] of idle that holds the queued idle, less the part that lies in gaps lost GPU
+    work most likely filled (``tot["idle_queued_lost_ns"]``, :func:`lost_queued_ns`): that part is no measured idle,
+    so nothing is at stake in it — the verdict already refuses to rest on it (:func:`lost_work_reason`), and a
+    finding that kept it read "180 µs at stake" beside "not a measured idle". None (unknown) when nothing measured is
+    left. The one rule of the idle finding's and the queued cause's stakes."""
+    lost = int(tot.get("idle_queued_lost_ns") or 0)
+    if not lost:
+        return int(ns)
+    left = int(ns) - lost
+    return left if left > 0 else None
+
+
+def lost_stake_note(tot: dict) -> str:
+    """The sentence a stake that :func:`measured_stake` reduced carries ("" when nothing was left out)."""
+    lost = int(tot.get("idle_queued_lost_ns") or 0)
+    if not lost:
+        return ""
+    from gpulens.units import fmt_ns
+
+    return (f" The time at stake leaves out the {fmt_ns(lost)} in gaps after launch calls with no GPU record (their "
+            "work most likely ran there: not a measured idle).")
+
+
 def lost_work_reason(row: dict, ns: int) -> str:
     """Why queued idle of ``ns`` [ns] is no verdict when at least half of it lies in gaps lost GPU work most likely
     filled (``row["idle_queued_lost_ns"]``), else ""."""

@@ -56,8 +56,10 @@ def fill_text(w: float) -> str:
 
 
 def waves_text(w: float) -> str:
-    """Waves per SM with the digits that keep it above 0 ("1.07", "0.25", "0.00058")."""
-    return fmt_num(w, 3) if w >= 10 else f"{w:.2f}" if w >= 0.1 or w == 0 else fmt_num(w, 2)
+    """Waves per SM in a sentence with the digits of the occupancy table's ``waves`` cell (a ``ratio``:
+    :func:`gpulens.units.fmt_num`, three significant digits: "1.07", "0.121", "0.00058") — one figure, one reading:
+    two decimals here read the table's 0.121 "0.12" and its 0.0606 "0.061" in the finding beside it."""
+    return fmt_num(w, 3)
 
 
 def _up_to(pct: float) -> str:
@@ -141,8 +143,8 @@ def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: 
         act = _advice.more_blocks(fam, library, str(r.name))
     else:
         title = (f"Last wave of {_short(r.name)}{' in its main grid' if varies else ''} is {pct_words(r.tail_wave_pct)} "
-                 f"full ({w:.2f} waves): {share} of its time{over} {lost}")
-        detail = f"{w:.2f} waves{main}: the final wave runs with most block slots empty (tail effect). {formula}"
+                 f"full ({waves_text(w)} waves): {share} of its time{over} {lost}")
+        detail = f"{waves_text(w)} waves{main}: the final wave runs with most block slots empty (tail effect). {formula}"
         act = _advice.whole_waves(fam, library, str(r.name), pytorch, vendor)
     for c in caps:
         detail += " " + c

@@ -284,6 +284,7 @@ class CriticalPath(Analyzer):
                     note_capped(findings[0], stake, int(idle), "idle GPU time, the time that can be recovered")
         else:  # host time on the path but no idle GPU time to recover: a description, not time at stake
             findings[0].time_at_stake_ns = None
+        _lost_late_starts(findings[0], summary["top_class"], results)
         cols = COLUMNS if t["step"].notna().any() else WINDOW_COLUMNS
         return AnalysisResult(self.name, t[list(COLUMNS)], cols, summary, findings,
                               summary_columns={"windows": "steps (or whole-trace windows) analysed [count]",
@@ -461,6 +462,29 @@ def _longest_runtime_segment(ps: list, names: np.ndarray) -> tuple[int, str] | N
             if best is None or ns > best[0]:
                 best = (ns, str(names[int(seg.cols["_who"][i])]))
     return best
+
+
+def _lost_late_starts(f: Finding, top: str, results: Any) -> None:
+    """A path held by late starts of queued work whose queued idle lies mostly in gaps lost GPU work most likely
+    filled (launch calls with no GPU record: the bottlenecks verdict rests on none of it,
+    :func:`gpulens.analyzers._lost_work.lost_work_reason`): no dependency to move — the step is to record that work,
+    and nothing measured is at stake (``f`` changed in place)."""
+    from gpulens.analyzers._lost_work import lost_work_reason
+
+    bn = (results or {}).get("bottlenecks")
+    if top not in ("queued", "gpu_gap") or bn is None or bn.skipped \
+            or not lost_work_reason(bn.summary, int(bn.summary.get("idle_queued_ns") or 0)):
+        return
+    if not f.time_at_stake_ns:  # capped to nothing: unknown, not "0 ns of the 145 µs described"
+        from gpulens.analyzers._tree import _CAPPED
+
+        f.time_at_stake_ns = None
+        f.detail = _CAPPED.sub("", f.detail or "") + (" No measured idle is at stake: the queued idle lies in gaps "
+                                                      "after launch calls with no GPU record.")
+    f.action = ("Launch calls with no GPU record were issued before these late starts: their work (a graph's "
+                "kernels the profiler did not record, most often) most likely ran first, and the trace shows no "
+                "dependency to move; profile again so that work is recorded (graph kernels traced) before acting on "
+                "this path.")
 
 
 def _idle_of(results: Any) -> int:

@@ -310,10 +310,11 @@ def tail_gain_text(pct: float, waves: float, fill: float, loss: float) -> str:
     """The tail-effect finding's figure in words, ncu's and gpulens's side by side: "a partial wave running up to
     50.0 % of its time (ncu's tail-effect estimate, if every block takes as long); its empty block slots lose
     18.96 µs (1.94 waves, the last 93.9 % full: the occupancy wave loss)"."""
+    from gpulens.analyzers._occ_findings import waves_text
     from gpulens.units import fmt_ns, pct_words
 
-    return (f"a partial wave running up to {pct:.1f} % of its time (ncu's tail-effect estimate, if every block takes "
-            f"as long); its empty block slots lose {fmt_ns(loss)} ({waves:.2f} waves, the last {pct_words(fill)} "
+    return (f"a partial wave running up to {pct_words(pct)} of its time (ncu's tail-effect estimate, if every block takes "
+            f"as long); its empty block slots lose {fmt_ns(loss)} ({waves_text(waves)} waves, the last {pct_words(fill)} "
             "full: the occupancy wave loss)")
 
 

@@ -10,6 +10,7 @@ is never flagged.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 #: Relative slack for totals printed rounded (``--timeunit ms`` with three decimals).
@@ -113,3 +114,43 @@ def impossible_shares(path: object, column: str, shares: Sequence[str], names: S
                 "used to check that the table is whole; each row's calls and total time are kept",
                 [True] * len(shares))
     return None, bad
+
+
+def disagreeing_shares(path: object, column: str, shares: Sequence[str], totals: Sequence[float],
+                       names: Sequence[str]) -> str | None:
+    """The warning for a table whose printed shares no single whole fits, or None.
+
+    A row printing ``p`` (last-digit unit ``u``, :func:`_unit_of_last_digit`) with a total ``t`` puts the table's
+    whole ``T`` within ``[100·t/(p+u), 100·t/(p−u)]``. The whole most rows fit is the median of ``100·t/p``; a row
+    whose interval excludes it disagrees with its own Total Time (one of the two is wrong, which one the file cannot
+    tell) — the shares gpulens shows are computed from the Total Times, so a row printing 20.0 % read "71.4 %" with
+    nothing said (kernel sum: 0.5 ms 50.0 %, 0.3 ms 30.0 %, 2 ms 20.0 %). Rows cut off the table's end
+    (:func:`missing_share`) scale every row's share alike and disagree with nothing. ``names``: the rows' names,
+    the first disagreeing one named in the warning."""
+    est, rows = [], []
+    for i, (text, t) in enumerate(zip(shares, totals)):
+        u = _unit_of_last_digit(str(text))
+        try:
+            p, t = float(text), float(t)
+        except (TypeError, ValueError):
+            continue
+        if u is None or not (math.isfinite(p) and math.isfinite(t)) or p <= u or t <= 0:
+            continue
+        est.append(100.0 * t / p)
+        rows.append((i, p, u, t))
+    if len(rows) < 3:  # two rows cannot say which one is wrong
+        return None
+    whole = sorted(est)[len(est) // 2]
+    bad = [(i, p, t) for i, p, u, t in rows
+           if whole < 100.0 * t / (p + u) * (1 - _TOTAL_SLACK) or whole > 100.0 * t / (p - u) * (1 + _TOTAL_SLACK)]
+    if not bad:
+        return None
+    i, p, t = bad[0]
+    read = sum(float(x) for x in totals if x == x)
+    from gpulens.units import plural, share_pct_text
+
+    return (f"{path}: {plural(len(bad), 'row')} whose {column} disagrees with its Total Time (no one total fits "
+            f"them and the other rows): {names[i] if i < len(names) else 'a row'} prints {share_pct_text(p)} but holds "
+            f"{share_pct_text(100.0 * t / read)} of the rows' summed Total Time; the shares shown are computed from the "
+            "Total Times — which of the two figures is wrong is unknown")
+

@@ -36,7 +36,7 @@ from gpulens.collectors._io import read_input
 from gpulens.collectors._nsys_stat_checks import STATS as _STATS
 from gpulens.collectors._nsys_stat_checks import blank_impossible_statistics as _blank_impossible_statistics
 from gpulens.collectors._nsys_stat_checks import printed_step
-from gpulens.collectors._shares import impossible_shares, missing_share
+from gpulens.collectors._shares import disagreeing_shares, impossible_shares, missing_share
 from gpulens.collectors._summary_copies import summary_copies_note
 from gpulens.collectors._time_units import ns_factor
 from gpulens.collectors.base import Collector
@@ -332,6 +332,10 @@ class NsysStatsCollector(Collector):
                                                           table["total_ns"])
         if short is not None:
             warnings.append(short)
+        elif pct_at is not None and not odd_pct and not cut and (dis := disagreeing_shares(
+                path, head[pct_at].strip(), [r[pct_at] for r in good], table["total_ns"].tolist(),
+                table["name"].astype(str).tolist())):
+            warnings.append(dis)  # a printed share its own Total Time contradicts: said, never shown silently
         # Declared ranges: calls and total time are finite, non-negative and within int64; durations non-negative.
         num = table[["calls", "total_ns", "mean_ns", "min_ns", "max_ns"]].astype("float64")
         ok = (np.isfinite(num[["calls", "total_ns"]]).all(axis=1) & (num[["calls", "total_ns"]] >= 0).all(axis=1)

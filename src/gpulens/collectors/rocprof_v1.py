@@ -37,7 +37,7 @@ from gpulens.collectors._amdcsv import NAME_COLUMNS, dispatches_from_rows
 from gpulens.collectors._csvrows import excel_sep, read_rows
 from gpulens.collectors._dispatch import build_timeline
 from gpulens.collectors._io import read_input
-from gpulens.collectors._shares import impossible_shares, missing_share
+from gpulens.collectors._shares import disagreeing_shares, impossible_shares, missing_share
 from gpulens.collectors._work_rules import is_non_work, kinds_of_kernel_names
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError, TruncationNote
@@ -267,6 +267,10 @@ class RocprofStats(Collector):
         short = None if odd_pct else _rows_missing(path, text, df, shares, warnings, file_bytes)
         if short is not None:
             warnings.append(short)
+        elif shares and not odd_pct and "TotalDurationNs" in df and (dis := disagreeing_shares(
+                path, "Percentage", shares, df["TotalDurationNs"].tolist(),
+                df["Name"].astype(str).tolist() if "Name" in df else [])):
+            warnings.append(dis)  # a printed share its own TotalDurationNs contradicts: said, never shown silently
         # a row whose call count or total time is not a finite, non-negative integer is dropped and counted
         need = [c for c in ("Calls", "TotalDurationNs") if c in df.columns]
         ok = np.ones(len(df), dtype=bool)

@@ -59,7 +59,22 @@ def compact_columns(r: Any, n: int) -> list:
     if key is not None and key not in cols:  # the time the rows are ranked by, beside the name: never cut
         at = next((i + 1 for i, c in enumerate(cols) if c in NAME_COLUMNS), 1)
         cols = (cols[:at] + [key] + cols[at:])[:n]
-    return _with_ratio_basis(cols, every, r.columns, n)
+    return _with_companions(_with_ratio_basis(cols, every, r.columns, n), every)
+
+
+#: A figure → the figure of the same quantity on another basis, kept beside it whenever both are known: the console's
+#: speed-of-light table showed only "memory SOL (% of rated peak) 52.7 %" while the verdict above it read "62.2 % of
+#: the measured HBM peak" (rocprof-compute vcopy MI200) — the measured-peak figure was cut past the sixth column.
+COMPANIONS = {"memory_pct": "dram_measured_pct", "dram_pct": "dram_measured_pct"}
+
+
+def _with_companions(cols: list, every: list) -> list:
+    """``cols`` with each shown figure's :data:`COMPANIONS` figure (when the table has it) inserted right after it."""
+    out = list(cols)
+    for c, comp in COMPANIONS.items():
+        if c in out and comp in every and comp not in out:
+            out.insert(out.index(c) + 1, comp)
+    return out
 
 
 def _with_ratio_basis(cols: list, every: list, docs: dict, n: int) -> list:

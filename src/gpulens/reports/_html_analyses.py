@@ -86,8 +86,9 @@ def occupancy_page(s: SourceReport, max_rows: int) -> list[Any]:
         data.append({"type": "bar", "y": ys, "x": theo, "orientation": "h", "offsetgroup": "theoretical",
                      "name": "theoretical" if measured else "theoretical (achieved occupancy not measured)",
                      "marker": {"color": OKABE_ITO[4]},
-                     **bar_value_labels([f"{f} · {w}" if v is not None else "" for v, f, w in
-                                         zip(theo, theo_fig, lim_words)]),
+                     # an unknown limiter beside a known figure reads "limiter unknown", never a bare "unknown"
+                     **bar_value_labels([f"{f} · {'limiter unknown' if w == MISSING else w}" if v is not None else ""
+                                         for v, f, w in zip(theo, theo_fig, lim_words)]),
                      "hovertext": [f"{n}<br>theoretical occupancy {f} · limiter: {w}" for n, f, w in
                                    zip(names, theo_fig, lim_words)], "hoverinfo": "text"})
     if any(b is not None for b in bounds):
