@@ -80,8 +80,9 @@ def c10d_ops_of(ops: pd.DataFrame, op_ids: np.ndarray) -> pd.DataFrame:
     from gpulens.analyzers._optree import _positions_of
 
     n = len(op_ids)
-    out = pd.DataFrame({"c10d_op": pd.Series([None] * n, dtype=object),
-                        "c10d_bytes": pd.array([pd.NA] * n, dtype="Int64")})
+    # all-missing columns built from arrays: ``pd.array([pd.NA] * n)`` converts n Python objects (~0.8 s per million)
+    out = pd.DataFrame({"c10d_op": pd.Series(np.full(n, None, dtype=object)),
+                        "c10d_bytes": pd.arrays.IntegerArray(np.zeros(n, dtype=np.int64), np.ones(n, dtype=bool))})
     if not n or not len(ops):
         return out
     ids = ops["event_id"].to_numpy()

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers._gap_codes import GAP_CLASSES, gap_class_codes, gap_class_mask
-from gpulens.analyzers.context import context_of, text_series
+from gpulens.analyzers.context import category_mask, context_of, strings, text_series
 from gpulens.timeline import Timeline
 from gpulens.units import agree, fmt_ns, plural
 
@@ -190,7 +190,12 @@ def _module_loads_before_first_launch(timeline: Timeline, rank: int, s: int, e: 
 
     ctx = context_of(timeline)
     gpu = ctx.gpu
-    same = (gpu["rank"].to_numpy() == rank) & (text_series(gpu["name"]).to_numpy(dtype=object) == name)
+    names = gpu["name"]
+    if isinstance(names.dtype, pd.CategoricalDtype):  # the name's category code: no string per GPU event
+        same = category_mask(names, (name,))
+    else:
+        same = text_series(names).to_numpy(dtype=object) == name
+    same &= gpu["rank"].to_numpy() == rank
     if not same.any() or int(gpu["start_ns"].to_numpy("int64")[same].min()) < e:
         return []  # not the kernel's first run: no loading
     rt = ctx.of_kind("runtime")
@@ -198,9 +203,9 @@ def _module_loads_before_first_launch(timeline: Timeline, rank: int, s: int, e: 
         return []
     st = rt["start_ns"].to_numpy("int64")
     en = st + rt["dur_ns"].to_numpy("int64")
-    names = text_series(rt["name"]).to_numpy(dtype=object)
-    near = (rt["rank"].to_numpy() == rank) & (st < e) & (en > s - (e - s))
-    loads = [(int(en[i] - st[i]), str(names[i])) for i in np.flatnonzero(near)
+    near = np.flatnonzero((rt["rank"].to_numpy() == rank) & (st < e) & (en > s - (e - s)))
+    names = dict(zip(near.tolist(), strings(rt["name"].iloc[near]).tolist()))  # the calls near the gap only
+    loads = [(int(en[i] - st[i]), str(names[i])) for i in near.tolist()
              if MODULE_LOAD_RE.match(str(names[i]))
              or (LAUNCH_RE.search(str(names[i])) and en[i] - st[i] >= LOADING_LAUNCH_NS)]
     return [n for _, n in sorted(loads, reverse=True)]
