@@ -1,0 +1,75 @@
+"""Session 47: variants of the shared cases (../shared/cases/README.md) that keep a case's kind of fault and change its
+surface (another format, another producer, the fault combined with another). Every expected figure is worked out by
+hand in the test's docstring from the input written in the test (ns unless said).
+
+B17 kind in a rocprofv3 kernel_trace.csv: every kernel name written unquoted, its commas splitting it over several
+fields. ``--lenient`` re-joined such names in a rocprof v1 results.csv (every other column a number) but dropped every
+row of the rocprofv3 file ("no GPU work", exit 5): with no row of the header's width, the reading took only the name
+column as text, so rocprofv3's ``Kind`` column (``KERNEL_DISPATCH``) failed the type check of every row.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpulens.cli import main
+
+V3_HEAD = ('"Kind","Agent_Id","Queue_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id",'
+           '"Start_Timestamp","End_Timestamp","Private_Segment_Size","Group_Segment_Size","Workgroup_Size_X",'
+           '"Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"')
+T = 1_000_000_000
+
+
+def _analyze(path: Path, tmp_path: Path, *extra: str) -> tuple[int, dict | None]:
+    out = tmp_path / "out.json"
+    code = main(["analyze", "-q", "--no-cache", str(path), "--json", str(out), *extra])
+    return code, (json.loads(out.read_text())["sources"][0] if out.exists() else None)
+
+
+def _v3_rows(rows: list[tuple[str, int, int]], quoted: set[int], agent: str = "1") -> str:
+    """rocprofv3 kernel_trace.csv text: (name, start ns, end ns) per dispatch, the names of rows in ``quoted`` quoted,
+    the others written bare (their commas split them)."""
+    return V3_HEAD + "\n" + "".join(
+        f'"KERNEL_DISPATCH",{agent},1,69,{i + 1},16,{chr(34) + n + chr(34) if i in quoted else n},{i + 1},{a},{b},'
+        "0,0,64,1,1,1024,1,1\n" for i, (n, a, b) in enumerate(rows))
+
+
+TRANSPOSE = "transpose_tile(float*, float const*, int, int)"
+AXPY = "void demo::axpy<float, 256>(float, float const*, float*, int)"
+
+
+@pytest.mark.parametrize("quoted", [set(), {0}], ids=["none_quoted", "one_quoted"])
+@pytest.mark.parametrize("agent", ["1", '"GPU 0"'], ids=["agent_id", "agent_label"])
+def test_b17_rocprofv3_names_split_by_unquoted_commas_are_rejoined(tmp_path, quoted, agent):
+    """transpose_tile [T, T+60,000] (3 commas: 4 pieces) and axpy [T+70,000, T+80,000] (4 commas: 5 pieces) on one
+    queue. --lenient: both names re-joined (the only reading: every field after the name is a number) → 2 kernels,
+    60,000 + 10,000 = 70,000 ns summed and busy, span T → T+80,000 = 80,000 ns. Strict: a one-line error naming the
+    file and the header's 18 columns, no shifted column."""
+    d = tmp_path / "run"
+    d.mkdir()
+    p = d / "kernel_trace.csv"
+    p.write_text(_v3_rows([(TRANSPOSE, T, T + 60_000), (AXPY, T + 70_000, T + 80_000)], quoted, agent))
+    code, s = _analyze(p, tmp_path, "--lenient")
+    assert code == 0
+    assert s["summary"]["kernel_count"] == 2
+    assert s["summary"]["kernel_time_ns"] == 70_000 and s["summary"]["gpu_busy_ns"] == 70_000
+    assert s["summary"]["span_ns"] == 80_000
+    assert {k["name"] for k in s["top_kernels"]} == {TRANSPOSE, AXPY}
+    assert any("realigned on the kernel-name column" in w for w in s["warnings"])
+    assert main(["analyze", "-q", "--no-cache", str(p)]) == 2
+
+
+def test_b17_rocprofv3_split_name_with_a_shifted_number_is_still_dropped(tmp_path):
+    """Control: a row whose extra field is a bare number after a quoted name (``"k",5``) has no single reading — it is
+    dropped, counted, never read as the name ``k,5``; the other row (ka [T, T+10,000]) is kept: 1 kernel, 10,000 ns."""
+    d = tmp_path / "run"
+    d.mkdir()
+    p = d / "kernel_trace.csv"
+    p.write_text(V3_HEAD + "\n" + f'"KERNEL_DISPATCH",1,1,69,1,16,"ka",1,{T},{T + 10_000},0,0,64,1,1,1024,1,1\n'
+                 f'"KERNEL_DISPATCH",1,1,69,2,16,"kb",5,2,{T + 20_000},{T + 30_000},0,0,64,1,1,1024,1,1\n')
+    code, s = _analyze(p, tmp_path, "--lenient")
+    assert code == 0 and s["summary"]["kernel_count"] == 1 and s["summary"]["kernel_time_ns"] == 10_000
+    assert any("1 row dropped" in w for w in s["warnings"])
