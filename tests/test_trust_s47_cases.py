@@ -73,3 +73,55 @@ def test_b17_rocprofv3_split_name_with_a_shifted_number_is_still_dropped(tmp_pat
     code, s = _analyze(p, tmp_path, "--lenient")
     assert code == 0 and s["summary"]["kernel_count"] == 1 and s["summary"]["kernel_time_ns"] == 10_000
     assert any("1 row dropped" in w for w in s["warnings"])
+
+
+# --- T05 kind in `gpulens diff`: the same copies recorded by ROCm 6 (gpu_memcpy events "Memcpy DtoD") and by ROCm 7
+# (HIP blit kernels __amd_rocclr_copyBuffer…, whose names say no direction) showed as "vanished" and "new" rows, the
+# largest changes of a diff whose total change is 0
+
+
+def _t05_run(path: Path, rocm7: bool, copy_us: tuple[float, float] = (20, 15), direction: str = "DtoD") -> Path:
+    """The T05 workload on one MI300X stream (µs): a copy [100, 100+a], a fill [120, 125], the GEMM [125, 225], a
+    copy [225, 225+b]; ROCm 7 writes the copies and the fill as blit kernels (cat kernel), ROCm 6 as gpu_memcpy /
+    gpu_memset events named with the copy's direction."""
+    a, b = copy_us
+    names = (["__amd_rocclr_copyBuffer", "__amd_rocclr_fillBufferAligned", "__amd_rocclr_copyBufferAligned"] if rocm7
+             else [f"Memcpy {direction} (Device -> Device)", "Memset (Device)", f"Memcpy {direction} (Device -> Device)"])
+    cats = ["kernel"] * 3 if rocm7 else ["gpu_memcpy", "gpu_memset", "gpu_memcpy"]
+    ev = [{"ph": "X", "cat": cat, "name": n, "pid": 0, "tid": 1, "ts": ts, "dur": dur,
+           "args": {"device": 0, "stream": 1}}
+          for cat, n, ts, dur in zip(cats, names, (100, 120, 225), (a, 5, b))]
+    ev.append({"ph": "X", "cat": "kernel", "name": "Cijk_Alik_Bljk_BBS_BH_MT128x128x64_demo", "pid": 0, "tid": 1,
+               "ts": 125, "dur": 100, "args": {"device": 0, "stream": 1}})
+    path.write_text(json.dumps({"deviceProperties": [{"id": 0, "name": "AMD Instinct MI300X"}], "traceEvents": ev}))
+    return path
+
+
+@pytest.mark.parametrize("direction", ["DtoD", "HtoD"])
+def test_t05_diff_matches_rocm6_copies_with_rocm7_blit_kernels(tmp_path, direction):
+    """Base ROCm 6 (2 copies of 20 + 15 = 35 µs named with their direction, 1 fill 5 µs), candidate ROCm 7 (the same as
+    blit kernels, copies 20 + 25 = 45 µs). The GEMM matches by name (Δ 0); the copies form one row of 2 → 2 events,
+    35 → 45 µs, Δ +10,000 ns — the whole change, so it is the top contributor — and the fill one row, Δ 0; nothing new
+    or vanished."""
+    from gpulens.diff import diff
+
+    r = diff(_t05_run(tmp_path / "b.json", False, direction=direction),
+             _t05_run(tmp_path / "c.json", True, copy_us=(20, 25)))
+    k = r.tables["kernels"].set_index("kernel")
+    assert not {"new", "vanished"} & set(k["match"])
+    copies = k.loc["unmatched copy memcpys (by category)"]
+    assert copies["match"] == "category" and copies["delta_ns"] == 10_000
+    assert k.loc["unmatched copy memsets (by category)", "delta_ns"] == 0
+    assert k.loc["Cijk_Alik_Bljk_BBS_BH_MT128x128x64_demo", "delta_ns"] == 0
+    assert k["delta_ns"].sum() == 10_000
+
+
+def test_copies_whose_directions_both_sides_name_and_differ_stay_apart(tmp_path):
+    """Control: both runs ROCm 6, DtoD copies (35 µs) in the base, HtoD copies (35 µs) in the candidate: other work —
+    the DtoD row vanished (−35,000 ns), the HtoD row new (+35,000 ns), never one row of Δ 0."""
+    from gpulens.diff import diff
+
+    r = diff(_t05_run(tmp_path / "b.json", False, direction="DtoD"), _t05_run(tmp_path / "c.json", False,
+                                                                              direction="HtoD"))
+    k = r.tables["kernels"]
+    assert sorted(k.loc[k["match"].isin(["new", "vanished"]), "delta_ns"]) == [-35_000, 35_000]
