@@ -125,3 +125,52 @@ def test_copies_whose_directions_both_sides_name_and_differ_stay_apart(tmp_path)
                                                                               direction="HtoD"))
     k = r.tables["kernels"]
     assert sorted(k.loc[k["match"].isin(["new", "vanished"]), "delta_ns"]) == [-35_000, 35_000]
+
+
+# --- B12 kind in `gpulens diff`: a copy's direction as each producer spells it. The diff read directions with its own
+# pattern, which missed nsys 2023+'s "[CUDA memcpy Host-to-Device]": the same run traced by nsys and by torch.profiler
+# showed its copies as vanished + new (or, directions unknown, HtoD and DtoH pooled in one row)
+
+_GT = ("Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),Bytes (MB),"
+       "Throughput (MB/s),SrcMemKd,DstMemKd,Device,Ctx,GreenCtx,Strm,Name")
+GEMM = "void gemm_kernel<float, 128>(const float *, float *, int)"
+
+
+def _gpu_trace(path: Path, rows: list[tuple[int, int, str]]) -> Path:
+    """``nsys stats --report cuda_gpu_trace --format csv`` output: (start ns, duration ns, name) on stream 7 of one
+    H100; a copy (name in brackets) without launch configuration."""
+    lines = [f"{a},{d},{i + 1}," + (",,,,,,," if n.startswith("[") else "64,1,1,256,1,1,32,")
+             + f'0.000,0.000,,,,,NVIDIA H100 80GB HBM3 (0),1,,7,"{n}"' for i, (a, d, n) in enumerate(rows)]
+    path.write_text(_GT + "\n" + "\n".join(lines) + "\n")
+    return path
+
+
+def _kineto(path: Path, rows: list[tuple[float, float, str, str]]) -> Path:
+    """A Kineto trace: (ts µs, dur µs, category, name) on stream 7 of GPU 0 (an H100)."""
+    ev = [{"ph": "X", "cat": c, "name": n, "pid": 0, "tid": "stream 7", "ts": a, "dur": d,
+           "args": {"device": 0, "stream": 7}} for a, d, c, n in rows]
+    path.write_text(json.dumps({"deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3"}], "traceEvents": ev}))
+    return path
+
+
+def test_b12_diff_reads_nsys_copy_directions(tmp_path):
+    """Base (nsys gpu trace, ns): HtoD copy [1000, 5000] (4,000), gemm [6000, 26,000], DtoH copy [27,000, 33,000]
+    (6,000). Candidate (Kineto, µs): HtoD 1+5 µs, gemm 7+20 µs, DtoH 28+6 µs. By direction: HtoD 4,000 → 5,000 ns
+    (Δ +1,000), DtoH 6,000 → 6,000 (Δ 0), gemm by name Δ 0; no row new or vanished, no row pooling two directions."""
+    from gpulens.diff import diff
+    from gpulens.diff.compute import copy_direction
+
+    assert [copy_direction(n) for n in ("[CUDA memcpy Host-to-Device]", "[CUDA memcpy Peer-to-Peer]")] == ["HtoD",
+                                                                                                          "PtoP"]
+    base = _gpu_trace(tmp_path / "base_gpu_trace.csv", [(1000, 4000, "[CUDA memcpy Host-to-Device]"),
+                                                        (6000, 20_000, GEMM),
+                                                        (27_000, 6000, "[CUDA memcpy Device-to-Host]")])
+    cand = _kineto(tmp_path / "cand.json", [(1, 5, "gpu_memcpy", "Memcpy HtoD (Pinned -> Device)"),
+                                            (7, 20, "kernel", GEMM),
+                                            (28, 6, "gpu_memcpy", "Memcpy DtoH (Device -> Pinned)")])
+    k = diff(base, cand).tables["kernels"]
+    assert not {"new", "vanished"} & set(k["match"])
+    by_row = dict(zip(k["kernel"], k["delta_ns"]))
+    assert by_row["unmatched copy memcpys (HtoD) (by category)"] == 1000
+    assert by_row["unmatched copy memcpys (DtoH) (by category)"] == 0
+    assert "unmatched copy memcpys (by category)" not in by_row

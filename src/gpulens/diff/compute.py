@@ -44,6 +44,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from gpulens.collectors._kineto_kinds import copy_kind_of
 from gpulens.gate.workload import kernel_overlap, workload_text
 from gpulens.reports._names import short_names
 
@@ -270,22 +271,12 @@ def _work_kind(kind: pd.Series) -> pd.Series:
     return k.map(lambda x: _WORK_KIND.get(x, x))
 
 
-#: a copy's direction in its name, as the profilers write it (CUDA "Memcpy DtoH (Device -> Pageable)", HIP
-#: "CopyDeviceToHost", rocprof "MEMORY_COPY_DEVICE_TO_HOST")
-_DIRECTION = re.compile(r"(?i)\b(?:memcpy\s+)?(HtoD|DtoH|DtoD|PtoP|HtoH)\b|(Host|Device|Peer)_?To_?(Host|Device|Peer)")
-_SHORT = {"host": "H", "device": "D", "peer": "P"}
-
-
 def copy_direction(name: str) -> str:
-    """The direction of a copy from its event name: ``HtoD``, ``DtoH``, ``DtoD``, ``PtoP``, ``HtoH``, or '' when the
-    name does not say."""
-    m = _DIRECTION.search(str(name))
-    if not m:
-        return ""
-    if m.group(1):
-        d = m.group(1)
-        return d[0].upper() + "to" + d[-1].upper()
-    return _SHORT[m.group(2).lower()] + "to" + _SHORT[m.group(3).lower()]
+    """The direction of a copy from its event name (``HtoD``, ``DtoH``, ``DtoD``, ``PtoP``, ``HtoH``…), or '' when the
+    name does not say: the collectors' rule (:func:`gpulens.collectors._kineto_kinds.copy_kind_of`: CUDA ``Memcpy
+    DtoH``, nsys 2023+ ``[CUDA memcpy Host-to-Device]``, HIP ``CopyDeviceToHost``, rocprofiler-sdk
+    ``MEMORY_COPY_HOST_TO_DEVICE``, XLA ``MemcpyH2D``)."""
+    return copy_kind_of(str(name)) or ""
 
 
 def _op_kind(df: pd.DataFrame) -> pd.Series:
