@@ -174,3 +174,61 @@ def test_b12_diff_reads_nsys_copy_directions(tmp_path):
     assert by_row["unmatched copy memcpys (HtoD) (by category)"] == 1000
     assert by_row["unmatched copy memcpys (DtoH) (by category)"] == 0
     assert "unmatched copy memcpys (by category)" not in by_row
+
+
+# --- B02 + B04 kind: a gzip trace whose trailer check fails (a flipped bit in the CRC-32 or the length, after every
+# byte of the trace decompressed). A stream corrupt after its first 16 KiB kept what came before; one that fails
+# inside its first 16 KiB (any small trace) kept nothing: exit 2 although every event was there.
+
+
+@pytest.mark.parametrize("field, at", [("crc32", -8), ("isize", -2)])
+def test_b02_gzip_trace_with_a_bad_trailer_keeps_its_events(tmp_path, field, at):
+    """40 kernels k0..k39 of 10 µs, 20 µs apart from ts 1000 on stream 7, gzip-compressed (≈ 1 KiB), one byte of the
+    trailer's {field} flipped: every event decompressed before the check → 40 kernels, 400,000 ns busy, span
+    1000 → 1000 + 39 × 20 + 10 µs = 790,000 ns; status partial (the data may be damaged), a warning that the gzip
+    data is corrupt, exit 0."""
+    import gzip
+
+    ev = [{"ph": "X", "cat": "kernel", "name": f"k{i}", "pid": 0, "tid": "stream 7", "ts": 1000 + 20 * i, "dur": 10,
+           "args": {"device": 0, "stream": 7}} for i in range(40)]
+    g = bytearray(gzip.compress(json.dumps({"traceEvents": ev}).encode(), mtime=0))
+    assert len(g) < 16384
+    g[at] ^= 0xFF
+    p = tmp_path / "trace.pt.trace.json.gz"
+    p.write_bytes(bytes(g))
+    code, s = _analyze(p, tmp_path)
+    assert code == 0 and s["status"] == "partial"
+    assert (s["summary"]["kernel_count"], s["summary"]["gpu_busy_ns"], s["summary"]["span_ns"]) == (40, 400_000,
+                                                                                                   790_000)
+    assert any("gzip data is corrupt" in w for w in s["warnings"])
+
+
+@pytest.mark.parametrize("cut", ["stream_ends", "bad_trailer"])
+def test_b04_gzip_csv_cut_at_a_line_end_is_partial(tmp_path, cut):
+    """B04 in a gzip-compressed rocprofv3 kernel_trace.csv: 200 dispatches k0..k199 of 5,000 ns, 10,000 ns apart;
+    the gzip stream stops right after row 100 (a full flush there, the writer killed: no end marker), or is complete
+    but its trailer's CRC-32 is flipped. The text read ends at a line end, so no row is cut: the CSV reader alone
+    sees a complete file. Expected: status partial with a warning naming the gzip stream; what decompressed is read
+    (100 kernels, 500,000 ns, span 99 × 10,000 + 5,000 = 995,000 ns — or all 200: 1,000,000 ns, span 1,995,000 ns);
+    never "ok" as though the file were whole."""
+    import zlib
+
+    rows = [f'"KERNEL_DISPATCH",1,1,69,{i + 1},16,"k{i}",{i + 1},{T + i * 10_000},{T + i * 10_000 + 5000},0,0,64,1,'
+            "1,1024,1,1\n" for i in range(200)]
+    c = zlib.compressobj(6, zlib.DEFLATED, 31)
+    if cut == "stream_ends":
+        data, want = c.compress((V3_HEAD + "\n" + "".join(rows[:100])).encode()) + c.flush(zlib.Z_FULL_FLUSH), \
+            (100, 500_000, 995_000)
+    else:
+        g = bytearray(c.compress((V3_HEAD + "\n" + "".join(rows)).encode()) + c.flush())
+        g[-8] ^= 0xFF
+        data, want = bytes(g), (200, 1_000_000, 1_995_000)
+    d = tmp_path / "run"
+    d.mkdir()
+    p = d / "kernel_trace.csv.gz"
+    p.write_bytes(data)
+    code, s = _analyze(p, tmp_path)
+    sm = s["summary"]
+    assert code == 0 and s["status"] == "partial" and s["truncated"]
+    assert (sm["kernel_count"], sm["kernel_time_ns"], sm["span_ns"]) == want
+    assert any("gzip" in w and "truncated" in w for w in s["warnings"])
