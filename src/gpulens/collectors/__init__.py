@@ -138,7 +138,7 @@ def _sizes(tl: Timeline, path: Path, collector: str = "") -> Timeline:
     """A gzip-compressed input's source record says so, with both sizes (B02: compressed and uncompressed sizes are
     reported), whatever its collector (the Kineto reader writes them itself); GPU events on a device the file does
     not list get a device record and a warning (:func:`gpulens.collectors._unlisted.add_unlisted`)."""
-    from gpulens.collectors._io import gunzipped_size, gzip_trailing_bytes, trailing_warning
+    from gpulens.collectors._io import gunzipped_size, gzip_trailing_bytes, mark_gzip_cut, trailing_warning
     from gpulens.collectors._unlisted import add_unlisted
     from gpulens.collectors._sqlite import unpacked_size
 
@@ -151,6 +151,7 @@ def _sizes(tl: Timeline, path: Path, collector: str = "") -> Timeline:
     trailing = gzip_trailing_bytes(path)
     if trailing and not any("trailing garbage" in w for w in tl.meta.warnings):
         tl.meta.warnings.append(trailing_warning(path, trailing))
+    mark_gzip_cut(tl.meta, path)
     return add_unlisted(tl, path, collector)
 
 

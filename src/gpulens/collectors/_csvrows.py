@@ -41,6 +41,13 @@ _NUMERIC = re.compile(r"^\s*(?:[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9
 #: wider (a fuzzer's 10^6 columns) made the counter columns cost minutes of DataFrame construction.
 MAX_COLUMNS = 65_536
 
+#: Header names (lower case) of columns the profilers write as text whatever the row: rocprofv3's ``Kind``
+#: (``"KERNEL_DISPATCH"``), ``Domain``/``Function`` (API traces), ``Operation``/``Direction`` (copies) and agent ids written
+#: as labels by ``--agent-index`` (``"GPU 0"``, ROCm/rocprofiler-sdk docs). A row of the wrong width may hold text there
+#: even when no row of the file has the header's width to show it (every kernel name split by unquoted commas).
+TEXT_COLUMNS = frozenset(("kind", "domain", "function", "operation", "direction", "agent_id", "source_agent_id",
+                          "destination_agent_id"))
+
 _SEP_LINE = re.compile(r"\A\ufeff?[ \t]*sep=(.)[ \t]*(?:\r\n|\r|\n|\Z)")
 
 
@@ -241,9 +248,11 @@ def read_rows(path: Path, text: str, strict: bool = True, name_columns: tuple[st
     anchor = next((i for i, h in enumerate(header) if h.lower() in name_columns), None)
     ragged = {idx for idx, _ in raw_bad}
     full = [r for i, r in enumerate(rows) if i not in ragged]
-    # a column is text when a full-width row holds text in it; with none, only the kernel-name column is
+    # a column is text when a full-width row holds text in it, or when the formats write text there by name
+    # (:data:`TEXT_COLUMNS`: with no full-width row, the only evidence of rocprofv3's ``Kind``, which a split name's
+    # rows must hold in place)
     text_cols = ({i for i in range(len(header)) if any(not is_numeric_field(r[i]) for r in full)} if full
-                 else set())
+                 else set()) | {i for i, h in enumerate(header) if h.lower() in TEXT_COLUMNS}
     if anchor is not None:
         text_cols.add(anchor)
     unplaced: set[str] = set()

@@ -21,7 +21,7 @@ from typing import Any, BinaryIO, Iterator
 import msgspec
 
 from gpulens._inputs import check_special, open_error  # noqa: F401 (defined there: the command line checks inputs first)
-from gpulens.errors import GpulensError, TraceFormatError, note_input
+from gpulens.errors import GpulensError, TraceFormatError, TruncationNote, note_input
 from gpulens.units import plural
 
 #: Exceptions a parser raises on content it cannot make sense of (wrong types, out-of-range numbers, bad
@@ -171,13 +171,25 @@ def gunzip_blocks(fh: BinaryIO, first: bytes, limit: int, path: Path, block: int
 
 
 def _salvage(data: bytes, limit: int, path: Path, step: int = 16384) -> list[bytes]:
-    """What decompresses from ``data`` (a gzip stream) before zlib finds it corrupt, fed ``step`` bytes at a time."""
+    """What decompresses from ``data`` (a gzip stream) before zlib finds it corrupt, fed ``step`` bytes at a time, and
+    the step that fails fed again a byte at a time from the state before it: a stream whose data all decompressed
+    but whose trailer check fails (``incorrect data check``: a flipped bit) keeps its text, not nothing."""
     d = zlib.decompressobj(16 + zlib.MAX_WBITS)
     out, total = [], 0
     for i in range(0, len(data), step):
+        before = d.copy()
         try:
             part = d.decompress(data[i:i + step])
         except zlib.error:
+            d, part = before, b""
+            for j in range(i, min(i + step, len(data))):
+                try:
+                    part += d.decompress(data[j:j + 1])
+                except zlib.error:
+                    break
+            if total + len(part) > limit:
+                raise too_large(path, limit) from None
+            out += [part] if part else []
             break
         total += len(part)
         if total > limit:
@@ -266,6 +278,7 @@ def read_magic(path: Path, n: int) -> bytes:
 
 _GUNZIPPED: dict[tuple[str, int, int], int] = {}  # (file, size, mtime) → decompressed bytes, by read_input
 _TRAILING: dict[tuple[str, int, int], int] = {}  # (file, size, mtime) → bytes after the gzip data, by read_input
+_GZ_CUT: dict[tuple[str, int, int], str] = {}  # (file, size, mtime) → why its gzip stream stops early, by read_input
 
 
 def gunzipped_size(path: str | Path) -> int | None:
@@ -276,6 +289,23 @@ def gunzipped_size(path: str | Path) -> int | None:
     except OSError:
         return None
     return _GUNZIPPED.get((str(Path(path).resolve()), st.st_size, st.st_mtime_ns))
+
+
+def mark_gzip_cut(meta: Any, path: str | Path) -> None:
+    """Mark ``meta`` (a Timeline's) truncated at ``path``'s decompressed end when :func:`read_input` found its gzip
+    stream cut short or corrupt (B02 + B04): a CSV, stats or SQLite reader sees only the text that decompressed, which
+    may end at a line end and read as complete. Nothing when the reader marked the file itself."""
+    try:
+        st = Path(path).stat()
+    except OSError:
+        return
+    key = (str(Path(path).resolve()), st.st_size, st.st_mtime_ns)
+    why, n = _GZ_CUT.get(key), _GUNZIPPED.get(key, 0)
+    if why and str(path) not in meta.truncated_at:
+        meta.warnings.append(TruncationNote(f"{path}: truncated — {why}: the {n:,} bytes of text before that point "
+                                            "are read; what the file held after it is lost", path, n))
+        meta.truncated = True
+        meta.truncated_at[str(path)] = n
 
 
 def gzip_trailing_bytes(path: str | Path) -> int:
@@ -327,8 +357,12 @@ def read_input(path: str | Path) -> RawInput:
             if len(_GUNZIPPED) > 4096:
                 _GUNZIPPED.clear()
                 _TRAILING.clear()
+                _GZ_CUT.clear()
             key = (str(p.resolve()), st.st_size, st.st_mtime_ns)
             _GUNZIPPED[key] = unpacked
+            if truncated:
+                _GZ_CUT[key] = (f"its gzip data is corrupt ({state['corrupt']})" if state.get("corrupt")
+                                else "its gzip stream ends early")
             if state.get("trailing"):
                 _TRAILING[key] = state["trailing"]
         except OSError:
@@ -457,25 +491,29 @@ def _read_head(p: Path, n: int) -> tuple[bytes, bool]:
     except OSError:
         return b"", False
     if blob[:2] == GZIP_MAGIC:
+        out, member, fed = b"", 0, b""  # output before the current member; that member's bytes read so far
         try:
             d = zlib.decompressobj(16 + zlib.MAX_WBITS)
             with p.open("rb") as fh:
-                out = b""
-                chunk = fh.read(65536)
+                chunk = fed = fh.read(65536)
                 while chunk and len(out) < n:
                     out += d.decompress(chunk, n - len(out))
                     if d.eof:  # the next gzip member (a stream written in pieces), if any
                         chunk = d.unused_data + fh.read(65536)
                         if chunk[:2] != GZIP_MAGIC:
                             break
-                        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                        d, member, fed = zlib.decompressobj(16 + zlib.MAX_WBITS), len(out), chunk
                     elif d.unconsumed_tail:
                         break
                     else:
                         chunk = fh.read(65536)
+                        fed += chunk
             blob = out[:n]
-        except zlib.error:
-            return b"", False
+        except zlib.error:  # corrupt (a failed trailer check included): what decompressed before it, as the readers
+            try:
+                blob = (out[:member] + b"".join(_salvage(fed, 1 << 30, p)))[:n]
+            except TraceFormatError:
+                return b"", False
     if text_codec(blob[:64]):  # sniffers see the text as UTF-8 (a cut character at the end becomes U+FFFD)
         return b"".join(as_utf8(iter((blob,))))[:n], True
     return blob, False

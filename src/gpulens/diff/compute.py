@@ -14,7 +14,8 @@ category). Matching, in order:
    ``vectorized_elementwise_kernel<4, add>`` vs ``<8, add>``); the row is the key with ``#`` for the numbers;
 4. **by category** — what is left (kernels no External id links to an operator, as in a trace whose launch records
    were cut off, or whose operator or shapes differ) is matched by what it is: its work category (GEMM, attention,
-   elementwise, normalisation, communication, copy) and event kind (memsets with memsets, memcpys with memcpys);
+   elementwise, normalisation, communication, copy) and event kind (memsets with memsets, memcpys with memcpys of
+   the same direction — of any when one side's names say none, HIP blit kernels: :func:`_undirected_copies`);
    all such events of one category form one row ``"unmatched GEMM kernels (by category)"`` (``"unmatched copy
    memsets (by category)"``) — the same work categories as the ``categories`` table, whose rows hold every event of
    the category, matched or not (the word "unmatched" says the row holds fewer) — so a
@@ -43,6 +44,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from gpulens.collectors._kineto_kinds import copy_kind_of
 from gpulens.gate.workload import kernel_overlap, workload_text
 from gpulens.reports._names import short_names
 
@@ -269,22 +271,12 @@ def _work_kind(kind: pd.Series) -> pd.Series:
     return k.map(lambda x: _WORK_KIND.get(x, x))
 
 
-#: a copy's direction in its name, as the profilers write it (CUDA "Memcpy DtoH (Device -> Pageable)", HIP
-#: "CopyDeviceToHost", rocprof "MEMORY_COPY_DEVICE_TO_HOST")
-_DIRECTION = re.compile(r"(?i)\b(?:memcpy\s+)?(HtoD|DtoH|DtoD|PtoP|HtoH)\b|(Host|Device|Peer)_?To_?(Host|Device|Peer)")
-_SHORT = {"host": "H", "device": "D", "peer": "P"}
-
-
 def copy_direction(name: str) -> str:
-    """The direction of a copy from its event name: ``HtoD``, ``DtoH``, ``DtoD``, ``PtoP``, ``HtoH``, or '' when the
-    name does not say."""
-    m = _DIRECTION.search(str(name))
-    if not m:
-        return ""
-    if m.group(1):
-        d = m.group(1)
-        return d[0].upper() + "to" + d[-1].upper()
-    return _SHORT[m.group(2).lower()] + "to" + _SHORT[m.group(3).lower()]
+    """The direction of a copy from its event name (``HtoD``, ``DtoH``, ``DtoD``, ``PtoP``, ``HtoH``…), or '' when the
+    name does not say: the collectors' rule (:func:`gpulens.collectors._kineto_kinds.copy_kind_of`: CUDA ``Memcpy
+    DtoH``, nsys 2023+ ``[CUDA memcpy Host-to-Device]``, HIP ``CopyDeviceToHost``, rocprofiler-sdk
+    ``MEMORY_COPY_HOST_TO_DEVICE``, XLA ``MemcpyH2D``)."""
+    return copy_kind_of(str(name)) or ""
 
 
 def _op_kind(df: pd.DataFrame) -> pd.Series:
@@ -353,6 +345,7 @@ def _label_rows(b: pd.DataFrame, c: pd.DataFrame) -> tuple[pd.DataFrame, pd.Data
         df["cls"] = [class_row(cat, wk) if cat not in ("other", "") else "" for cat, wk in
                      zip(df["category"].astype(str), _op_kind(df))]
     classes = (set(b.loc[ob, "cls"]) & set(c.loc[oc, "cls"])) - {""}
+    classes |= _undirected_copies(b, c, ob, oc, classes)
     for df, orphan, rest in ((b, ob, "vanished"), (c, oc, "new")):
         by_class = orphan & df["cls"].isin(classes)
         df.loc[by_class, "match"] = "category"
@@ -360,6 +353,25 @@ def _label_rows(b: pd.DataFrame, c: pd.DataFrame) -> tuple[pd.DataFrame, pd.Data
         df.loc[orphan & ~by_class, "match"] = rest
     counts = {"name": len(common), "op+shapes": len(both), "variant": len(variants), "category": len(classes)}
     return b, c, counts
+
+
+def _undirected_copies(b: pd.DataFrame, c: pd.DataFrame, ob: pd.Series, oc: pd.Series, classes: set[str]) -> set[str]:
+    """Rows of copies still unmatched whose direction one side's names do not say (a HIP blit kernel,
+    ``__amd_rocclr_copyBuffer``, on ROCm 7; ``Memcpy DtoD`` on ROCm 6: case T05) relabelled, on both sides, as the
+    category's copies of any direction (``"unmatched copy memcpys (by category)"``); the labels so matched. Copies whose
+    directions both sides name and differ (DtoH vs DtoD) stay apart."""
+    lab: list[pd.Series] = []
+    for df, orphan in ((b, ob), (c, oc)):
+        wk = _op_kind(df)
+        left = orphan & ~df["cls"].isin(classes) & (df["cls"] != "") & wk.str.startswith("memcpy").to_numpy()
+        lab.append(pd.Series([class_row(cat, "memcpy") for cat in df.loc[left, "category"].astype(str)],
+                             index=df.index[left], dtype=object))
+        lab.append(lab[-1][(wk[left] == "memcpy").to_numpy()])  # the labels of copies whose direction is unknown
+    matched = (set(lab[0]) & set(lab[2])) & (set(lab[1]) | set(lab[3]))
+    for df, rows in ((b, lab[0]), (c, lab[2])):
+        hit = rows[rows.isin(matched)]
+        df.loc[hit.index, "cls"] = hit
+    return matched
 
 
 def _name_rows_of_transfers(b: pd.DataFrame, c: pd.DataFrame) -> int:
