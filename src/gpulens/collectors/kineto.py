@@ -387,7 +387,8 @@ class KinetoCollector(Collector):
         finally:
             if gc_was:
                 gc.enable()
-            release_free_memory()  # the decoded structs are gone: return their pages before the columns are joined
+            if info.nbytes >= 16 << 20:  # a small file's few pages are not worth a heap walk (10 ms a file)
+                release_free_memory()  # the decoded structs are gone: return their pages before the columns are joined
         if deep.count:
             warnings.append(deep.warning(path))
         if tolerant.dropped:
