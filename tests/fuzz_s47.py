@@ -350,19 +350,6 @@ def run_cli(path: Path, out: Path, env_extra: dict | None = None, timeout: float
     return {"code": code, "text": text, "cpu": cpu, "wall": time.monotonic() - t0}
 
 
-def _strings(obj, out: list[str]) -> list[str]:
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            out.append(str(k))
-            _strings(v, out)
-    elif isinstance(obj, list):
-        for v in obj:
-            _strings(v, out)
-    elif isinstance(obj, str):
-        out.append(obj)
-    return out
-
-
 def counts(doc: dict) -> tuple[int, int]:
     """(kernels, copies) summed over the report's sources."""
     k = c = 0
@@ -387,6 +374,7 @@ def _warned(doc: dict, n: int) -> bool:
 def classify(res: dict, out: Path, base: dict | None) -> tuple[int, str] | None:
     """The class (1–4, see the module docstring) and text of what went wrong, or None."""
     from tests.report_invariants import violations
+    from tests.test_acceptance_corpus import _json_strings
     from tests.test_report_text import bad_text
 
     code, text = res["code"], res["text"]
@@ -405,7 +393,7 @@ def classify(res: dict, out: Path, base: dict | None) -> tuple[int, str] | None:
     v = violations(doc)
     if v:
         return 3, "report invariant: " + "; ".join(v[:3])
-    prose = _strings(doc, [])
+    prose = _json_strings(doc, [])
     md = (out / "r.md").read_text() if (out / "r.md").exists() else ""
     row = md_table_widths(md)
     if row:
