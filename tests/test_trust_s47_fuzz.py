@@ -73,3 +73,24 @@ def test_small_trace_is_read_in_a_small_block(tmp_path):
     big.write_bytes(gzip.compress(os.urandom(200_000)))  # incompressible: ~200 KB on disk → 1.6 MB estimated
     size = big.stat().st_size
     assert _block_size(big, CHUNK_BYTES) == size * 8 + 1
+
+
+def test_report_invariants_read_a_capped_breakdown_with_its_other_row():
+    """Kind (checker): a run of more than 1,000 GPUs (a folder of 3,000 rank files) has its JSON breakdown capped
+    at 1,000 rows plus an "other" row holding the sums of the rest; tests/report_invariants.py summed only the shown
+    rows and flagged a consistent report (Σ computation 1,000 × 5 µs ≠ 1,100 × 5 µs). The other row's sums count;
+    a wrong one is still caught."""
+    from tests.report_invariants import violations
+
+    row = {"span_ns": 5000, "busy_ns": 5000, "kernel_busy_ns": 5000, "computation_ns": 5000, "exposed_comm_ns": 0,
+           "exposed_memcpy_ns": 0, "exposed_memset_ns": 0, "idle_ns": 0, "window_ns": 15000}
+    table = [dict(row, rank=r, device_id=0) for r in range(1000)]
+    other = dict(row, rank=None, device_id=None, span_ns=None, window_ns=None, busy_ns=100 * 5000,
+                 kernel_busy_ns=100 * 5000, computation_ns=100 * 5000, other_rows=100)
+    summary = {"device_span_ns": 1100 * 5000, "computation_ns": 1100 * 5000, "idle_ns": 0, "window_ns": 15000,
+               "ranks": list(range(1100))}
+    doc = {"sources": [{"summary": summary, "findings": [], "analyses": {
+        "breakdown": {"table": table + [other], "rows_total": 1100, "summary": {}}}}]}
+    assert violations(doc) == []
+    other["computation_ns"] += 7000
+    assert any("Σ rows computation_ns" in v for v in violations(doc))
