@@ -182,11 +182,14 @@ def _breakdown(src: dict, w: str, out: list[str]) -> None:
         _le(out, x, r.get("exposed_comm_ns"), r.get("comm_ns"), "exposed comm > comm")
         _le(out, x, r.get("idle_other_clock_ns"), r.get("idle_ns"), "idle on another clock > idle")
         _le(out, x, r.get("span_ns"), r.get("window_ns"), "GPU span > its rank's profiled window")
+    other = [r for r in _rows(src, "breakdown") if r.get("other_rows")]  # a capped table's closing row (sums)
     if rows:
         for k in ("span_ns", "idle_ns", "computation_ns"):
             key = "device_span_ns" if k == "span_ns" else k
-            _eq(out, w + ".breakdown", _sum(rows, k), s.get(key), f"Σ rows {k} ≠ summary {key}",
-                _tol(s.get(key) or 0, len(rows)))
+            if any(not _num(r.get(k)) for r in other):  # not summed in the "other" row: the whole is not shown
+                continue
+            _eq(out, w + ".breakdown", _sum(rows + other, k), s.get(key), f"Σ rows {k} ≠ summary {key}",
+                _tol(s.get(key) or 0, len(rows) + len(other)))
 
 
 #: the gap classes of the idle: every gap is in one, warm-up / boundary / one-off gaps included (bottlenecks.py)
@@ -221,8 +224,12 @@ def _stake_bound(src: dict) -> float | None:
     kernel time for inputs without a timeline (an nsys stats summary, an ncu CSV), whichever is largest."""
     s = src.get("summary") or {}
     windows = {r.get("rank"): r.get("window_ns") for r in _real_rows(src, "breakdown") if _num(r.get("window_ns"))}
-    vals = [v for v in (s.get("device_span_ns"), s.get("kernel_time_ns"), s.get("window_ns"),
-                        sum(windows.values())) if _num(v)]
+    summed = sum(windows.values())
+    # a capped table (over 1,000 GPUs): its "other" row holds no window; each GPU it stands for counted at the
+    # largest window shown (an upper bound of the ranks' summed windows)
+    hidden = sum(r.get("other_rows") or 0 for r in _rows(src, "breakdown") if _num(r.get("other_rows")))
+    summed += hidden * max(windows.values(), default=0)
+    vals = [v for v in (s.get("device_span_ns"), s.get("kernel_time_ns"), s.get("window_ns"), summed) if _num(v)]
     return max(vals) if vals and max(vals) > 0 else None
 
 

@@ -308,8 +308,9 @@ def test_only_the_console_script_keeps_freed_memory(not_keeping):
 
 
 def test_kineto_collect_skips_the_trim_after_assembly_when_keeping(monkeypatch, not_keeping):
-    # a small Kineto trace is decoded by msgspec: its trim after decoding (millions of small objects in a big one)
-    # stays; the one after the columns are assembled is skipped when the process keeps freed memory
+    # the trim after decoding (millions of small objects in a big trace) runs only after TRIM_AFTER_BYTES of text
+    # (session 47: ~5-10 ms a file, a folder of 10,000 small rank files; set to 0 here so it runs); the one after
+    # the columns are assembled is skipped when the process keeps freed memory
     from pathlib import Path
 
     from gpulens.collectors import kineto

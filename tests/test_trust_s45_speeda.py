@@ -42,7 +42,7 @@ def test_block_size_by_file_size_and_piece_size(tmp_path, monkeypatch):
     large.write_bytes(b" " * 1000)
     gz.write_bytes(gzip.compress(os.urandom(200)))  # ~220 bytes on disk: counted 8x, ~1760 >= 1000
     default = 8 << 20  # CHUNK_BYTES within [64 KiB, 8 MiB]
-    assert _stream._block_size(small, _stream.CHUNK_BYTES) == default
+    assert _stream._block_size(small, _stream.CHUNK_BYTES) == 1 << 16  # a small file: its size, at least 64 KiB
     assert _stream._block_size(large, _stream.CHUNK_BYTES) == _stream.LARGE_BLOCK == 16 << 20
     assert _stream._block_size(gz, _stream.CHUNK_BYTES) == _stream.LARGE_BLOCK
     # a piece size asked for is kept (clamped as before), large file or not

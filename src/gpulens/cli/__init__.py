@@ -195,6 +195,10 @@ def main(argv: list[str] | None = None) -> int:
         from gpulens._memory import keep_freed_memory
 
         keep_freed_memory()  # freed blocks reused instead of faulted in again: less system time (gpulens._memory)
+    if argv is None:
+        from gpulens.cli._console import encodable_streams
+
+        encodable_streams(sys.stdout, sys.stderr)  # a non-UTF-8 console (LC_ALL=C, cp1252) spells µ as u
     if argv is None and not isinstance(sys.stdout, _ClosedPipeSafe) and sys.stdout is not None:
         sys.stdout = _ClosedPipeSafe(sys.stdout)  # the console run's own stdout (tests' captured streams untouched)
     try:

@@ -9,8 +9,10 @@ are never folded (``soft_wrap``); tables still fit that width. ``COLUMNS`` set b
 from __future__ import annotations
 
 import builtins
+import codecs
 import os
 import sys
+import unicodedata
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -66,6 +68,54 @@ def _may_show(stderr: bool) -> bool:
         return bool(stream is not None and stream.isatty())
     except (ValueError, AttributeError, OSError):
         return False
+
+
+#: ASCII spellings of the signs the console writes (units, dashes, arrows, relations), used only where the standard
+#: stream's encoding cannot hold them (``LC_ALL=C`` without UTF-8 mode, ``PYTHONIOENCODING=ascii``, a cp1252 or
+#: latin-1 console): ``65.00 µs`` reads ``65.00 us``, never ``65.00 ?s``.
+ASCII_SPELLINGS = {"µ": "u", "μ": "u", "—": "-", "–": "-", "−": "-", "·": "-", "→": "->", "←": "<-", "↔": "<->",
+                   "↳": "->", "×": "x", "÷": "/", "≥": ">=", "≤": "<=", "≈": "~", "≠": "!=", "±": "+/-", "…": "...",
+                   "Σ": "sum ", "Δ": "delta ", "▲": "^", "▼": "v", "⌈": "ceil(", "⌉": ")", "⌊": "floor(", "⌋": ")",
+                   "“": '"', "”": '"', "‘": "'", "’": "'", "‹": "<", "›": ">", "†": "+", "√": "sqrt", "∪": "U",
+                   "⚠": "!", "α": "alpha", "χ": "chi", "§": "S", "─": "-", "├": "+", "└": "+", "│": "|", "★": "*",
+                   "✓": "ok", "✖": "x", "∅": "{}", "∞": "inf", "°": " deg", "π": "pi", "Γ": "Gamma", "‡": "++",
+                   "¶": "P", "∝": "~", "∫": "S", "ᵀ": "T"}
+_HANDLER = "gpulens-console"
+
+
+def _spell(err: UnicodeError) -> tuple[str, int]:
+    """Codec error handler: each character the stream cannot encode as its ASCII spelling
+    (:data:`ASCII_SPELLINGS`, else its compatibility decomposition: ``²`` → ``2``, full-width ``３`` → ``3``), else
+    as a ``\\uXXXX`` escape (a kernel name in another script stays distinguishable)."""
+    if not isinstance(err, UnicodeEncodeError):
+        raise err
+    out = []
+    for ch in err.object[err.start:err.end]:
+        spelt = ASCII_SPELLINGS.get(ch)
+        if spelt is None:
+            spelt = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode("ascii")
+        out.append(spelt or ch.encode("ascii", "backslashreplace").decode("ascii"))
+    return "".join(out), err.end
+
+
+def encodable_streams(*streams: Any) -> None:
+    """Let each of ``streams`` (the console run's ``sys.stdout`` / ``sys.stderr``) write any text: a stream whose
+    encoding is not a UTF one is set to spell what it cannot encode (:func:`_spell`) instead of raising
+    ``UnicodeEncodeError`` — an internal error (exit 70) after the analysis, the console summary cut and no
+    report file written, for every input on a non-UTF-8 console. A UTF stream, or one that cannot be reconfigured
+    (a test's ``StringIO``), is left as it is."""
+    try:
+        codecs.lookup_error(_HANDLER)
+    except LookupError:
+        codecs.register_error(_HANDLER, _spell)
+    for stream in streams:
+        enc = getattr(stream, "encoding", None) or "ascii"
+        try:
+            if codecs.lookup(enc).name.startswith("utf"):
+                continue
+            stream.reconfigure(errors=_HANDLER)
+        except (LookupError, AttributeError, ValueError, OSError):
+            continue
 
 
 class _Quiet:
