@@ -21,15 +21,28 @@ def summed_over_gpus(gpus: object) -> str:
     return f" (Σ over {int(gpus)} GPUs)"
 
 
+def _state(pct: float) -> str:
+    """"saturated" at ≥ :data:`~gpulens.analyzers.speed_of_light.SATURATED_PCT` % of peak (Nsight Compute's
+    SOLBottleneck rule, 80 %), else "busy": a unit between :data:`SOL_BOUND_PCT` (60 %, below which ncu suspects
+    latency) and 80 % is not "saturated" to a kernel engineer (a tensor pipe at 68.4 %)."""
+    from gpulens.analyzers.speed_of_light import SATURATED_PCT
+
+    return "saturated" if pct >= SATURATED_PCT else "busy"
+
+
 def saturated_words(e: Evidence) -> str | None:
     """What a measured speed of light says when a unit runs at ≥ :data:`SOL_BOUND_PCT` % of its peak but names no
     compute/memory bound (ncu's SM throughput alone: its arithmetic and load/store pipes are not told apart — a naive
     fp32 GEMM at 97.3 % SM throughput, 1.3 % DRAM): "the SM runs at 97.3 % of its peak (measured): saturated, not
-    latency-bound"; None otherwise (a bound named, no figure, or a figure below the threshold)."""
+    latency-bound"; between 60 and 80 % "busy (≥ 60 %), not latency-bound" (:func:`_state`); None otherwise (a
+    bound named, no figure, or a figure below the threshold)."""
     if e.sol_bound is not None or e.sol_pct is None or e.sol_pct < SOL_BOUND_PCT:
         return None
     unit = "the SM" if e.sol_unit in (None, "compute") else f"its {e.sol_unit}"
-    return f"{unit} runs at {pct_words(e.sol_pct)} of its peak (measured): saturated, not latency-bound"
+    state = _state(e.sol_pct)
+    if state == "busy":
+        state = f"busy (≥ {SOL_BOUND_PCT:g} %, below which ncu suspects latency)"
+    return f"{unit} runs at {pct_words(e.sol_pct)} of its peak (measured): {state}, not latency-bound"
 
 
 def saturated_step(e: Evidence) -> str | None:
@@ -45,7 +58,8 @@ def _no_bound_words(e: Evidence) -> str:
     """The speed-of-light evidence's conclusion when it names no bound: 'no bound', or the saturated unit."""
     if saturated_words(e) is None:
         return "no bound"
-    return f"no bound named, but {'the SM' if e.sol_unit in (None, 'compute') else e.sol_unit} is saturated"
+    return (f"no bound named, but {'the SM' if e.sol_unit in (None, 'compute') else e.sol_unit} is "
+            f"{_state(e.sol_pct)}")
 
 
 def _below_roofs_text(e: Evidence) -> str:
