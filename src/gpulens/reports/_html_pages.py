@@ -528,7 +528,7 @@ def environment_page(s: SourceReport, max_rows: int, tool_version: str, created:
         ("device spec used", spec or "none identified"), ("excluded events", f"{len(tl.rejected):,}")]) + "</section>"]
     for title, recs in (("Inputs", tl.meta.sources), ("Devices as recorded", tl.meta.devices)):
         if not recs:  # said once ("0 records." above "Nothing recorded." read twice)
-            blocks.append(f'<section class="panel"><h3>{esc(title)}</h3><p class="note">None: the input records '
+            blocks.append(f'<section class="panel"><h3>{esc(title)}</h3><p class="note">The input records '
                           f'{"no input file" if title == "Inputs" else "no device"}.</p></section>')
             continue
         body = "".join(kv_html(record_items(r)) for r in recs[:max_rows])
