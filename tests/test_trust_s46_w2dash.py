@@ -73,7 +73,7 @@ def test_alexnet_idle_finding_leads_with_the_steady_state_stake(alexnet):
     assert host.time_at_stake_ns == steady_host and fmt_ns(steady_host) == "139.81 ms"
     assert f"2.68 s of it one-off set-up calls (once per run, not per step), {fmt_ns(steady_host)} not" in host.title
     head = answer(s).headline
-    assert f"{fmt_ns(steady_host)} at stake in steady state" in head
+    assert f"{fmt_ns(steady_host)} of it at stake in steady state" in head
     assert f"{fmt_ns(steady_host)} of it not set-up" in root.title
     # one figure in every report: the first ranked line leads with it
     shown = fmt_ns(stake)
