@@ -285,7 +285,9 @@ def environment_of(source: dict[str, Any], report: dict[str, Any]) -> dict[str, 
         ``gpus`` (sorted distinct GPU names), ``gpu_count`` (devices recorded), ``arch`` (sorted compute
         capabilities / gfx arch names), ``ranks`` (rank count), ``driver``, ``runtime``, ``torch`` (str or None
         when the source does not record them), ``collectors``, ``tool_version``, ``sm_clock_mhz`` (mean SM clock
-        during the run from the ``telemetry`` analysis, MHz; None when not recorded).
+        during the run from the ``telemetry`` analysis, MHz; None when not recorded), ``steps`` (``[N]``: the
+        ``ProfilerStep#N`` steps the run profiled, ``analyses.steps.summary.step_count``; ``[]`` without steps —
+        for a side, the sorted distinct counts of its runs).
     """
     devs = [d for d in source.get("devices") or [] if isinstance(d, dict)]
     inputs = [i for i in source.get("inputs") or [] if isinstance(i, dict)]
@@ -306,6 +308,8 @@ def environment_of(source: dict[str, Any], report: dict[str, Any]) -> dict[str, 
     clocks = [r.get("mean") for r in _get(source, ("analyses", "telemetry", "table")) or []
               if isinstance(r, dict) and r.get("quantity") == "sm_clock" and r.get("mean")]
     env["sm_clock_mhz"] = round(float(np.mean(clocks)) / 1e6) if clocks else None
+    n = _get(source, ("analyses", "steps", "summary", "step_count"))
+    env["steps"] = [n] if isinstance(n, int) and not isinstance(n, bool) and n > 0 else []
     return env
 
 
@@ -401,7 +405,7 @@ def _kernel_times(source: dict[str, Any]) -> dict[str, float]:
 def _common_env(envs: list[dict[str, Any]], paths: list[Path]) -> dict[str, Any]:
     if not envs:
         return {"gpus": [], "gpu_count": 0, "arch": [], "ranks": 0, "driver": None, "runtime": None,
-                "torch": None, "collectors": [], "tool_version": None, "sm_clock_mhz": None}
+                "torch": None, "collectors": [], "tool_version": None, "sm_clock_mhz": None, "steps": []}
     keys = {machine_key(e) for e in envs if e["gpus"]}
     if len(keys) > 1:
         raise GpulensError(f"the runs in {', '.join(map(str, paths))} come from different GPUs "
@@ -415,6 +419,7 @@ def _common_env(envs: list[dict[str, Any]], paths: list[Path]) -> dict[str, Any]
         env[k] = ",".join(vals) or None
     clocks = [e["sm_clock_mhz"] for e in envs if e.get("sm_clock_mhz")]
     env["sm_clock_mhz"] = round(float(np.median(clocks))) if clocks else None
+    env["steps"] = sorted({n for e in envs for n in e.get("steps") or []})
     return env
 
 
