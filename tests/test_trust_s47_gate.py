@@ -195,3 +195,21 @@ def test_steps_differ_rule():
     assert steps_differ({"steps": [9, 10]}, {"steps": [10]}) == ""
     assert steps_differ({}, {"steps": [5]}) == "" and steps_differ({"steps": []}, {"steps": [5]}) == ""
     assert steps_differ({"steps": 10}, {"steps": [5]}) == ""  # a hand-edited non-list is not read as counts
+
+
+def test_gzipped_baseline_file_reads_as_the_baseline(runs, capsys):
+    import gzip
+
+    tmp, _, base, _ = runs
+    plain = tmp / "saved.json"
+    assert main(["baseline", "save", "--name", str(plain), str(base)]) == 0
+    gz = tmp / "saved.json.gz"
+    gz.write_bytes(gzip.compress(plain.read_bytes()))  # a CI artifact kept compressed
+    capsys.readouterr()
+    code_p, res_p = _gate(plain, base, tmp / "plain.gate.json")
+    code_g, res_g = _gate(gz, base, tmp / "gz.gate.json")
+    # before: "saved.json.gz: is a gpulens baseline, not a report (pass it to --baseline)", exit 2, although it was
+    assert (code_g, res_g["verdict"]) == (code_p, res_p["verdict"]) == (0, "PASS")
+    assert [(m["metric"], m["ratio"]) for m in res_g["metrics"]] == [(m["metric"], m["ratio"]) for m in res_p["metrics"]]
+    assert res_g["baseline"]["runs"] == res_p["baseline"]["runs"] == 6
+    assert "not a report" not in capsys.readouterr().err

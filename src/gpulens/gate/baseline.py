@@ -371,7 +371,10 @@ def find_baseline(ref: str, machine_key: str, store: Path | None = None, strict:
     if is_path_ref(ref):
         return load_baseline(ref, strict) if Path(ref).exists() else None
     if is_trace_path(ref):  # a trace (or rank folder) as baseline: analysed like a candidate trace, not a name
-        return baseline_of_trace(Path(ref), Path(ref).name, strict)
+        p = Path(ref)
+        if p.is_file() and not is_trace(p):  # no collector's: a baseline or report saved gzipped (``main.json.gz``)
+            return load_baseline(p, strict)
+        return baseline_of_trace(p, p.name, strict)
     store = store or default_store()
     own = store / machine_key / f"{ref}.json"
     if own.exists():
