@@ -213,3 +213,19 @@ def test_gzipped_baseline_file_reads_as_the_baseline(runs, capsys):
     assert [(m["metric"], m["ratio"]) for m in res_g["metrics"]] == [(m["metric"], m["ratio"]) for m in res_p["metrics"]]
     assert res_g["baseline"]["runs"] == res_p["baseline"]["runs"] == 6
     assert "not a report" not in capsys.readouterr().err
+
+
+def test_diff_of_identical_runs_has_no_parts_of_a_change(runs, tmp_path):
+    """Σ|Δ| = 0 between a run and itself: a row's part of the change is 0/0 — null in the JSON, "—" in the tables —
+    never "+0.0 %" of a change that did not happen (before: every row "+0.0 %" of Σ|Δ|)."""
+    tmp, _, _, _ = runs
+    run = tmp / "base0.pt.trace.json"
+    js, md = tmp_path / "d.json", tmp_path / "d.md"
+    assert main(["diff", str(run), str(run), "--json", str(js), "--markdown", str(md)]) == 0
+    res = json.loads(js.read_text())
+    assert res["summary"]["gross_delta_ns"] == 0 and res["summary"]["delta_ns"] == 0
+    for name, rows in res["tables"].items():
+        assert rows and all(r["delta_ns"] == 0 and r["contribution"] is None for r in rows), name
+    text = md.read_text()
+    assert "+0.0 %" not in text.split("### Top contributors", 1)[1].split("### Per kernel", 1)[0]
+    assert "| — |" in text
