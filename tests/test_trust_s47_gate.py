@@ -229,3 +229,20 @@ def test_diff_of_identical_runs_has_no_parts_of_a_change(runs, tmp_path):
     text = md.read_text()
     assert "+0.0 %" not in text.split("### Top contributors", 1)[1].split("### Per kernel", 1)[0]
     assert "| — |" in text
+
+
+def test_added_rank_is_incomparable_for_its_rank_count_only(tmp_path):
+    """A candidate folder with a second rank (each rank profiled the same 2 steps, 551 and 552): INCOMPARABLE for the
+    rank count; the steps are counted per rank (2 and 2), not summed over ranks (2 against 4)."""
+    import shutil
+
+    src = Path(__file__).parent / "data" / "kineto" / "multirank"
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir(), two.mkdir()
+    shutil.copy(src / "sampled_rank-0.json.gz", one)
+    for f in ("sampled_rank-0.json.gz", "sampled_rank-1.json.gz"):
+        shutil.copy(src / f, two)
+    code, res = _gate(one, two, tmp_path / "g.json")
+    assert (code, res["verdict"]) == (0, "INCOMPARABLE")
+    assert res["mismatches"] == ["rank count: baseline 1, candidate 2"]
+    assert res["baseline"]["environment"]["steps"] == res["candidate"]["environment"]["steps"] == [2]

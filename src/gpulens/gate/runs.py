@@ -286,8 +286,8 @@ def environment_of(source: dict[str, Any], report: dict[str, Any]) -> dict[str, 
         capabilities / gfx arch names), ``ranks`` (rank count), ``driver``, ``runtime``, ``torch`` (str or None
         when the source does not record them), ``collectors``, ``tool_version``, ``sm_clock_mhz`` (mean SM clock
         during the run from the ``telemetry`` analysis, MHz; None when not recorded), ``steps`` (``[N]``: the
-        ``ProfilerStep#N`` steps the run profiled, ``analyses.steps.summary.step_count``; ``[]`` without steps —
-        for a side, the sorted distinct counts of its runs).
+        ``ProfilerStep#N`` steps the run profiled: distinct step numbers, ``analyses.steps.summary.steps``, so each
+        rank's steps count once; ``[]`` without steps — for a side, the sorted distinct counts of its runs).
     """
     devs = [d for d in source.get("devices") or [] if isinstance(d, dict)]
     inputs = [i for i in source.get("inputs") or [] if isinstance(i, dict)]
@@ -308,7 +308,8 @@ def environment_of(source: dict[str, Any], report: dict[str, Any]) -> dict[str, 
     clocks = [r.get("mean") for r in _get(source, ("analyses", "telemetry", "table")) or []
               if isinstance(r, dict) and r.get("quantity") == "sm_clock" and r.get("mean")]
     env["sm_clock_mhz"] = round(float(np.mean(clocks)) / 1e6) if clocks else None
-    n = _get(source, ("analyses", "steps", "summary", "step_count"))
+    steps = _get(source, ("analyses", "steps", "summary", "steps"))  # distinct step numbers: per rank, not summed
+    n = len(set(steps)) if isinstance(steps, list) else _get(source, ("analyses", "steps", "summary", "step_count"))
     env["steps"] = [n] if isinstance(n, int) and not isinstance(n, bool) and n > 0 else []
     return env
 
