@@ -246,3 +246,19 @@ def test_added_rank_is_incomparable_for_its_rank_count_only(tmp_path):
     assert (code, res["verdict"]) == (0, "INCOMPARABLE")
     assert res["mismatches"] == ["rank count: baseline 1, candidate 2"]
     assert res["baseline"]["environment"]["steps"] == res["candidate"]["environment"]["steps"] == [2]
+
+
+def test_baseline_ref_that_is_no_name_is_never_a_store_lookup(runs, tmp_path):
+    """``--baseline 'ma*'`` was globbed in the store (``*/ma*.json``) and gated against 'main' without a word; a
+    missing ``dir/base.json.gz`` was reported as a missing store name with a save hint that cannot make it. Neither
+    is a name ``baseline save --name`` accepts: NO_BASELINE, said as the missing file, exit 3 when required."""
+    _, _, base, _ = runs
+    store = tmp_path / "store"
+    assert main(["baseline", "save", "--store", str(store), "--name", "main", str(base)]) == 0
+    for ref in ("ma*", str(tmp_path / "ci" / "base.json.gz")):
+        code, res = _gate(ref, base, tmp_path / "g.json", "--store", str(store))
+        assert (code, res["verdict"]) == (0, "NO_BASELINE"), ref
+        assert res["reason"] == f"no baseline file {ref} (no such file)"
+        assert _gate(ref, base, tmp_path / "g.json", "--store", str(store), "--require-baseline")[0] == 3
+    code, res = _gate("main", base, tmp_path / "g.json", "--store", str(store))  # the name itself still resolves
+    assert (code, res["verdict"]) == (0, "PASS") and res["baseline"]["name"] == "main"
