@@ -182,6 +182,15 @@ def test_fewer_profiled_steps_is_incomparable(runs, capsys):
     code = main(["gate", "-q", "--store", str(store), "--baseline", "main", str(cand)])
     assert code == 0
     assert main(["gate", "-q", "--store", str(store), "--baseline", "main", str(cand), "--require-baseline"]) == 3
+    # one short run among full ones: the sides share the count 10 (compared), and the note names the odd run
+    mixed = tmp / "mixed.report.json"
+    assert main(["analyze", "-q", *(str(tmp / f"base{i}.pt.trace.json") for i in range(1, RUNS)),
+                 str(tmp / "short0.pt.trace.json"), "--json", str(mixed)]) == 0
+    code, res = _gate(base, mixed, tmp / "mixed.gate.json")
+    assert res["verdict"] != "INCOMPARABLE"
+    note = next(n for n in res["notes"] if n.startswith("candidate: "))
+    assert f"1 of the {RUNS} runs profiled another number of steps than the others' 10: " in note
+    assert "short0.pt.trace.json (5)" in note
 
 
 def test_steps_differ_rule():

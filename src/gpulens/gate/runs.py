@@ -385,9 +385,10 @@ def collect_runs(paths: Iterable[str | Path], reports: list[dict[str, Any]] | No
     env = _common_env([environment_of(s, r) for s, r in usable] or envs, paths)
     untimed: set[str] = set()
     unknown: dict[str, str] = {}
-    from gpulens.gate.workload import mixed_workloads
+    from gpulens.gate.workload import mixed_steps, mixed_workloads
 
-    notes = mixed_workloads([(str(s.get("label")), _kernel_times(s)) for s, _ in usable])
+    notes = mixed_workloads([(str(s.get("label")), _kernel_times(s)) for s, _ in usable]) + \
+        mixed_steps([(str(s.get("label")), environment_of(s, r)["steps"]) for s, r in usable])
     return RunSet(runs, excluded, env, machine_key(env), next(iter(versions), None),
                   _metrics(usable, untimed, unknown), untimed, unknown, notes)
 

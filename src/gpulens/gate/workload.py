@@ -96,3 +96,19 @@ def steps_differ(base_env: Mapping[str, Any], cand_env: Mapping[str, Any]) -> st
     return (f"the runs profiled different numbers of steps: the baseline's {each(b)} per run, the candidate's "
             f"{each(c)} (ProfilerStep#N markers; per-run totals — span, kernel times, launches, bytes — then measure "
             "different amounts of work: profile the same steps, e.g. one torch.profiler schedule, on both sides)")
+
+
+def mixed_steps(runs: list[tuple[str, list[int]]]) -> list[str]:
+    """Runs of one side that profiled another number of ``ProfilerStep#N`` steps than most of its runs: ``runs`` is
+    ``[(label, environment["steps"])]``; returns one note naming them, or ``[]``. Their span, kernel times and counts
+    measure more or less work than the others' (a run cut after 5 of 10 steps reads as 40 % faster), so the side's
+    medians and noise are not one measurement's."""
+    counts = [(label, s[0]) for label, s in runs if s]
+    if len({n for _, n in counts}) < 2:
+        return []
+    values = [n for _, n in counts]
+    usual = max(sorted(set(values)), key=values.count)
+    odd = [(label, n) for label, n in counts if n != usual]
+    names = ", ".join(f"{label} ({n})" for label, n in odd[:3]) + (f" and {len(odd) - 3} more" if len(odd) > 3 else "")
+    return [f"{len(odd)} of the {len(counts)} runs profiled another number of steps than the others' {usual}: {names}; "
+            "their per-run totals measure more or less work, so they are not samples of one measurement"]
