@@ -191,6 +191,15 @@ def test_fewer_profiled_steps_is_incomparable(runs, capsys):
     note = next(n for n in res["notes"] if n.startswith("candidate: "))
     assert f"1 of the {RUNS} runs profiled another number of steps than the others' 10: " in note
     assert "short0.pt.trace.json (5)" in note
+    # `gpulens diff` says the same first, for traces and reports alike; two runs of 10 steps: nothing said
+    for b, c, want in ((tmp / "base0.pt.trace.json", tmp / "short0.pt.trace.json", True), (base, cand, True),
+                       (tmp / "base0.pt.trace.json", tmp / "base1.pt.trace.json", False)):
+        js = tmp / "steps.diff.json"
+        assert main(["diff", str(b), str(c), "--json", str(js), "--force"]) == 0
+        warnings = json.loads(js.read_text())["warnings"]
+        said = [w for w in warnings if w.startswith("the runs profiled different numbers of steps")]
+        assert bool(said) == want, (b, c, warnings)
+        assert not want or warnings[0] == said[0] and "the base's 10 per run, the candidate's 5" in said[0]
 
 
 def test_steps_differ_rule():

@@ -43,7 +43,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from gpulens.gate.workload import kernel_overlap, workload_text
+from gpulens.gate.workload import kernel_overlap, steps_differ, workload_text
 from gpulens.reports._names import short_names
 
 #: Per-side and delta columns shared by every diff table (prefix ``base_`` / ``cand_``).
@@ -186,6 +186,7 @@ class DiffSide:
             ``device_spec_assumed``; the spec's note): the header says "analysed as an assumed X", as ``analyze`` does.
         runs: how many runs (a report's sources: repeats) the side's figures are the mean of — counts and times
             per run; 1 for one run (whole counts).
+        steps: the distinct numbers of ``ProfilerStep#N`` steps its runs profiled (``[]``: no steps recorded).
     """
 
     label: str
@@ -199,6 +200,7 @@ class DiffSide:
     runs: int = 1
     analysed_as: list[str] = field(default_factory=list)
     assumed: list[str] = field(default_factory=list)
+    steps: list[int] = field(default_factory=list)
 
     def device_label(self) -> str:
         """The GPUs as the header names them, by the rule of ``gpulens analyze``'s device row: the recorded names,
@@ -452,6 +454,9 @@ def compare(base: DiffSide, cand: DiffSide, top: int = 10) -> DiffResult:
         if len(side.groups) else {} for side in (base, cand)))
     if summary["workload"] is not None and not summary["workload"]["same_workload"]:
         warnings.insert(0, workload_text(summary["workload"], "base", "candidate"))  # first: it explains the rest
+    steps = steps_differ({"steps": base.steps}, {"steps": cand.steps}, "base", "summed GPU time, kernel times, calls")
+    if steps:  # every Δ below is then mostly the amount profiled: said first
+        warnings.insert(0, steps)
     if cross:
         vb, vc = ", ".join(vendors[0]) or "unknown vendor", ", ".join(vendors[1]) or "unknown vendor"
         warnings.append(f"the runs are on different GPUs (base: {', '.join(base.devices)}; candidate: "
