@@ -239,4 +239,4 @@ def test_gate_console_shows_a_baseline_name_escape_visibly(tmp_path, capsys):
     out = capsys.readouterr()
     text = out.out + out.err
     # the reason line quotes the name: ESC (0x1b) written as the 6 visible characters \u001b, never raw
-    assert "\x1b" not in text and "no baseline 'x\\u001b[31m'" in text
+    assert "\x1b" not in text and "no baseline file x\\u001b[31m (no such file)" in text  # no store name has an ESC

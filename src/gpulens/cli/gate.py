@@ -52,7 +52,8 @@ def register(app: typer.Typer) -> None:
                                                  help="Compare even when GPU model or driver differ."),
         allow_other_workload: bool = typer.Option(False, "--allow-other-workload",
                                                   help="Compare even when the runs are not the same workload "
-                                                       "(under half of one run's kernel time in kernels both run)."),
+                                                       "(under half of one run's kernel time in kernels both run) "
+                                                       "or profiled different numbers of steps."),
         json_out: Optional[Path] = typer.Option(None, "--json", help="Write the gate result as JSON."),
         markdown: Optional[Path] = typer.Option(None, "--markdown", help="Write Markdown (job summary / PR "
                                                                          "comment, < 65,000 characters)."),

@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._kineto_kinds import copy_kind_of
-from gpulens.gate.workload import kernel_overlap, workload_text
+from gpulens.gate.workload import kernel_overlap, steps_differ, workload_text
 from gpulens.reports._names import short_names
 
 #: Per-side and delta columns shared by every diff table (prefix ``base_`` / ``cand_``).
@@ -61,7 +61,7 @@ SIDE_COLUMNS = {
     "delta_ns": "candidate time − base time [ns]",
     "delta_pct": "delta / base time × 100 (unknown for new rows) [%]",
     "contribution": "delta / Σ|delta| over the table's rows: the row's signed part of the gross change, within "
-                    "±1, absolute values sum to 1 [ratio]",
+                    "±1, absolute values sum to 1; null when no row changed [ratio]",
 }
 KERNEL_COLUMNS = {
     "kernel": "kernel key, 'op shapes' for kernels matched through their launching operator (' memset' / "
@@ -92,7 +92,8 @@ ROW_WORDS = {"kernels": "kernel rows", "operators": "operator rows", "categories
 def _of_delta_doc(table: str) -> str:
     """The ``contribution`` column's doc in table ``table``: the Σ|Δ| it divides, named."""
     return (f"delta / Σ|delta| over the {ROW_WORDS[table]} (summary gross_delta_ns_by_table[{table!r}]): the row's "
-            "signed part of that table's gross change, within ±1, absolute values sum to 1 over the table [ratio]")
+            "signed part of that table's gross change, within ±1, absolute values sum to 1 over the table; null when no "
+            "row changed (Σ|delta| = 0) [ratio]")
 
 
 for _name, _cols in (("kernels", KERNEL_COLUMNS), ("operators", OPERATOR_COLUMNS), ("categories", CATEGORY_COLUMNS),
@@ -104,7 +105,8 @@ CONTRIBUTOR_COLUMNS = {
     "kernels": "base kernels → candidate kernels (short names; see the kernels table), '' for the 'all other "
                "rows' line [text]",
     "delta_ns": "candidate time − base time [ns]",
-    "contribution": "delta / Σ|delta| of the kernel rows (signed part of the gross change, within ±1) [ratio]",
+    "contribution": "delta / Σ|delta| of the kernel rows (signed part of the gross change, within ±1; null when no "
+                    "kernel row changed) [ratio]",
     "cumulative_delta_ns": "running sum of delta; the last row equals the total delta [ns]",
 }
 SUMMARY_COLUMNS = {
@@ -186,6 +188,7 @@ class DiffSide:
             ``device_spec_assumed``; the spec's note): the header says "analysed as an assumed X", as ``analyze`` does.
         runs: how many runs (a report's sources: repeats) the side's figures are the mean of — counts and times
             per run; 1 for one run (whole counts).
+        steps: the distinct numbers of ``ProfilerStep#N`` steps its runs profiled (``[]``: no steps recorded).
     """
 
     label: str
@@ -199,6 +202,7 @@ class DiffSide:
     runs: int = 1
     analysed_as: list[str] = field(default_factory=list)
     assumed: list[str] = field(default_factory=list)
+    steps: list[int] = field(default_factory=list)
 
     def device_label(self) -> str:
         """The GPUs as the header names them, by the rule of ``gpulens analyze``'s device row: the recorded names,
@@ -247,7 +251,7 @@ def _sides(b: pd.DataFrame, c: pd.DataFrame, by: list[str], btot: float, ctot: f
     t["delta_ns"] = t["cand_time_ns"] - t["base_time_ns"]
     t["delta_pct"] = 100 * t["delta_ns"] / t["base_time_ns"].where(t["base_time_ns"] > 0)
     gross = float(t["delta_ns"].abs().sum())
-    t["contribution"] = t["delta_ns"] / gross if gross else 0.0
+    t["contribution"] = t["delta_ns"] / gross if gross else np.nan  # no change at all: no part of it to show
     order = t["delta_ns"].abs().to_numpy()
     return t.iloc[np.lexsort((t[by[0]].astype(str).to_numpy(), -order))].reset_index(drop=True)
 
@@ -462,6 +466,9 @@ def compare(base: DiffSide, cand: DiffSide, top: int = 10) -> DiffResult:
         if len(side.groups) else {} for side in (base, cand)))
     if summary["workload"] is not None and not summary["workload"]["same_workload"]:
         warnings.insert(0, workload_text(summary["workload"], "base", "candidate"))  # first: it explains the rest
+    steps = steps_differ({"steps": base.steps}, {"steps": cand.steps}, "base", "summed GPU time, kernel times, calls")
+    if steps:  # every Δ below is then mostly the amount profiled: said first
+        warnings.insert(0, steps)
     if cross:
         vb, vc = ", ".join(vendors[0]) or "unknown vendor", ", ".join(vendors[1]) or "unknown vendor"
         warnings.append(f"the runs are on different GPUs (base: {', '.join(base.devices)}; candidate: "
@@ -583,6 +590,6 @@ def contributors(kernels: pd.DataFrame, gross: float, top: int) -> pd.DataFrame:
         head = pd.concat([head, pd.DataFrame({"kernel": [f"all other rows ({len(rest)})"], "match": [""], "kernels": [""],
                                               "delta_ns": [float(rest["delta_ns"].sum())]})], ignore_index=True)
     head = head.reset_index(drop=True)
-    head["contribution"] = (head["delta_ns"] / gross if gross else 0.0 * head["delta_ns"])  # unknown Δ: unknown
+    head["contribution"] = head["delta_ns"] / gross if gross else np.nan  # no change (or none known): no part
     head["cumulative_delta_ns"] = head["delta_ns"].cumsum()
     return head[list(CONTRIBUTOR_COLUMNS)]

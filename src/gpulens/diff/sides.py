@@ -128,10 +128,12 @@ def load_side(path: str | Path, strict: bool = True) -> DiffSide:
     if doc is None:
         from gpulens.report import analyze
 
+        from gpulens.analyzers.steps import step_numbers
         rep = analyze([p], strict=strict, only=["kernel_groups", "breakdown"])
         srcs = [{"analyses": {"kernel_groups": {"table": r.results["kernel_groups"].table.to_dict("records")},
                               "breakdown": {"summary": r.results["breakdown"].summary},
                               **_summary_hotspots(r)},
+                 "steps_profiled": len(step_numbers(r.timeline)),
                  "devices": r.timeline.meta.devices, "device_spec": getattr(r.device, "name", None),
                  "device_spec_assumed": bool(getattr(r.device, "assumed", False))}
                 for r in rep.sources if r.status != "no_gpu_work"]
@@ -220,6 +222,7 @@ def load_side(path: str | Path, strict: bool = True) -> DiffSide:
     analysed = sorted({str(s["device_spec"]) for s in srcs if s.get("device_spec")} - set(devices))
     assumed = sorted({str(s["device_spec"]) for s in srcs if s.get("device_spec_assumed") is True} & set(analysed))
     span, busy = span_and_busy(srcs)
+    steps = sorted({n for s in srcs if (n := _steps_profiled(s))})
     if any(away) or any(bad):  # a span holding (or missing) a duration nobody measured
         span = busy = None
     if not frames:
@@ -238,7 +241,16 @@ def load_side(path: str | Path, strict: bool = True) -> DiffSide:
     if note == "report" and notes != {"report"}:
         note = sorted(notes)[-1]
     return DiffSide(str(path), groups, devices, note, warnings, no_times, span, busy, runs=max(len(frames), 1),
-                    analysed_as=analysed, assumed=assumed)
+                    analysed_as=analysed, assumed=assumed, steps=steps)
+
+
+def _steps_profiled(src: dict[str, Any]) -> int:
+    """How many ``ProfilerStep#N`` steps one source profiled: a trace's counted here, a report's distinct step
+    numbers (``analyses.steps.summary.steps``, each rank's steps once, as the gate counts them); 0 when unknown."""
+    if isinstance(src.get("steps_profiled"), int):
+        return src["steps_profiled"]
+    steps = (((src.get("analyses") or {}).get("steps") or {}).get("summary") or {}).get("steps")
+    return len({n for n in steps if isinstance(n, int)}) if isinstance(steps, list) else 0
 
 
 #: Clipped time, as a fraction of a source's recorded GPU time, from which a diff warns: the hotspots analysis's

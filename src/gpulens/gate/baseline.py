@@ -153,6 +153,13 @@ def is_trace_path(ref: str) -> bool:
     return p.exists() and (os.sep in ref or "/" in ref or bool(p.suffix))
 
 
+def is_name(ref: str) -> bool:
+    """True when ``ref`` can be a stored baseline's name (letters, digits, ``.``, ``_``, ``-``; what ``baseline save
+    --name`` accepts): ``runs/base.json.gz`` or ``ma*`` cannot, so they are never looked up (nor globbed) in the
+    store."""
+    return bool(_NAME_RE.match(ref))
+
+
 def is_path_ref(ref: str) -> bool:
     """True when a ``--baseline``/``--name`` value is a file path rather than a name: it ends in ``.json``."""
     return ref.endswith(".json")
@@ -371,7 +378,12 @@ def find_baseline(ref: str, machine_key: str, store: Path | None = None, strict:
     if is_path_ref(ref):
         return load_baseline(ref, strict) if Path(ref).exists() else None
     if is_trace_path(ref):  # a trace (or rank folder) as baseline: analysed like a candidate trace, not a name
-        return baseline_of_trace(Path(ref), Path(ref).name, strict)
+        p = Path(ref)
+        if p.is_file() and not is_trace(p):  # no collector's: a baseline or report saved gzipped (``main.json.gz``)
+            return load_baseline(p, strict)
+        return baseline_of_trace(p, p.name, strict)
+    if not is_name(ref):  # a path that does not exist (or a pattern): no store name can match it
+        return None
     store = store or default_store()
     own = store / machine_key / f"{ref}.json"
     if own.exists():

@@ -26,7 +26,7 @@ from gpulens.gate.result import (AMBIGUOUS, ERROR, IMPROVED, INCOMPARABLE, NO_BA
                                  GateResult, MetricResult)
 from gpulens.gate.replaced import kernel_like, replaced
 from gpulens.gate.runs import KERNEL_PREFIX, RUN_METRICS, Metric, RunSet, rekey_kernels
-from gpulens.gate.workload import kernel_overlap, workload_text
+from gpulens.gate.workload import kernel_overlap, steps_differ, workload_text
 from gpulens.gate.stats import (Comparison, TimingTest, compare_count, decide, family_weights, holm_adjust,
                                 relative_spread, timing_tests)
 from gpulens.timeline.names import kernel_key
@@ -269,12 +269,13 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
                      created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
     if baseline is None:
         res.verdict = NO_BASELINE
-        from gpulens.gate.baseline import is_path_ref
+        from gpulens.gate.baseline import is_name, is_path_ref
 
         # a path names one file, not a machine's store: say it does not exist (a first run before the file is
         # made, or a typo) and how to make it, never a store lookup the user did not ask for
         res.reason = (f"no baseline file {baseline_ref} (no such file): save one there with `gpulens baseline save "
                       f"REPORT --name {baseline_ref}`" if is_path_ref(str(baseline_ref)) else
+                      f"no baseline file {baseline_ref} (no such file)" if not is_name(str(baseline_ref)) else
                       f"no baseline '{baseline_ref}' for machine {candidate.machine_key}: save one with "
                       "`gpulens baseline save`")
         res.metrics = _order([r for n, m in candidate.metrics.items()
@@ -311,13 +312,13 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
         ov = None
     res.workload = ov
     env_differs = bool(mism)  # another GPU, vendor, driver...: decisive whatever the kernels run
-    if ov is not None and not ov["same_workload"]:
-        if allow_other_workload:
-            res.notes.insert(0, f"allowed: {workload_text(ov)}")
-        elif env_differs:  # the decisive cause leads; other kernel names follow from another GPU or vendor
-            mism.append(workload_text(ov))
-        else:  # said first: it explains every row below
-            mism.insert(0, workload_text(ov))
+    # another program (kernel overlap), or the same one measured over other steps: every per-run total differs
+    run_texts = ([workload_text(ov)] if ov is not None and not ov["same_workload"] else []) + \
+        [t for t in [steps_differ(baseline.environment, candidate.environment)] if t]
+    if allow_other_workload:
+        res.notes[:0] = [f"allowed: {text}" for text in run_texts]
+    else:  # after a GPU, vendor or driver difference (the decisive cause: other kernel names follow from it)
+        mism += run_texts
     res.mismatches = mism
     same_measure(baseline, base_metrics, cand_metrics)
     untimed = {n if n == "*" else KERNEL_PREFIX + kernel_key(n[len(KERNEL_PREFIX):])

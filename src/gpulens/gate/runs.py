@@ -285,7 +285,9 @@ def environment_of(source: dict[str, Any], report: dict[str, Any]) -> dict[str, 
         ``gpus`` (sorted distinct GPU names), ``gpu_count`` (devices recorded), ``arch`` (sorted compute
         capabilities / gfx arch names), ``ranks`` (rank count), ``driver``, ``runtime``, ``torch`` (str or None
         when the source does not record them), ``collectors``, ``tool_version``, ``sm_clock_mhz`` (mean SM clock
-        during the run from the ``telemetry`` analysis, MHz; None when not recorded).
+        during the run from the ``telemetry`` analysis, MHz; None when not recorded), ``steps`` (``[N]``: the
+        ``ProfilerStep#N`` steps the run profiled: distinct step numbers, ``analyses.steps.summary.steps``, so each
+        rank's steps count once; ``[]`` without steps — for a side, the sorted distinct counts of its runs).
     """
     devs = [d for d in source.get("devices") or [] if isinstance(d, dict)]
     inputs = [i for i in source.get("inputs") or [] if isinstance(i, dict)]
@@ -306,6 +308,9 @@ def environment_of(source: dict[str, Any], report: dict[str, Any]) -> dict[str, 
     clocks = [r.get("mean") for r in _get(source, ("analyses", "telemetry", "table")) or []
               if isinstance(r, dict) and r.get("quantity") == "sm_clock" and r.get("mean")]
     env["sm_clock_mhz"] = round(float(np.mean(clocks)) / 1e6) if clocks else None
+    steps = _get(source, ("analyses", "steps", "summary", "steps"))  # distinct step numbers: per rank, not summed
+    n = len(set(steps)) if isinstance(steps, list) else _get(source, ("analyses", "steps", "summary", "step_count"))
+    env["steps"] = [n] if isinstance(n, int) and not isinstance(n, bool) and n > 0 else []
     return env
 
 
@@ -380,9 +385,10 @@ def collect_runs(paths: Iterable[str | Path], reports: list[dict[str, Any]] | No
     env = _common_env([environment_of(s, r) for s, r in usable] or envs, paths)
     untimed: set[str] = set()
     unknown: dict[str, str] = {}
-    from gpulens.gate.workload import mixed_workloads
+    from gpulens.gate.workload import mixed_steps, mixed_workloads
 
-    notes = mixed_workloads([(str(s.get("label")), _kernel_times(s)) for s, _ in usable])
+    notes = mixed_workloads([(str(s.get("label")), _kernel_times(s)) for s, _ in usable]) + \
+        mixed_steps([(str(s.get("label")), environment_of(s, r)["steps"]) for s, r in usable])
     return RunSet(runs, excluded, env, machine_key(env), next(iter(versions), None),
                   _metrics(usable, untimed, unknown), untimed, unknown, notes)
 
@@ -401,7 +407,7 @@ def _kernel_times(source: dict[str, Any]) -> dict[str, float]:
 def _common_env(envs: list[dict[str, Any]], paths: list[Path]) -> dict[str, Any]:
     if not envs:
         return {"gpus": [], "gpu_count": 0, "arch": [], "ranks": 0, "driver": None, "runtime": None,
-                "torch": None, "collectors": [], "tool_version": None, "sm_clock_mhz": None}
+                "torch": None, "collectors": [], "tool_version": None, "sm_clock_mhz": None, "steps": []}
     keys = {machine_key(e) for e in envs if e["gpus"]}
     if len(keys) > 1:
         raise GpulensError(f"the runs in {', '.join(map(str, paths))} come from different GPUs "
@@ -415,6 +421,7 @@ def _common_env(envs: list[dict[str, Any]], paths: list[Path]) -> dict[str, Any]
         env[k] = ",".join(vals) or None
     clocks = [e["sm_clock_mhz"] for e in envs if e.get("sm_clock_mhz")]
     env["sm_clock_mhz"] = round(float(np.median(clocks))) if clocks else None
+    env["steps"] = sorted({n for e in envs for n in e.get("steps") or []})
     return env
 
 

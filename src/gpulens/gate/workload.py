@@ -76,3 +76,41 @@ def mixed_workloads(runs: list[tuple[str, Mapping[str, float]]]) -> list[str]:
             f"workload as the first ({first}): " + workload_text(ov, "first run", "other run").split(": ", 1)[1]
             .replace("the figures below compare two programs, not a change", "their samples pool two programs: "
                      "the medians and the noise the gate tests against describe neither")]
+
+
+def steps_differ(base_env: Mapping[str, Any], cand_env: Mapping[str, Any], base: str = "baseline",
+                 totals: str = "span, kernel times, launches, bytes") -> str:
+    """Why two sides' runs are not the same measurement although the same workload: their runs profiled different
+    numbers of ``ProfilerStep#N`` steps (``environment["steps"]``: each side's distinct per-run step counts,
+    :func:`gpulens.gate.runs.environment_of`) — a candidate profiling 5 steps of a baseline's 10 reads as 40 %
+    less span, kernel time and launches, and its median step as another step. Returns the one sentence, or ``""``
+    when either side recorded no steps or the sides share a count (one run of a side with a step more or less, a
+    step the profiler cut, does not make every run incomparable). ``base``: what the first side is called;
+    ``totals``: the per-run figures named."""
+    b, c = ([n for n in e.get("steps") if isinstance(n, int) and not isinstance(n, bool)]
+            if isinstance(e.get("steps"), list) else [] for e in (base_env, cand_env))
+    if not b or not c or set(b) & set(c):
+        return ""
+
+    def each(ns: list[int]) -> str:
+        return f"{ns[0]}" if len(ns) == 1 else " or ".join(map(str, sorted(ns)))
+
+    return (f"the runs profiled different numbers of steps: the {base}'s {each(b)} per run, the candidate's "
+            f"{each(c)} (ProfilerStep#N markers; per-run totals — {totals} — then measure different amounts of "
+            "work: profile the same steps, e.g. one torch.profiler schedule, on both sides)")
+
+
+def mixed_steps(runs: list[tuple[str, list[int]]]) -> list[str]:
+    """Runs of one side that profiled another number of ``ProfilerStep#N`` steps than most of its runs: ``runs`` is
+    ``[(label, environment["steps"])]``; returns one note naming them, or ``[]``. Their span, kernel times and counts
+    measure more or less work than the others' (a run cut after 5 of 10 steps reads as 40 % faster), so the side's
+    medians and noise are not one measurement's."""
+    counts = [(label, s[0]) for label, s in runs if s]
+    if len({n for _, n in counts}) < 2:
+        return []
+    values = [n for _, n in counts]
+    usual = max(sorted(set(values)), key=values.count)
+    odd = [(label, n) for label, n in counts if n != usual]
+    names = ", ".join(f"{label} ({n})" for label, n in odd[:3]) + (f" and {len(odd) - 3} more" if len(odd) > 3 else "")
+    return [f"{len(odd)} of the {len(counts)} runs profiled another number of steps than the others' {usual}: {names}; "
+            "their per-run totals measure more or less work, so they are not samples of one measurement"]

@@ -147,8 +147,11 @@ def _delta(v: Any) -> str:
 
 def _cells(df: pd.DataFrame, docs: dict[str, str], cols: list[str], width: int) -> list[list[str]]:
     out = []
-    for row in df[cols].itertuples(index=False):
-        out.append([_delta(v) if c in ("delta_ns", "cumulative_delta_ns") else
+    # a table with no change at all (identical runs) has no gross change to take parts of: "—", not "unknown"
+    still = df["delta_ns"].eq(0).to_numpy() if "delta_ns" in df else np.zeros(len(df), bool)
+    for row, zero in zip(df[cols].itertuples(index=False), still):
+        out.append(["—" if c == "contribution" and zero and _missing(v) else
+                    _delta(v) if c in ("delta_ns", "cumulative_delta_ns") else
                     fmt_cell(v, "signed share" if c == "contribution" else declared_unit(docs[c]), width)
                     for c, v in zip(cols, row)])
     return out
