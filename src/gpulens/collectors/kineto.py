@@ -420,10 +420,12 @@ class KinetoCollector(Collector):
     def _build(self, path: Path, acc: "_Accumulator", trace: Any, info: StreamInfo,
                warnings: list[str], truncated_at: dict[str, int], select: Selection | None) -> Parts:
         acc.close_begin_end()  # B/E slices become complete events; unended ones are counted, never extended
-        if acc.paired or acc.unended or acc.unopened:
+        if acc.paired or acc.unended or acc.unopened or acc.unended_gpu:
             warnings.append(f"{path}: {plural(acc.paired, 'begin/end (B/E) pair(s)')} read as complete events"
                             + (f"; {plural(acc.unended, 'begin (B) event(s)')} never ended dropped (not extended to "
                                "the end of the trace)" if acc.unended else "")
+                            + (f"; {plural(acc.unended_gpu, 'GPU begin (B) event(s)')} never ended kept as untimed "
+                               "launches (duration unknown, not extended)" if acc.unended_gpu else "")
                             + (f"; {plural(acc.unopened, 'end (E) event(s)')} without a begin "
                                f"dropped" if acc.unopened else ""))
         dist = trace.distributedInfo if isinstance(trace.distributedInfo, dict) else {}
