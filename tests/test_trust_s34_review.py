@@ -20,7 +20,7 @@ def test_one_undetermined_critical_kernel_reads_singular(tmp_path):
                              "traceEvents": ev}))
     vd = gpulens.analyze([p]).sources[0].results["verdicts"]
     titles = [f.title for f in vd.findings if f.key == "undetermined"]
-    assert titles == ["1 of 1 critical kernel (400.00 µs of GPU time) could not be classified"]
+    assert titles == ["1 of 1 critical kernel (400.00 µs of kernel time, summed over launches) could not be classified"]
     steps = vd.table.loc[0, "next_steps"]
     assert "these kernels" not in steps[0] and "classify them" not in steps[0]
 

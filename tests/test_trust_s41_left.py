@@ -96,11 +96,11 @@ def test_graph_replays_and_unclassified_kernels_are_counted_apart(tmp_path):
     und = {f.key: f for f in src.results["verdicts"].findings if f.category == "undetermined"}
     # 2 critical rows: the replay (600 µs) and my_kernel (200 µs); only my_kernel is an unclassified kernel, and its
     # next step is its own (counters), not the graph's re-trace
-    assert und["undetermined"].title == "1 of 2 critical kernels (200.00 µs of GPU time) could not be classified"
+    assert und["undetermined"].title == "1 of 2 critical kernels (200.00 µs of kernel time, summed over launches) could not be classified"
     assert "--cuda-graph-trace" not in und["undetermined"].action
     assert und["undetermined/graph"].title.startswith("CUDA graph 5 (600.00 µs of GPU time) is a whole CUDA graph")
     text = " ".join(render(Report(sources=[src]), width=300).split())
-    assert "1 of 2 critical kernels (200.00 µs of GPU time) could not be classified: " in text
+    assert "1 of 2 critical kernels (200.00 µs of kernel time, summed over launches) could not be classified: " in text
     assert "is a whole CUDA graph replay, not one kernel" in text
 
 

@@ -231,4 +231,6 @@ def test_b04_gzip_csv_cut_at_a_line_end_is_partial(tmp_path, cut):
     sm = s["summary"]
     assert code == 0 and s["status"] == "partial" and s["truncated"]
     assert (sm["kernel_count"], sm["kernel_time_ns"], sm["span_ns"]) == want
-    assert any("gzip" in w and "truncated" in w for w in s["warnings"])
+    # cut short: truncated; a bad trailer: every row read, the check failed — nothing lost, a byte may be wrong
+    assert any("gzip" in w and ("truncated" in w if cut == "stream_ends" else "nothing is lost" in w)
+               for w in s["warnings"])

@@ -423,7 +423,7 @@ class Verdicts(Analyzer):
             # a kernel with launches without a duration has an unknown time (analyzers._unknown_time)
             und_time = ("GPU time unknown: launches without a duration"
                         if untimed_names(timeline) & set(und["name"].astype(str)) else
-                        f"{fmt_ns(und['time_ns'].sum(min_count=1))} of GPU time")
+                        f"{fmt_ns(und['time_ns'].sum(min_count=1))} of kernel time, summed over launches")
             findings.append(Finding(
                 f"{len(und)} of {plural(len(t), 'critical kernel')} ({und_time}) could not be classified",
                 f"No roofline position, occupancy, stall counters or launch evidence classifies "

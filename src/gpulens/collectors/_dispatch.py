@@ -52,7 +52,7 @@ from gpulens.collectors._dispatch_rows import (_F64_I64, _GPU_KINDS, _IDS, _SIZE
 from gpulens.collectors._assemble import move_rank
 from gpulens.collectors._dispatch_notes import file_notes
 from gpulens.collectors._duplicates import drop_exact_duplicates, duplicates_note, exact_duplicate_ids
-from gpulens.collectors._work_rules import NO_TIMESTAMPS, NON_WORK_REASON, is_non_work, kinds_of_kernel_names
+from gpulens.collectors._work_rules import NO_END, NO_TIMESTAMPS, NON_WORK_REASON, is_non_work, kinds_of_kernel_names
 from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
 
 #: Columns of ``tables["unattached_counters"]``: counters of dispatches that are not events.
@@ -214,7 +214,8 @@ def _build(files: list[FileRows], d: Dispatches) -> tuple[pd.DataFrame, pd.DataF
                 d.cols[key] = v.mask(bad)
     reason = pd.Series([None] * n, dtype=object)
     reason[unreadable] = UNREADABLE_TS
-    reason[reason.isna() & (start.isna() | end.isna())] = NO_TIMESTAMPS
+    reason[reason.isna() & start.isna()] = NO_TIMESTAMPS
+    reason[reason.isna() & end.isna()] = NO_END  # a start and no end: ran, its length unknown (an untimed launch)
     ok = reason.isna()
     # a negative start, or a negative end that is no end before its start (that one is a negative duration below)
     negative_ts = (start < 0) | ((end < 0) & (end >= start))

@@ -194,4 +194,36 @@ def unsupported_format(path: str | Path) -> str | None:
     if kind is None:
         return None
     stem = p.name.split(".")[0] or "report"
-    return _ADVICE[kind].format(stem=stem, name=p.name, what=what, how=how)
+    advice = _ADVICE[kind].format(stem=stem, name=p.name, what=what, how=how)
+    return _with_companion(p, kind, advice)
+
+
+#: the file of the same run that a hint tells the user to record, by kind: (glob patterns beside the file, the
+#: advice's parenthesis that says how to record it). When one is there, the hint names it instead of telling the
+#: user to record what they have.
+_COMPANIONS = {
+    "pc_sampling": (("*kernel_trace.csv", "*results.db"),
+                    " (rocprofv3 --kernel-trace writes <pid>_kernel_trace.csv beside it)"),
+    "att_stats": (("*kernel_trace.csv", "*results.db"),
+                  " (rocprofv3 --kernel-trace: <pid>_kernel_trace.csv, or its <pid>_results.db)"),
+    "memory_timeline": (("*.pt.trace.json", "*.pt.trace.json.gz"), " (export_chrome_trace's .pt.trace.json)"),
+}
+
+
+def _with_companion(p: Path, kind: str, advice: str) -> str:
+    """``advice`` with its "how to record the companion file" parenthesis replaced by the companion's name when a
+    file of that kind lies beside ``p`` (the same process id prefix first); unchanged when none is there or the folder
+    cannot be listed."""
+    if kind not in _COMPANIONS:
+        return advice
+    patterns, how = _COMPANIONS[kind]
+    try:
+        found = sorted({f.name for pat in patterns for f in p.parent.glob(pat) if f.is_file() and f != p})
+    except OSError:
+        return advice
+    if not found:
+        return advice
+    pid = p.name.split("_", 1)[0] + "_"
+    same_run = [n for n in found if n.startswith(pid)] or found
+    more = f" ({len(found) - 1} more of its kind there)" if len(found) > 1 else ""
+    return advice.replace(how, f": {same_run[0]}, beside it{more}")

@@ -131,13 +131,15 @@ def gunzip_blocks(fh: BinaryIO, first: bytes, limit: int, path: Path, block: int
     d = zlib.decompressobj(16 + zlib.MAX_WBITS)
     pending = first
     while True:
+        before = d.copy()
         try:
             out = d.decompress(pending, block)
         except zlib.error as exc:
             # corrupt after some good data: stop there like a cut-short stream (what came before is kept, the
-            # caller marks the input truncated and says why with ``state["corrupt"]``); when the failing call was
-            # the first, decompress its input again in small steps to keep what precedes the corruption
-            saved = [] if total else _salvage(first, limit, path)
+            # caller marks the input truncated and says why with ``state["corrupt"]``); the failing call's input is
+            # decompressed again in small steps from the state before it, to keep what precedes the corruption (a
+            # failed trailer check: every byte of the text)
+            saved = _salvage(pending, limit - total, path, before)
             if not total and not saved:
                 raise
             yield from saved
@@ -170,11 +172,12 @@ def gunzip_blocks(fh: BinaryIO, first: bytes, limit: int, path: Path, block: int
                 return
 
 
-def _salvage(data: bytes, limit: int, path: Path, step: int = 16384) -> list[bytes]:
-    """What decompresses from ``data`` (a gzip stream) before zlib finds it corrupt, fed ``step`` bytes at a time, and
-    the step that fails fed again a byte at a time from the state before it: a stream whose data all decompressed
-    but whose trailer check fails (``incorrect data check``: a flipped bit) keeps its text, not nothing."""
-    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+def _salvage(data: bytes, limit: int, path: Path, d: Any = None, step: int = 16384) -> list[bytes]:
+    """What decompresses from ``data`` (a gzip stream, or its continuation for the decompressor ``d``) before zlib
+    finds it corrupt, fed ``step`` bytes at a time, and the step that fails fed again a byte at a time from the state
+    before it: a stream whose data all decompressed but whose trailer check fails (``incorrect data check``: a
+    flipped bit) keeps its text, not nothing."""
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS) if d is None else d
     out, total = [], 0
     for i in range(0, len(data), step):
         before = d.copy()
@@ -278,7 +281,7 @@ def read_magic(path: Path, n: int) -> bytes:
 
 _GUNZIPPED: dict[tuple[str, int, int], int] = {}  # (file, size, mtime) → decompressed bytes, by read_input
 _TRAILING: dict[tuple[str, int, int], int] = {}  # (file, size, mtime) → bytes after the gzip data, by read_input
-_GZ_CUT: dict[tuple[str, int, int], str] = {}  # (file, size, mtime) → why its gzip stream stops early, by read_input
+_GZ_CUT: dict[tuple[str, int, int], str] = {}  # (file, size, mtime) → zlib's error ("" cut short), by read_input
 
 
 def gunzipped_size(path: str | Path) -> int | None:
@@ -301,11 +304,17 @@ def mark_gzip_cut(meta: Any, path: str | Path) -> None:
         return
     key = (str(Path(path).resolve()), st.st_size, st.st_mtime_ns)
     why, n = _GZ_CUT.get(key), _GUNZIPPED.get(key, 0)
-    if why and str(path) not in meta.truncated_at:
-        meta.warnings.append(TruncationNote(f"{path}: truncated — {why}: the {n:,} bytes of text before that point "
-                                            "are read; what the file held after it is lost", path, n))
-        meta.truncated = True
-        meta.truncated_at[str(path)] = n
+    if why is None or str(path) in meta.truncated_at:
+        return
+    from gpulens.collectors._gzip_words import gzip_stop
+
+    stop = gzip_stop(why or None, n, n)
+    # partial either way (a failed trailer check: all the text read, but a byte of it may be wrong)
+    meta.warnings.append(TruncationNote(f"{path}: truncated — {stop.why}: the {n:,} bytes of text before that "
+                                        f"point are read; {stop.after}" if stop.truncated else
+                                        f"{path}: {stop.why}: {stop.after}", path, n))
+    meta.truncated = True
+    meta.truncated_at[str(path)] = n
 
 
 def gzip_trailing_bytes(path: str | Path) -> int:
@@ -361,8 +370,7 @@ def read_input(path: str | Path) -> RawInput:
             key = (str(p.resolve()), st.st_size, st.st_mtime_ns)
             _GUNZIPPED[key] = unpacked
             if truncated:
-                _GZ_CUT[key] = (f"its gzip data is corrupt ({state['corrupt']})" if state.get("corrupt")
-                                else "its gzip stream ends early")
+                _GZ_CUT[key] = state.get("corrupt") or ""  # zlib's reason; "" when the stream ends early
             if state.get("trailing"):
                 _TRAILING[key] = state["trailing"]
         except OSError:

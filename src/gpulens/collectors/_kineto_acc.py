@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._numbers import not_recorded
-from gpulens.collectors._work_rules import MISSING_TS_OR_DUR
+from gpulens.collectors._work_rules import MISSING_TS_OR_DUR, NEVER_CLOSED
+from gpulens.collectors._kineto_unended import is_gpu_slice, unended_gpu_rows
 from gpulens.collectors._chrome_dialects import PLACED_BY_PROCESS, RPD_JSON
 from gpulens.collectors._dialect_place import dialect_texts, number_stream_handles, place_rpd, place_xla
 from gpulens.collectors._chrome_json import json_text
@@ -68,7 +69,7 @@ class Accumulator:
         self.ignored: dict[str, int] = {}
         self.copies_by_launcher = 0  # kernel records made copies/fills by their launching call (_copies_by_launcher)
         self.begin_end: list = []  # B/E events until close_begin_end pairs them
-        self.paired = self.unended = self.unopened = 0
+        self.paired = self.unended = self.unopened = self.unended_gpu = 0
         self.unknown_phase = 0  # events whose ph is no Trace Event Format phase: dropped, counted
         self.unknown_phase_seen: set[str] = set()
         self.bad_ids: dict[str, int] = {}  # numbers that are no int64 (2^64, 1e30, nan) per field: read as unknown
@@ -291,7 +292,7 @@ class Accumulator:
                 self.unended += e.ph == "B"
                 continue
             threads.setdefault(repr((e.pid, e.tid)), []).append((t, 0 if e.ph == "E" else 1, i, e))
-        out = []
+        out, open_gpu = [], []
         for evs in threads.values():
             stack: list = []
             early: dict[Decimal, int] = {}  # E events with no open B, by instant
@@ -309,10 +310,15 @@ class Accumulator:
                     early[t] -= 1  # is excluded as such), never "a begin never ended and an end without a begin"
                     out.append(RawEvent(cat=b.cat, name=b.name, pid=b.pid, tid=b.tid, ts=b.ts, args=b.args,
                                         dur=msgspec.Raw(b"0"), ph="X"))
+                elif is_gpu_slice(b):  # GPU work with a start and no end: an untimed launch (_kineto_unended)
+                    open_gpu.append((t, b))
                 else:
                     self.unended += 1
             self.unopened += sum(early.values())
         self.paired += len(out)
+        if open_gpu:
+            self.unended_gpu += len(open_gpu)
+            self.rejected.append(unended_gpu_rows(open_gpu))
         if out:
             self.add(out)
 
@@ -504,7 +510,7 @@ class Accumulator:
         rej = {"kind": [], "name": [], "start_ns": [], "dur_ns": [], "reason": [], "correlation_id": []}
         reasons = (MISSING_TS_OR_DUR, "negative duration (unfinished or corrupt event)",
                    "zero timestamp (never recorded)", "unreadable ts or dur (not a number, or beyond int64 ns)",
-                   "negative timestamp far before the others (never recorded)")
+                   "negative timestamp far before the others (never recorded)", NEVER_CLOSED)
         for r in self.rejected:
             rej["kind"] += [KIND_LIST[k] for k in r["kind"]]
             rej["name"] += r["name"]

@@ -131,6 +131,7 @@ def read_damaged(path: Path, tail: Tail, exc: BaseException, strict: bool, deep:
             could be read (one line naming the file, the byte, line and column, and ``--lenient`` where it helps).
     """
     rec = recover(tail.doc, lenient=not strict, deep=deep, base=tail.base)
+    corrupt_gzip = bool(rec.damage and info.truncated_gzip and info.extra.get("gzip_error"))
     if rec.damage and info.truncated_gzip:
         # a corrupt or cut gzip stream: the text from its first damage on is what zlib made of bad data, not the
         # trace — the input is cut there (truncated), in strict and lenient reading alike; nothing after it is read
@@ -155,7 +156,9 @@ def read_damaged(path: Path, tail: Tail, exc: BaseException, strict: bool, deep:
         truncated_at[str(path)] = at
         # the byte is where the kept text ends, not where the damage was found: said as such (a "line 1, column
         # 373: the text ends there (byte 294)" read as two places for one end)
-        warnings.append(f"{path}: {rec.problem}; kept {acc.count} complete events, the text before {about} {at:,}")
+        problem = ("the text turns to damaged data there (its gzip data is corrupt; the file goes on)" if corrupt_gzip
+                   else rec.problem)
+        warnings.append(f"{path}: {problem}; kept {acc.count} complete events, the text before {about} {at:,}")
     elif rec.outside_cut is not None:
         at = _file_byte(tail, rec.outside_cut)
         truncated_at[str(path)] = at

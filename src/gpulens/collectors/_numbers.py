@@ -78,12 +78,16 @@ DIGITS = r"(?<!\d)[0-9]+(?!\d)"
 
 #: a label's trailing integer ("stream 7", "Agent 1"; "stream ٣7" has none)
 TRAILING_INT = re.compile(rf"(-?{DIGITS})\s*$")
+#: a number followed by its label in parentheses: PaddlePaddle's profiler writes host thread ids so in its Chrome
+#: trace (``"tid": "11(C++)"``, ``"12(Python)"``): the number is the thread
+LEADING_INT_LABEL = re.compile(rf"^(-?{DIGITS})\s*\([^()]*\)$")
 
 
 def id_of_text(text: str) -> int | None:
     """An id written as text (Kineto ``args``, rocprofv3 ``Agent_Id``): the whole text as a number when it is one
     (``"7"``, ``" 7 "``, ``"1e3"`` = 1000, ``"0x10"`` = 16; a fraction, ``"nan"`` or ``"inf"`` is none), else a
-    label's trailing number (``"stream 7"``, ``"cuda:3"``, ``"Agent 1"``). Read by its last digits, ``"1e3"`` was id
+    label's trailing number (``"stream 7"``, ``"cuda:3"``, ``"Agent 1"``), or a number with its label in parentheses
+    after it (Paddle's thread ``"11(C++)"``). Read by its last digits, ``"1e3"`` was id
     3, ``"7.5"`` id 5 and ``"0x10"`` id 10. Digits of other scripts (``"١"``, full-width ``"１"``), which ``int``
     reads, are no id. No int64 bound here: the caller's."""
     t = text.strip()
@@ -101,7 +105,7 @@ def id_of_text(text: str) -> int | None:
             return int(t, 16)
         except ValueError:
             return None
-    m = TRAILING_INT.search(t)
+    m = TRAILING_INT.search(t) or LEADING_INT_LABEL.match(t)
     return int(m.group(1)) if m else None
 
 

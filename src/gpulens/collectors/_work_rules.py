@@ -151,9 +151,10 @@ NON_WORK_REASON = "barrier or marker packet on a GPU queue (no work)"
 #: a start or duration no clock can hold — are corrupt records: refused and counted in a warning, never launches.
 MISSING_TS_OR_DUR = "missing ts or dur"
 NO_TIMESTAMPS = "no timestamps recorded"
+NO_END = "start recorded, no end timestamp"  # a row with its start cell and an empty end cell: it ran, length unknown
 NEVER_CLOSED = "range never closed"
 START_UNKNOWN = "start unknown"
-ABSENT_TIME_REASONS = frozenset({MISSING_TS_OR_DUR, NO_TIMESTAMPS, NEVER_CLOSED, START_UNKNOWN})
+ABSENT_TIME_REASONS = frozenset({MISSING_TS_OR_DUR, NO_TIMESTAMPS, NO_END, NEVER_CLOSED, START_UNKNOWN})
 _NON_WORK_RE = re.compile(NON_WORK_RULE.pattern, re.IGNORECASE)
 _GPU_WORK_KINDS = ("kernel", "comm", "memcpy", "memset")  # timeline.schema.GPU_KINDS
 

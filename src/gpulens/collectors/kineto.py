@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens._memory import keeping_freed_memory
+from gpulens.collectors._gzip_words import gzip_stop
 from gpulens.collectors._io import read_input, trailing_warning
 from gpulens.collectors._assemble import Parts, any_kind, assemble, categorical
 from gpulens.collectors._chrome_dialects import (KINETO_HEADER_KEYS, RPD_JSON, foreign_events_refusal, identify,
@@ -405,14 +406,12 @@ class KinetoCollector(Collector):
                             f"Format phase ({seen}) dropped")
         if info.extra.get("gzip_trailing"):
             warnings.append(trailing_warning(path, info.extra["gzip_trailing"]))
-        if info.truncated_gzip:
-            truncated_at.setdefault(str(path), info.nbytes)
-            err = info.extra.get("gzip_error")
-            why = f"its gzip data is corrupt ({err})" if err else "its gzip stream ends early"
-            stop = truncated_at.get(str(path), info.nbytes)
-            warnings.append(f"{path}: truncated — {why}: the {acc.count:,} complete timed events in the first "
-                            f"{stop:,} bytes of trace text are kept; the event cut there and everything after it "
-                            "are lost")
+        if info.truncated_gzip:  # partial either way: cut short, corrupt from a point, or whole with a failed check
+            kept = truncated_at.setdefault(str(path), info.nbytes)
+            gz = gzip_stop(info.extra.get("gzip_error"), info.nbytes, kept)
+            warnings.append(f"{path}: truncated — {gz.why}: the {acc.count:,} complete timed events in the first "
+                            f"{kept:,} bytes of trace text are kept; {gz.after}" if gz.truncated else
+                            f"{path}: {gz.why}: {gz.after} ({acc.count:,} complete timed events)")
         return self._build(path, acc, header, info, warnings, truncated_at, select)
 
     def _source(self, n: int) -> pd.Categorical:
@@ -421,10 +420,12 @@ class KinetoCollector(Collector):
     def _build(self, path: Path, acc: "_Accumulator", trace: Any, info: StreamInfo,
                warnings: list[str], truncated_at: dict[str, int], select: Selection | None) -> Parts:
         acc.close_begin_end()  # B/E slices become complete events; unended ones are counted, never extended
-        if acc.paired or acc.unended or acc.unopened:
+        if acc.paired or acc.unended or acc.unopened or acc.unended_gpu:
             warnings.append(f"{path}: {plural(acc.paired, 'begin/end (B/E) pair(s)')} read as complete events"
                             + (f"; {plural(acc.unended, 'begin (B) event(s)')} never ended dropped (not extended to "
                                "the end of the trace)" if acc.unended else "")
+                            + (f"; {plural(acc.unended_gpu, 'GPU begin (B) event(s)')} never ended kept as untimed "
+                               "launches (duration unknown, not extended)" if acc.unended_gpu else "")
                             + (f"; {plural(acc.unopened, 'end (E) event(s)')} without a begin "
                                f"dropped" if acc.unopened else ""))
         dist = trace.distributedInfo if isinstance(trace.distributedInfo, dict) else {}

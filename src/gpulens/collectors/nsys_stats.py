@@ -33,6 +33,7 @@ import pandas as pd
 
 from gpulens.collectors._csvrows import dedupe_header, rejoin_last_name
 from gpulens.collectors._io import read_input
+from gpulens.collectors._nsys_exec_sum import WHAT, exec_sum_as_kern_sum
 from gpulens.collectors._nsys_stat_checks import STATS as _STATS
 from gpulens.collectors._nsys_stat_checks import blank_impossible_statistics as _blank_impossible_statistics
 from gpulens.collectors._nsys_stat_checks import printed_step
@@ -242,6 +243,8 @@ class NsysStatsCollector(Collector):
         lines = text.splitlines()
         if _find_header(lines) is not None or _find_header(column_tables_as_csv(lines) or []) is not None:
             return True
+        if exec_sum_as_kern_sum(lines) is not None:  # cuda_kern_exec_sum: read as the kernel summary it holds
+            return True
         # nsys stats stdout whose kernel table starts beyond the first 64 KiB: its report banners are enough
         return any(_STATS_BANNER.match(ln) for ln in lines[:200])
 
@@ -258,6 +261,9 @@ class NsysStatsCollector(Collector):
             columns = column_tables_as_csv(lines)
             if columns is not None and _find_header(columns) is not None:
                 lines, found = columns, _find_header(columns)
+        exec_sum = exec_sum_as_kern_sum(lines) if found is None else None
+        if exec_sum is not None and _find_header(exec_sum[0]) is not None:  # cuda_kern_exec_sum: its K columns
+            lines, found = exec_sum[0], _find_header(exec_sum[0])
         if found is None:
             # nsys stats says itself why a report is missing ("SKIPPED: x.sqlite does not contain CUDA kernel
             # data."): name that instead of a bare "no header" (chukonu-team/MinerU-merge nsys_stats.csv: osrt_sum
@@ -279,6 +285,8 @@ class NsysStatsCollector(Collector):
         if name_at == width - 1:  # an unquoted name with commas (``f(float *, int)``) in the last column: rejoin it
             rows = rejoin_last_name(rows, under, width)
         warnings = dedupe_header(path, [c.strip() for c in head])[1]
+        if exec_sum is not None:
+            warnings.append(f"{path}: kernel summary {WHAT} ({plural(exec_sum[1], 'row(s)')})")
         assumed = unit_note(path, head)
         if assumed:
             warnings.append(assumed)

@@ -221,6 +221,8 @@ def truncated_text(tl: Any) -> str:
     whole events array (the collector says "(the whole array)") lost only the keys written after it."""
     import re
 
+    from gpulens.collectors._gzip_words import NOTHING_LOST
+
     meta = tl.meta
     at = getattr(meta, "truncated_at", {}) or {}
     sources = list(getattr(meta, "sources", None) or [])
@@ -240,6 +242,10 @@ def truncated_text(tl: Any) -> str:
             lost = (f"every event kept ({int(kept.replace(',', '')):,}); only top-level keys written after the events "
                     "array may be lost")
         who = f"rank {rank} ({Path(p).name})" if named else Path(p).name
+        if any(str(w).startswith(f"{p}:") and NOTHING_LOST in str(w) for w in meta.warnings):
+            parts.append(f"{who} fails its gzip check after all {int(n):,} bytes of its text ({NOTHING_LOST}, but a "
+                         "byte of it may be wrong)")
+            continue
         parts.append(f"{who} stops after {int(n):,} bytes of trace text ({lost})")
     total = max(len(sources), int(getattr(meta, "rank_files", 0) or 0))
     if parts and multi and len(at) + len(getattr(meta, "unread", None) or {}) < total:
