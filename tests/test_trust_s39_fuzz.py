@@ -66,7 +66,9 @@ def test_device_spec_whole_numbers_as_written_are_read(tmp_path):
     assert load_spec(_spec(tmp_path, num_sms=132.0)).num_sms == 132  # an integral float
     # tiny but positive was once kept (a roof of 1e-291 B/s); no GPU has it: refused in one line since session 44
     # (devices.spec.check_plausible; tests/test_trust_s44_figures.py)
-    with pytest.raises(TraceFormatError, match=r"1/2\.7e302 of the smallest built-in GPU's \(272 GB/s") as e:
+    # the smallest built-in bandwidth: GeForce GTX 1060 6GB (added in session 47), 192-bit bus × 8 Gbit/s GDDR5 / 8
+    # = 192 GB/s; 192 / 1e-300 = 1.9e302
+    with pytest.raises(TraceFormatError, match=r"1/1\.9e302 of the smallest built-in GPU's \(192 GB/s") as e:
         load_spec(_spec(tmp_path, figures={"memory_bandwidth": 1e-300}))
     assert "\n" not in str(e.value)
 
