@@ -289,3 +289,13 @@ def lower_bound_mark(text: str, column: str, unit: str, lower: bool) -> str:
 def ge_mark(text: str) -> str:
     """``"≥ "`` before a figure's ``text`` (a lower bound); an unknown or blank figure unchanged."""
     return text if text in ("unknown", "—", "") else f"≥ {text}"
+
+
+#: A run's status code (``SourceReport.status``; JSON keeps the code) in the words a person reads in every report.
+STATUS_WORDS = {"ok": "ok", "partial": "partial", "no_gpu_work": "no GPU work"}
+
+
+def status_text(status: Any) -> str:
+    """``"no_gpu_work"`` → ``"no GPU work"``: a status code as words (:data:`STATUS_WORDS`; an unlisted code with its
+    underscores as spaces) for the console, HTML and Markdown; JSON keeps the code itself."""
+    return STATUS_WORDS.get(str(status), str(status).replace("_", " "))
