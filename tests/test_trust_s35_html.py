@@ -159,8 +159,8 @@ def test_gpt2_roofline_labels_clear_of_each_other_and_of_the_roof_labels(gpt2_pa
 
 
 def test_gpt2_roofline_keeps_its_plot_height_under_a_long_legend(gpt2_page):
-    """Seven legend entries up to 95 characters: at 900 px each is a row of its own (a 95-character entry is about
-    660 px). The figure holds the 400-px plot, its ticks and title (70 px) and one 21-px legend row; the page script
+    """Ten legend entries (seven before s47 drew the bf16 vector roof) up to 95 characters: at 900 px each is a row
+    of its own (a 95-character entry is about 660 px). The figure holds the 400-px plot, its ticks and title (70 px) and one 21-px legend row; the page script
     grows it by the further rows as plotly drew them (s36: measured, not estimated; checked in a browser by
     tests/test_trust_s36_html.py), so the plot keeps 400 px: height - top margin - 70 - 21 ≥ 400."""
     from gpulens.reports import html
