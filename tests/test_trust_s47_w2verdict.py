@@ -149,3 +149,5 @@ def test_the_premise_of_every_figure_is_the_first_step(tmp_path):
     text = console.render(analyze([str(p)]), width=400)
     first = next(line for line in text.splitlines() if line.lstrip().startswith("First:"))
     assert "2 of 4 launch calls have no GPU record" in first and "Collect counters" not in first
+    # its step fits its cause: records lost mid-trace (later work was recorded), not a capture cut off at its end
+    assert "Profile again so their GPU work is recorded" in first and "GPU drains" not in first
