@@ -54,7 +54,8 @@ def test_roof_selection_matrix_then_vector():
     h100 = get_spec("H100 SXM")
     assert h100.peak_flops("bf16", matrix=True)[1] == "matrix.bf16"
     assert h100.peak_flops("fp32", matrix=True)[1] == "vector.fp32"  # no fp32 tensor path; TF32 is opt-in
-    assert h100.peak_flops("bf16", matrix=False)[1] == "vector.fp32"
+    assert h100.peak_flops("bf16", matrix=False)[1] == "vector.bf16"  # the datasheet's non-tensor BF16 peak
+    assert get_spec("L4").peak_flops("bf16", matrix=False)[1] == "vector.fp32"  # no 16-bit vector figure: fp32
     assert get_spec("MI300X").peak_flops("fp32", matrix=True)[1] == "matrix.fp32"  # MFMA fp32 exists
     assert get_spec("V100").peak_flops("fp8") is None
 

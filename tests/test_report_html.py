@@ -253,7 +253,7 @@ def test_cpu_only_trace_renders_and_says_why():
     assert "no GPU events in the trace" in _page(page, "timeline")
     summary = _page(page, "summary")
     # the trace records distributedInfo.world_size 300: rank 34 alone is 1 of 300 ranks (said since issue s25)
-    assert "<td>no_gpu_work</td>" in summary and '<th scope="row">ranks</th><td>34 (1 of 300 ranks)</td>' in summary
+    assert "<td>no GPU work</td>" in summary and '<th scope="row">ranks</th><td>34 (1 of 300 ranks)</td>' in summary
 
 
 def test_multirank_page_states_the_overlap_per_rank():

@@ -155,11 +155,12 @@ def test_h100_bert_gemm_and_attention_get_flops_from_shapes_and_coverage_is_repo
     assert big["ridge_point"] == pytest.approx(795 / 3.35) and big["ridge_side"] == "memory"
     assert big["datasheet_roof_pct"] == pytest.approx(big["roof_pct"])
     # the layer norm (elementwise work, no GEMM) on the CUDA-core roof:
-    # the H100 datasheet has no non-tensor BF16 figure, so FP32's 66.9 TFLOP/s is its roof (ridge 66.9 / 3.35 = 20)
+    # its BF16 data on the H100's non-tensor BF16 peak: twice FP32's 66.9 TFLOP/s (Hopper whitepaper Table 3:
+    # 133.8), ridge 133.8 / 3.35 = 40 FLOP/B
     assert (gemms["compute_roof"] == "achievable.matrix.bf16").all()
     norm = t[t.index.str.contains("layer_norm")].iloc[0]
-    assert norm["compute_roof"] == "vector.fp32" and norm["peak_flops_per_s"] == pytest.approx(66.9e12)
-    assert norm["ridge_point"] == pytest.approx(66.9e12 / 3.35e12)
+    assert norm["compute_roof"] == "vector.bf16" and norm["peak_flops_per_s"] == pytest.approx(2 * 66.9e12)
+    assert norm["ridge_point"] == pytest.approx(2 * 66.9e12 / 3.35e12)
     assert r.summary["coverage"] == 1.0 and r.summary["launches_from_shapes"] == 40
     # only the critical set is analysed: over all kernel time, coverage is the critical set's share
     assert r.summary["coverage_of_kernel_time"] == pytest.approx(r.summary["critical_share_of_kernel_time"])

@@ -85,10 +85,11 @@ def test_amd_occupancy_limiter_words():
     occ = text.split("Occupancy (", 1)[1].split("└", 1)[0]
     # the vcopy kernel's tied block limits are wavefront slots and workgroup slots (rocprof-compute: 256 work-items
     # per workgroup, 8 workgroups per CU at most on CDNA3 = 32 wavefronts of 64 at most per CU…), but at 100 %
-    # theoretical occupancy neither limits anything: the cell reads "none"; a limiter cell is in AMD words
+    # theoretical occupancy neither limits anything: the cell reads "no limiter" (s47: one wording in every report);
+    # a limiter cell is in AMD words
     from gpulens.reports._values import limiter_text
 
-    assert "│ 100.0 │" in occ and "│    none │" in occ and "blocks" not in occ
+    assert "│ 100.0 │" in occ and "│ no limiter │" in occ and "blocks" not in occ
     assert limiter_text("warps, blocks", "amd") == "wavefronts + workgroups"
 
 

@@ -375,7 +375,8 @@ def lost_launches(calls: pd.DataFrame, empty: np.ndarray, gpu_per_call: np.ndarr
 
     Returns:
         ``calls`` (count), ``ids`` (" (correlation A–B)" or ""), ``where`` (", all after the last launch whose
-        kernel was recorded" when every lost call follows every linked one, else ""), ``cause`` (a sentence).
+        kernel was recorded" when every lost call follows every linked one, else ""), ``cause`` (a sentence),
+        ``step`` (what to do about it, for that cause: the finding's action).
     """
     if not empty.any():
         return None
@@ -388,12 +389,18 @@ def lost_launches(calls: pd.DataFrame, empty: np.ndarray, gpu_per_call: np.ndarr
     if tail:
         where, cause = (", all after the last launch whose GPU work was recorded",
                         "the capture stopped before their kernels ran (or before their records were flushed).")
+        step = ("Profile a window that ends after the GPU drains (a final torch.cuda.synchronize() inside the "
+                "profiled region, or a longer nsys / rocprof capture).")
     elif not linked.any():
         where, cause = "", "no GPU work of these calls was recorded (device activity tracing off or lost)."
+        step = ("Profile again with device activity tracing on (torch.profiler's ProfilerActivity.CUDA, nsys "
+                "--trace cuda, rocprofv3 --kernel-trace) so their GPU work is recorded.")
     else:
         where, cause = "", ("the profiler lost their GPU records (activity buffers dropped, or the records were "
                             "filtered out of this export).")
-    return {"calls": int(empty.sum()), "ids": ids, "where": where, "cause": cause}
+        step = ("Profile again so their GPU work is recorded (a shorter window or fewer steps per trace: activity "
+                "buffers overflow on long captures; an export that keeps every GPU record).")
+    return {"calls": int(empty.sum()), "ids": ids, "where": where, "cause": cause, "step": step}
 
 
 #: Columns of the launch calls that :class:`Launches` reads (with :func:`captured_calls`).
@@ -515,9 +522,8 @@ class Launches(Analyzer):
             findings.append(Finding(
                 f"{lost['calls']} of {plural(len(rt), 'launch call(s)')} {agree(lost['calls'], 'has', 'have')} no GPU record{lost['where']}",
                 f"Their correlation ids{lost['ids']} match no kernel, copy or fill in the trace: {lost['cause']} The "
-                "GPU time, busy share and verdict cover only the work that was recorded; profile a window that ends "
-                "after the GPU drains (a final torch.cuda.synchronize() inside the profiled region, or a longer nsys "
-                "/ rocprof capture).", severity="warning", category="data-quality"))
+                "GPU time, busy share and verdict cover only the work that was recorded.", severity="warning",
+                category="data-quality", action=lost["step"]))
         if summary["launch_calls_gpu_work_refused"]:
             findings.append(Finding(
                 f"{summary['launch_calls_gpu_work_refused']} of {plural(len(rt), 'launch call(s)')} launched GPU work "

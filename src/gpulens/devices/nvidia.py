@@ -8,6 +8,10 @@ Parts not in gpu-facts carry their sources in the comment above their entry ("20
 """
 
 U = "uncertain"
+# the non-tensor (CUDA-core) 16-bit peaks NVIDIA prints: Hopper runs FP16 and BF16 at twice its FP32 rate, the A100
+# FP16 at four times and BF16 at twice (A100 whitepaper Table 1 / Hopper blog Table 3: A100 78 / 39 TFLOPS)
+HOPPER_VEC16 = "NVIDIA Hopper whitepaper Table 3, non-tensor FP16/BF16 = 2 × FP32"
+AMPERE_VEC16 = "NVIDIA A100 whitepaper Table 1 (via the Hopper blog's Table 3): non-tensor FP16 78, BF16 39 TFLOPS"
 
 GPUS = [
     # the SXM2 part ("Tesla V100-SXM2-32GB", the DGX Station's "V100-DGXS"): V100 PCIe / FHHL (1380 / 1290 MHz
@@ -35,6 +39,7 @@ GPUS = [
      "match": [r"A100(?!.*PCI)"],
      "figures": {"clock_mhz": [1410, "PT-DI"], "memory_bandwidth": [1555, "STAS"], "l2": [40, "STAS"],
                  "vector.fp64": [9.7, "PT-DI"], "matrix.fp64": [19.5, "PT-DI"], "vector.fp32": [19.5, "PT-DI"],
+                 "vector.fp16": [78, AMPERE_VEC16], "vector.bf16": [39, AMPERE_VEC16],
                  "matrix.tf32": [156, "PT-DI"], "matrix.bf16": [312, "PT-DI"], "matrix.fp16": [312, "PT-DI"],
                  "matrix.int8": [624, "WEB-A100"],
                  "achievable.matrix.bf16": [271, "STAS (measured BF16 matmul, MAMF)"]}},
@@ -42,6 +47,7 @@ GPUS = [
      "match": [r"A100(?!.*PCI)"],
      "figures": {"clock_mhz": [1410, "PT-DI"], "memory_bandwidth": [2039, "STAS"], "l2": [40, "STAS"],
                  "vector.fp64": [9.7, "PT-DI"], "matrix.fp64": [19.5, "PT-DI"], "vector.fp32": [19.5, "PT-DI"],
+                 "vector.fp16": [78, AMPERE_VEC16], "vector.bf16": [39, AMPERE_VEC16],
                  "matrix.tf32": [156, "PT-DI"], "matrix.bf16": [312, "PT-DI"], "matrix.fp16": [312, "PT-DI"],
                  "matrix.int8": [624, "STAS"],
                  "achievable.matrix.bf16": [271, "STAS (measured BF16 matmul, MAMF)"]}},
@@ -53,12 +59,14 @@ GPUS = [
      "match": [r"A100.*PCI"],
      "figures": {"clock_mhz": [1410, "PT-DI"], "memory_bandwidth": [1555, "A100-PCIE"], "l2": [40, "STAS"],
                  "vector.fp64": [9.7, "PT-DI"], "matrix.fp64": [19.5, "PT-DI"], "vector.fp32": [19.5, "PT-DI"],
+                 "vector.fp16": [78, AMPERE_VEC16], "vector.bf16": [39, AMPERE_VEC16],
                  "matrix.tf32": [156, "PT-DI"], "matrix.bf16": [312, "PT-DI"], "matrix.fp16": [312, "PT-DI"],
                  "matrix.int8": [624, "WEB-A100"]}},
     {"name": "NVIDIA A100 80GB PCIe", "compute_capability": "8.0", "num_sms": 108, "memory_gb": 80,
      "match": [r"A100.*PCI"],
      "figures": {"clock_mhz": [1410, "PT-DI"], "memory_bandwidth": [1935, "A100-PCIE"], "l2": [40, "STAS"],
                  "vector.fp64": [9.7, "PT-DI"], "matrix.fp64": [19.5, "PT-DI"], "vector.fp32": [19.5, "PT-DI"],
+                 "vector.fp16": [78, AMPERE_VEC16], "vector.bf16": [39, AMPERE_VEC16],
                  "matrix.tf32": [156, "PT-DI"], "matrix.bf16": [312, "PT-DI"], "matrix.fp16": [312, "PT-DI"],
                  "matrix.int8": [624, "WEB-A100"]}},
     {"name": "NVIDIA H100 SXM", "compute_capability": "9.0", "num_sms": 132, "memory_gb": 80,
@@ -68,6 +76,8 @@ GPUS = [
                                             "5120-bit bus / 8 = 3.35 TB/s, the datasheet bandwidth"],
                  "vector.fp64": [33.5, "WEB-H100"], "matrix.fp64": [66.9, "WEB-H100"],
                  "vector.fp32": [66.9, "WEB-H100"], "matrix.tf32": [494.7, "WEB-H100"],
+                 "vector.fp16": [133.8, f"{HOPPER_VEC16} (133.8 TFLOPS)"],
+                 "vector.bf16": [133.8, f"{HOPPER_VEC16} (133.8 TFLOPS)"],
                  "matrix.bf16": [989.4, "WEB-H100"], "matrix.fp16": [989.4, "WEB-H100"],
                  "matrix.fp8": [1978.9, "WEB-H100"], "matrix.int8": [1978.9, "WEB-H100"],
                  "achievable.matrix.bf16": [795, "STAS (measured BF16 matmul, MAMF)"],
@@ -76,6 +86,7 @@ GPUS = [
      "match": [r"H100.*PCIe"],
      "figures": {"clock_mhz": [1755, "WEB-H100", U], "memory_bandwidth": [2000, "WEB-H100"], "l2": [50, "STAS"],
                  "vector.fp64": [25.6, "WEB-H100"], "matrix.fp64": [51, "WEB-H100"], "vector.fp32": [51, "WEB-H100"],
+                 "vector.fp16": [102, f"{HOPPER_VEC16} (2 × 51)"], "vector.bf16": [102, f"{HOPPER_VEC16} (2 × 51)"],
                  "matrix.tf32": [378, "WEB-H100"], "matrix.bf16": [756, "WEB-H100"], "matrix.fp16": [756, "WEB-H100"],
                  "matrix.fp8": [1513, "WEB-H100"], "matrix.int8": [1513, "WEB-H100"]}},
     {"name": "NVIDIA H200 SXM", "compute_capability": "9.0", "num_sms": 132, "memory_gb": 141,
@@ -88,6 +99,8 @@ GPUS = [
                  "memory_clock_mhz": [3201, "nvidia-smi of an H200 (device capture 2026-12-04: Memory 3201 MHz; "
                                             "ncu DRAM Frequency 3.20 GHz)"],
                  "vector.fp64": [33.5, "STAS"], "matrix.fp64": [66.9, "STAS"], "vector.fp32": [66.9, "STAS"],
+                 "vector.fp16": [133.8, "as H100 SXM (same GH100 SMs at 1980 MHz)"],
+                 "vector.bf16": [133.8, "as H100 SXM (same GH100 SMs at 1980 MHz)"],
                  "matrix.tf32": [494.7, "STAS"], "matrix.bf16": [989.4, "STAS"], "matrix.fp16": [989.4, "STAS"],
                  "matrix.fp8": [1978.9, "STAS"], "matrix.int8": [1978.9, "STAS"],
                  "achievable.matrix.bf16": [795, "as H100 SXM (the same GH100 tensor cores at 1980 MHz; STAS "
@@ -110,6 +123,7 @@ GPUS = [
                  "l2": [50, "STAS (GH100 as in H100 SXM)"],
                  "vector.fp64": [33.5, "as H100 SXM (same 132-SM GH100 at 1980 MHz)"],
                  "matrix.fp64": [66.9, "as H100 SXM"], "vector.fp32": [66.9, "as H100 SXM"],
+                 "vector.fp16": [133.8, "as H100 SXM"], "vector.bf16": [133.8, "as H100 SXM"],
                  "matrix.tf32": [494.7, "as H100 SXM"], "matrix.bf16": [989.4, "as H100 SXM"],
                  "matrix.fp16": [989.4, "as H100 SXM"], "matrix.fp8": [1978.9, "as H100 SXM"],
                  "matrix.int8": [1978.9, "as H100 SXM"]}},
@@ -121,6 +135,7 @@ GPUS = [
                  "l2": [50, "STAS (GH100 as in H100 SXM)"],
                  "vector.fp64": [33.5, "as H100 SXM (same 132-SM GH100 at 1980 MHz)"],
                  "matrix.fp64": [66.9, "as H100 SXM"], "vector.fp32": [66.9, "as H100 SXM"],
+                 "vector.fp16": [133.8, "as H100 SXM"], "vector.bf16": [133.8, "as H100 SXM"],
                  "matrix.tf32": [494.7, "as H100 SXM"], "matrix.bf16": [989.4, "as H100 SXM"],
                  "matrix.fp16": [989.4, "as H100 SXM"], "matrix.fp8": [1978.9, "as H100 SXM"],
                  "matrix.int8": [1978.9, "as H100 SXM"]}},

@@ -501,16 +501,18 @@ def _share_words(label: str) -> str:
 
 
 def _first_step(s: Any, top: list[Finding]) -> str:
-    """:attr:`Answer.first_step`: when no top finding is determined and the verdict left the critical kernels'
-    bound undetermined, the "undetermined" finding's title and next step."""
+    """:attr:`Answer.first_step`: when no top finding is determined, the step that every other judgement rests on,
+    title and next step: a data-quality warning (:func:`pinned`: launches whose GPU work was not recorded, clipped
+    durations — the figures cover only what was recorded, so counters collected on such a capture would settle
+    nothing) before the "undetermined" finding (the critical kernels' bound left open: collect counters). Its gain
+    is unknown, yet it comes first: the others' figures are premised on it."""
     from gpulens.analyzers._stake import only_assumed_gpu
 
     if any(not getattr(f, "premise", "") or only_assumed_gpu(f.premise) for f in top):
         return ""
-    und = next((f for f in s.findings() if f.key == "undetermined" and not f.parent), None)
-    if und is None:
-        return ""
-    return f"{und.title}: {next_step(und)}"
+    roots = root_findings(s.findings())
+    first = next((f for f in roots if pinned(f)), None) or next((f for f in roots if f.key == "undetermined"), None)
+    return f"{first.title}: {next_step(first)}" if first is not None else ""
 
 
 def stake_ordered(s: Any) -> Any:

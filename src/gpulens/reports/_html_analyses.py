@@ -18,7 +18,7 @@ from gpulens.analyzers._gap_codes import GAP_CLASSES
 from gpulens.reports._format import (column_label, fmt_ns, fmt_unit, is_missing, limiter_text, result_title, summary_items, time_scale,
                                      shown_columns, source_vendor, stall_class_label, unit_of, vendor_headers, vendor_label,
                                      with_limiter_text)
-from gpulens.reports._values import bound_text
+from gpulens.reports._values import NO_LIMITER_TEXT, bound_text
 from gpulens.analyzers._occ_bound import not_recorded
 from gpulens.reports._html_pages import _layout, axis_title, findings_table, nonzero_parts
 from gpulens.reports._html_parts import (
@@ -154,7 +154,7 @@ def occupancy_caption(r: AnalysisResult, t: pd.DataFrame, lims: pd.Series, measu
                                                                    else ".")
         else:  # a limiter not recorded is unknown, never "nothing limits it"; a block-size bound said as "≤ x %"
             first = (f"{who} has {bound or fmt_unit(theor, pct)} theoretical occupancy ("
-                     + ("nothing limits it" if lim == "none" else "its limiter is unknown" if lim == MISSING else
+                     + ("nothing limits it" if lim == NO_LIMITER_TEXT else "its limiter is unknown" if lim == MISSING else
                         f"limited by {lim}") + ").")
     theo_known = "theoretical_occupancy_pct" in t and pd.to_numeric(t["theoretical_occupancy_pct"],
                                                                   errors="coerce").notna().any()

@@ -21,6 +21,7 @@ from gpulens.reports._html_answer import answer_html
 from gpulens.units import agree, fmt_capacity, fmt_share, is_missing, plural, share_pct_text
 from gpulens.reports._format import critical_set_text
 from gpulens.reports._run_text import FINDINGS_ORDER, blit_text
+from gpulens.reports._values import status_text
 from gpulens.reports._format import (breakdown_rest, busy_text, column_label, run_device_text, fmt_ns, fmt_unit,
                                      kernel_time_text, launches_text, record_vendor, time_scale, unit_of, vendor_label)
 from gpulens.reports._format import (ONE_OFF_LABEL, bounded_breakdown, gpu_sum_label, busy_bound_word, STEADY_IDLE_LABEL, idle_at_most, idle_bound_note, one_off_split,
@@ -132,7 +133,7 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
     devices = run_device_text(s)
     from gpulens.reports._answer import partial_reason
 
-    status = s.status + (f" — {partial_reason(s)}" if partial_reason(s) else "")
+    status = status_text(s.status) + (f" — {partial_reason(s)}" if partial_reason(s) else "")
     kv = kv_html([
         ("input", s.label), ("status", status), ("device", devices), ("rank" if len(sm["ranks"]) == 1 and not world_note(sm) else "ranks",
                                                                    ", ".join(map(str, sm["ranks"])) + world_note(sm)),
@@ -522,7 +523,7 @@ def environment_page(s: SourceReport, max_rows: int, tool_version: str, created:
 
         spec = spec_label(spec, getattr(s.device, "note", ""))
     blocks: list[Any] = ['<section class="panel"><h3>Report</h3>' + kv_html([
-        ("gpulens", tool_version), ("created", created), ("input", s.label), ("status", s.status),
+        ("gpulens", tool_version), ("created", created), ("input", s.label), ("status", status_text(s.status)),
         ("truncated", "yes: " + ", ".join(f"{p} at byte {b:,}" for p, b in tl.meta.truncated_at.items())
          if tl.meta.truncated else "no"),
         ("device spec used", spec or "none identified"), ("excluded events", f"{len(tl.rejected):,}")]) + "</section>"]

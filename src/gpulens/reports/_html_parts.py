@@ -22,7 +22,7 @@ from gpulens.reports._values import _SCALARS as _CELL_SCALARS
 from gpulens.reports._values import _UNKNOWN, unknown_everywhere  # noqa: F401 (re-exported: the HTML pages use it)
 from gpulens.reports._format import (MISSING, TEXT_UNITS, _is_bool, _is_num, clip, column_label, fmt_unit, is_missing,
                                       unit_of)
-from gpulens.reports._names import short_names
+from gpulens.reports._names import is_name_column, short_names  # noqa: F401 (is_name_column re-exported)
 
 
 def _escape(s: str, quote: bool = True) -> str:
@@ -169,11 +169,6 @@ def _sort_key(v: Any) -> str:
         f = float(v)
         return "" if math.isnan(f) else repr(f)
     return ""
-
-
-def is_name_column(column: str, doc: str = "") -> bool:
-    """True for a column of kernel names (shown short, full name on hover, linked to the kernel's page)."""
-    return column == "kernel" or (column == "name" and ("kernel" in doc.lower() or "event" in doc.lower()))
 
 
 def name_cell(full: Any, short: str) -> str:

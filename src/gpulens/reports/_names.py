@@ -217,6 +217,13 @@ def _extra(full: str, others: list[str], digits: bool = False) -> list[str]:
     return (unique or some)[:MAX_EXTRA]
 
 
+
+def is_name_column(column: str, doc: str = "") -> bool:
+    """True for a column of kernel names (``doc``: the column's declared meaning): every report shows them short
+    (:func:`short_names`; HTML: full name on hover, linked to the kernel's page). Operator and annotation names
+    ("aten::mm") are not kernel names: every report shows them as recorded."""
+    return column == "kernel" or (column == "name" and ("kernel" in doc.lower() or "event" in doc.lower()))
+
 def short_names(names: Iterable[str], width: int = BASE_CHARS,
                 runs: Iterable[Iterable[str]] | None = None) -> list[str]:
     """Distinguishable short labels for ``names`` (same order; equal names get equal labels); control and bidi

@@ -194,14 +194,21 @@ def _fmt_number(f: float, v: Any, unit: str) -> str:
     return _fmt_plain(f)
 
 
+#: The limiter code of a kernel at full theoretical occupancy (``analyzers.occupancy.NO_LIMITER``) and its words in
+#: every report (a table cell, a bar label "100.0 % · no limiter", the kernel page; never a bare "none").
+NO_LIMITER, NO_LIMITER_TEXT = "none", "no limiter"
+
+
 def limiter_text(v: Any, vendor: str | None = None) -> str:
     """An occupancy limiter cell as a person reads it: every tied resource of the ``limiters`` column, joined with
     " + " (``"registers, shared_memory"`` → ``"registers + shared memory"``: both bind at the same block count), in
     ``vendor``'s words (AMD: ``wavefronts``, ``workgroups``, ``VGPRs``, ``LDS``;
-    :func:`gpulens.analyzers._advice.vendor_word`)."""
+    :func:`gpulens.analyzers._advice.vendor_word`); full occupancy (nothing limits it): :data:`NO_LIMITER_TEXT`."""
     from gpulens.analyzers._advice import vendor_word
 
     parts = fmt_unit(v, "text").split(", ")
+    if parts == [NO_LIMITER]:  # full theoretical occupancy: nothing limits it, in every report the same words
+        return NO_LIMITER_TEXT
     words = {"warps": vendor_word(vendor, "warps"), "shared_memory": vendor_word(vendor, "smem"),
              "blocks": vendor_word(vendor, "blocks"), "registers": vendor_word(vendor, "regs")} \
         if vendor == "amd" else {}
@@ -289,3 +296,13 @@ def lower_bound_mark(text: str, column: str, unit: str, lower: bool) -> str:
 def ge_mark(text: str) -> str:
     """``"≥ "`` before a figure's ``text`` (a lower bound); an unknown or blank figure unchanged."""
     return text if text in ("unknown", "—", "") else f"≥ {text}"
+
+
+#: A run's status code (``SourceReport.status``; JSON keeps the code) in the words a person reads in every report.
+STATUS_WORDS = {"ok": "ok", "partial": "partial", "no_gpu_work": "no GPU work"}
+
+
+def status_text(status: Any) -> str:
+    """``"no_gpu_work"`` → ``"no GPU work"``: a status code as words (:data:`STATUS_WORDS`; an unlisted code with its
+    underscores as spaces) for the console, HTML and Markdown; JSON keeps the code itself."""
+    return STATUS_WORDS.get(str(status), str(status).replace("_", " "))

@@ -25,7 +25,7 @@ from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_tex
 from gpulens.reports._format import (IDLE_KEYS, busy_bound_word, gpu_sum_label, SPLIT_PARTS, column_label, idle_at_most, idle_bound_note, kib_text,
                                      one_off_split)
 from gpulens.reports._names import label_scope, short_names
-from gpulens.reports._values import BOUND_LEGEND, bound_text
+from gpulens.reports._values import BOUND_LEGEND, bound_text, status_text
 from gpulens.units import fixed_half_up, fmt_share, is_missing, plural, share_pct_text
 
 
@@ -81,7 +81,7 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
         else ""
     # one rank reads "rank 0", never "ranks 0" (read as "zero ranks"); a sample of a job keeps "ranks"
     head.add_row("rank" if len(sm["ranks"]) == 1 and not world_note(sm) else "ranks", rank_ranges(sm["ranks"]) + count)
-    head.add_row("status", s.status + (f"  ({partial})" if partial else ""))
+    head.add_row("status", status_text(s.status) + (f"  ({partial})" if partial else ""))
     head.add_row("kernels", f"{launches_text(sm)}, {kernel_time_text(sm)}")
     from gpulens.reports._format import busy_text
 

@@ -17,7 +17,8 @@ from gpulens.reports._compact import (NAME_COLUMNS, USER_TEXT_COLUMNS, _blank, _
 from gpulens.reports._fit import Col, FitTable
 from gpulens.reports._format import (TEXT_UNITS, column_label, fmt_value, result_title, source_vendor,
                                      unit_of, vendor_label)
-from gpulens.reports._names import short_names
+from gpulens.reports._md_safe import visible
+from gpulens.reports._names import is_name_column, short_names
 from gpulens.reports._values import lower_bound_flags, lower_bound_mark
 
 #: Results the console already shows in their own sections.
@@ -42,7 +43,10 @@ def other_renderables(s: Any, rows: int = ROWS) -> list:
         for c in cols:
             vals = head[c].tolist()
             if c in NAME_COLUMNS and c not in USER_TEXT_COLUMNS and all(isinstance(v, str) for v in vals):
-                cells[c] = short_names(vals)
+                # kernel names short (as every report labels them); operator and annotation names as recorded
+                # ("aten::mm", as the HTML and Markdown tables show them), control characters made visible
+                cells[c] = short_names(vals) if is_name_column(str(c), r.columns.get(c, "")) else \
+                    [visible(v, bidi=True) for v in vals]
             else:
                 cells[c] = [fmt_value(v, str(c), r.columns.get(c, "")) for v in vals]
         # a figure (time, bytes, %, count…) never wraps; names and text do; columns after the third may be left out

@@ -11,7 +11,7 @@ from gpulens.gate.result import AMBIGUOUS, ERROR, IMPROVED, INCOMPARABLE, NO_BAS
 from gpulens.reports._fit import Col, FitTable
 from gpulens.reports._md_safe import visible
 from gpulens.reports.gate_fmt import (CENTER_NOTE, LIMIT_COLUMNS, ci_label, limit_cells, listed_mismatches, fmt_center,
-                                     fmt_change, fmt_ci, fmt_p, metric_labels, no_test_note, reason_text,
+                                     fmt_change, fmt_ci, fmt_p, kept_columns, metric_labels, no_test_note, reason_text,
                                      verdict_text)
 from gpulens.units import plural
 
@@ -69,7 +69,9 @@ def renderable(result: GateResult, max_rows: int = 40, width: int = 140) -> Grou
         rows_ = [[Text(verdict_text(r), style=STYLES.get(r.verdict, "") if r.gating else "dim"),
                   Text(label(r)), fmt_center(r, "base"), fmt_center(r, "cand"),
                   fmt_change(r), fmt_ci(r), fmt_p(r), *limit_cells(r)] for r in shown]
-        parts.append(FitTable(None, cols, rows_, show_lines=False))
+        keep = kept_columns(rows_)  # a column "—" in every row is left out (one rule for every gate table)
+        parts.append(FitTable(None, [cols[i] for i in keep], [[r[i] for i in keep] for r in rows_],
+                              show_lines=False))
         parts.append(Text(CENTER_NOTE, style="dim"))
         if no_test_note(shown):
             parts.append(Text(no_test_note(shown), style="dim"))

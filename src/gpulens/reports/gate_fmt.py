@@ -117,13 +117,28 @@ def fmt_ci(m: MetricResult) -> str:
 
 def no_test_note(rows: list[MetricResult]) -> str:
     """Why the CI and p columns read ``—`` on the rows decided by the threshold alone (``method = "threshold"``:
-    too few runs for a test), ``""`` when every shown row was tested (or is a count compared exactly)."""
+    too few runs for a test), or why they are left out when no row has a CI or p (:func:`kept_columns`); ``""``
+    when every shown row was tested (or is a count compared exactly)."""
     untested = [m for m in rows if m.method == "threshold"]
     if not untested:
         return ""
     m = untested[0]
-    return (f"CI and p read — on {plural(len(untested), 'row')}: no test ran ({m.base_n} baseline vs {m.cand_n} "
-            "candidate runs are too few; record ≥ 5 repeats per side), so the PASS band alone decides them")
+    why = (f"no test ran ({m.base_n} baseline vs {m.cand_n} candidate runs are too few; record ≥ 5 repeats per "
+           "side), so the PASS band alone decides")
+    if all(fmt_ci(r) == "—" and fmt_p(r) == "—" for r in rows):
+        return f"No CI or p column: {why} every row"
+    return f"CI and p read — on {plural(len(untested), 'row')}: {why} them"
+
+
+def kept_columns(cells: list[list[Any]]) -> list[int]:
+    """The positions of the gate table's columns to show, one rule for every gate table (console, HTML, Markdown):
+    a column of figures (``change`` through the limit columns) that reads ``—`` in every row is left out — with no
+    test run the CI and p columns are all ``—`` and only push the note out of view; the verdict and metric columns
+    (the first two) and the note (the last) always stay. ``cells``: each row's cells in column order."""
+    if not cells:
+        return []
+    n = len(cells[0])
+    return [i for i in range(n) if i < 2 or i == n - 1 or any(str(row[i]) != "—" for row in cells)]
 
 
 def fmt_p(m: MetricResult) -> str:

@@ -19,7 +19,7 @@ from gpulens.gate.replaced import kernel_like
 from gpulens.gate.result import INCOMPARABLE, MARKS, PASS, GateResult
 from gpulens.reports._html_diff import BASE_COLOUR, CAND_COLOUR, CHART_CSS, grouped_bar_rows
 from gpulens.reports.gate_fmt import (CENTER_NOTE, LIMIT_COLUMNS, ci_label, fmt_band, fmt_center, fmt_change, fmt_ci,
-                                     fmt_p, limit_cells, listed_mismatches, method_text, metric_labels,
+                                     fmt_p, kept_columns, limit_cells, listed_mismatches, method_text, metric_labels,
                                      no_test_note, reason_text, verdict_text)
 from gpulens.units import plural
 
@@ -91,19 +91,20 @@ def _table(result: GateResult, labels: dict[str, str], max_rows: int) -> str:
     shown = [m for m in rows if m.gating or m.verdict != PASS] + [m for m in rows if not m.gating and m.verdict == PASS]
     cols = ["verdict", "metric", "baseline", "candidate", "change", ci_label(result), "p (run)", *LIMIT_COLUMNS,
             "note"]
+    rows_ = [[verdict_text(m), labels[m.metric], fmt_center(m, "base"), fmt_center(m, "cand"), fmt_change(m),
+              fmt_ci(m), fmt_p(m), *limit_cells(m), m.reason] for m in shown[:max_rows]]
+    keep = kept_columns(rows_) or list(range(len(cols)))  # a column "—" in every row is left out
     out = ['<section id="metrics"><h2>Every metric</h2>', f"<p>{_esc(CENTER_NOTE)}.",
            f" {_esc(no_test_note(shown))}." if no_test_note(shown) else "", "</p>",
            '<div class="tablewrap" tabindex="0"><table><thead><tr>',
-           "".join(f'<th scope="col">{_esc(c)}</th>' for c in cols), "</tr></thead><tbody>"]
-    for m in shown[:max_rows]:
-        cells = [verdict_text(m), labels[m.metric], fmt_center(m, "base"), fmt_center(m, "cand"), fmt_change(m),
-                 fmt_ci(m), fmt_p(m), *limit_cells(m), m.reason]
+           "".join(f'<th scope="col">{_esc(cols[i])}</th>' for i in keep), "</tr></thead><tbody>"]
+    for m, cells in zip(shown, rows_):
         cls = f' class="gating-{_esc(m.verdict)}"' if m.gating else ""
         out.append(f"<tr{cls}>" + "".join(
-            f'<td title="{_esc(m.metric)}">{_esc(v)}</td>' if i == 1 else
-            f'<td class="n">{_esc(v)}</td>' if 2 <= i <= 9 else
-            f'<td class="{"v" if i == 0 else "why"}">{_esc(v)}</td>'
-            for i, v in enumerate(cells)) + "</tr>")
+            f'<td title="{_esc(m.metric)}">{_esc(cells[i])}</td>' if i == 1 else
+            f'<td class="n">{_esc(cells[i])}</td>' if 2 <= i <= 9 else
+            f'<td class="{"v" if i == 0 else "why"}">{_esc(cells[i])}</td>'
+            for i in keep) + "</tr>")
     out.append("</tbody></table></div>")
     if len(shown) > max_rows:
         out.append(f"<p>Showing {max_rows} of {len(shown)} metrics (the JSON output has all).</p>")

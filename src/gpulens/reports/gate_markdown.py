@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from gpulens.gate.result import MARKS, PASS, GateResult, MetricResult
 from gpulens.reports.gate_fmt import (CENTER_NOTE, LIMIT_COLUMNS, ci_label, limit_cells, listed_mismatches, fmt_center,
-                                     fmt_change, fmt_ci, fmt_p, method_text, metric_label, metric_labels,
-                                     reason_text)
+                                     fmt_change, fmt_ci, fmt_p, kept_columns, method_text, metric_label,
+                                     metric_labels, no_test_note, reason_text)
 from gpulens.reports._md_safe import neutralise
 from gpulens.units import plural
 
@@ -27,17 +27,24 @@ def md_escape(text: str) -> str:
     return neutralise("".join(_ESCAPES.get(ch, ch) for ch in str(text)))
 
 
-def _header(result: GateResult) -> str:
+def _header(result: GateResult, keep: list[int] | None = None, note: str = "") -> str:
+    """The table's notes and header row: the columns at ``keep`` (:func:`kept_columns`; all when None); ``note``:
+    why the CI and p cells read — or are left out (:func:`no_test_note`)."""
     cols = ["", "metric", "baseline", "candidate", "change", ci_label(result), "p (run)", *LIMIT_COLUMNS, "note"]
-    return f"_{CENTER_NOTE}_\n\n| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n"
+    cols = [cols[i] for i in keep] if keep is not None else cols
+    return f"_{CENTER_NOTE}{'. ' + md_escape(note) if note else ''}_\n\n| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n"
 
 
-def _row(m: MetricResult, labels: dict[str, str] | None = None) -> str:
+def _cells(m: MetricResult, labels: dict[str, str] | None = None) -> list[str]:
     label = (labels or {}).get(m.metric) or metric_label(m, 80)
-    cells = [f"{MARKS[m.verdict]} {m.verdict}" + ("" if m.gating else " (info)"), md_escape(label),
-             fmt_center(m, "base"), fmt_center(m, "cand"), fmt_change(m), fmt_ci(m), fmt_p(m),
-             *limit_cells(m), md_escape(m.reason)]  # the reason whole: a sentence is never cut
-    return "| " + " | ".join(cells) + " |\n"
+    return [f"{MARKS[m.verdict]} {m.verdict}" + ("" if m.gating else " (info)"), md_escape(label),
+            fmt_center(m, "base"), fmt_center(m, "cand"), fmt_change(m), fmt_ci(m), fmt_p(m),
+            *limit_cells(m), md_escape(m.reason)]  # the reason whole: a sentence is never cut
+
+
+def _row(m: MetricResult, labels: dict[str, str] | None = None, keep: list[int] | None = None) -> str:
+    cells = _cells(m, labels)
+    return "| " + " | ".join(cells[i] for i in keep or range(len(cells))) + " |\n"
 
 
 def render(result: GateResult, limit: int = DEFAULT_LIMIT, top: int = 10) -> str:
@@ -87,12 +94,13 @@ def _table(result: GateResult, rows: list[MetricResult], budget: int) -> tuple[s
     """A table of as many ``rows`` as fit in ``budget`` characters: (text, budget left, rows dropped)."""
     if not rows:
         return "", budget, 0
-    header = _header(result)
     labels = metric_labels(result.metrics)
+    keep = kept_columns([_cells(m, labels) for m in rows])  # a column "—" in every row is left out
+    header = _header(result, keep, no_test_note(rows))
     parts = [header]
     budget -= len(header)
     for i, m in enumerate(rows):
-        line = _row(m, labels)
+        line = _row(m, labels, keep)
         if len(line) > budget:
             return "".join(parts), budget, len(rows) - i
         parts.append(line)

@@ -27,7 +27,7 @@ from gpulens.reports._format import (BREAKDOWN_PARTS, bounded_breakdown, gpu_sum
 from gpulens.reports._format import source_vendor, vendor_headers
 from gpulens.reports._html_parts import is_name_column
 from gpulens.reports._md_safe import neutralise
-from gpulens.reports._values import lower_bound_flags, lower_bound_mark
+from gpulens.reports._values import lower_bound_flags, lower_bound_mark, status_text
 from gpulens.reports._warnings import (READING_NOTES_TITLE, WARNINGS_SHOWN, environment_notes, grouped_warnings,
                                       input_note, reading_notes)
 from gpulens.reports._coverage import analysis_coverage
@@ -100,7 +100,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         *([">", f"> **Input:** {md_text(input_note(s))}"] if input_note(s) else []),
         *(["", *top] if top else ["", md_text(a.note)] if a.note else []), "",
         "| | |", "|---|---|",
-        f"| status | {s.status}{f' ({md_text(partial_reason(s))})' if partial_reason(s) else ''} |",
+        f"| status | {status_text(s.status)}{f' ({md_text(partial_reason(s))})' if partial_reason(s) else ''} |",
         f"| device | {md_text(devices)} |",
         f"| ranks | {rank_ranges(sm['ranks'])}{world_note(sm)} |",
         f"| GPU span | {span_text(sm)} |",
