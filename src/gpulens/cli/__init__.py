@@ -195,6 +195,12 @@ def main(argv: list[str] | None = None) -> int:
         from gpulens._memory import keep_freed_memory
 
         keep_freed_memory()  # freed blocks reused instead of faulted in again: less system time (gpulens._memory)
+    if argv is None:  # the console run's own streams: a non-Unicode encoding must not end the command (exit 70)
+        from gpulens.cli._console import fit_encoding
+
+        fit_encoding(sys.stderr)
+        if args[:1] != ["profile"]:  # `profile` runs the user's script in this process: its stdout is left alone
+            fit_encoding(sys.stdout)
     if argv is None and not isinstance(sys.stdout, _ClosedPipeSafe) and sys.stdout is not None:
         sys.stdout = _ClosedPipeSafe(sys.stdout)  # the console run's own stdout (tests' captured streams untouched)
     try:

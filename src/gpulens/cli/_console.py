@@ -46,3 +46,50 @@ def status(con: Console, text: str = "") -> Any:
     if con.is_terminal or con.is_jupyter:
         return con.status(text)
     return _Quiet()
+
+
+#: ASCII stand-ins for the characters gpulens's own text uses (units, arrows, dashes, Greek letters of Δ and Σ),
+#: for a console whose encoding cannot write them (:func:`fit_encoding`); any other character is written as a
+#: ``\uXXXX`` escape. A stand-in keeps a figure readable: ``15.00 us``, not ``15.00 ?s``.
+ASCII_STAND_INS = {"µ": "u", "μ": "u", "—": "-", "–": "-", "−": "-", "…": "...", "→": "->", "←": "<-", "·": "-",
+                   "×": "x", "÷": "/", "Δ": "d", "Σ": "sum", "≥": ">=", "≤": "<=", "≠": "!=", "≈": "~", "±": "+/-",
+                   "▲": "^", "▼": "v", "›": ">", "‹": "<", "†": "+", "‡": "++", "↳": "->", "α": "alpha", "∝": "~",
+                   "★": "*", "§": "S", "¶": "P", "＠": "@", "²": "^2", "³": "^3", "¹": "^1", "°": " deg"}
+_ERRORS = "gpulens-stand-in"
+
+
+def _stand_in(exc: UnicodeError) -> tuple[str, int]:
+    """Codec error handler: the unencodable run ``exc.object[exc.start:exc.end]`` written with :data:`ASCII_STAND_INS`
+    where the encoding (ASCII, Latin-1…) can hold the stand-in, else as a backslash escape."""
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    out = []
+    for ch in exc.object[exc.start:exc.end]:
+        sub = ASCII_STAND_INS.get(ch)
+        out.append(sub if sub is not None else (f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}"))
+    return "".join(out), exc.end
+
+
+def fit_encoding(stream: Any) -> None:
+    """Let ``stream`` (``sys.stdout`` / ``sys.stderr``) write every report text when its encoding is not a Unicode
+    one (``PYTHONIOENCODING=ascii``, a Latin-1 locale, ``LC_ALL=C`` before Python 3.7): each character it cannot
+    encode is written as an ASCII stand-in (:data:`ASCII_STAND_INS`) or an escape, instead of the command failing
+    with ``UnicodeEncodeError`` (exit 70) half-way through its summary. A UTF-8/16/32 stream, or one that cannot be
+    reconfigured (a test's captured stream), is left as it is. rich draws its tables with ASCII boxes on such a
+    stream by itself."""
+    import codecs
+
+    try:
+        name = codecs.lookup(getattr(stream, "encoding", None) or "utf-8").name
+    except LookupError:
+        return
+    if name.startswith("utf"):
+        return
+    try:
+        codecs.lookup_error(_ERRORS)
+    except LookupError:
+        codecs.register_error(_ERRORS, _stand_in)
+    try:
+        stream.reconfigure(errors=_ERRORS)
+    except (AttributeError, ValueError, OSError):
+        pass
