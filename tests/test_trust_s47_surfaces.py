@@ -4,6 +4,8 @@ Expected values are written here from the inputs (hand calculations in the comme
 
 from __future__ import annotations
 
+import csv
+import json
 import os
 import subprocess
 import sys
@@ -11,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
+import gpulens
 from gpulens.cli._console import ASCII_STAND_INS, fit_encoding
+from gpulens.export import export_tables
 
 DATA = Path(__file__).parent / "data"
 B13 = DATA / "cases" / "B13.json"  # 4 kernels on one stream: 15 + 25 + 20 + 5 µs = 65 µs summed
@@ -52,3 +56,69 @@ def test_stand_ins_are_used_only_where_the_encoding_cannot_hold_the_character(tm
     with open(tmp_path / "u.txt", "w", encoding="utf-8") as fh:  # a Unicode stream is left as it is
         fit_encoding(fh)
         assert fh.errors == "strict"
+
+
+# ------------------------------------------------------------------------------------------ table exports
+def _two_kernel_trace(path: Path, name: str, dur_us: int) -> Path:
+    """A trace of two kernels ``name`` lasting ``dur_us`` µs each on one stream (hotspots: one row, 2 calls)."""
+    ev = [{"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": 100 * i, "dur": dur_us,
+           "args": {"device": 0, "stream": 7}} for i in range(2)]
+    path.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+    return path
+
+
+def test_an_export_over_an_earlier_one_leaves_none_of_its_tables(tmp_path):
+    """One input exported to a folder, then two to the same folder: the first run's ``hotspots.csv`` (kernel
+    ``old_k``) stayed at the top of the folder beside ``0_a.json/`` and ``1_b.json/`` as if it were a result of the
+    second run; and back again, the subfolders stayed. A file of the user's in the folder is kept."""
+    a = _two_kernel_trace(tmp_path / "a.json", "old_k", 10)
+    b = _two_kernel_trace(tmp_path / "b.json", "new_k", 30)
+    out = tmp_path / "out"
+    export_tables(gpulens.analyze([a]), out, "csv", inputs=[a])
+    assert [r["name"] for r in csv.DictReader(open(out / "hotspots.csv"))] == ["old_k"]
+    (out / "notes.txt").write_text("mine")
+    export_tables(gpulens.analyze([a, b]), out, "csv", inputs=[a, b])
+    assert sorted(p.name for p in out.iterdir()) == ["0_a.json", "1_b.json", "notes.txt"]
+    rows = list(csv.DictReader(open(out / "1_b.json" / "hotspots.csv")))
+    assert [(r["name"], r["calls"], r["total_ns"]) for r in rows] == [("new_k", "2", "60000")]  # 2 × 30 µs
+    export_tables(gpulens.analyze([b]), out, "csv", inputs=[b])
+    assert not (out / "0_a.json").exists() and not (out / "1_b.json").exists()
+    assert [r["name"] for r in csv.DictReader(open(out / "hotspots.csv"))] == ["new_k"]
+    assert (out / "notes.txt").read_text() == "mine"
+
+
+def test_an_interrupted_export_leaves_no_part_of_itself(tmp_path, monkeypatch):
+    """Ctrl-C while the tables are written: the files written so far are removed — a folder holding some of the
+    tables (and none of the earlier export's) is not left looking like a whole export."""
+    import gpulens.export as export
+
+    a = _two_kernel_trace(tmp_path / "a.json", "k", 10)
+    rep = gpulens.analyze([a])
+    out = tmp_path / "out"
+    export_tables(rep, out, "csv", inputs=[a])
+    (out / "notes.txt").write_text("mine")
+    real, calls = export.write_atomic, []
+
+    def interrupted(path, data):
+        calls.append(path)
+        if len(calls) == 5:
+            raise KeyboardInterrupt
+        real(path, data)
+
+    monkeypatch.setattr(export, "write_atomic", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        export_tables(rep, out, "csv", inputs=[a])
+    assert len(calls) == 5
+    assert [p.name for p in out.iterdir()] == ["notes.txt"]
+
+
+def test_a_tables_folder_that_is_a_file_is_refused_before_the_analysis(tmp_path):
+    """``--csv a.json`` where a.json is a file: refused in one line before the summary is printed (was: the whole
+    summary, then an error)."""
+    a = _two_kernel_trace(tmp_path / "a.json", "k", 10)
+    (tmp_path / "t.txt").write_text("x")
+    r = _gpulens(["analyze", str(a), "--parquet", "t.txt"], tmp_path)
+    assert r.returncode == 2
+    assert r.stdout == b""
+    assert r.stderr.decode() == "gpulens: error: t.txt: is a file, not a folder; give --parquet a folder for the tables\n"
+    assert (tmp_path / "t.txt").read_text() == "x"
