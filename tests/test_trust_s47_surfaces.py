@@ -122,3 +122,30 @@ def test_a_tables_folder_that_is_a_file_is_refused_before_the_analysis(tmp_path)
     assert r.stdout == b""
     assert r.stderr.decode() == "gpulens: error: t.txt: is a file, not a folder; give --parquet a folder for the tables\n"
     assert (tmp_path / "t.txt").read_text() == "x"
+
+
+# ------------------------------------------------------------------------------------------ baseline list
+def test_baseline_list_names_a_store_it_cannot_list_and_the_files_it_skips(tmp_path, capsys):
+    """``baseline list``: a store that is a file was listed as an empty table (``save`` refuses it); a store that
+    does not exist too (a typo looked like "no baselines"); a cut baseline file was left out without a word."""
+    from gpulens.cli import main
+
+    (tmp_path / "f.json").write_text("{}")
+    assert main(["baseline", "list", "--store", str(tmp_path / "f.json")]) == 2
+    assert capsys.readouterr().err == f"gpulens: error: {tmp_path / 'f.json'}: the baseline store is a file, not a folder\n"
+
+    assert main(["baseline", "list", "--store", str(tmp_path / "nope")]) == 0
+    out = capsys.readouterr().out
+    assert "No baseline store at" in out and "the folder does not exist" in out
+
+    store = tmp_path / "store" / "gpu-x"
+    store.mkdir(parents=True)
+    good = {"gpulens_baseline": 1, "name": "main", "machine_key": "gpu-x", "runs": [{}, {}], "created": "2026-01-02"}
+    (store / "main.json").write_text(json.dumps(good))
+    (store / "cut.json").write_text(json.dumps(good)[:40])
+    assert main(["baseline", "list", "--store", str(tmp_path / "store")]) == 0
+    got = capsys.readouterr()
+    assert "main" in got.out and "gpu-x" in got.out and "2026-01-02" in got.out
+    assert "cut" not in got.out
+    assert got.err == (f"gpulens: warning: 1 file of {tmp_path / 'store'} not listed: not a readable gpulens "
+                       "baseline (damaged, cut or another JSON file): gpu-x/cut.json\n")
