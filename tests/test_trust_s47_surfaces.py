@@ -149,3 +149,13 @@ def test_baseline_list_names_a_store_it_cannot_list_and_the_files_it_skips(tmp_p
     assert "cut" not in got.out
     assert got.err == (f"gpulens: warning: 1 file of {tmp_path / 'store'} not listed: not a readable gpulens "
                        "baseline (damaged, cut or another JSON file): gpu-x/cut.json\n")
+
+
+# ------------------------------------------------------------------------------------------ library calls
+def test_analyze_of_no_path_is_an_error_not_an_empty_report():
+    """``gpulens.analyze([])`` returned a Report of no source, which every reporter shows as a run without GPU
+    work; the command line already refuses it ("no input")."""
+    from gpulens.errors import GpulensError
+
+    with pytest.raises(GpulensError, match="^no input: give one or more trace files or directories$"):
+        gpulens.analyze([])
