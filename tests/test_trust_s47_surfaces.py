@@ -159,3 +159,24 @@ def test_analyze_of_no_path_is_an_error_not_an_empty_report():
 
     with pytest.raises(GpulensError, match="^no input: give one or more trace files or directories$"):
         gpulens.analyze([])
+
+
+# ------------------------------------------------------------------------------------------ Ctrl-C
+@pytest.mark.parametrize("command", ["analyze", "diff"])
+def test_ctrl_c_says_it_was_aborted_and_leaves_no_report(tmp_path, monkeypatch, capsys, command):
+    """Ctrl-C during an analysis: typer turns KeyboardInterrupt into a silent exit 130 — the user saw the command
+    end with no word, and could not tell an interrupted run from a finished one in a CI log."""
+    import gpulens.report
+    from gpulens.cli import ABORTED, main
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(gpulens.report, "analyze", interrupted)
+    monkeypatch.setattr("gpulens.diff.sides.analyze", interrupted, raising=False)
+    out = tmp_path / "r.json"
+    args = ["analyze", str(B13), "--no-cache"] if command == "analyze" else ["diff", str(B13), str(B13)]
+    assert main([*args, "--json", str(out)]) == 130
+    assert capsys.readouterr().err == ABORTED
+    assert ABORTED.startswith("gpulens: aborted (Ctrl-C)") and ABORTED.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []

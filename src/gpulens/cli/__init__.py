@@ -166,6 +166,11 @@ class _ClosedPipeSafe:
         return getattr(self._stream, name)
 
 
+#: What an interrupted command (Ctrl-C) says on standard error before it exits with status 130: no report file is
+#: left half-written (each is written whole, then renamed into place), but those not yet written are missing.
+ABORTED = "gpulens: aborted (Ctrl-C): reports not yet written when it came are missing; none is left half-written\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``gpulens`` console script; returns (and exits with) the exit code.
 
@@ -206,6 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rv = app(args=args, standalone_mode=False)
         code = rv if isinstance(rv, int) else 0
+        if code == 130 and args[:1] != ["profile"]:  # typer returns Ctrl-C as a silent 130 (`profile` says it: the
+            sys.stderr.write(ABORTED)  # workload was interrupted, its profile is analysed)
     except GpulensError as exc:
         if debug:
             traceback.print_exc()
@@ -214,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     except typer.Exit as exc:  # raised by commands for their exit code
         code = exc.exit_code
     except (typer.Abort, KeyboardInterrupt):
-        sys.stderr.write("gpulens: aborted\n")
+        sys.stderr.write(ABORTED)
         code = 130
     except Exception as exc:  # click usage errors
         kinds = []  # typer >= 0.20 vendors click as typer._click; a separate click may be installed too (dask)
