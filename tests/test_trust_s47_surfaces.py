@@ -180,3 +180,27 @@ def test_ctrl_c_says_it_was_aborted_and_leaves_no_report(tmp_path, monkeypatch, 
     assert capsys.readouterr().err == ABORTED
     assert ABORTED.startswith("gpulens: aborted (Ctrl-C)") and ABORTED.count("\n") == 1
     assert list(tmp_path.iterdir()) == []
+
+
+# ------------------------------------------------------------------------------------------ cache clear
+def test_cache_clear_removes_its_entries_and_no_folder_of_the_users(tmp_path, monkeypatch, capsys):
+    """``GPULENS_CACHE_DIR`` may name a user's folder: ``cache clear`` deleted, whole, any subfolder holding a file
+    named ``gpulens-cache.json`` (here with the user's ``meta.json`` beside it). Only folders named as an entry
+    (``<trace>-<32 hex key>``) whose mark records that key are entries; a real entry is still removed."""
+    from gpulens.cli import main
+
+    monkeypatch.setenv("GPULENS_CACHE_DIR", str(tmp_path / "c"))
+    monkeypatch.setenv("GPULENS_CACHE_MIN_BYTES", "0")
+    user = tmp_path / "c" / "notes"
+    user.mkdir(parents=True)
+    (user / "gpulens-cache.json").write_text("{}")
+    (user / "meta.json").write_text("mine")
+    lookalike = tmp_path / "c" / ("x-" + "0" * 32)  # an entry's name, a mark of another key
+    lookalike.mkdir()
+    (lookalike / "gpulens-cache.json").write_text(json.dumps({"key": "1" * 32}))
+    a = _two_kernel_trace(tmp_path / "a.json", "k", 10)
+    gpulens.analyze([a], cache=True)  # writes one Timeline entry and one results entry
+    assert main(["cache", "clear"]) == 0
+    assert "removed 2 cache entries" in capsys.readouterr().out
+    assert sorted(p.name for p in (tmp_path / "c").iterdir()) == ["notes", "x-" + "0" * 32]
+    assert (user / "meta.json").read_text() == "mine"
