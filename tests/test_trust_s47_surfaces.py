@@ -204,3 +204,14 @@ def test_cache_clear_removes_its_entries_and_no_folder_of_the_users(tmp_path, mo
     assert "removed 2 cache entries" in capsys.readouterr().out
     assert sorted(p.name for p in (tmp_path / "c").iterdir()) == ["notes", "x-" + "0" * 32]
     assert (user / "meta.json").read_text() == "mine"
+
+
+# ------------------------------------------------------------------------------------------ profile
+def test_profile_of_a_folder_says_it_is_a_folder(tmp_path, capsys):
+    """``gpulens profile somedir``: "no such script" for a folder that exists sent the user looking for a typo."""
+    from gpulens.cli import main
+
+    (tmp_path / "work").mkdir()
+    assert main(["profile", "-q", "-o", str(tmp_path / "out"), str(tmp_path / "work")]) == 2
+    assert capsys.readouterr().err == f"gpulens: error: {tmp_path / 'work'}: is a folder, not a Python script\n"
+    assert not (tmp_path / "out").exists()
