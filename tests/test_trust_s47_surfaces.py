@@ -215,3 +215,17 @@ def test_profile_of_a_folder_says_it_is_a_folder(tmp_path, capsys):
     assert main(["profile", "-q", "-o", str(tmp_path / "out"), str(tmp_path / "work")]) == 2
     assert capsys.readouterr().err == f"gpulens: error: {tmp_path / 'work'}: is a folder, not a Python script\n"
     assert not (tmp_path / "out").exists()
+
+
+def test_gate_with_a_store_that_is_a_file_fails_instead_of_passing_with_no_baseline(tmp_path, capsys):
+    """``gpulens gate r.json -b main --store r.json`` (the store named by mistake): the gate found "no baseline"
+    there and exited 0 — a CI job passed without comparing anything. Now exit 2, as ``baseline save`` and
+    ``list`` refuse that store."""
+    from gpulens.cli import main
+
+    a = _two_kernel_trace(tmp_path / "a.json", "k", 10)
+    report = tmp_path / "r.json"
+    assert main(["analyze", str(a), "-q", "--no-cache", "--json", str(report)]) == 0
+    capsys.readouterr()
+    assert main(["gate", str(report), "-b", "main", "--store", str(report), "-q"]) == 2
+    assert capsys.readouterr().err == f"gpulens: error: {report}: the baseline store is a file, not a folder\n"

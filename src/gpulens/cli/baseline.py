@@ -70,12 +70,11 @@ def list_cmd(
     A store that is a file is an error (exit 2, as for ``save``); one that does not exist is said in one line
     instead of an empty table; files of the store that are not readable baselines are counted on standard error
     (a damaged baseline is not silently missing from the list)."""
-    from gpulens.errors import GpulensError
     from gpulens.gate import default_store, load_config
+    from gpulens.gate.baseline import check_store
 
     root = store or default_store(load_config(config).baseline_dir)
-    if root.exists() and not root.is_dir():
-        raise GpulensError(f"{root}: the baseline store is a file, not a folder")
+    check_store(root)
     con = make_console()
     if not root.exists():
         con.print(f"No baseline store at {root} (the folder does not exist): no baselines saved there yet",
