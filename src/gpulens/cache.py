@@ -508,8 +508,25 @@ def _entries() -> list[Path]:
         return []
     # only what gpulens wrote: a folder marked as an entry, or a sealed file named as a results entry — the cache
     # folder may be one a user named (GPULENS_CACHE_DIR) holding their own ``notes.results``
-    return [e for e in d.iterdir() if (e.is_dir() and not e.is_symlink() and (e / _MARK).is_file()) or
-            (_RESULTS_NAME.fullmatch(e.name) and _is_sealed_file(e))]
+    return [e for e in d.iterdir() if _is_entry_folder(e) or (_RESULTS_NAME.fullmatch(e.name) and _is_sealed_file(e))]
+
+
+#: A Timeline entry's folder name (:func:`entry_path`): the trace's name, ``-``, the 32-hex :func:`trace_key`.
+_ENTRY_NAME = re.compile(r".*-([0-9a-f]{32})", re.ASCII | re.DOTALL)
+
+
+def _is_entry_folder(e: Path) -> bool:
+    """True when ``e`` is a Timeline entry gpulens wrote: a real folder named as :func:`entry_path` names one, whose
+    mark (``gpulens-cache.json``) records that same key — not any folder of a user's that holds a file of that name
+    (``cache clear`` deleted such a folder whole). Never raises."""
+    m = _ENTRY_NAME.fullmatch(e.name)
+    try:
+        if m is None or not e.is_dir() or e.is_symlink() or not (e / _MARK).is_file():
+            return False
+        mark = json.loads(_read_regular(e / _MARK))
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(mark, dict) and mark.get("key") == m.group(1)
 
 
 def info() -> CacheInfo:

@@ -9,6 +9,8 @@ Cells holding lists or dicts are written as JSON text; missing values are empty 
 
 from __future__ import annotations
 
+import contextlib
+import csv
 import json
 import re
 from pathlib import Path
@@ -127,6 +129,12 @@ def export_tables(report: Any, folder: str | Path, fmt: str = "csv", inputs: lis
         force: replace a file that holds other data (a profiler trace, a gpulens baseline or JSON report:
             :func:`gpulens._outputs.replaces_data`); an earlier export's files are always replaced.
 
+    Every table is rendered before anything on disk changes; then the files of an earlier export of the same
+    format in ``folder`` are removed (:func:`_clear_earlier`: none of its tables is left beside the new ones as if it
+    were a result of this run) and the new files written, ``columns.csv`` and ``summaries.json`` of each folder last.
+    An export interrupted while its files are written (Ctrl-C, a full disk) removes the files it wrote: no part of
+    an export is left looking like a whole one.
+
     Returns:
         The files written.
 
@@ -144,14 +152,10 @@ def export_tables(report: Any, folder: str | Path, fmt: str = "csv", inputs: lis
     if held:
         raise GpulensError(f"{held[0][0]}: refusing to overwrite {held[0][1]} with the {fmt.upper()} export; "
                            "choose another folder (or pass --force)")
-    written: list[Path] = []
     many = len(report.sources) > 1
+    files: list[tuple[Path, bytes]] = []  # rendered before anything on disk changes: the slow part
     for i, src in enumerate(report.sources):
         d = root / f"{i}_{_slug(src.label)}" if many else root
-        try:
-            d.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise GpulensError(f"{d}: cannot create the export folder ({exc.strerror or exc})") from None
         docs, summaries = [], {}
         for name, r in src.results.items():
             summaries[name] = {"skipped_reason": r.skipped_reason, "summary": r.summary}
@@ -160,19 +164,72 @@ def export_tables(report: Any, folder: str | Path, fmt: str = "csv", inputs: lis
             path = d / f"{name}.{fmt}"
             table = flat_table(r.table)
             try:
-                write_atomic(path, _table_bytes(table, fmt))
-            except (OSError, ValueError, TypeError) as exc:
+                files.append((path, _table_bytes(table, fmt)))
+            except (ValueError, TypeError) as exc:
                 raise GpulensError(f"{path}: cannot write the table ({exc})") from None
-            written.append(path)
             for c in table.columns:
                 meaning = r.columns.get(c, "")
                 docs.append({"analyzer": name, "column": c, "meaning": meaning,
                              "unit": declared_unit(meaning) if meaning else "text"})
-        try:
-            write_atomic(d / "columns.csv", pd.DataFrame(docs, columns=["analyzer", "column", "meaning", "unit"])
-                         .to_csv(index=False).encode("utf-8"))
-            write_atomic(d / "summaries.json", json.dumps(summaries, indent=1, default=str).encode("utf-8"))
-        except OSError as exc:
-            raise GpulensError(f"{d}: cannot write the export ({exc.strerror or exc})") from None
-        written += [d / "columns.csv", d / "summaries.json"]
+        files.append((d / "columns.csv", pd.DataFrame(docs, columns=["analyzer", "column", "meaning", "unit"])
+                      .to_csv(index=False).encode("utf-8")))
+        files.append((d / "summaries.json", json.dumps(summaries, indent=1, default=str).encode("utf-8")))
+    _clear_earlier(root, fmt, list(inputs))
+    written: list[Path] = []
+    try:
+        for path, data in files:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise GpulensError(f"{path.parent}: cannot create the export folder ({exc.strerror or exc})") from None
+            try:
+                write_atomic(path, data)
+            except OSError as exc:
+                raise GpulensError(f"{path}: cannot write the export ({exc.strerror or exc})") from None
+            written.append(path)
+    except BaseException:  # Ctrl-C, a full disk: no part of an export is left looking like a whole one
+        for path in written:
+            with contextlib.suppress(OSError):
+                path.unlink()
+        raise
     return written
+
+
+def _export_names(folder: Path) -> list[str] | None:
+    """The analyzers an earlier export in ``folder`` wrote tables for (the ``analyzer`` column of its
+    ``columns.csv``), or None when ``folder`` holds no gpulens export (no ``columns.csv`` with
+    :data:`COLUMNS_HEADER`)."""
+    if not _own_export(folder / "columns.csv"):
+        return None
+    try:
+        with open(folder / "columns.csv", newline="", encoding="utf-8", errors="replace") as fh:
+            return sorted({row.get("analyzer") or "" for row in csv.DictReader(fh)} - {""})
+    except (OSError, csv.Error):
+        return []
+
+
+def _clear_earlier(root: Path, fmt: str, inputs: list[Path]) -> None:
+    """Remove the files of an earlier ``fmt`` export under ``root`` — in ``root`` itself and in its per-input
+    subfolders ``<n>_<input name>`` — before a new one is written there. Left in place, the tables of an analyzer or
+    of an input the new export does not write (one input exported, then two: ``root/hotspots.csv`` beside
+    ``0_a/`` and ``1_b/``) sat beside the new ones as if they were its results. Only files the earlier export's
+    ``columns.csv`` names (``<analyzer>.<fmt>``), its ``columns.csv`` and ``summaries.json`` are removed, never an
+    input or any other file; a subfolder left empty is removed."""
+    folders = [root]
+    with contextlib.suppress(OSError):
+        folders += sorted(p for p in root.iterdir() if p.is_dir() and not p.is_symlink() and _SUBFOLDER.match(p.name))
+    for d in folders:
+        names = _export_names(d)
+        if names is None:
+            continue
+        for f in [d / f"{n}.{fmt}" for n in names] + [d / "columns.csv", d / "summaries.json"]:
+            if (f.is_symlink() or f.is_file()) and not overwrites_input(f, inputs):
+                with contextlib.suppress(OSError):
+                    f.unlink()
+        if d != root:
+            with contextlib.suppress(OSError):
+                d.rmdir()  # only when empty
+
+
+#: The name of an input's subfolder in an export of several inputs (``0_rank0.json``).
+_SUBFOLDER = re.compile(r"^\d+_[A-Za-z0-9._-]+$")

@@ -17,7 +17,7 @@ from gpulens.analyzers.ranks import world_size
 from gpulens.analyzers._unknown_time import invalid_gpu_work
 from gpulens.collectors import collect
 from gpulens._split_runs import split_mixed_devices
-from gpulens.errors import note_input
+from gpulens.errors import GpulensError, note_input
 from gpulens.units import agree, plural
 from gpulens.reports.render_cache import created_now
 from gpulens.timeline import Timeline
@@ -415,8 +415,11 @@ def analyze(paths: str | os.PathLike | Iterable[str | Path], strict: bool = True
 
     Raises:
         TraceFormatError: an input cannot be read.
+        GpulensError: ``paths`` is empty.
     """
     paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)  # one path, not its characters
+    if not paths:  # an empty Report would read as "no GPU work" in every report
+        raise GpulensError("no input: give one or more trace files or directories")
     loaded = []
     if device_spec is not None:
         device_spec = _load_device_spec(device_spec)

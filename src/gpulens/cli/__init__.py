@@ -166,6 +166,11 @@ class _ClosedPipeSafe:
         return getattr(self._stream, name)
 
 
+#: What an interrupted command (Ctrl-C) says on standard error before it exits with status 130: no report file is
+#: left half-written (each is written whole, then renamed into place), but those not yet written are missing.
+ABORTED = "gpulens: aborted (Ctrl-C): reports not yet written when it came are missing; none is left half-written\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``gpulens`` console script; returns (and exits with) the exit code.
 
@@ -195,15 +200,18 @@ def main(argv: list[str] | None = None) -> int:
         from gpulens._memory import keep_freed_memory
 
         keep_freed_memory()  # freed blocks reused instead of faulted in again: less system time (gpulens._memory)
-    if argv is None:
+    if argv is None:  # the console run's own streams: a non-UTF-8 console (LC_ALL=C, cp1252) spells µ as u
         from gpulens.cli._console import encodable_streams
 
-        encodable_streams(sys.stdout, sys.stderr)  # a non-UTF-8 console (LC_ALL=C, cp1252) spells µ as u
+        # `profile` runs the user's script in this process: its stdout is left alone
+        encodable_streams(sys.stderr, *([sys.stdout] if args[:1] != ["profile"] else []))
     if argv is None and not isinstance(sys.stdout, _ClosedPipeSafe) and sys.stdout is not None:
         sys.stdout = _ClosedPipeSafe(sys.stdout)  # the console run's own stdout (tests' captured streams untouched)
     try:
         rv = app(args=args, standalone_mode=False)
         code = rv if isinstance(rv, int) else 0
+        if code == 130 and args[:1] != ["profile"]:  # typer returns Ctrl-C as a silent 130 (`profile` says it: the
+            sys.stderr.write(ABORTED)  # workload was interrupted, its profile is analysed)
     except GpulensError as exc:
         if debug:
             traceback.print_exc()
@@ -212,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     except typer.Exit as exc:  # raised by commands for their exit code
         code = exc.exit_code
     except (typer.Abort, KeyboardInterrupt):
-        sys.stderr.write("gpulens: aborted\n")
+        sys.stderr.write(ABORTED)
         code = 130
     except Exception as exc:  # click usage errors
         kinds = []  # typer >= 0.20 vendors click as typer._click; a separate click may be installed too (dask)

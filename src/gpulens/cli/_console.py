@@ -143,3 +143,4 @@ def status(con: Console, text: str = "") -> Any:
     if con.is_terminal or con.is_jupyter:
         return con.status(text)
     return _Quiet()
+

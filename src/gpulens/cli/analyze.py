@@ -192,6 +192,9 @@ def register(app: typer.Typer) -> None:
             distinct_outputs(outputs + ([(folder, "", what)] if folder is not None else []))
         for out, module, _ in outputs:  # refused before the analysis, not after it
             check_output(out, inputs, module, force)
+        for folder, opt in ((csv_dir, "--csv"), (parquet_dir, "--parquet")):
+            if folder is not None and folder.exists() and not folder.is_dir():  # said before the analysis too
+                raise GpulensError(f"{folder}: is a file, not a folder; give {opt} a folder for the tables")
         from gpulens._inputs import check_input
 
         for p in inputs:  # a missing input is said before pandas and the analyzers are imported

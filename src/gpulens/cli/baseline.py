@@ -65,24 +65,46 @@ def list_cmd(
     store: Optional[Path] = typer.Option(None, "--store", help="Baseline folder."),
     config: Optional[Path] = typer.Option(None, "--config", help="TOML file with [tool.gpulens.gate] settings."),
 ) -> None:
-    """List the baselines in the store: name, machine key, runs, created, commit."""
+    """List the baselines in the store: name, machine key, runs, created, commit.
+
+    A store that is a file is an error (exit 2, as for ``save``); one that does not exist is said in one line
+    instead of an empty table; files of the store that are not readable baselines are counted on standard error
+    (a damaged baseline is not silently missing from the list)."""
     from gpulens.gate import default_store, load_config
+    from gpulens.gate.baseline import check_store
 
     root = store or default_store(load_config(config).baseline_dir)
+    check_store(root)
+    con = make_console()
+    if not root.exists():
+        con.print(f"No baseline store at {root} (the folder does not exist): no baselines saved there yet",
+                  soft_wrap=True)
+        raise typer.Exit(EXIT_OK)
     from rich.table import Table  # imported by this command only, not by every command's start
 
     t = Table(title=f"Baselines in {root}", title_justify="left")
     for c in ("name", "machine", "runs", "created", "commit"):
         t.add_column(c)
+    unread = []
     for p in sorted(root.glob("*/*.json")):
         try:
             d = json.loads(p.read_text(encoding="utf-8"))
         except (OSError, ValueError, RecursionError):
-            continue
+            d = None
         if isinstance(d, dict) and "gpulens_baseline" in d:
             t.add_row(str(d.get("name")), str(d.get("machine_key")), str(len(d.get("runs", []))),
                       str(d.get("created")), str((d.get("git") or {}).get("sha", ""))[:12])
-    make_console().print(t)
+        else:
+            unread.append(p)
+    con.print(t)
+    if unread:
+        import sys
+
+        from gpulens.cli import one_line
+
+        named = ", ".join(one_line(p.relative_to(root)) for p in unread[:3]) + (" …" if len(unread) > 3 else "")
+        sys.stderr.write(f"gpulens: warning: {plural(len(unread), 'file')} of {one_line(root)} not listed: not a "
+                         f"readable gpulens baseline (damaged, cut or another JSON file): {named}\n")
     raise typer.Exit(EXIT_OK)
 
 

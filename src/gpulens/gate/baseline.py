@@ -263,8 +263,7 @@ def save_baseline(reports: Iterable[str | Path], name: str, store: Path | None =
             raise BaselineError(f"{path}: baseline '{base.name}' already exists (saved "
                                 f"{prev.get('created', 'unknown date')}); pass --force to replace it")
     for folder in [store or default_store(), path.parent]:
-        if folder.exists() and not folder.is_dir():
-            raise BaselineError(f"{folder}: the baseline store is a file, not a folder")
+        check_store(folder)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -365,6 +364,14 @@ def recorded_at(p: Path, report: dict[str, Any] | None = None) -> str:
     return _dt.datetime.fromtimestamp(mtime, _dt.timezone.utc).isoformat(timespec="seconds")
 
 
+def check_store(folder: Path) -> None:
+    """Raise :class:`BaselineError` when the baseline store ``folder`` exists and is not a folder (a file: ``--store``
+    naming a report by mistake) — one rule for ``baseline save``, ``baseline list`` and ``gate``: a gate looking
+    there found "no baseline" and passed (exit 0)."""
+    if folder.exists() and not folder.is_dir():
+        raise BaselineError(f"{folder}: the baseline store is a file, not a folder")
+
+
 def find_baseline(ref: str, machine_key: str, store: Path | None = None, strict: bool = True) -> Baseline | None:
     """Resolve ``--baseline NAME_OR_PATH`` for a candidate on ``machine_key``.
 
@@ -373,7 +380,7 @@ def find_baseline(ref: str, machine_key: str, store: Path | None = None, strict:
     environments turn out to match). None when nothing is found.
 
     Raises:
-        BaselineError: the file found is malformed.
+        BaselineError: the file found is malformed, or the store is a file (:func:`check_store`).
     """
     if is_path_ref(ref):
         return load_baseline(ref, strict) if Path(ref).exists() else None
@@ -385,6 +392,7 @@ def find_baseline(ref: str, machine_key: str, store: Path | None = None, strict:
     if not is_name(ref):  # a path that does not exist (or a pattern): no store name can match it
         return None
     store = store or default_store()
+    check_store(store)
     own = store / machine_key / f"{ref}.json"
     if own.exists():
         return load_baseline(own)

@@ -100,11 +100,12 @@ def run_script(script: str | Path, args: list[str], prof: profile) -> int:
     """Run ``script`` with ``args`` as ``__main__`` under ``prof``; return its exit status (see module doc).
 
     Raises:
-        GpulensError: the script does not exist (exit 2).
+        GpulensError: the script does not exist or is a folder (exit 2).
     """
     path = Path(script)
     if not path.is_file():
-        raise GpulensError(f"{path}: no such script")
+        what = "is a folder, not a Python script" if path.is_dir() else "no such script"
+        raise GpulensError(f"{path}: {what}")
     saved_argv, saved_path0 = sys.argv[:], sys.path[0] if sys.path else None
     sys.argv = [str(path), *args]
     sys.path.insert(0, str(path.resolve().parent))
