@@ -49,3 +49,60 @@ def test_collectives_groups_equal_pandas_named_aggregation(seed, n):
                  known_time=("known_time", "sum")).reset_index()
     got = _per_group(comm)
     pd.testing.assert_frame_equal(got, want, check_dtype=True)
+
+
+def _gpu_timeline(rows: list[tuple]) -> "Timeline":
+    """A Timeline of GPU rows ``(kind, name, start_ns, dur_ns, rank, device_id, stream_id)``."""
+    from gpulens.timeline import EVENT_COLUMNS, Timeline, make_table
+
+    cols = ("kind", "name", "start_ns", "dur_ns", "rank", "device_id", "stream_id")
+    data = {c: [r[i] for r in rows] for i, c in enumerate(cols)}
+    n = len(rows)
+    data.update(event_id=list(range(n)), source=["t"] * n, pid=[1] * n, tid=[7] * n, correlation_id=[None] * n)
+    return Timeline(make_table(EVENT_COLUMNS, data)).validate()
+
+
+def test_exposed_collective_time_by_name_hand_computed():
+    """Exposed time per collective name = its time outside the compute kernels of its own GPU, summed over GPUs;
+    names in the order a walk over GPUs (sorted), names sorted within each, first meets them.
+
+    Hand computation: GPU (rank 1, dev 0) computes [0, 100); its "nccl_b" [50, 150) is exposed 50 ns, its "nccl_a"
+    [200, 260) 60 ns. GPU (rank 0, dev 0) computes [1000, 1100); its "nccl_b" [1090, 1100) is covered (0 ns) and its
+    "nccl_c" [1200, 1230) exposed 30 ns. Walk: rank 0 (nccl_b, nccl_c), then rank 1 (nccl_a, nccl_b)."""
+    from gpulens.analyzers.verdicts import exposed_comm_by_name
+
+    tl = _gpu_timeline([
+        ("kernel", "gemm", 0, 100, 1, 0, 7),
+        ("comm", "nccl_b", 50, 100, 1, 0, 9),
+        ("comm", "nccl_a", 200, 60, 1, 0, 9),
+        ("kernel", "gemm", 1000, 100, 0, 0, 7),
+        ("comm", "nccl_c", 1200, 30, 0, 0, 9),
+        ("comm", "nccl_b", 1090, 10, 0, 0, 9),
+    ])
+    got = exposed_comm_by_name(tl)
+    assert got == {"nccl_b": 50 + 0, "nccl_c": 30, "nccl_a": 60}
+    assert list(got) == ["nccl_b", "nccl_c", "nccl_a"]
+
+
+def test_shared_head_lines_follow_the_head_they_are_given(tmp_path):
+    """The sniffers' shared text of a head (decoded and split once per head) is always the text of the head passed
+    in — a second head, even of equal length, is decoded again — and sniffing a file gives the collector that each
+    collector's own sniff of a private copy of the head gives (the first in sniffing order)."""
+    from gpulens.collectors import _ordered, sniff
+    from gpulens.collectors._io import head_lines, head_text, read_head
+
+    a, b = "x,y\r\né1\n".encode(), b"a\xffb\n\nc"
+    assert head_lines(a) == tuple(a.decode("utf-8", errors="replace").splitlines()) == ("x,y", "é1")
+    assert head_lines(b) == ("a\ufffdb", "", "c") and head_text(b) == "a\ufffdb\n\nc"
+    assert head_lines(a) == ("x,y", "é1")
+    from pathlib import Path
+
+    root = Path(__file__).parent / "data"
+    files = sorted(p for p in root.rglob("*") if p.is_file() and p.stat().st_size < (4 << 20))[:80]
+    assert len(files) > 20
+    for p in files:
+        head = read_head(p)
+        want = next((type(c).__name__ for c in _ordered() if c.sniff(p, bytes(bytearray(head)))), None)
+        got = sniff(p)
+        assert (type(got).__name__ if got is not None else None) == want or (
+            want is None and got is not None), p  # None: a record further in (sniff_further) may still be found
