@@ -185,8 +185,10 @@ def _windows(timeline: Timeline, gpu: pd.DataFrame, aux: dict) -> list[tuple]:
               .sort_values(["_launches", "dur_ns", "start_ns"], ascending=[False, False, True], kind="stable")
               .drop_duplicates(["rank", "step"]).sort_values(["rank", "start_ns"], kind="stable"))
         kf = hs[["rank", "pid", "tid"]].astype("Int64").fillna(-1).astype("int64")
-        out = [(int(r.rank), int(r.step), (int(a), int(b), int(c)), int(r.start_ns), int(r.start_ns + r.dur_ns), -1)
-               for r, a, b, c in zip(hs.itertuples(), kf["rank"], kf["pid"], kf["tid"])]
+        # the four columns read as lists: no itertuples over every column of the step rows
+        out = [(int(r), int(st), (int(a), int(b), int(c)), int(s), int(s + d), -1)
+               for r, st, s, d, a, b, c in zip(*(hs[k].tolist() for k in ("rank", "step", "start_ns", "dur_ns")),
+                                              kf["rank"], kf["pid"], kf["tid"])]
         return _on_host_threads(out, aux)
     out = []
     host = aux["host"]

@@ -135,12 +135,17 @@ def exposed_comm_by_name(timeline: Timeline) -> dict[str, int | None]:
     exposed[_on_another_clock(gcode, st, en, is_comp, is_comm)] = np.nan  # overlap unknown, not all exposed
     ncodes = codes_of(ev["name"])[is_comm]
     names = np.append(np.asarray(ev["name"].cat.categories.astype(object), dtype=object), "nan")  # as astype(str)
-    df = pd.DataFrame({"g": cg, "n": ncodes, "x": np.nan_to_num(exposed), "u": np.isnan(exposed)})
-    per = df.groupby(["g", "n"], sort=False).agg(x=("x", "sum"), u=("u", "any")).reset_index()
-    per["name"] = [str(names[c]) for c in per["n"].tolist()]
-    per = per.sort_values(["g", "name"], kind="stable")
+    # per (GPU, name code) in order of first appearance, then by (GPU, name) — numpy group numbers, not a pandas
+    # groupby on a few rows (whole ns as float64: the sums are exact either way)
+    _, first, inv = np.unique(cg.astype(np.int64) * len(names) + (ncodes.astype(np.int64) + 1), return_index=True,
+                              return_inverse=True)
+    inv, seen = inv.reshape(-1), np.argsort(first, kind="stable")
+    xs = np.bincount(inv, np.nan_to_num(exposed), minlength=len(first))[seen]
+    us = (np.bincount(inv, np.isnan(exposed), minlength=len(first)) > 0)[seen]
+    gs, ns = cg[first[seen]].tolist(), [str(names[c]) for c in ncodes[first[seen]].tolist()]
     out: dict[str, int | None] = {}
-    for n, x, u in zip(per["name"].tolist(), per["x"].tolist(), per["u"].tolist()):
+    for i in sorted(range(len(seen)), key=lambda i: (gs[i], ns[i])):  # stable: ties keep first appearance
+        n, x, u = ns[i], float(xs[i]), bool(us[i])
         out[n] = None if u or (n in out and out[n] is None) else out.get(n, 0) + int(x)
     return out
 

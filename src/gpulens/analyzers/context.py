@@ -255,6 +255,21 @@ def code_mask(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
     return out
 
 
+#: The categories :func:`category_texts` last listed, and their texts.
+_TEXTS: tuple[Any, list[str]] = (None, [])
+
+
+def category_texts(categories: pd.Index) -> list[str]:
+    """``[str(c) for c in categories]``, listed once for the same categories object (an events column's categories
+    are shared by every selection of its rows: the name column's were listed again by each of the ~35 category masks
+    of a run, ~0.2 ms each on an Arrow-backed index). Do not mutate."""
+    global _TEXTS
+    last = _TEXTS
+    if last[0] is not categories:
+        last = _TEXTS = (categories, [str(c) for c in categories])
+    return last[1]
+
+
 def category_mask(series: pd.Series, match: Any) -> np.ndarray:
     """Boolean numpy mask of the rows whose value matches, tested once per distinct value.
 
@@ -264,7 +279,7 @@ def category_mask(series: pd.Series, match: Any) -> np.ndarray:
             or a predicate ``str -> bool``.
     """
     if isinstance(series.dtype, pd.CategoricalDtype):
-        cats = [str(c) for c in series.cat.categories]
+        cats = category_texts(series.cat.categories)
         codes = codes_of(series)
     else:
         codes, uniq = pd.factorize(series, use_na_sentinel=True)
@@ -330,13 +345,19 @@ class AnalysisContext:
         return codes_of(self.timeline.events["kind"])
 
     @cached_property
+    def kind_categories(self) -> list[str]:
+        """``events["kind"]``'s categories as a list (made once: a list of an Arrow-backed index costs ~0.2 ms, and
+        the row selections read it some ninety times a run)."""
+        return list(self.timeline.events["kind"].cat.categories)
+
+    @cached_property
     def name_codes(self) -> np.ndarray:
         """``events["name"]`` as int category codes (numpy array, one per event row); −1 where the name is missing."""
         return codes_of(self.timeline.events["name"])
 
     def mask_of(self, *kinds: str) -> np.ndarray:
         """Boolean numpy mask of the event rows whose kind is one of ``kinds``."""
-        cats = list(self.timeline.events["kind"].cat.categories)
+        cats = self.kind_categories
         table = np.zeros(len(cats) + 1, dtype=bool)  # last slot: code −1 (missing kind), never selected
         table[[cats.index(k) for k in kinds if k in cats]] = True
         return code_mask(table, self.kind_codes)  # no np.isin: it cost ~4× a table lookup on millions of rows
@@ -371,7 +392,7 @@ class AnalysisContext:
 
     @cached_property
     def _kind_counts(self) -> np.ndarray:
-        n = len(self.timeline.events["kind"].cat.categories)
+        n = len(self.kind_categories)
         return np.bincount(self.kind_codes[self.kind_codes >= 0].astype("int64"), minlength=n)
 
     def of_kind(self, *kinds: str) -> pd.DataFrame:
@@ -379,7 +400,7 @@ class AnalysisContext:
         # key: the kinds that have rows, so that e.g. the GPU kinds of a trace without copies share one frame
         # with ("kernel", "comm") instead of holding a second copy of the same rows
         counts = self._kind_counts
-        cats = list(self.timeline.events["kind"].cat.categories)
+        cats = self.kind_categories
         key = tuple(sorted({k for k in kinds if k in cats and counts[cats.index(k)] > 0}))
         if key not in self._kinds:
             self._kinds[key] = self.timeline.events[self.mask_of(*kinds)]
@@ -545,7 +566,7 @@ class AnalysisContext:
                 del store[key]
         if kinds and self._kinds:
             counts = self._kind_counts
-            cats = list(self.timeline.events["kind"].cat.categories)
+            cats = self.kind_categories
 
             def key_of(ks: Any) -> tuple:
                 return tuple(sorted({k for k in ks if k in cats and counts[cats.index(k)] > 0}))

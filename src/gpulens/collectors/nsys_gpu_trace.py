@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._dispatch import Dispatches, build_timeline
+from gpulens.collectors._io import head_lines
 from gpulens.collectors._csvrows import header_lines, rejoin_last_name
 from gpulens.collectors._kineto_kinds import copy_kind_of
 from gpulens.collectors._numbers import DIGITS, exact_int, not_recorded
@@ -85,7 +86,7 @@ class NsysGpuTrace(Collector):
     priority = 24
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        return header_at(head.decode("utf-8", errors="replace").splitlines()) is not None
+        return header_at(head_lines(head)) is not None
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         """Read one report; raises :class:`TraceFormatError` (no header, a time column without a time unit)."""

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._csvrows import dedupe_header, rejoin_last_name
-from gpulens.collectors._io import read_input
+from gpulens.collectors._io import head_lines, read_input
 from gpulens.collectors._nsys_exec_sum import WHAT, exec_sum_as_kern_sum
 from gpulens.collectors._nsys_stat_checks import STATS as _STATS
 from gpulens.collectors._nsys_stat_checks import blank_impossible_statistics as _blank_impossible_statistics
@@ -239,8 +239,7 @@ class NsysStatsCollector(Collector):
     priority = 25
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        text = head.decode("utf-8", errors="replace")
-        lines = text.splitlines()
+        lines = head_lines(head)
         if _find_header(lines) is not None or _find_header(column_tables_as_csv(lines) or []) is not None:
             return True
         if exec_sum_as_kern_sum(lines) is not None:  # cuda_kern_exec_sum: read as the kernel summary it holds

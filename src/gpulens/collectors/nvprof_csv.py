@@ -52,6 +52,7 @@ import pandas as pd
 
 from gpulens.collectors._csvrows import header_lines
 from gpulens.collectors._dispatch import Dispatches, build_timeline
+from gpulens.collectors._io import head_lines
 from gpulens.collectors._kineto_kinds import copy_kind_of
 from gpulens.collectors._numbers import DIGITS, exact_int, not_recorded
 from gpulens.collectors.base import Collector
@@ -96,7 +97,7 @@ class NvprofCsv(Collector):
     priority = 23
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        return header_at(head.decode("utf-8", errors="replace").splitlines()[:200]) is not None
+        return header_at(head_lines(head)[:200]) is not None
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         """Read one GPU trace; raises :class:`TraceFormatError` (no header, no units row, a time column without a

@@ -48,6 +48,7 @@ from pathlib import Path
 import pandas as pd
 
 from gpulens.collectors._csvrows import header_lines
+from gpulens.collectors._io import head_lines
 from gpulens.collectors._nsys_stat_checks import blank_impossible_statistics
 from gpulens.collectors._numbers import exact_int
 from gpulens.collectors._summary_copies import summary_copies_note
@@ -157,7 +158,7 @@ class NvprofSummary(Collector):
     def sniff(self, path: Path, head: bytes) -> bool:
         if Path(path).suffix.lower() in _NOT_REPORTS:
             return False  # a README or notebook quoting nvprof's output is no report
-        return header_at(head.decode("utf-8", errors="replace").splitlines()[:200]) is not None
+        return header_at(head_lines(head)[:200]) is not None
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         """Read one summary; raises :class:`TraceFormatError` (no header, no units row, a time column without a

@@ -26,6 +26,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from gpulens.collectors._csvrows import header_lines
+from gpulens.collectors._io import head_lines
 from gpulens.collectors.base import Collector
 from gpulens.collectors.nvprof_summary import _NOT_REPORTS, _RESULT_BANNER, _step, _with_unit, summary_timeline
 from gpulens.errors import TraceFormatError
@@ -53,7 +54,7 @@ class NvprofTraceText(Collector):
     def sniff(self, path: Path, head: bytes) -> bool:
         if Path(path).suffix.lower() in _NOT_REPORTS:
             return False  # a README quoting nvprof's output is no report
-        return header_at(head.decode("utf-8", errors="replace").splitlines()[:200]) is not None
+        return header_at(head_lines(head)[:200]) is not None
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         """Read one console GPU trace; raises :class:`TraceFormatError` (no header, no readable row)."""

@@ -21,6 +21,7 @@ import io
 import re
 from pathlib import Path
 
+from gpulens.collectors._io import head_text
 from gpulens.collectors.rocprof_v1 import RocprofStats, read_text
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline
@@ -70,7 +71,7 @@ class RocpdSummary(RocprofStats):
         return kernel_summary_csv(text)
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        return self.rewrite(head.decode("utf-8", errors="replace")) is not None
+        return self.rewrite(head_text(head)) is not None
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
