@@ -61,6 +61,10 @@ class Evidence:
     kind: str
     calls: int
     time_ns: int
+    #: the wall time its launches cover [ns]: per GPU the union of their intervals, summed over GPUs; below
+    #: ``time_ns`` when launches of it overlap (concurrent streams: 8 × 10.7 ms of clock_block in 10.8 ms) — no
+    #: time at stake exceeds it (:func:`gpulens.analyzers.verdict_rules.decide`); None when not computed
+    wall_ns: int | None = None
     exposed_comm_ns: int | None = None
     short_launch_frac: float | None = None
     launch_idle_ns: int = 0

@@ -298,6 +298,21 @@ def _row_by_name(result: Any) -> dict[str, dict]:
     return {str(r["name"]): r for r in t.drop_duplicates("name").to_dict("records")}
 
 
+def launches_wall_ns(start: np.ndarray, dur: np.ndarray, rank: np.ndarray, dev: np.ndarray) -> int | None:
+    """The wall time [ns] a kernel's launches cover (``start`` [ns], ``dur`` [ns], NaN = unknown; ``rank`` /
+    ``device_id`` per launch): per (rank, GPU) the union of [start, start + dur), overlap counted once
+    (:func:`gpulens.analyzers.intervals.group_union_ns`), summed over GPUs; None when no launch has a duration."""
+    from gpulens.analyzers.intervals import group_union_ns, key_codes
+
+    ok = ~np.isnan(dur)
+    if not ok.any():
+        return None
+    s = np.asarray(start, dtype="int64")[ok]
+    g, keys = key_codes(np.asarray(pd.array(rank[ok]).fillna(-1), dtype="int64"),
+                        np.asarray(pd.array(dev[ok]).fillna(-1), dtype="int64"))
+    return int(group_union_ns(g, s, s + dur[ok].astype("int64"), len(keys)).sum())
+
+
 def _num(v: Any) -> float | None:
     try:
         f = float(v)

@@ -154,6 +154,14 @@ def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pc
             v.stake_basis, v.stake_cap = "", f"capped {floor_cap_words()}"
         if v.stake_upper_ns is not None:
             v.stake_upper_ns = min(v.stake_upper_ns, floor_stake(time_ns, e.calls))
+        if e.wall_ns is not None and v.time_at_stake_ns > e.wall_ns:
+            # launches that overlap (concurrent streams) save at most the wall time they cover: summed device time
+            # is not time the run can lose (8 concurrent clock_block launches: 85.77 ms at stake in a 10.79 ms span)
+            v.time_at_stake_ns, v.stake_basis = e.wall_ns, ""
+            v.stake_cap = (f"capped at the {fmt_ns(e.wall_ns)} of wall time its launches cover (they overlap: "
+                           f"{fmt_ns(time_ns)} summed)")
+            if v.stake_upper_ns is not None:
+                v.stake_upper_ns = min(v.stake_upper_ns, e.wall_ns)
         if v.verdict in ("latency/occupancy-bound", BELOW_ROOFS_VERDICT) and v.time_at_stake_ns >= 0.8 * time_ns:
             v.evidence += (f"; {fmt_ns(v.time_at_stake_ns)} at stake is an upper bound: what running at its roof "
                            "would save, each launch keeping 2 µs — the next step recovers part of it, no single "

@@ -76,8 +76,8 @@ from gpulens.units import agree, fmt_ns, pct_words, plural, share_pct_text
 from gpulens.analyzers._verdict_inputs import (  # noqa: F401 (re-exported)
     DRAM_SOL, LAUNCH_STAKE_NOTE, SOL_LATENCY_PCT, _family, _first_in_time, _first_source, _gemm_extents, _lookup,
     _num, _on_another_clock, _op_position, _row_by_name, _rows_by_name, _shaped_op, _share_alignment_step,
-    _small_grid_loss, _sources_of_rows, _vendor, exposed_comm_by_name, lds_bank_conflict_pcts, measured_hbm,
-    sol_from_percentages, stake_note, wave_stake_note)
+    _small_grid_loss, _sources_of_rows, _vendor, exposed_comm_by_name, launches_wall_ns, lds_bank_conflict_pcts,
+    measured_hbm, sol_from_percentages, stake_note, wave_stake_note)
 
 
 #: The run verdict of an input whose read part holds no GPU event, and the words every report heads its answer with
@@ -206,7 +206,7 @@ class Verdicts(Analyzer):
         # (no filled nullable copy of each column)
         k_blocks = (gx.to_numpy(dtype="int64", na_value=1) * kern["grid_y"].to_numpy(dtype="int64", na_value=1)
                     * kern["grid_z"].to_numpy(dtype="int64", na_value=1)).astype("float64")
-        k_rank, k_dev = kern["rank"].to_numpy(), kern["device_id"].to_numpy()
+        k_rank, k_dev, k_start = kern["rank"].to_numpy(), kern["device_id"].to_numpy(), kern["start_ns"].to_numpy()
         src_codes, src_values = first_seen_codes(kern["source"])  # the kernels' collectors, as codes
         # launch durations as the kernel's time counts them: overrun-clipped (a runaway launch of 3.17 s read "holds
         # 24,474 % of its time" against its 12.97 ms of repaired time)
@@ -243,6 +243,7 @@ class Verdicts(Analyzer):
                 e.exposed_comm_ns = exposed.get(name, 0)
             linked = pos[has_lid[pos]]
             e.graph_replayed = bool(len(pos)) and bool(k_graph[pos].all())
+            e.wall_ns = launches_wall_ns(k_start[pos], k_dur[pos], k_rank[pos], k_dev[pos])  # overlap counted once
             if len(linked) and len(sl):
                 e.short_launch_frac = float(k_short[linked].mean())
                 e.launch_idle_ns = int(launch_idle.get(name, 0))
