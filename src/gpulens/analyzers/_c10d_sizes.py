@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens._arrays import all_missing
 from gpulens.analyzers.context import codes_of
 from gpulens.collectors._collectives import dtype_bytes
 
@@ -80,9 +81,7 @@ def c10d_ops_of(ops: pd.DataFrame, op_ids: np.ndarray) -> pd.DataFrame:
     from gpulens.analyzers._optree import _positions_of
 
     n = len(op_ids)
-    # all-missing columns built from arrays: ``pd.array([pd.NA] * n)`` converts n Python objects (~0.8 s per million)
-    out = pd.DataFrame({"c10d_op": pd.Series(np.full(n, None, dtype=object)),
-                        "c10d_bytes": pd.arrays.IntegerArray(np.zeros(n, dtype=np.int64), np.ones(n, dtype=bool))})
+    out = pd.DataFrame({"c10d_op": pd.Series(np.full(n, None, dtype=object)), "c10d_bytes": all_missing(n)})
     if not n or not len(ops):
         return out
     ids = ops["event_id"].to_numpy()

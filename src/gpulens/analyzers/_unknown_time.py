@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens._arrays import all_missing
 from gpulens.analyzers.base import is_clock_position
 
 #: GPU event kinds whose durations make up kernel and GPU time
@@ -169,7 +170,7 @@ def _device_col(rej: pd.DataFrame) -> Any:
     """The refused rows' ``device_id`` (Int64, <NA> where the source did not record it or an older saved Timeline
     has no such column)."""
     if "device_id" not in rej:
-        return pd.array([pd.NA] * len(rej), dtype="Int64")
+        return all_missing(len(rej))
     return pd.array(rej["device_id"], dtype="Int64")
 
 

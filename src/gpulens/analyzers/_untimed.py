@@ -27,6 +27,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from gpulens._arrays import all_missing
 from gpulens.timeline import Timeline
 
 #: What the analyzers say about figures that rest on :func:`untimed_kernels` (evidence, notes).
@@ -74,11 +75,11 @@ def untimed_kernels(timeline: Timeline, results: Mapping[str, Any] | None,
     n = len(disp)
 
     def col(c: str, dtype: str = "Int64") -> Any:
-        return pd.array(disp[c], dtype=dtype) if c in disp else pd.array([pd.NA] * n, dtype=dtype)
+        return pd.array(disp[c], dtype=dtype) if c in disp else all_missing(n, dtype)
 
     hot = pd.DataFrame({
         "event_id": disp["dispatch_seq"].to_numpy(dtype="int64"), "name": pd.Series(names.to_numpy(), dtype=object),
-        "start_ns": pd.array([pd.NA] * n, dtype="Int64"), "dur_ns": t,
+        "start_ns": all_missing(n), "dur_ns": t,
         "rank": col("rank").fillna(0).to_numpy(dtype="int64"),
         "device_id": col("device_id").fillna(0).to_numpy(dtype="int64"), "stream_id": col("stream_id"),
         **{c: col(c) for c in ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "regs_per_thread",

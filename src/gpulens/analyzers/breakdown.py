@@ -38,6 +38,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from gpulens._arrays import all_missing
 from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers._span import (CLOCK_GAP_NS, CLOCK_GAP_TOPIC, CLOCK_SKEW_TOPIC, IDLE_BOUND_CLOCKS,
@@ -206,7 +207,7 @@ def _on_gpus_note(t: pd.DataFrame, idle: int) -> str:
 def _known_gpu(side: pd.DataFrame, t: pd.DataFrame) -> Any:
     """``side``'s ``device_id`` where it is a (rank, GPU) row of the breakdown ``t``, else <NA>."""
     dev = pd.array(side["device_id"], dtype="Int64") if "device_id" in side else \
-        pd.array([pd.NA] * len(side), dtype="Int64")
+        all_missing(len(side))
     have = set(zip(t["rank"].astype("int64").tolist(), t["device_id"].astype("int64").tolist()))
     ok = [not pd.isna(d) and (int(r), int(d)) in have for r, d in zip(side["rank"].tolist(), dev.tolist())]
     return pd.array(np.where(ok, dev, pd.NA), dtype="Int64")

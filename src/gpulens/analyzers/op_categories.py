@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens._arrays import all_missing
 from gpulens.analyzers._span import counter_only_reason, durations_unknown
 from gpulens.analyzers._attribution import attribution_codes
 from gpulens.analyzers._categories import CATEGORIES
@@ -84,7 +85,7 @@ class OpCategories(Analyzer):
             # no GPU event linked to a framework op (an nsys, rocprof or ncu input): the op columns are not
             # recorded — null ("ops 0 · top op unknown" beside every category read as a finding), left out by the
             # compact tables
-            t["ops"], t["top_op"] = pd.array([pd.NA] * len(t), dtype="Int64"), None
+            t["ops"], t["top_op"] = all_missing(len(t)), None
         if durations_unknown(timeline):  # durations not recorded: the time per category is unknown, not 0
             t["gpu_time_ns"], t["share"], total = np.nan, np.nan, None
         summary = {"gpu_time_ns": total, "top_category": str(t.loc[0, "category"])}

@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens._arrays import all_missing
 from gpulens.collectors._dispatch_rows import (_F64_I64, _GPU_KINDS, _IDS, _SIZES, UNNAMED, UNREADABLE_TS,  # noqa: F401
                                                Dispatches, _beyond_int64, _cat, _grid_groups, _recorded, join_files,
                                                merge, timestamps)
@@ -486,7 +487,7 @@ def _untimed_launches(d: Dispatches, names: pd.Series, kinds: pd.Series, dev: pd
                              "device_id": dev.to_numpy()[rows].astype("int64")}
         for ax in "xyz":
             t[f"grid_{ax}"] = grid[ax][rows] if grid[ax] is not None and f"grid_items_{ax}" in files[i].d.cols \
-                else pd.array([pd.NA] * len(rows), dtype="Int64")
+                else all_missing(len(rows))
             t[f"block_{ax}"] = b[ax].to_numpy()[rows]
         t["regs_per_thread"] = regs[rows]
         t["smem_static_bytes"] = lds[rows]

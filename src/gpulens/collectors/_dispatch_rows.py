@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens._arrays import all_missing
 from gpulens.collectors._numbers import exact_int, not_recorded
 
 @dataclass
@@ -49,7 +50,7 @@ class Dispatches:
         that is no whole finite number within int64 (``'x'``, ``inf``, ``1e30``, 2^64, ``7.5``) is NA."""
         v = self.cols.get(key)
         if v is None:
-            return pd.Series(pd.array([pd.NA] * self.n, dtype="Int64"))
+            return pd.Series(all_missing(self.n))
         s = v if isinstance(v, pd.Series) else pd.Series(v)
         s = s.reset_index(drop=True)
         if s.dtype == object and _whole_ints(s):  # ints only: exact (to_numeric made 2^63 − 1 a float beside 2^64)

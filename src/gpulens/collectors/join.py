@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from gpulens._arrays import all_missing
 from gpulens.collectors._work_rules import dispatch_rows
 from gpulens.timeline import COUNTER_COLUMNS, Timeline, make_table
 from gpulens.timeline.names import normalize_kernel_name, truncate_kernel_name
@@ -71,7 +72,7 @@ def _secondary_dispatches(tl: Timeline) -> pd.DataFrame:
         first = un.drop_duplicates("dispatch_seq")
         extra = pd.DataFrame({"key": [("seq", int(s)) for s in first["dispatch_seq"]],
                               "name": first["name"].astype(str).to_numpy(), "device_id": first["device_id"].to_numpy(),
-                              "start_ns": pd.array([pd.NA] * len(first), dtype="Int64"),
+                              "start_ns": all_missing(len(first)),
                               "order": len(ev) + first["dispatch_seq"].to_numpy()})
         rows = pd.concat([rows, extra], ignore_index=True)
     return rows

@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens._arrays import all_missing
 from gpulens.collectors._assemble import any_kind
 from gpulens.collectors._duplicates import drop_exact_duplicates
 from gpulens.collectors._io import read_head, read_magic
@@ -163,7 +164,7 @@ class NsysSqliteCollector(Collector):
                                 "(--cuda-graph-trace=graph) count as GPU work, one interval each; per-kernel detail "
                                 "needs --cuda-graph-trace=node")
             if "dur_ns" not in df:  # no end column: no interval is closed
-                df["dur_ns"] = pd.array([pd.NA] * len(df), dtype="Int64")
+                df["dur_ns"] = all_missing(len(df))
             no_start = df["start_ns"].isna().to_numpy(dtype=bool) if "start_ns" in df else np.zeros(len(df), bool)
             bad = df["dur_ns"].isna().to_numpy(dtype=bool) | (df["dur_ns"] < 0).fillna(False).to_numpy(dtype=bool) \
                 | no_start

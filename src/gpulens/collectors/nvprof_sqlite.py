@@ -215,7 +215,7 @@ def _api_calls(db: _Db, table: str, names_of: dict[int, str], unknown: str, anon
         return None
     df = db.select_ints(table, {"start_ns": "{start}", "dur_ns": "{end} - {start}", "correlation_id": "{correlationId}",
                                 "pid": "{processId}", "tid": "{threadId}", "_cbid": "{cbid}"})
-    codes, uniq = pd.factorize(df.pop("_cbid") if "_cbid" in df else pd.Series([pd.NA] * len(df)))
+    codes, uniq = pd.factorize(df.pop("_cbid") if "_cbid" in df else pd.Series(np.full(len(df), None, dtype=object)))
     # one name per distinct id (two ids can share a name: cudaStreamDestroy _v3020 and _v5050); no id: unknown call
     names = np.array([names_of.get(int(c), f"{unknown}#{int(c)}") for c in uniq] + [anonymous], dtype=object)
     df["name"] = pd.Categorical(names[np.where(codes < 0, len(uniq), codes)])

@@ -41,6 +41,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from gpulens._arrays import all_missing
 from gpulens.collectors._agent_index import AgentTable, agent_table, agent_texts, chosen, resolve_agents
 from gpulens.collectors._amd import device_from_sdk_agent
 from gpulens.collectors._amd_generations import V1, refuse_other_generation
@@ -341,7 +342,7 @@ def _merge_counters(kt: Dispatches, cc: Dispatches, pid: int | None = None) -> t
     for res in ("arch_vgpr", "accum_vgpr", "sgpr", "lds_bytes", "scratch_bytes"):
         if res in cc.cols:  # newer counter_collection.csv carries register counts the kernel trace lacks
             have = kt.get(res)
-            fill = pd.Series(pd.array([pd.NA] * kt.n, dtype="Int64"))
+            fill = pd.Series(all_missing(kt.n))
             fill.iloc[tgt] = cc.get(res)[hit].to_numpy()
             kt.cols[res] = have.fillna(fill) if res in kt.cols else fill
     if hit.all():
