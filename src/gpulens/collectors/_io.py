@@ -21,6 +21,7 @@ from typing import Any, BinaryIO, Iterator
 import msgspec
 
 from gpulens._inputs import check_special, open_error  # noqa: F401 (defined there: the command line checks inputs first)
+from gpulens.collectors._head_text import head_lines, head_text  # noqa: F401 (the sniffers' shared head text)
 from gpulens.errors import GpulensError, TraceFormatError, TruncationNote, note_input
 from gpulens.units import plural
 
@@ -419,33 +420,6 @@ def is_report_head(head: bytes) -> bool:
     report: :func:`gpulens.reports.report_check.check_report` then says what is wrong with it, never "not a trace")."""
     return head.startswith(b"{") and b'"traceEvents"' not in head and (
         b'"schema_version"' in head or REPORT_HEAD.search(head) is not None)
-
-
-#: The last sniffed head read as text by :func:`head_lines`: (the head, its text, its lines). Every collector is
-#: offered the same bytes object in turn (:func:`gpulens.collectors.sniff`) and several read it as lines: decoded and
-#: split once per head, not once per collector.
-_LAST_HEAD: tuple[bytes | None, str, tuple[str, ...]] = (None, "", ())
-
-
-def head_lines(head: bytes) -> tuple[str, ...]:
-    """``head`` decoded as UTF-8 (undecodable bytes replaced) and split into lines (``str.splitlines``), shared by
-    the sniffers that read the same head (a tuple: no caller can change another's lines)."""
-    return _head_text(head)[2]
-
-
-def head_text(head: bytes) -> str:
-    """``head`` decoded as UTF-8, undecodable bytes replaced (shared as :func:`head_lines`)."""
-    return _head_text(head)[1]
-
-
-def _head_text(head: bytes) -> tuple[bytes | None, str, tuple[str, ...]]:
-    global _LAST_HEAD
-    last = _LAST_HEAD  # one read of the module global: a thread sniffing another head cannot mix the two
-    if last[0] is head:
-        return last
-    text = head.decode("utf-8", errors="replace")
-    last = _LAST_HEAD = (head, text, tuple(text.splitlines()))
-    return last
 
 
 def read_head(path: str | Path, n: int = 65536) -> bytes:
