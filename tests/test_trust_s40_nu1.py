@@ -121,4 +121,4 @@ def test_no_limiter_at_full_occupancy(tmp_path):
         assert (rows[k]["limiter"], rows[k]["limiters"]) == ("none", "none")
     assert rows["tiny"]["theoretical_occupancy_pct"] == 50.0 and rows["tiny"]["limiter"] == "blocks"
     text = md.read_text()
-    assert "warps + registers" not in text and "| 100.0 % | 97.9 % | none |" in text
+    assert "warps + registers" not in text and "| 100.0 % | 97.9 % | no limiter |" in text

@@ -34,14 +34,15 @@ def _spec_file(tmp_path: Path, figures: dict) -> Path:
     # an H100's 3.35 TB/s written in MB/s: 3,350,000 GB/s = 3,350,000 / 8,000 (B200, the largest built-in) = 419 ×
     ({"memory_bandwidth": 3_350_000}, "figure 'memory_bandwidth' 3,350,000 GB/s is 419 × the largest built-in GPU's "
                                       "(8,000 GB/s, NVIDIA B200)"),
-    # written in TB/s: 3.35 GB/s is 272 / 3.35 = 81.2 → 1/81 of the smallest (RTX 4060, 272 GB/s)
-    ({"memory_bandwidth": 3.35}, "figure 'memory_bandwidth' 3.35 GB/s is 1/81 of the smallest built-in GPU's "
-                                 "(272 GB/s, NVIDIA GeForce RTX 4060)"),
+    # written in TB/s: 3.35 GB/s is 192 / 3.35 = 57.3 → 1/57 of the smallest (GTX 1060 6GB since session 47: 192-bit
+    # GDDR5 at 8 Gbps = 192 GB/s)
+    ({"memory_bandwidth": 3.35}, "figure 'memory_bandwidth' 3.35 GB/s is 1/57 of the smallest built-in GPU's "
+                                 "(192 GB/s, NVIDIA GeForce GTX 1060 6GB)"),
     # H100 bf16 989 TFLOPS written in GFLOPS: 989,000 / 2,516.6 (MI355X) = 393 ×
     ({"matrix.bf16": 989_000}, "figure 'matrix.bf16' 989,000 TFLOPS is 393 × the largest built-in GPU's "
                                "(2,516.6 TFLOPS, AMD Instinct MI355X)"),
-    # a clock in GHz: 1.98 MHz is 1,410 / 1.98 = 712 → 1/712 of the smallest (A100 PCIe 1,410 MHz)
-    ({"clock_mhz": 1.98}, "figure 'clock_mhz' 1.98 MHz is 1/712 of the smallest built-in GPU's (1,410 MHz"),
+    # a clock in GHz: 1.98 MHz is 706 / 1.98 = 356.6 → 1/357 of the smallest (Tesla K20m's 706 MHz since session 47)
+    ({"clock_mhz": 1.98}, "figure 'clock_mhz' 1.98 MHz is 1/357 of the smallest built-in GPU's (706 MHz"),
 ])
 def test_spec_figure_no_gpu_has_is_one_line_error(tmp_path, figures, words):
     from gpulens.devices.spec import load_spec

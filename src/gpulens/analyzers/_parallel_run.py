@@ -47,7 +47,7 @@ READS: dict[str, tuple[str, ...]] = {
     "bottlenecks": ("breakdown",),
     "ranks": ("breakdown",),
     "rank_kernels": ("breakdown",),
-    "critical_path": ("breakdown",),
+    "critical_path": ("breakdown", "bottlenecks"),  # bottlenecks: its lost-work figures (_lost_late_starts)
     "kernel_distributions": ("hotspots",),
     "kernel_outliers": ("hotspots",),
     "kernel_variation": ("hotspots",),
@@ -64,8 +64,10 @@ READS: dict[str, tuple[str, ...]] = {
 #: critical_path's memoised paths.
 CHILD: frozenset[str] = frozenset({
     "rank_kernels", "roofline", "collectives", "occupancy", "speed_of_light",
-    "hierarchical_roofline", "critical_path", "critical_path_segments", "stream_timeline",
+    "hierarchical_roofline", "stream_timeline",
 })
+# critical_path (and critical_path_segments, which reads its memoised paths) run in the parent since session 47:
+# critical_path reads the parent's bottlenecks result (its lost-work figures), which the child does not have
 
 #: Analyzers the child runs first, before its :data:`CHILD` share, and sends back at once (instead of this process
 #: running them before the fork, while the child's core waits): ``breakdown`` (≈ 0.15 s on 8 rank files × 25k

@@ -55,6 +55,8 @@ SOURCE_KEYS: dict[str, str] = {
     "W7900": "Radeon PRO W7900 product figures (itcreations.com, huggingface.co/hardware/pro-w7900)",
     "VEGA20": "Vega 20 figures: guru3d's Radeon VII review, AMD's MI50/MI60 launch figures",
     "QRTX6000": "NVIDIA Quadro RTX 6000 datasheet (FP32, tensor and INT8 peaks, GDDR6 bandwidth, L2)",
+    "TITANV": "NVIDIA TITAN V specifications (as tabled by AnandTech's Titan V deep-learning deep dive, 2018)",
+    "K20": "NVIDIA Tesla K20 specifications (as listed by Microway's 'Tesla K20 GPU Accelerator up close', 2013)",
 }
 
 
