@@ -29,7 +29,8 @@ from gpulens.analyzers import _flop_models as fm
 from gpulens.analyzers._span import warn_once
 from gpulens.analyzers._attribution import attribution_codes
 from gpulens.analyzers._groupstats import first_max_rows
-from gpulens.analyzers.context import context_of, unique_ints
+from gpulens.analyzers.context import context_of, first_rows, unique_ints
+from gpulens.analyzers.intervals import key_codes
 from gpulens.analyzers._optree import _positions_of, op_tree
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.op_rollup import per_call
@@ -244,13 +245,11 @@ def _table(calls: pd.DataFrame, fn, keys: list[str], flops) -> pd.DataFrame:
     if not len(calls):
         return pd.DataFrame()
     conc = "_conc" in calls
-    g = calls.groupby(["_op", "_dims", "_types", "_kernel"] + (["_conc"] if conc else []), sort=False)  # codes
-    first = g.head(1)
+    first, n, t = _groups(calls, ["_op", "_dims", "_types", "_kernel"] + (["_conc"] if conc else []))
     g = pd.DataFrame({"op": first["op"].to_numpy(), "dims": first["dims"].to_numpy(dtype=object),
                       "types": first["types"].to_numpy(dtype=object),
                       "conc": first["conc"].to_numpy(dtype=object) if conc else None,
-                      "kernel": first["kernel"].to_numpy(),
-                      "n": g["gpu_time_ns"].size().to_numpy(), "t": g["gpu_time_ns"].sum().to_numpy()})
+                      "kernel": first["kernel"].to_numpy(), "n": n, "t": t})
     rows = []
     for op, d, ty, cn, kern, n, t in g.astype(object).where(g.notna(), None).itertuples(index=False):
         dims = fn(op, d, ty, cn)
@@ -266,6 +265,28 @@ def _table(calls: pd.DataFrame, fn, keys: list[str], flops) -> pd.DataFrame:
     top = df.sort_values("gpu_time_ns", ascending=False, kind="stable").groupby(by, sort=False)["kernel"].first()
     return pd.DataFrame({"calls": grp["calls"].sum(), "gpu_time_ns": grp["gpu_time_ns"].sum(),
                          "flops": grp["flops"].sum(min_count=1), "kernel": top}).reset_index()
+
+
+def _groups(calls: pd.DataFrame, keys: list[str]) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """Groups of ``calls`` by the integer code columns ``keys``, in order of first appearance: (each group's first
+    call, a row of ``calls``, calls per group [count], summed ``gpu_time_ns`` per group [ns]) — what
+    ``calls.groupby(keys, sort=False)`` gives by ``head(1)``, ``size()`` and ``sum()``.
+
+    On numpy: the key columns folded into one code (:func:`~gpulens.analyzers.intervals.key_codes`), renumbered in
+    order of first appearance, counted and summed by ``bincount`` — exact where every time is a whole number of ns
+    and their absolute sum is below 2**53 (every partial sum then exact, as pandas' compensated sum is); pandas'
+    groupby otherwise (a missing time, fractions of a ns, a code column that is not plain integers)."""
+    t = calls["gpu_time_ns"].to_numpy()
+    cols = [calls[k] for k in keys]
+    if (len(calls) and all(isinstance(c.dtype, np.dtype) and c.dtype.kind in "iu" for c in cols)
+            and t.dtype.kind == "f" and bool(np.isfinite(t).all()) and bool((t == np.round(t)).all())
+            and float(np.abs(t).sum()) < 2.0 ** 53):
+        code, _ = key_codes(*[c.to_numpy() for c in cols])
+        gid, uniq = pd.factorize(code, sort=False)
+        return (calls.iloc[first_rows(gid)], np.bincount(gid, minlength=len(uniq)).astype(np.int64),
+                np.bincount(gid, weights=t, minlength=len(uniq)).astype(t.dtype))
+    g = calls.groupby(keys, sort=False)
+    return g.head(1), g["gpu_time_ns"].size().to_numpy(), g["gpu_time_ns"].sum().to_numpy()
 
 
 def _gemm_flops(op: str, dims: tuple, input_dims: Any, input_types: Any) -> float:

@@ -327,10 +327,10 @@ class StreamTimeline(Analyzer):
         out["offset_ns"] = drawn_start - t0
         out["busy_ns"] = seg["busy_ns"].to_numpy("int64")
         out["events"] = seg["events"].to_numpy("int64")
-        picked = timeline.events.iloc[df.event_pos(rows)]
+        pos = df.event_pos(rows)  # the two columns read taken, not every column of the picked rows
         # object Series, not bare arrays: pandas would re-infer a bare object array as Arrow strings, row by row
-        out["kind"] = pd.Series(strings(picked["kind"]), index=out.index, dtype=object)
-        out["name"] = pd.Series(strings(picked["name"]), index=out.index, dtype=object)
+        out["kind"] = pd.Series(strings(timeline.events["kind"].iloc[pos]), index=out.index, dtype=object)
+        out["name"] = pd.Series(strings(timeline.events["name"].iloc[pos]), index=out.index, dtype=object)
         self._launches(timeline, df.gpu_pos(rows), out, t0, wins, shift)
         # a complete key: events or segments of one lane with the same start (a call and one it makes) in the same
         # order whatever the order of the trace file — longer first, then by name
