@@ -46,3 +46,22 @@ def test_groups_equal_pandas_where_the_fast_path_does_not_apply(times):
     # by hand for the missing time: group (1, 2, 0, 9) is rows 1 and 4 -> 0 + 40
     if np.isnan(times[1]):
         assert t[1] == 40.0
+
+
+def test_int_sums_exact_per_group_whatever_the_route():
+    """Exact int64 sums per group: small values, and values whose sum passes 2**53 (a float64 total would round)."""
+    from gpulens.analyzers import context
+
+    groups = np.array([2, 0, 2, 1, 2], dtype=np.int64)
+    values = np.array([5, 7, 11, 13, 17], dtype=np.int64)
+    big = np.array([2 ** 53, 1, 1, 3, 2 ** 53], dtype=np.int64)
+    for fast in (True, False):
+        old = context._FAST_ADD_AT
+        context._FAST_ADD_AT = fast
+        try:
+            assert context.int_sums(groups, values, 4).tolist() == [7, 13, 5 + 11 + 17, 0]
+            # group 2: 2**53 + 1 + 2**53, odd: not a float64 value
+            assert context.int_sums(groups, big, 3).tolist() == [1, 3, 2 ** 54 + 1]
+            assert context.int_sums(groups, values, 4).dtype == np.int64
+        finally:
+            context._FAST_ADD_AT = old

@@ -148,16 +148,23 @@ def sorted_codes(values: Any) -> tuple[np.ndarray, np.ndarray]:
     return codes.astype(np.int64, copy=False), np.asarray(uniq)
 
 
+#: NumPy 1.25 made ``ufunc.at`` fast for simple cases (its release notes: "``ufunc.at`` can be up to 6x faster");
+#: from then on ``np.add.at`` on int64 beats :func:`int_sums`' ``bincount`` route (numpy 2.4, 1M rows in 30 groups:
+#: 8 ms vs 24 ms with the range check; 100k rows: 0.15 ms vs 0.27 ms).
+_FAST_ADD_AT = np.lib.NumpyVersion(np.__version__) >= "1.25.0"
+
+
 def int_sums(groups: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
     """Exact int64 sum of integer ``values`` per group code (0..n_groups−1), as ``np.add.at`` on int64 gives it.
 
-    By ``np.bincount`` with float64 weights (several times faster than ``np.add.at``) when every partial sum is
-    exact in float64: the values' absolute sum below 2**53 (104 days of ns); else ``np.add.at``."""
+    By ``np.add.at`` itself on NumPy 1.25 and later (:data:`_FAST_ADD_AT`). Before it, by ``np.bincount`` with
+    float64 weights (several times faster than the old ``np.add.at``) when every partial sum is exact in float64:
+    the values' absolute sum below 2**53 (104 days of ns); else ``np.add.at``."""
     v = np.asarray(values)
     out = np.zeros(n_groups, dtype=np.int64)
     if not len(v):
         return out
-    if v.dtype.kind in "iu" and float(np.abs(v).max()) * len(v) < 2.0 ** 53:
+    if not _FAST_ADD_AT and v.dtype.kind in "iu" and float(np.abs(v).max()) * len(v) < 2.0 ** 53:
         out[:] = np.bincount(np.asarray(groups), weights=v, minlength=n_groups)[:n_groups].astype(np.int64)
         return out
     np.add.at(out, np.asarray(groups, dtype=np.int64), v.astype(np.int64, copy=False))
