@@ -12,6 +12,9 @@ in µs with 3 decimals relative to the trace's earliest host event (``nsToUsFloa
 2. Kind: a device figure recorded in a truncated form, read as the figure. A Paddle record's ``totalGlobalMem`` is
    the memory size modulo 2^32 (0 for 16/32/80 GiB parts, 3.2 GB for an 80 GB H100) — now unknown, with a warning;
    its ``smCount`` is the SM count (was not read).
+3. Kind: a copy direction in a producer's own spelling, not read. Paddle's CUPTI tracer names copies
+   ``MEMCPY_HtoD`` / ``MEMCPY_DtoH`` … (``MemcpyKind`` in paddle/fluid/platform/profiler/cuda_tracer.cc): the copy's
+   direction was unknown (copies table "unknown" kind). Now read as HtoD / DtoH.
 
 Every expected figure below is computed from the absolute ns times the test chooses, not from gpulens.
 """
@@ -133,3 +136,31 @@ def test_paddle_device_memory_modulo_2_32_is_unknown(tmp_path):
     assert dev.get("total_memory_bytes") is None
     assert dev.get("num_sms") == 80
     assert any("totalGlobalMem" in w and "2^32" in w for w in tl.meta.warnings)
+
+
+def test_paddle_copy_directions_and_versioned_api_names(tmp_path):
+    """A 4,096 B ``MEMCPY_HtoD`` of 4 µs and a 2,048 B ``MEMCPY_DtoH`` of 2 µs, each launched by a call named as
+    Paddle's tracer names runtime calls (the CUPTI callback id: ``cudaMemcpyAsync_v3020``), and one kernel launched by
+    ``cudaLaunchKernel_v7000``. Expected: copies HtoD 1 × 4,096 B / 4,000 ns and DtoH 1 × 2,048 B / 2,000 ns; every GPU
+    record linked to its call."""
+    t0 = S
+    rt = '"11(C++)"'
+    ev = [_x("matmul dygraph", "Operator", 4242, rt, t0, 40_000, ""),
+          _x("cudaMemcpyAsync_v3020", "CudaRuntime", 4242, rt, t0 + 1_000, 500, ',\n      "correlation id": 1'),
+          _x("MEMCPY_HtoD", "Memcpy", 0, "7", t0 + 3_000, 4_000,
+             ',\n      "stream": 7, "correlation id": 1,\n      "bytes": 4096, "memory bandwidth (GB/s)": 1.024'),
+          _x("cudaLaunchKernel_v7000", "CudaRuntime", 4242, rt, t0 + 2_000, 500, ',\n      "correlation id": 2'),
+          _x("relu_kernel", "Kernel", 0, "7", t0 + 8_000, 3_000,
+             ',\n      "device": 0, "context": 1,\n      "stream": 7, "correlation id": 2'),
+          _x("cudaMemcpyAsync_v3020", "CudaRuntime", 4242, rt, t0 + 9_000, 500, ',\n      "correlation id": 3'),
+          _x("MEMCPY_DtoH", "Memcpy", 0, "7", t0 + 12_000, 2_000,
+             ',\n      "stream": 7, "correlation id": 3,\n      "bytes": 2048, "memory bandwidth (GB/s)": 1.024')]
+    p = tmp_path / "pid_4242_time_z.paddle_trace.json"
+    p.write_text('\n  { \n    "schemaVersion": "1.0.1",\n    "displayTimeUnit": "ms",\n    "span_indx": "0",\n  '
+                 '\n    "traceEvents": [\n  ' + "".join(ev) + "\n  {}\n  ]\n  }")
+    code, src = _analyze(p, tmp_path)
+    assert code == 0
+    rows = {r["copy_kind"]: (r["count"], r["bytes"], r["time_ns"]) for r in src["analyses"]["copies"]["table"]}
+    assert rows == {"HtoD": (1, 4_096, 4_000), "DtoH": (1, 2_048, 2_000)}
+    ln = src["analyses"]["launches"]["summary"]
+    assert (ln["kernels"], ln["kernels_linked"]) == (1, 1)
