@@ -1,11 +1,12 @@
-"""Session 48 — Nsight Compute text reports written in a decimal-comma locale.
+"""Session 48 — Nsight Compute text reports and CSV exports written in a decimal-comma locale.
 
 ncu formats metric values with the locale's separators: the usual report shows ``96.32`` and ``56,344,784``; run
 under a locale such as de_DE the same values read ``96,32`` and ``56.344.784``. Kind: numbers in another locale's
 notation read as no number (durations unknown: "2 launches without a usable Duration") or as the wrong number
 (``1.024`` threads per block read as 1.024, ``0,470`` as 470). Now one decision per report
 (:func:`gpulens.collectors._ncu_units.decimal_comma`): when some value can only be a decimal-comma number and none
-can only be a decimal-point one, every value is read that way, with a warning quoting one value.
+can only be a decimal-point one, every value is read that way, with a warning quoting one value. The CSV reader
+(details and raw pages) takes the same decision per output over its value cells (not the ``CC`` or size columns).
 
 Expected figures are written by hand from the report text (the de_DE report is the en_US one with the two
 separators swapped in every value).
@@ -69,3 +70,41 @@ def test_decimal_comma_decision_by_hand():
     assert parse_number("55.313.213,62", comma=True) == 55_313_213.62
     assert parse_number("1.024", comma=True) == 1_024 and parse_number("1,024") == 1_024
     assert parse_number("(256, 1, 1)", comma=True) is None
+
+
+def _de(v: str) -> str:
+    return v.replace(",", "\0").replace(".", ",").replace("\0", ".")
+
+
+_HEAD = '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC"'
+_LAUNCH = '"0","4242","demo","127.0.0.1","gemm_kernel(float const*, float*)","1","7","(256, 1, 1)","(4096, 1, 1)","0","9.0"'
+
+
+@pytest.mark.parametrize("locale", ["en_US", "de_DE"])
+def test_ncu_csv_details_and_raw_in_either_locale(tmp_path, locale):
+    """Details page: Duration 1,234.56 usecond, Elapsed Cycles 1,845,220, Memory Throughput 0.47 %; raw page: the
+    same as gpu__time_duration.sum (usecond, units row) and sm__throughput 71.30 %. Expected by hand: 1,234,560 ns,
+    1,845,220 cycles, 0.47 %, 71.3 % — in both locales; the CC column's "9.0" decides nothing."""
+    conv = _de if locale == "de_DE" else (lambda v: v)
+    rows = [("Duration", "usecond", "1,234.56"), ("Elapsed Cycles", "cycle", "1,845,220"),
+            ("Memory Throughput", "%", "0.47")]
+    details = _HEAD + ',"Section Name","Metric Name","Metric Unit","Metric Value"\n' + "".join(
+        f'{_LAUNCH},"GPU Speed Of Light Throughput","{n}","{u}","{conv(v)}"\n' for n, u, v in rows)
+    p = tmp_path / "details.csv"
+    p.write_text(details)
+    tl = collect(p)
+    k = tl.of_kind("kernel").reset_index(drop=True)
+    assert list(k["dur_ns"]) == [1_234_560]
+    got = tl.counters.set_index("metric")["value"]
+    assert got["Elapsed Cycles"] == 1_845_220 and got["Memory Throughput"] == pytest.approx(0.47, rel=1e-12)
+    raw = (_HEAD + ',"gpu__time_duration.sum","sm__throughput.avg.pct_of_peak_sustained_elapsed"\n'
+           + '"","","","","","","","","","",""' + ',"usecond","%"\n'
+           + _LAUNCH + f',"{conv("1,234.56")}","{conv("71.30")}"\n')
+    q = tmp_path / "raw.csv"
+    q.write_text(raw)
+    tl = collect(q)
+    assert list(tl.of_kind("kernel")["dur_ns"]) == [1_234_560]
+    got = tl.counters.set_index("metric")["value"]
+    assert got["sm__throughput.avg.pct_of_peak_sustained_elapsed"] == pytest.approx(71.3, rel=1e-12)
+    said = [w for w in tl.meta.warnings if "decimal comma" in w]
+    assert bool(said) == (locale == "de_DE")

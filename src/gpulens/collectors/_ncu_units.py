@@ -106,6 +106,12 @@ def decimal_comma(values: Iterable[str]) -> str | None:
     return comma
 
 
+def decimal_comma_note(path: object, example: str) -> str:
+    """The warning for a report read with a decimal comma (:func:`decimal_comma` gave ``example``)."""
+    return (f"{path}: metric values written with a decimal comma and '.' between thousands (ncu run in a locale such "
+            f"as de_DE): read so, e.g. '{example}' = {parse_number(example, True)!r}")
+
+
 def parse_number(text: str | None, comma: bool = False) -> float | None:
     """A number as ncu prints it: thousands separators stripped, ``n/a`` and non-numbers → None.
 

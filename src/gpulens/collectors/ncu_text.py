@@ -44,7 +44,7 @@ import pandas as pd
 
 from gpulens.collectors import _ncu
 from gpulens.collectors._io import read_input
-from gpulens.collectors._ncu_units import decimal_comma, parse_number
+from gpulens.collectors._ncu_units import decimal_comma, decimal_comma_note, parse_number
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline
@@ -203,6 +203,5 @@ class NcuTextCollector(Collector):
         if summarised:
             warnings.append(_ncu.summary_note(path, summarised, ""))
         if comma:
-            warnings.append(f"{path}: metric values written with a decimal comma and '.' between thousands (ncu run "
-                            f"in a locale such as de_DE): read so, e.g. '{comma}' = {parse_number(comma, True)!r}")
+            warnings.append(decimal_comma_note(path, comma))
         return _ncu.build(path, self.name, launches, metrics, strings, rules, warnings, {"layout": "text"})
