@@ -473,8 +473,9 @@ class KinetoCollector(Collector):
             moved = getattr(acc, "paddle_exact", 0)
             warnings.append(f"{path}: read as a PaddlePaddle profiler trace: the duration its event names carry "
                             "('relu[5.250 us]') is removed, so calls of one kernel are one name; "
-                            + (f"the start of {plural(moved, 'event(s)')} is read to the ns from args.start_time (ts is "
-                               "cut to whole µs), the trace's clock placed within 1 µs" if moved else
+                            + (f"the start of {plural(moved, 'event(s)')} is read from args.start_time (to the ns within "
+                               "16.7 ms of the first host event, to 2^-24 of the time after it — Paddle prints a float; "
+                               "ts is cut to whole µs), the trace's clock placed within 1 µs" if moved else
                                "its start times are whole µs, so an overlap under 1 µs on one stream may be that "
                                "rounding"))
         _flow_links(path, cols, 0 if getattr(acc, "base_ignored", 0) else base_ns, warnings)
