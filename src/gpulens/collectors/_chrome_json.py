@@ -27,6 +27,7 @@ class Args(msgspec.Struct, omit_defaults=True, gc=False):
     external_id_legacy: Any = msgspec.field(name="external id", default=None)
     correlation: Any = None
     correlation_paddle: Any = msgspec.field(name="correlation id", default=None)  # PaddlePaddle's spelling
+    start_time: Any = None  # PaddlePaddle: the exact start, "%.3f us" from the trace's first host event
     device: Any = None
     stream: Any = None
     grid: Any = None

@@ -32,6 +32,7 @@ from gpulens.collectors._kineto_columns import (Dictionary, _codes_to_named_cat,
                                                 nullable, take, us_text_to_ns)
 from gpulens.collectors._kineto_rows import EventRows, scatter
 from gpulens.collectors._kineto_store import ColumnStore
+from gpulens.collectors._paddle_times import exact_starts
 from gpulens.collectors._zero_ts import ZERO_TS_GAP_RATIO, zero_ts_placeholders  # noqa: F401  (importable here)
 from gpulens.timeline.selection import Selection, in_intervals
 
@@ -64,8 +65,7 @@ class Accumulator:
         self.nullable = {key: (ColumnStore(np.int32 if key in _NARROW_KEYS else np.int64), ColumnStore(bool))
                          for key in _INT_FIELDS}
         self.rejected: list[dict[str, Any]] = []
-        # per piece: (row numbers, metric index into _KINETO_COUNTERS (int8), value), in (row, metric) order
-        self.counters: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.counters: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # per piece: (row numbers, _KINETO_COUNTERS index (int8), value), in (row, metric) order
         self.ignored: dict[str, int] = {}
         self.copies_by_launcher = 0  # kernel records made copies/fills by their launching call (_copies_by_launcher)
         self.begin_end: list = []  # B/E events until close_begin_end pairs them
@@ -79,6 +79,7 @@ class Accumulator:
         self.rank_encodings: list[str] = []
         self.grid_fixes: dict[str, int] = {}
         self.collectives: list[tuple[np.ndarray, list]] = []  # (row numbers, Args) of events with collective args
+        self.paddle_rel: list[tuple[np.ndarray, np.ndarray]] = []  # (row numbers, ns) of Paddle's args.start_time
         self.collective_table = None  # tables["collectives"] built by finish()
         self.kept_time: dict[int, Any] = {}  # rank → the time a selection keeps (Selection.kept_intervals), by finish()
         self.cut_work = None  # tables["selection_cut_work"] (Selection.cut_work per rank), by finish()
@@ -135,10 +136,8 @@ class Accumulator:
         self.count += src.n
         name_c = src.name_codes(self.names)
         cat_c = src.cat_codes(self.cats)
-        # kind per category (lower-cased; a non-string category counts as ""), refined by name for kernels
-        low = [c.lower() if isinstance(c, str) else "" for c in self.cats.values]
-        # an event without a category (code -1) is `other`, never the kind of some other category
-        cat_kind = np.array([_K[CATEGORY_KIND.get(c, "other")] for c in low], dtype=np.int8)
+        low = [c.lower() if isinstance(c, str) else "" for c in self.cats.values]  # kind per category (non-text: "")
+        cat_kind = np.array([_K[CATEGORY_KIND.get(c, "other")] for c in low], dtype=np.int8)  # none (-1): other
         cat_gpu = np.array([c in GPU_CATEGORIES for c in low], dtype=bool)
         kind = take(cat_kind, cat_c, _K["other"]).astype(np.int8)
         nocat = take(np.array([c == "" for c in low], dtype=bool), cat_c, True).astype(bool)
@@ -206,8 +205,7 @@ class Accumulator:
         st, st_ok = ids("stream", "stream", gi, True)
         tid, tid_ok = col["tid"]
         col["stream"] = scatter(n, gi, np.where(st_ok, st, tid[gi]), st_ok | tid_ok[gi])
-        # launch configuration: kernels, and the runtime calls that carry it on ROCm
-        for key, pair in zip(("grid_x", "grid_y", "grid_z"), src.dim3("grid")):
+        for key, pair in zip(("grid_x", "grid_y", "grid_z"), src.dim3("grid")):  # kernels' and ROCm calls' launches
             col[key] = pair
         for key, pair in zip(("block_x", "block_y", "block_z"), src.dim3("block")):
             col[key] = pair
@@ -249,6 +247,8 @@ class Accumulator:
         ci, cargs = src.collectives()
         if len(ci):  # collective metadata (record_param_comms, NCCL kernels): kept beside the events
             self.collectives.append((ci.astype(np.int64) + self.rows, cargs))
+        if (pt := getattr(src, "start_args", None)) and (got := pt()) is not None:  # PaddlePaddle's exact starts
+            self.paddle_rel.append((got[0] + self.rows, got[1]))
         self.rows += n
         for key, store in self.columns.items():
             store.append(col[key])
@@ -394,6 +394,7 @@ class Accumulator:
         start = cat("start")
         late = self._late_zero_ts(kind, start, self.columns["dur"].finish(), self.columns["name"].finish(),
                                   self.nullable["corr"])
+        self.paddle_exact = exact_starts(start, self.paddle_rel)  # ts cut to whole µs → ns (_paddle_times)
         if base_ns and len(start) and not (-(1 << 63) <= int(start.min()) + base_ns
                                            and int(start.max()) + base_ns < (1 << 63)):
             self.base_ignored, base_ns = base_ns, 0  # would wrap int64: times stay relative (kineto.py warns)

@@ -53,8 +53,9 @@ CATEGORY_KIND = {
     "python_function": "python",
 }
 GPU_CATEGORIES = {"kernel", "gpu_memcpy", "memcpy", "gpu_memset", "memset", "gpu_user_annotation"}
-#: ``Memcpy HtoD (…)``; TensorFlow 1.x timelines write ``MEMCPYHtoD`` (its GPU tracer's node names)
-_COPY_KIND_RE = re.compile(r"(?:\b|(?<=MEMCPY))(HtoD|DtoH|DtoD|PtoP|HtoH|DtoA|AtoD)\b")
+#: ``Memcpy HtoD (…)``; TensorFlow 1.x timelines write ``MEMCPYHtoD`` (its GPU tracer's node names), PaddlePaddle
+#: ``MEMCPY_HtoD`` (``MemcpyKind`` of paddle/fluid/platform/profiler/cuda_tracer.cc)
+_COPY_KIND_RE = re.compile(r"(?:\b|(?<=MEMCPY)|(?<=MEMCPY_))(HtoD|DtoH|DtoD|PtoP|HtoH|DtoA|AtoD)\b")
 #: XLA spells copy directions ``MemcpyH2D`` / ``MemcpyD2H`` / ``MemcpyD2D`` / ``MemcpyP2P``
 _COPY_KIND_2_RE = re.compile(r"(H|D|P)2(H|D|P)\b")
 #: rocprofiler-sdk spells them ``MEMORY_COPY_HOST_TO_DEVICE`` (ROCm 7.1 Kineto copies recorded as kernels)

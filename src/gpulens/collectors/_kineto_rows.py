@@ -25,7 +25,8 @@ _EV = {f: i for i, f in enumerate(_EVENT_FIELDS)}
 #: args read on every row, and only on GPU rows (of GPU categories)
 _ARG_FIELDS = ("correlation", "external_id", "external_id_legacy", "flops", "input_dims", "input_dims_legacy",
                "input_type", "concrete_inputs", "grid", "block", "registers", "shared_memory", "rank", "rank_comms",
-               "kernel_details", "memcpy_details", "coll_name", "desc", "correlation_paddle")
+               "kernel_details", "memcpy_details", "coll_name", "desc", "correlation_paddle",
+               "start_time")
 _AR = {f: i for i, f in enumerate(_ARG_FIELDS)}
 #: args keys read under another spelling where the first is absent: the 2021 schema's ``external id``, PaddlePaddle's
 #: ``correlation id`` (paddle/fluid/platform/profiler/chrometracing_logger.cc, runtime and device events)
@@ -183,6 +184,13 @@ class EventRows:
         self.n = len(self.ev)
         self.args = [a if a is not None else _EMPTY for a in self.ev[:, _EV["args"]]]
         self.ar = fields(self.args, _ARG_FIELDS)
+
+    def start_args(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(kept rows, ns) of PaddlePaddle's exact starts (``args.start_time``; :mod:`._paddle_times`), or None."""
+        from gpulens.collectors._paddle_times import rel_start_ns
+
+        vals = self._arg("start_time")
+        return None if is_none(vals).all() else rel_start_ns(vals.tolist())
 
     def set_gpu(self, gi: np.ndarray) -> None:
         """Rows ``gi`` are GPU rows: read their GPU-only args."""

@@ -32,6 +32,7 @@ the product would be 17.92 Mi, not 17.50. The same check holds for the other two
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 import re
 
 from gpulens.collectors._time_units import ns_factor
@@ -82,18 +83,52 @@ def convert_unit(unit: str | None) -> tuple[float, str]:
     return _numerator(u)
 
 
-def parse_number(text: str | None) -> float | None:
+#: values only a decimal-comma locale prints (``96,32``, ``0,4700``, ``56.344.784``, ``55.313.213,62``) — and only a
+#: decimal-point one (``96.32``, ``56,344,784``, ``55,313,213.62``); ``1,234`` and ``1.234`` are either
+_COMMA_ONLY = re.compile(r"[-+]?(?:[0-9]+,(?:[0-9]{1,2}|[0-9]{4,})|[0-9]{1,3}(?:\.[0-9]{3}){2,}"
+                         r"|[0-9]{1,3}(?:\.[0-9]{3})+,[0-9]+)", re.ASCII)
+_POINT_ONLY = re.compile(r"[-+]?(?:[0-9]+\.(?:[0-9]{1,2}|[0-9]{4,})|[0-9]{1,3}(?:,[0-9]{3}){2,}"
+                         r"|[0-9]{1,3}(?:,[0-9]{3})+\.[0-9]+)", re.ASCII)
+_COMMA_NUMBER = re.compile(r"[-+]?(?:[0-9]{1,3}(?:\.[0-9]{3})+|[0-9]+)(?:,[0-9]+)?", re.ASCII)
+
+
+def decimal_comma(values: Iterable[str]) -> str | None:
+    """Whether ncu printed ``values`` (one report's metric values) in a locale with a decimal comma (de_DE, fr_FR…:
+    ``96,32`` for 96.32, ``56.344.784`` for 56,344,784): the first value that can only be read so, or None when none
+    can or some value can only be read the usual way (a report with both kinds is read the usual way)."""
+    comma = None
+    for v in values:
+        t = v.strip()
+        if _POINT_ONLY.fullmatch(t):
+            return None
+        if comma is None and _COMMA_ONLY.fullmatch(t):
+            comma = t
+    return comma
+
+
+def decimal_comma_note(path: object, example: str) -> str:
+    """The warning for a report read with a decimal comma (:func:`decimal_comma` gave ``example``)."""
+    return (f"{path}: metric values written with a decimal comma and '.' between thousands (ncu run in a locale such "
+            f"as de_DE): read so, e.g. '{example}' = {parse_number(example, True)!r}")
+
+
+def parse_number(text: str | None, comma: bool = False) -> float | None:
     """A number as ncu prints it: thousands separators stripped, ``n/a`` and non-numbers → None.
 
     Commas are removed only when the text is otherwise a plain decimal number (``"1,234.56"`` → 1234.56), so
-    free text such as ``"(256, 1, 1)"`` is never mistaken for a number.
+    free text such as ``"(256, 1, 1)"`` is never mistaken for a number. ``comma``: the report's locale writes a
+    decimal comma (:func:`decimal_comma`): ``"55.313.213,62"`` → 55313213.62.
     """
     if text is None:
         return None
     t = text.strip()
     if t in _NA:
         return None
-    if "," in t:
+    if comma:
+        if not _COMMA_NUMBER.fullmatch(t):
+            return None
+        t = t.replace(".", "").replace(",", ".")
+    elif "," in t:
         if not re.fullmatch(r"[-+]?[0-9]{1,3}(,[0-9]{3})+(\.[0-9]*)?([eE][-+]?[0-9]+)?", t):
             return None
         t = t.replace(",", "")

@@ -160,6 +160,7 @@ def _devices(props: Any, rank: int, warnings: list[str] | None = None, path: Any
     if not isinstance(props, list):
         return out
     bad = 0
+    wrapped: list[int] = []  # PaddlePaddle records whose totalGlobalMem is printed modulo 2^32
     seen: set[int] = set()
     twice: dict[int, int] = {}
     for pos, p in enumerate(props):
@@ -185,13 +186,22 @@ def _devices(props: Any, rank: int, warnings: list[str] | None = None, path: Any
                          ("regsPerMultiprocessor", "regs_per_sm"), ("sharedMemPerBlock", "smem_per_block_bytes"),
                          ("sharedMemPerMultiprocessor", "smem_per_sm_bytes"),
                          ("maxSharedMemoryPerMultiProcessor", "smem_per_sm_bytes"),
-                         ("sharedMemPerBlockOptin", "smem_per_block_optin_bytes"), ("gcnArchName", "gfx_arch")):
+                         ("sharedMemPerBlockOptin", "smem_per_block_optin_bytes"), ("gcnArchName", "gfx_arch"),
+                         ("smCount", "num_sms")):  # PaddlePaddle's spelling (chrometracing_logger.cc)
             if p.get(src) is not None:
                 d[dst] = p[src]
+        mem = d.get("total_memory_bytes")
+        if "smCount" in p and "numSms" not in p and isinstance(mem, int) and 0 <= mem < 1 << 32:
+            wrapped.append(dev)  # Paddle prints the size_t through "%u": the size modulo 2^32, no memory size
+            del d["total_memory_bytes"]
         out.append(d)
     if bad and warnings is not None:
         warnings.append(f"{path}: {plural(bad, 'deviceProperties record(s)')} with no usable device id (absent, "
                         "negative or not a number): numbered by their place in the list")
+    if wrapped and warnings is not None:
+        warnings.append(f"{path}: deviceProperties totalGlobalMem of device {', '.join(map(str, wrapped))} read as "
+                        "unknown: PaddlePaddle's profiler prints it with a 32-bit format (the size modulo 2^32, 0 for a "
+                        "16, 32 or 80 GiB GPU)")
     if twice and warnings is not None:
         n = sum(twice.values())
         warnings.append(f"{path}: {plural(n, 'deviceProperties record(s)')} {agree(n, 'repeats', 'repeat')} the id of an "
@@ -460,9 +470,14 @@ class KinetoCollector(Collector):
         cols, rej, cnt, ignored = acc.finish(base_ns, rank, select, dialect, (rocm, sdk))
         if (stripped := paddle_names(cols["name"])) is not None:
             cols["name"] = stripped
+            moved = getattr(acc, "paddle_exact", 0)
             warnings.append(f"{path}: read as a PaddlePaddle profiler trace: the duration its event names carry "
-                            "('relu[5.250 us]') is removed, so calls of one kernel are one name; its start times are "
-                            "whole µs, so an overlap under 1 µs on one stream may be that rounding")
+                            "('relu[5.250 us]') is removed, so calls of one kernel are one name; "
+                            + (f"the start of {plural(moved, 'event(s)')} is read from args.start_time (to the ns within "
+                               "16.7 ms of the first host event, to 2^-24 of the time after it — Paddle prints a float; "
+                               "ts is cut to whole µs), the trace's clock placed within 1 µs" if moved else
+                               "its start times are whole µs, so an overlap under 1 µs on one stream may be that "
+                               "rounding"))
         _flow_links(path, cols, 0 if getattr(acc, "base_ignored", 0) else base_ns, warnings)
         bad_ids = getattr(acc, "bad_ids", {})
         if bad_ids:

@@ -31,6 +31,7 @@ Counters with metric names exactly as ncu spells them, ``tables["ncu_rules"]``).
 from __future__ import annotations
 
 import csv
+from contextvars import ContextVar
 import re
 import io
 from pathlib import Path
@@ -42,7 +43,7 @@ import pandas as pd
 from gpulens.collectors import _ncu
 from gpulens.collectors._csvrows import check_header_width, cut_note, dedupe_header, project
 from gpulens.collectors._io import read_input
-from gpulens.collectors._ncu_units import UNIT_NOT_RECORDED, parse_number
+from gpulens.collectors._ncu_units import UNIT_NOT_RECORDED, decimal_comma, decimal_comma_note, parse_number
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline, TimelineMeta
@@ -171,11 +172,20 @@ class NcuCsvCollector(Collector):
         if cut is not None:
             warnings.append(cut)
         df = pd.DataFrame(rows, columns=header, dtype=object) if rows else pd.DataFrame(columns=header, dtype=object)
-        if SUMMARY_COLUMNS <= set(df.columns) and "Metric Value" not in df.columns:
-            return "per-kernel summary", _summary(df, path, warnings)
-        if "Metric Name" in df.columns and "Metric Value" in df.columns:
-            return "details", _long(df)
-        return "raw", _wide(df, path, warnings)
+        # ncu writes the locale's separators: one reading for the output's value cells (_ncu_units.decimal_comma)
+        cells = [c for c in df.columns if c not in LAUNCH_COLUMNS and (c not in LONG_COLUMNS or c in _VALUE_COLUMNS)]
+        comma = decimal_comma(str(v) for v in pd.unique(df[cells].to_numpy().ravel())) if cells and len(df) else None
+        if comma is not None:
+            warnings.append(decimal_comma_note(path, comma))
+        token = _COMMA.set(comma is not None)
+        try:
+            if SUMMARY_COLUMNS <= set(df.columns) and "Metric Value" not in df.columns:
+                return "per-kernel summary", _summary(df, path, warnings)
+            if "Metric Name" in df.columns and "Metric Value" in df.columns:
+                return "details", _long(df)
+            return "raw", _wide(df, path, warnings)
+        finally:
+            _COMMA.reset(token)
 
 
 def _header_only(seg: list[tuple[int, str]]) -> bool:
@@ -260,10 +270,18 @@ def _name_from_preamble(path: Path, tl: Timeline, preamble: list[str]) -> None:
                                 "printed before it")
 
 
+#: whether the output being read writes a decimal comma (set per output by ``_segment``, read by :func:`_numbers`)
+_COMMA: ContextVar[bool] = ContextVar("ncu_csv_decimal_comma", default=False)
+#: the long layouts' columns that hold numbers (the others name, place or describe)
+_VALUE_COLUMNS = ("Metric Value", "Estimated Speedup")
+
+
 def _numbers(s: pd.Series) -> np.ndarray:
-    """Vectorised :func:`parse_number` over a column of text (each distinct text parsed once)."""
+    """Vectorised :func:`parse_number` over a column of text (each distinct text parsed once), in the output's
+    decimal notation (:data:`_COMMA`)."""
     codes, uniq = pd.factorize(s.fillna(""), sort=False)
-    vals = np.array([np.nan if (v := parse_number(u)) is None else v for u in uniq], dtype="float64")
+    comma = _COMMA.get()
+    vals = np.array([np.nan if (v := parse_number(u, comma)) is None else v for u in uniq], dtype="float64")
     return vals[codes] if len(codes) else np.zeros(0)
 
 

@@ -44,7 +44,7 @@ import pandas as pd
 
 from gpulens.collectors import _ncu
 from gpulens.collectors._io import read_input
-from gpulens.collectors._ncu_units import parse_number
+from gpulens.collectors._ncu_units import decimal_comma, decimal_comma_note, parse_number
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline
@@ -95,12 +95,13 @@ def looks_like_ncu_text(text: str) -> bool:
     return False
 
 
-def parse(text: str) -> tuple[list[dict[str, Any]], pd.DataFrame, list[dict[str, str]], int, int]:
+def parse(text: str) -> tuple[list[dict[str, Any]], pd.DataFrame, list[dict[str, str]], pd.DataFrame, int, str | None]:
     """The launches, long metric rows (``launch, section, metric, unit, value``; value in the printed unit, NaN for
-    text), text-valued metrics per launch, the rule messages (:data:`RULE_COLUMNS`), and the number of launches from a
-    per-kernel summary (each of a summary kernel's N invocations is one launch with the summary's *averages*)."""
+    text), text-valued metrics per launch, the rule messages (:data:`RULE_COLUMNS`), the number of launches from a
+    per-kernel summary (each of a summary kernel's N invocations is one launch with the summary's *averages*), and
+    the first value only a decimal-comma locale writes, or None (:func:`~gpulens.collectors._ncu_units.decimal_comma`)."""
     launches: list[dict[str, Any]] = []
-    rows: list[tuple[int, str, str, str, float]] = []
+    rows: list[tuple] = []  # (launch, section, metric, unit, value text → number)
     strings: list[dict[str, str]] = []
     rules: list[tuple] = []
     proc: dict[str, Any] = {}
@@ -136,7 +137,7 @@ def parse(text: str) -> tuple[list[dict[str, Any]], pd.DataFrame, list[dict[str,
             est = _EST.match(text[0])
             kind, pct = ("", np.nan)
             if est:
-                kind, pct = (est.group(1) or "").lower(), float(est.group(2).replace(",", ""))
+                kind, pct = (est.group(1) or "").lower(), est.group(2)  # a number once the locale is known
                 text = ([est.group(3)] if est.group(3) else []) + text[1:]
             # the text report names no rule: the section it sits under stands for it
             rules.append((len(launches) - 1, section, section or "rule", m.group(2), " ".join(text), kind, pct))
@@ -156,19 +157,25 @@ def parse(text: str) -> tuple[list[dict[str, Any]], pd.DataFrame, list[dict[str,
                 else:  # a two-column table (name, value)
                     name, unit, value = (row[spans[0][0] + sh:spans[0][1] + sh].strip(), "",
                                          row[spans[0][1] + sh:].strip())
-                num = parse_number(value)
-                if num is None and value not in ("", "n/a", "N/A"):
-                    strings[-1].setdefault(name, value)
-                rows.append((len(launches) - 1, section, name, unit, np.nan if num is None else float(num)))
+                rows.append((len(launches) - 1, section, name, unit, value))
                 i += 1
             if i < n and _is_rule(lines[i]):
                 i += 1  # the closing rule: not the opening of another table
             continue
         i += 1
+    comma = decimal_comma(r[4] for r in rows)  # ncu writes the locale's separators: read the file one way
+    dec = comma is not None
+    for k, (launch, _, name, _, value) in enumerate(rows):
+        num = parse_number(value, dec)
+        if num is None and value not in ("", "n/a", "N/A"):
+            strings[launch].setdefault(name, value)
+        rows[k] = rows[k][:4] + (np.nan if num is None else float(num),)
+    rules = [r[:6] + ((np.nan if (v := parse_number(r[6], dec)) is None else v) if isinstance(r[6], str) else r[6],)
+             for r in rules]
     metrics = pd.DataFrame(rows, columns=["launch", "section", "metric", "unit", "value"])
     rule_df = pd.DataFrame(rules, columns=RULE_COLUMNS)
     launches, metrics, strings, rule_df = _ncu.expand_summary(launches, metrics, strings, rule_df, calls)
-    return launches, metrics, strings, rule_df, int(sum(c for c in calls if c > 1))
+    return launches, metrics, strings, rule_df, int(sum(c for c in calls if c > 1)), comma
 
 
 class NcuTextCollector(Collector):
@@ -186,7 +193,7 @@ class NcuTextCollector(Collector):
         raw = read_input(path)
         text = raw.data.decode("utf-8-sig", errors="replace")
         try:
-            launches, metrics, strings, rules, summarised = parse(text)
+            launches, metrics, strings, rules, summarised, comma = parse(text)
         except ValueError as e:
             raise TraceFormatError(path, str(e)) from None
         if not launches:
@@ -195,4 +202,6 @@ class NcuTextCollector(Collector):
         warnings = []
         if summarised:
             warnings.append(_ncu.summary_note(path, summarised, ""))
+        if comma:
+            warnings.append(decimal_comma_note(path, comma))
         return _ncu.build(path, self.name, launches, metrics, strings, rules, warnings, {"layout": "text"})

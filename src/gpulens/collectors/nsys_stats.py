@@ -382,7 +382,8 @@ class NsysStatsCollector(Collector):
             table[c] = table[c].astype("float64")
         mem = mem_time_rows(lines)
         if mem:
-            warnings.append(summary_copies_note(path, *mem, "cuda_gpu_mem_time_sum"))
+            old = any("gpumemtimesum" in ln for ln in lines)  # the report's name before nsys 2022, as the file says
+            warnings.append(summary_copies_note(path, *mem, "gpumemtimesum" if old else "cuda_gpu_mem_time_sum"))
         meta = TimelineMeta(sources=[{"path": str(path), "collector": self.name, "size_bytes": raw.size_bytes,
                                       "rank": 0, "aggregate": True}],
                             warnings=[*warnings, f"{path}: nsys stats summary: per-kernel aggregates only, no "

@@ -253,6 +253,18 @@ def truncated_text(tl: Any) -> str:
     return "; ".join(parts) or "it stops before its end"
 
 
+def truncated_lead(tl: Any) -> tuple[str, str]:
+    """The words around :func:`truncated_text` for a Timeline marked truncated; when every such input was read whole
+    and only failed its gzip check (:data:`~gpulens.collectors._gzip_words.NOTHING_LOST`), not "truncated"."""
+    from gpulens.collectors._gzip_words import NOTHING_LOST
+    meta = tl.meta
+    at = getattr(meta, "truncated_at", {}) or {}
+    whole = bool(at) and all(any(str(w).startswith(f"{p}:") and NOTHING_LOST in str(w) for w in meta.warnings)
+                             for p in at)
+    return (("input damaged", "the figures cover all of its text") if whole else
+            ("input truncated", "the figures cover the part read"))
+
+
 def partial_reason(s: Any) -> str:
     """Why a source's results are partial, in one line (``""`` when they are not): the rank files that could not be
     read (:meth:`~gpulens.timeline.timeline.TimelineMeta.unread_text`) and where truncated inputs stop. The one text
@@ -269,9 +281,9 @@ def partial_reason(s: Any) -> str:
     if failed:  # a live run whose script raised or exited non-zero: what ran until then was profiled
         parts.append(f"{failed} — the profile covers the run up to that point")
     if meta.truncated:
-        cover = ("the part read holds no GPU event: there are no figures to show" if s.status == "no_gpu_work" else
-                 "the figures cover the part read")
-        parts.append(f"input truncated — {truncated_text(s.timeline)}: {cover}")
+        lead, cover = truncated_lead(s.timeline)
+        cover = "the part read holds no GPU event: there are no figures to show" if s.status == "no_gpu_work" else cover
+        parts.append(f"{lead} — {truncated_text(s.timeline)}: {cover}")
     dropped = getattr(meta, "dropped", None) or {}
     if dropped:  # unreadable events left out: a kernel among them is missing from every figure
         n = sum(dropped.values())
@@ -462,7 +474,8 @@ def answer(s: Any) -> Answer:
     if verdict == "idle-unattributed" and idle_cause_label(figures):  # the cause a finding names, with its time and
         extra.insert(0, uvm_text(figures, "of the idle lies"))  # remedy (analyzers._idle_findings.uvm_text)
     if s.timeline.meta.truncated:  # every figure covers only the part of the input that could be read
-        busy += f" (input truncated — {truncated_text(s.timeline)}: the figures cover the part read)"
+        lead, cover = truncated_lead(s.timeline)
+        busy += f" ({lead} — {truncated_text(s.timeline)}: {cover})"
     if getattr(s.timeline.meta, "unread", None):  # ranks missing: every figure covers the ranks that were read
         busy += (f" ({len(s.timeline.meta.unread)} of {max(s.timeline.meta.rank_files, len(s.timeline.meta.unread))} "
                  "rank files could not be read: the figures cover the others)")
