@@ -180,3 +180,34 @@ def test_undetermined_counter_run_keeps_its_reason_and_names_no_class():
     a = answer(s)
     assert "critical-kernel time" not in a.sentence and "every critical kernel" not in a.sentence
     assert "do not classify them" in a.sentence
+
+
+# --- no identifier where a person reads words ----------------------------------------------------------------------
+
+def _visible(page: str) -> str:
+    """The page's text as shown (scripts, styles and command lines in <code> left out; attributes are not text)."""
+    body = re.sub(r"<script.*?</script>|<style.*?</style>|<code[^>]*>.*?</code>", " ", page, flags=re.S)
+    return _text(body)
+
+
+@pytest.mark.parametrize("key", ["demo", "ncu", "gpt2", "ranks"])
+def test_no_analysis_or_collector_identifier_is_shown(runs, key):
+    """The verdict table's ``inputs`` ("timeline; roofline; speed_of_light; collector:ncu_csv") showed on the
+    Stalls & verdicts page as identifiers; the JSON keeps them, the page says the evidence in words."""
+    doc = runs[key]["json"]["sources"][0]
+    codes = {n for n in doc["analyses"] if "_" in n} | {f"collector:{c}" for c in doc["collectors"]}
+    text = _visible(runs[key]["html"])
+    shown = sorted(c for c in codes if re.search(rf"(?<![\w.:/-]){re.escape(c)}(?![\w(])", text))
+    assert not shown, shown
+
+
+def test_speed_of_light_evidence_names_each_ncu_metric_in_words(runs):
+    """The kernel page's speed-of-light note read "elapsed cycles: Elapsed Cycles; sm_active_cycles: SM Active
+    Cycles": one figure named by its identifier among words. The CSV names the metric "SM Active Cycles"."""
+    with open(NCU, encoding="utf-8-sig", newline="") as f:
+        assert any(r["Metric Name"] == "SM Active Cycles" for r in csv.DictReader(f))
+    text = _visible(runs["ncu"]["html"])
+    assert "SM active cycles: SM Active Cycles" in text
+    assert not re.search(r"\b[a-z0-9]+(?:_[a-z0-9]+)*_(?:pct|cycles|bytes|bps): ", text)
+    ev = runs["ncu"]["json"]["sources"][0]["analyses"]["speed_of_light"]["table"][0]["evidence"]
+    assert not re.search(r"(?:^|; )[a-z0-9]+_[a-z0-9_]+: ", ev), ev  # every figure of the evidence text in words
