@@ -85,7 +85,8 @@ COLUMNS = {
 FIG_WORDS = {"compute_pct": "compute", "memory_pct": "memory", "dram_pct": "DRAM", "dram_measured_pct":
              "DRAM (measured peak)", "l1_pct": "L1", "l2_pct": "L2", "l1_hit_pct": "L1 hit rate", "l2_hit_pct":
              "L2 hit rate", "lds_conflicts_per_access": "LDS bank conflicts", "achieved_occupancy_pct": "achieved occupancy", "tensor_pct": "tensor pipe",
-             "issue_slot_pct": "issue slots", "elapsed_cycles": "elapsed cycles", "dram_bytes": "DRAM bytes",
+             "issue_slot_pct": "issue slots", "elapsed_cycles": "elapsed cycles", "sm_active_cycles": "SM active cycles",
+             "dram_bytes": "DRAM bytes",
              "dram_read_bytes": "DRAM bytes read",
              "memory_throughput": "memory throughput"}
 _FIGS = ["compute_pct", "memory_pct", "dram_pct", "dram_measured_pct", "l1_pct", "l2_pct", "l1_hit_pct", "l2_hit_pct",

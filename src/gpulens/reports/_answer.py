@@ -445,6 +445,10 @@ def answer(s: Any) -> Answer:
             proof = (f"{who} is the largest ({fmt_ns(su['host_ns'])}, {share_pct_text(lead)} of the {of}): "
                      f"{fmt_ns(su['steady_ns'])} of it at stake in steady state, the other {fmt_ns(su['setup_ns'])} "
                      "being one-off set-up calls (once per run, not per step)")
+    if not proof and lead is None and sm.get("gpu_busy_pct") is None and vd is not None and not vd.skipped:
+        from gpulens.reports._answer_proof import kernel_class_proof  # counters only: the kernels' classes decide
+
+        proof = kernel_class_proof(verdict, vd.summary)
     if sec and sec != verdict:  # the runner-up measured share (analyzers.verdicts: the dominant share is the verdict)
         sec_pct = vd.summary.get("secondary_share_pct")
         share = share_pct_text(sec_pct)

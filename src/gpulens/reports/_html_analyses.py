@@ -313,8 +313,12 @@ _VERDICT_FIRST = ("name", "time_ns", "share", "verdict", "time_at_stake_ns", "ne
 
 def verdict_columns(t: Any) -> list[str]:
     """The verdict table's shown columns: :data:`_VERDICT_FIRST`, then the rest; a column that says nothing in any
-    row (every ``stake_note`` empty, every ``kind`` "kernel") left out."""
+    row (every ``stake_note`` empty, every ``kind`` "kernel") left out, and ``inputs``: the analyses and collectors a
+    verdict read, by their identifiers ("timeline; roofline; speed_of_light; collector:ncu_csv"), for the JSON
+    report — ``evidence`` says the figures in words (console and Markdown show no such column either)."""
     def says_something(c: str) -> bool:
+        if c == "inputs":
+            return False
         v = t[c]
         if c == "kind":
             return bool((v.astype(str) != "kernel").any())

@@ -21,7 +21,7 @@ import pandas as pd
 
 from gpulens.analyzers.base import declared_unit, is_clock_position
 from gpulens.report import Report, SourceReport
-from gpulens.reports._answer import clock_note, partial_reason
+from gpulens.reports._answer import answer, clock_note, partial_reason
 from gpulens.reports._warnings import environment_notes, input_note, reading_notes
 from gpulens.reports._coverage import analysis_coverage
 from gpulens.reports._format import run_device_text, source_vendor
@@ -118,6 +118,18 @@ def capped_records(df: pd.DataFrame, columns: dict[str, str], limit: int = MAX_T
     return table_records(df.iloc[:limit]) + [_clean(other)]
 
 
+def answer_dict(s: SourceReport) -> dict[str, Any]:
+    """The run verdict as the console, Markdown and HTML say it first (:func:`gpulens.reports._answer.answer`):
+    ``verdict`` (the label in words, "below both roofs"; the identifier is ``summary.verdict``), ``headline`` (what
+    follows the label: the figure that proves it, its time at stake, the busy figure), ``detail`` (the rest, shown
+    under it as "Detail:"), ``at_stake`` (two readings' times at stake, largest first) and ``critical_path`` (why the
+    critical path runs through host work beside a verdict on the GPU side); null where a report shows no such line.
+    """
+    a = answer(s)
+    return {"verdict": a.verdict or None, "headline": (a.headline or a.reason) or None, "detail": a.detail or None,
+            "at_stake": a.fix_first or None, "critical_path": a.path_note or None}
+
+
 def source_dict(s: SourceReport, top: int = 20) -> dict[str, Any]:
     """One source's section of the JSON report."""
     tl = s.timeline
@@ -143,6 +155,7 @@ def source_dict(s: SourceReport, top: int = 20) -> dict[str, Any]:
         "partial_reason": partial_reason(s) or None,
         "clock_note": clock_note(s) or None,
         "input_note": input_note(s) or None,  # the headline's line on the input's warnings (every reporter's)
+        "answer": answer_dict(s),  # the verdict line every other reporter shows first, word for word
         "unread_files": [{"path": f, "reason": why} for f, why in (getattr(tl.meta, "unread", None) or {}).items()],
         "rank_files": getattr(tl.meta, "rank_files", 0) or None,
         "warnings": tl.meta.warnings,
