@@ -62,11 +62,17 @@ def fmt_ns(ns: Any) -> str:
     for unit, div in ((" days", 86_400e9), (" h", 3_600e9)):
         if abs(ns) >= div:
             return f"{ns / div:.2f}{unit}"
-    for unit, div, below in (("s", 1e9, 2), ("ms", 1e6, 2), ("µs", 1e3, 0)):
-        # a value the next smaller unit would print as 1000 (999,999.99 ns: "1000.00 µs") reads in this one
-        if abs(ns) >= div or abs(float(f"{ns * 1e3 / div:.{below}f}")) >= 1000:
+    a = abs(ns)
+    for unit, div, below in _NS_UNITS:
+        # a value the next smaller unit would print as 1000 (999,999.99 ns: "1000.00 µs") reads in this one; only a
+        # value within 0.1 % of the unit can round up so (the text is made for those alone: most calls skip it)
+        if a >= div or (a * 1e3 >= 999.0 * div and abs(float(f"{ns * 1e3 / div:.{below}f}")) >= 1000):
             return f"{ns / div:.2f} {unit}"
     return f"{ns:.0f} ns"
+
+
+#: (unit, ns in one, decimals of the next smaller unit's text) for :func:`fmt_ns`, largest first.
+_NS_UNITS = (("s", 1e9, 2), ("ms", 1e6, 2), ("µs", 1e3, 0))
 
 
 def fmt_si(v: Any, unit: str) -> str:

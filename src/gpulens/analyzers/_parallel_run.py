@@ -55,16 +55,23 @@ READS: dict[str, tuple[str, ...]] = {
     "ncu_rules": ("verdicts", "occupancy"),
 }
 
-#: Analyzers the forked child runs, chosen by CPU time on 8 rank files × 25k kernels (seconds, least of three serial
-#: runs, loaded machine): child ≈ 1.8 (critical_path 0.52, occupancy 0.34, roofline 0.30, rank_kernels 0.16,
-#: stream_timeline 0.15, breakdown 0.13 (early), collectives 0.10, hierarchical roofline 0.08), parent ≈ 1.85 after
-#: the fork (bottlenecks 0.43, kernel_groups 0.30, op_rollup 0.20, kernel_variation 0.11, launch_latency 0.08, ...),
-#: prefix ≈ 0.15 before it (hotspots, the shared intermediates of :func:`_warm`) and verdicts ≈ 0.25 after the join.
+#: Analyzers the forked child runs, chosen by CPU time on 8 rank files × 25k kernels (seconds of CPU per analyzer in
+#: each process, ``--workers 2``, two runs, session 48, a machine at load 15–18, so read them as shares): since
+#: critical_path runs in the parent (session 47, below) the parent's share after the fork was 1.56–1.63 against the
+#: child's 0.93–1.00 (rank_kernels, roofline, occupancy, stream_timeline, collectives; breakdown early), so the
+#: parent's work set the run's length; with the hot-kernel statistics (kernel_distributions 0.07, kernel_outliers
+#: 0.06, kernel_variation 0.05: they read only hotspots, run before the fork), launch_latency (0.06–0.08: the launch
+#: links, warmed before the fork) and the queue length pair (0.05: its queue steps read by nothing else) in the child,
+#: 1.15–1.27 against 1.05–1.18. Nothing the parent runs before the join reads them (verdicts reads every result
+#: after it). The parent keeps bottlenecks 0.28, critical_path 0.26, op_rollup 0.09, kernel_groups 0.07 and the
+#: small ones; hotspots (0.09) runs before the fork and verdicts (0.17–0.20) after the join.
 #: Roofline, occupancy and hierarchical roofline share the hot-kernel table; critical_path_segments reads
 #: critical_path's memoised paths.
 CHILD: frozenset[str] = frozenset({
     "rank_kernels", "roofline", "collectives", "occupancy", "speed_of_light",
     "hierarchical_roofline", "stream_timeline",
+    "kernel_distributions", "kernel_outliers", "kernel_variation", "launch_latency", "queue_length",
+    "queue_length_series",
 })
 # critical_path (and critical_path_segments, which reads its memoised paths) run in the parent since session 47:
 # critical_path reads the parent's bottlenecks result (its lost-work figures), which the child does not have

@@ -8,6 +8,7 @@ drawing code (≈ 15 ms of imports a report run without a console summary does n
 from __future__ import annotations
 
 import re
+import weakref
 from typing import Any
 
 import pandas as pd
@@ -47,19 +48,39 @@ def compact_columns(r: Any, n: int) -> list:
     in every row (a rocprof run records no framework op: its kernel groups' ``op``, ``shapes`` and ``dtypes`` are
     all empty), not ``key`` beside a name column (the normalised name repeats it) — with the duration the rows are
     ranked by (:func:`_sort_column`) kept beside the name when it would fall past ``n``."""
+    every, key = _columns_saying_something(r)
+    cols = every[:n]
+    if key is not None and key not in cols:  # the time the rows are ranked by, beside the name: never cut
+        at = next((i + 1 for i, c in enumerate(cols) if c in NAME_COLUMNS), 1)
+        cols = (cols[:at] + [key] + cols[at:])[:n]
+    return _with_companions(_with_ratio_basis(cols, every, r.columns, n), every)
+
+
+#: id(result table) → (a weak reference to it, the result's column docs, :func:`_columns_saying_something` of it)
+_EVERY: dict[int, tuple[Any, Any, tuple[list, Any]]] = {}
+
+
+def _columns_saying_something(r: Any) -> tuple[list, Any]:
+    """The columns of ``r``'s table a compact table may show, in order, and the duration its rows are ranked by
+    (:func:`_sort_column`), worked out once per table: the console and the Markdown report both ask for every
+    result (a result's table is not changed once analysed; the entry goes when the table does)."""
     t = r.table
+    k = id(t)
+    memo = _EVERY.get(k)
+    if memo is not None and memo[0]() is t and memo[1] is r.columns:
+        return memo[2]
     named = any(c in t.columns for c in NAME_COLUMNS)
     # each column's dtype from one dict, not from a column lookup per column
     dtypes = dict(zip(t.columns, t.dtypes)) if t.columns.is_unique else None
     every = [c for c in shown_columns(t.columns) if not str(c).startswith("_") and not (c == "key" and named)
              and not unknown_everywhere(t, c)
              and not ((dtypes[c] if dtypes is not None else t[c].dtype) == object and _blank(t[c]))]
-    cols = every[:n]
-    key = _sort_column(r, every)
-    if key is not None and key not in cols:  # the time the rows are ranked by, beside the name: never cut
-        at = next((i + 1 for i, c in enumerate(cols) if c in NAME_COLUMNS), 1)
-        cols = (cols[:at] + [key] + cols[at:])[:n]
-    return _with_companions(_with_ratio_basis(cols, every, r.columns, n), every)
+    out = (every, _sort_column(r, every))
+    try:
+        _EVERY[k] = (weakref.ref(t, lambda _, k=k: _EVERY.pop(k, None)), r.columns, out)
+    except TypeError:  # a table that takes no weak reference: worked out every time
+        pass
+    return (list(out[0]), out[1])
 
 
 #: A figure → the figure of the same quantity on another basis, kept beside it whenever both are known: the console's
