@@ -23,6 +23,8 @@ console, ``gpulens diff SEED MUTANT`` and ``gpulens gate MUTANT --baseline SEED_
 * ``compute_partial`` — a rocprof-compute (Omniperf) folder with a CSV cut mid-row, reduced to its header, deleted,
   emptied, given a column less or a duplicated header;
 * ``mixture`` — two to four seeds of different producers in one folder (with ``--join`` half the time);
+* ``report_json`` — a ``gpulens analyze --json`` report with one field (any depth) type-confused, given to
+  ``gpulens gate`` as candidate and as baseline, and to ``gpulens diff``;
 * ``ranks_mismatch`` — a folder of rank traces whose ``distributedInfo`` disagrees: two files with one rank, a rank
   ≥ ``world_size``, a negative or text rank, ``world_size`` differing, one file without it, one rank file of another
   format — analysed with ``--ranks`` values such as ``0-7``, ``5-2``, ``0,0``, ``999``.
@@ -60,7 +62,7 @@ from tests import fuzzing  # noqa: E402
 
 EXPECT: dict = {}
 DUP = "__gpulens_fuzz_dup__"
-KINDS = ["kineto_typed", "kineto_typed", "one_kind", "ncu_units", "v3_cols", "sqlite_schema", "sqlite_schema",
+KINDS = ["report_json", "kineto_typed", "kineto_typed", "one_kind", "ncu_units", "v3_cols", "sqlite_schema", "sqlite_schema",
          "compute_partial", "mixture", "ranks_mismatch"]
 ODD_VALUES = ["12", "12.5us", " 7 ", [[1, [2]]], {"v": []}, 2 ** 63, 2 ** 64 + 1, -(2 ** 63) - 1, 10 ** 30,
               float("nan"), float("inf"), float("-inf"), -5, 0, -0.0, "", "\u0000k\u0000", True, 5e-324,
@@ -215,10 +217,6 @@ def one_kind(rng, seeds, work: Path, i: int):
     f1._put(p, doc, gz)
     EXPECT["op"] = f"only {how} ({len(out)} events)"
     return p, src
-
-
-def _rows(p: Path) -> list[list[str]]:
-    return f1._rows(p)
 
 
 def ncu_units(rng, seeds, work: Path, i: int):
@@ -450,7 +448,40 @@ def ranks_mismatch(rng, seeds, work: Path, i: int):
     return d, src
 
 
-MAKERS = {"kineto_typed": kineto_typed, "one_kind": one_kind, "ncu_units": ncu_units, "v3_cols": v3_cols,
+def report_json(rng, seeds, work: Path, i: int):
+    """A ``gpulens analyze --json`` report (of a Kineto seed) with one field type-confused, for diff and the gate."""
+    src = rng.choice(f1._kineto_files(seeds))
+    rep = seed_report(src, work.parent, 120.0, _REPORTS)
+    if rep is None:
+        return None
+    doc = json.loads(rep.read_text())
+    paths: list = []
+
+    def walk(o, at):
+        if isinstance(o, dict):
+            for k, v in o.items():
+                walk(v, at + [k])
+        elif isinstance(o, list):
+            for n, v in enumerate(o[:3]):
+                walk(v, at + [n])
+        if at:
+            paths.append(at)
+
+    walk(doc, [])
+    at = rng.choice(paths)
+    holder = doc
+    for k in at[:-1]:
+        holder = holder[k]
+    val = rng.choice(ODD_VALUES + [None, [], {}])
+    holder[at[-1]] = val
+    p = work / f"in{i}_report.json"
+    p.write_text(json.dumps(doc, allow_nan=True))
+    EXPECT.update(op=f"report {'.'.join(map(str, at))} = {val!r}", report=rep)
+    return p, rep
+
+
+_REPORTS: dict = {}
+MAKERS = {"report_json": report_json, "kineto_typed": kineto_typed, "one_kind": one_kind, "ncu_units": ncu_units, "v3_cols": v3_cols,
           "sqlite_schema": sqlite_schema, "compute_partial": compute_partial, "mixture": mixture,
           "ranks_mismatch": ranks_mismatch}
 
@@ -485,14 +516,18 @@ def run_inproc(argv: list[str], out: Path, timeout: float) -> dict:
     buf = io.StringIO()
     here = os.getcwd()
     t0 = time.monotonic()
+    # a hang is CPU time past the limit (SIGPROF: the process's own CPU time, not a loaded machine's wall time),
+    # or five times the limit of wall time (a wait that never ends)
     signal.signal(signal.SIGALRM, _alarm)
-    signal.alarm(int(timeout))
+    signal.signal(signal.SIGPROF, _alarm)
+    signal.alarm(int(timeout * 5))
+    signal.setitimer(signal.ITIMER_PROF, timeout)
     try:
         os.chdir(out)
         with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
             code = cli_main(argv)
     except TimeoutError:
-        return {"code": None, "text": buf.getvalue(), "wall": timeout}
+        return {"code": None, "text": buf.getvalue(), "wall": time.monotonic() - t0}
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 2
     except BaseException as exc:  # noqa: BLE001 - a fault of gpulens: reported as a traceback
@@ -502,6 +537,7 @@ def run_inproc(argv: list[str], out: Path, timeout: float) -> dict:
         buf.write("Traceback (in-process)\n" + "".join(traceback.format_exception(exc))[-1500:])
     finally:
         signal.alarm(0)
+        signal.setitimer(signal.ITIMER_PROF, 0)
         os.chdir(here)
     return {"code": code, "text": buf.getvalue(), "wall": time.monotonic() - t0}
 
@@ -513,8 +549,12 @@ def run(argv: list[str], out: Path, timeout: float) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     try:
+        import resource
+
+        cpu = int(timeout)  # the hang limit is CPU time (a loaded machine stretches wall time): SIGXCPU past it
         r = subprocess.run([sys.executable, "-m", "gpulens", *argv], capture_output=True, env=_env(out),
-                           cwd=str(out), timeout=timeout)
+                           cwd=str(out), timeout=timeout * 5,
+                           preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5)))
     except subprocess.TimeoutExpired:
         return {"code": None, "text": "", "wall": timeout}
     return {"code": r.returncode, "text": (r.stderr + r.stdout).decode("utf-8", "replace"),
@@ -524,13 +564,30 @@ def run(argv: list[str], out: Path, timeout: float) -> dict:
 def bad_exit(res: dict, allowed: set) -> str | None:
     """Class-1/2 text of a run, or None."""
     code, text = res["code"], res["text"]
-    if code is None:
+    if code is None or code == -24 or "TimeoutError: fuzz limit" in text:  # -24: SIGXCPU, past the CPU limit;
+        # the in-process limit raised inside the analysis, which the CLI reports as its own internal error
         return "hang: no exit within the limit"
     if code not in allowed or "Traceback" in text or "internal error" in text:
         return f"exit {code}: {text.strip()[-400:]!r}"
     errs = [ln for ln in text.splitlines() if ln.startswith("gpulens: error")]
     if code == 2 and (len(errs) != 1 or len([ln for ln in text.splitlines() if ln.strip()]) != 1):
         return f"exit 2 without exactly one line: {text.strip()[:400]!r}"
+    return None
+
+
+SHARE = re.compile(r"(?<![+\u2212\-\d.,×x])(\d[\d,]*(?:\.\d+)?) ?% (?:of|busy|idle)\b")
+NEG = re.compile(r"(?<![\w.])[\-\u2212]\d[\d,.]* ?(?:ns|µs|us|ms|s|%)(?:\s|$)(?! *(?:faster|slower))")
+
+
+def impossible_shares(text: str) -> str | None:
+    """A share of a whole above 100 % (``143.2 % of its span``) or a negative time or share in a report's text
+    (``-3.00 µs``; a signed change of a diff excepted), else None."""
+    for m in SHARE.finditer(text):
+        if float(m.group(1).replace(",", "")) > 100.05:
+            return text[max(0, m.start() - 80):m.end() + 40].replace("\n", " ")
+    m = NEG.search(text)
+    if m:
+        return text[max(0, m.start() - 80):m.end() + 40].replace("\n", " ")
     return None
 
 
@@ -550,22 +607,40 @@ def check(path: Path, src: Path, work: Path, rng, timeout: float, workdir: Path,
     found = []
     out = work / "out"
     extra = list(EXPECT.get("args") or [])
+    if EXPECT.get("report"):  # a mutated report: the gate both ways and diff
+        for name, argv, ok in (
+                ("gate", ["gate", str(path), "--baseline", str(src), "--json", str(out / "g.json"), "--markdown",
+                          str(out / "g.md"), "--html", str(out / "g.html"), "--junit", str(out / "g.xml")],
+                 {0, 1, 2, 3, 4}),
+                ("gate", ["gate", str(src), "--baseline", str(path), "--json", str(out / "g2.json")], {0, 1, 2, 3, 4}),
+                ("diff", ["diff", str(src), str(path), "--json", str(out / "d.json"), "--markdown", str(out / "d.md"),
+                          "--html", str(out / "d.html")], {0, 2, 5})):
+            shutil.rmtree(out, ignore_errors=True)
+            bad = bad_exit(run(argv, out, timeout), ok)
+            if bad:
+                found.append((name, 2 if bad.startswith("hang") else 1, bad))
+        return found
     res = run(["analyze", str(path), "--json", str(out / "r.json"), "--markdown", str(out / "r.md"), "--html",
                str(out / "r.html"), "--csv", str(out / "csv"), "--no-cache", *extra], out, timeout)
     bad = bad_exit(res, {0, 2, 5})
     if bad:
-        found.append(("analyze", 2 if res["code"] is None else 1, bad))
+        found.append(("analyze", 2 if bad.startswith("hang") else 1, bad))
     elif res["code"] == 0:
         got = f1.classify(dict(res, cpu=0.0), out, None)
         if got:
             found.append(("analyze", got[0], got[1]))
+        md = (out / "r.md").read_text(errors="replace") if (out / "r.md").exists() else ""
+        for where, text in (("console", res["text"]), ("markdown", md)):
+            odd = impossible_shares(text)
+            if odd:
+                found.append(("analyze", 3, f"{where}: {odd}"))
     if rng.random() < 0.5:
         d = work / "diff"
         r = run(["diff", str(src), str(path), "--json", str(d / "d.json"), "--markdown", str(d / "d.md"), "--html",
                  str(d / "d.html")], d, timeout)
         bad = bad_exit(r, {0, 2, 5})
         if bad:
-            found.append(("diff", 2 if r["code"] is None else 1, bad))
+            found.append(("diff", 2 if bad.startswith("hang") else 1, bad))
     if rng.random() < 0.5:
         base = seed_report(src, workdir, timeout, cache)
         if base is not None:
@@ -575,7 +650,7 @@ def check(path: Path, src: Path, work: Path, rng, timeout: float, workdir: Path,
                      str(g / "g.md"), "--html", str(g / "g.html"), "--junit", str(g / "g.xml")], g, timeout)
             bad = bad_exit(r, {0, 1, 2, 3, 4})
             if bad:
-                found.append(("gate", 2 if r["code"] is None else 1, bad))
+                found.append(("gate", 2 if bad.startswith("hang") else 1, bad))
     return found
 
 
