@@ -79,3 +79,42 @@ def test_sdk_agent_record_without_type_or_node_is_no_device(typ):
     dev = device_from_sdk_agent({"type": typ, "node_id": 2})
     assert dev is not None and dev["device_id"] == 2
     assert device_from_sdk_agent({"type": "CPU", "node_id": 0}) is None
+
+
+def _retype_table(db: Path, prefix: str, cast: str) -> int:
+    """Every value of the first table named ``prefix…`` stored as ``cast`` (REAL, TEXT: the table re-made without
+    declared types, so SQLite keeps the cast's storage class); returns its row count."""
+    con = sqlite3.connect(db)
+    tab = next(r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")
+               if r[0].startswith(prefix))
+    cols = [r[1] for r in con.execute(f'PRAGMA table_info("{tab}")')]
+    con.execute(f'CREATE TABLE "{tab}__n" ({", ".join(cols)})')
+    con.execute(f'INSERT INTO "{tab}__n" SELECT {", ".join(f"CAST({c} AS {cast})" for c in cols)} FROM "{tab}"')
+    con.execute(f'DROP TABLE "{tab}"')
+    con.execute(f'ALTER TABLE "{tab}__n" RENAME TO "{tab}"')
+    n = con.execute(f'SELECT count(*) FROM "{tab}"').fetchone()[0]
+    con.commit()
+    con.close()
+    return n
+
+
+def test_untimed_dispatches_are_counted_once(tmp_path):
+    """Kind: kernel dispatches recorded without a usable time (here: a rocpd dispatch table whose every value is
+    REAL, so its ``guid`` 'g' became 0.0 and neither its timestamps nor its symbols resolve) in a run whose copies
+    are timed were counted twice — once through their launch-resource rows (the count of a run without timed
+    kernels) and again as launches that are no events: "4 launches" of a database holding 2 dispatches, and a kernel
+    table summing to 2. Each dispatch is one launch."""
+    from tests.report_invariants import violations
+    from tests.test_rocpd import build_layout_a
+
+    db = tmp_path / "results.db"
+    build_layout_a(db)
+    n = _retype_table(db, "rocpd_kernel_dispatch", "REAL")
+    assert n == 2  # build_layout_a: gemm and add
+    code, out, doc = _analyze(db, tmp_path)
+    assert code == 0, out
+    sm = doc["sources"][0]["summary"]
+    assert sm["kernel_count"] == n
+    assert sm["untimed_launches"] == n  # none of them has a time
+    assert f"{n} launches of" in out
+    assert not violations(doc)
