@@ -713,15 +713,10 @@ def main(argv: list[str] | None = None) -> int:
             rec = {"i": i, "kind": kind, "surface": surface, "class": cls, "seed": src.name, "op": EXPECT.get("op"),
                    "args": EXPECT.get("args"), "enc": EXPECT.get("enc"), "what": what[:500]}
             tot["findings"].append(rec)
-            keep = fdir / f"{i}_{kind}"
-            if not keep.exists() and not Path(str(keep) + "_" + path.name).exists():
-                try:
-                    if path.is_dir():
-                        shutil.copytree(path, keep)
-                    else:
-                        shutil.copyfile(path, Path(str(keep) + "_" + path.name))
-                except OSError:
-                    pass
+            try:  # the mutant, once (a folder as a folder)
+                fuzzing._keep(path, fdir / (f"{i}_{kind}" + ("" if path.is_dir() else "_" + path.name)))
+            except OSError:
+                pass
             print(json.dumps(rec, default=str), file=sys.stderr, flush=True)
         cache_file.write_text(json.dumps(cache))
     tot["seconds"] = round(time.monotonic() - t0, 1)
