@@ -404,9 +404,12 @@ def blank_untimed_rows(timeline: Any, results: dict[str, Any]) -> int:
         if name == "hotspots" and getattr(r, "summary", None) is not None:
             r.summary.update(untimed_counts(timeline))
             extra = len(dispatches_without_events(timeline))
-            if extra and isinstance(r.summary.get("kernel_count"), int):
+            events = int(timeline.events["kind"].isin(("kernel", "comm")).sum())
+            if extra and isinstance(r.summary.get("kernel_count"), int) and r.summary["kernel_count"] == events:
                 # launches recorded without a time ran: counted among the run's kernel launches (the count every
-                # reporter and the gate read), and their kernels among its kernels
+                # reporter and the gate read), and their kernels among its kernels — added to a count of the
+                # Timeline's kernel events only: a count read from elsewhere (the same dispatches' counter rows when
+                # no kernel has a time, a per-kernel summary table) holds these launches already
                 r.summary["kernel_count"] += extra
                 if len(r.table) and "name" in r.table:
                     r.summary["unique_kernels"] = int(r.table["name"].astype(str).nunique())

@@ -116,9 +116,14 @@ def parse_rocminfo(text: str, rank: int = 0) -> list[dict[str, Any]]:
 
 def device_from_sdk_agent(agent: dict[str, Any], rank: int = 0) -> dict[str, Any] | None:
     """A rocprofiler-sdk agent record (JSON ``agents[]``, ``agent_info.csv`` row with lower-cased keys) → device
-    dict; None for CPU agents (``type`` 1 / ``Agent_Type`` CPU)."""
-    typ = str(agent.get("type", agent.get("agent_type", ""))).upper()
+    dict; None for CPU agents (``type`` 1 / ``Agent_Type`` CPU), and for a record that names neither its type nor
+    its node (every field NULL: an emptied row describes no GPU, and a device record without an id matches none of
+    the events)."""
+    raw = agent.get("type", agent.get("agent_type"))
+    typ = str(raw if raw is not None else "").strip().upper()
     if typ in ("1", "CPU"):
+        return None
+    if typ in ("", "NAN", "NONE") and _int(agent.get("node_id")) is None:
         return None
     lds_kb = agent.get("lds_size_in_kb")
     return finish_device({
