@@ -157,3 +157,16 @@ def test_pytorch_bf16_elementwise_work_is_judged_on_the_fp32_vector_roof(tmp_pat
     # counted FP16/BF16 instructions are work the hardware did at that precision: their own roof
     assert math_precision("bf16", False, from_counters=True) == "bf16"
     assert math_precision("fp16", True) == "fp16" and math_precision(None, False) == "fp32"
+
+
+def test_the_overhead_column_names_its_threshold_in_every_reporter(tmp_path):
+    from gpulens.reports import console, html, markdown
+
+    # bottlenecks names a rank's largest idle cause only from 10 % of its steady span (min_share 0.10), else
+    # "none": "overhead: none" read as no overhead at all where the console said "overhead ≥ 10 %: none"
+    rep = _path_trace(tmp_path)
+    assert rep.sources[0].results["bottlenecks"].table["overhead"].notna().all()
+    label = "overhead ≥ 10 % of the span"
+    assert f"| {label} |" in markdown.render(rep)
+    assert label in " ".join(console.render(rep, width=300).split())
+    assert label in _html_text(html.render(rep))
