@@ -170,3 +170,15 @@ def test_the_overhead_column_names_its_threshold_in_every_reporter(tmp_path):
     assert f"| {label} |" in markdown.render(rep)
     assert label in " ".join(console.render(rep, width=300).split())
     assert label in _html_text(html.render(rep))
+
+
+def test_a_stall_class_code_reads_as_words_in_a_table_cell():
+    from gpulens.analyzers.base import declared_unit
+    from gpulens.analyzers.stalls import COLUMNS
+    from gpulens.reports._format import fmt_value
+
+    # the stalls table keeps the class code (memory_latency) for programs; a cell shows it as words
+    doc = COLUMNS["dominant_class"]
+    assert declared_unit(doc) == "code"
+    assert fmt_value("memory_latency", "dominant_class", doc) == "memory latency"
+    assert fmt_value("host_idle", "class", "[code]") == "host idle gaps"
