@@ -40,8 +40,8 @@ def test_l2_led_memory_bound_kernel_gets_l2_advice(tmp_path, capsys):
     row = doc["sources"][0]["analyses"]["verdicts"]["table"][0]
     assert row["verdict"] == "memory-bound"
     first = row["next_steps"][0]
-    def p(x):  # the tables' digits: one decimal, a whole number without its ".0"
-        return f"{x:.1f}".removesuffix(".0") + " %"
+    def p(x):  # the tables' digits: one decimal, a whole number with its ".0" too (s48: as the table beside it)
+        return f"{x:.1f} %"
 
     # L1 over the kernel's elapsed cycles, said so (session 41: it read a bare "L1 40.2 %", below ncu's 41.59 %)
     assert first.startswith(f"Its busiest memory unit is L2 ({p(l2)} of peak; L1 {p(l1_run)} of peak over its elapsed "

@@ -14,10 +14,12 @@ from gpulens.units import pct_words
 from tests.conftest import shared_trace
 
 
-@pytest.mark.parametrize("pct, text", [(0.4, "0.4 %"), (4.24, "4.2 %"), (9.94, "9.9 %"), (9.96, "10 %"),
-                                       (46.3, "46.3 %"), (0.0, "0 %"), (46.04, "46 %"), (0.03, "under 0.1 %"), (100.0, "100 %")])
+@pytest.mark.parametrize("pct, text", [(0.4, "0.4 %"), (4.24, "4.2 %"), (9.94, "9.9 %"), (9.96, "10.0 %"),
+                                       (46.3, "46.3 %"), (0.0, "0.0 %"), (46.04, "46.0 %"), (0.03, "under 0.1 %"),
+                                       (100.0, "100.0 %")])
 def test_pct_words_never_rounds_to_a_false_zero(pct, text):
-    # hand-written: the tables' one decimal (a whole number without its ".0"), a non-zero share is never "0 %"
+    # hand-written: the tables' one decimal (a whole number with its ".0", as the table beside it: s48), a non-zero
+    # share is never "0 %"
     assert pct_words(pct) == text
 
 
@@ -121,12 +123,12 @@ def test_a_missing_note_reads_none_not_unknown():
     """tracelens_mi300x_bert-small: the HTML Kernel details said "roof note: unknown" under each kernel's known
     "% of roof" (roof_note is set only for a kernel whose figures exceed its roof), and the verdict table "stake
     note: unknown" beside known stakes (the note applies to launch-bound stakes above the kernel's time only). A
-    note that does not apply reads "none"; a missing figure still reads "unknown"."""
+    note that does not apply reads "—" (s48: a bare "none" read as a value); a missing figure still reads "unknown"."""
     from gpulens.analyzers.base import declared_unit
     from gpulens.reports import html
     from gpulens.reports._format import fmt_unit
 
-    assert fmt_unit(None, "note") == "none" and fmt_unit("", "note") == "none"
+    assert fmt_unit(None, "note") == "—" and fmt_unit("", "note") == "—"
     assert fmt_unit(None, "ns") == "unknown" and fmt_unit(None, "text") == "unknown"
     rep = gpulens.analyze([shared_trace("kineto/tracelens_mi300x_bert-small.json.gz")])
     res = rep.sources[0].results
@@ -171,8 +173,8 @@ def test_a_missing_note_reads_none_not_unknown():
     notes = [[r[t[0].index("stake note")] for r in t[1:] if len(r) == len(t[0])]
              for t in p.tables if t and "stake note" in t[0]]
     # the Kernel verdicts table leaves the column out when no row has a note (html verdict_columns); any table that
-    # shows it reads "none", never "unknown"
-    assert all(n and "none" in n and "unknown" not in n for n in notes), notes
+    # shows it reads "—", never "unknown"
+    assert all(n and "—" in n and "unknown" not in n for n in notes), notes
     assert "Kernel verdicts" in page
 
 

@@ -22,7 +22,7 @@ def test_critical_path_title_names_its_basis_and_its_stake_is_explained():
     t = src.results["critical_path"].table
     top = t[t["class"] == src.results["critical_path"].summary["top_class"]]["time_ns"].sum()
     share = 100 * top / t.drop_duplicates(["rank", "step"])["step_ns"].sum()
-    assert f"hold {share:.0f} % of the path window" in f.title and "step time" not in f.title
+    assert f"hold {share:.1f} % of the path window" in f.title and "step time" not in f.title
     assert f.time_at_stake_ns < top
     assert f"At stake: {fmt_ns(f.time_at_stake_ns)} of the {fmt_ns(top)} described" in f.detail
 

@@ -120,7 +120,7 @@ def test_a_busy_unit_is_never_latency_bound_by_a_roofline():
                  roof_assumed="NVIDIA GeForce RTX 5090")
     v = decide(e)
     assert v.verdict == "undetermined" and v.time_at_stake_ns is None
-    assert "85 % of its peak" in v.evidence and "FLOP or pipe counters" in v.next_steps[0]
+    assert "85.0 % of its peak" in v.evidence and "FLOP or pipe counters" in v.next_steps[0]
     e.sol_pct, e.compute_pct = 40.0, 40.0  # no unit busy: the roofline's reading stands
     assert decide(e).verdict == "latency/occupancy-bound"
 

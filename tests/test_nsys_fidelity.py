@@ -218,6 +218,6 @@ def test_idle_ending_in_unified_memory_migrations(tmp_path):
     assert "cudaMemPrefetchAsync" in f["idle"].action
     assert "record every thread" not in text and "record the host side" not in text.lower()
     # the copies are all migrations (5 × 10 µs of 5 × 10 µs): the exposed-copy advice is prefetching, not pinning
-    assert f["exposed-memcpy"].detail.startswith("100 % of the copy time is unified-memory page migrations")
+    assert f["exposed-memcpy"].detail.startswith("100.0 % of the copy time is unified-memory page migrations")
     from gpulens.analyzers._advice import exposed_copy_detail
     assert "cudaMemPrefetchAsync" in exposed_copy_detail(False, 0.5) and "pinned" in exposed_copy_detail(False, 0.4)

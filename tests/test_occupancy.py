@@ -224,4 +224,4 @@ def test_achieved_occupancy_from_ncu_counter_is_time_weighted():
     # warps and registers both allow 8 blocks, but at 100 % theoretical neither limits anything: no limiter
     assert row["theoretical_occupancy_pct"] == 100.0 and row["limiter"] == "none"
     assert row["achieved_occupancy_pct"] == pytest.approx(27.5)
-    assert any("achieves 27.5 % occupancy of a possible 100 %" in f.title for f in r.findings)
+    assert any("achieves 27.5 % occupancy of a possible 100.0 %" in f.title for f in r.findings)

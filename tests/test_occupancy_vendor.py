@@ -100,7 +100,7 @@ def test_tail_of_a_multi_wave_grid():
     r = _one_launch("9.0", 132, 256, 32, 0, 2376)
     row = r.table.iloc[0]
     assert row["waves_per_sm"] == pytest.approx(2.25) and row["tail_wave_pct"] == pytest.approx(25.0)
-    assert any(f.title.startswith("Last wave of k is 25 % full") for f in r.findings)
+    assert any(f.title.startswith("Last wave of k is 25.0 % full") for f in r.findings)
 
 
 def test_ncu_section_wins_and_disagreement_is_reported():

@@ -307,7 +307,7 @@ def test_busy_unit_is_not_latency_bound_by_later_rules(rule):
              "grid": dict(mean_blocks=10.0, num_sms=80)}[rule]
     e = Evidence("esmm_shmem_multi", "kernel", 1, 139_910_000, **base, **extra)
     v = decide(e)
-    assert v.verdict == "undetermined" and "88 % of its peak" in v.evidence
+    assert v.verdict == "undetermined" and "88.0 % of its peak" in v.evidence
     e.sol_pct, e.compute_pct = 40.0, 40.0  # no unit busy: the later rule's latency reading stands
     assert decide(e).verdict == "latency/occupancy-bound"
 

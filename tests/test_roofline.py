@@ -154,18 +154,19 @@ def test_h100_bert_gemm_and_attention_get_flops_from_shapes_and_coverage_is_repo
     # use, the same share of the one memory roof under either compute peak
     assert big["ridge_point"] == pytest.approx(795 / 3.35) and big["ridge_side"] == "memory"
     assert big["datasheet_roof_pct"] == pytest.approx(big["roof_pct"])
-    # the layer norm (elementwise work, no GEMM) on the CUDA-core roof:
-    # its BF16 data on the H100's non-tensor BF16 peak: twice FP32's 66.9 TFLOP/s (Hopper whitepaper Table 3:
-    # 133.8), ridge 133.8 / 3.35 = 40 FLOP/B
+    # the layer norm (elementwise work, no GEMM) on the CUDA-core roof: its BF16 data computed in FP32 (PyTorch's
+    # opmath: aten/src/ATen/OpMathType.h; the kernel is vectorized_layer_norm_kernel<c10::BFloat16, float>), so the
+    # H100's FP32 vector peak, 66.9 TFLOP/s (Hopper whitepaper Table 3), ridge 66.9 / 3.35 = 20 FLOP/B — not the
+    # packed-BF16 133.8 its kernel never issues (s48)
     assert (gemms["compute_roof"] == "achievable.matrix.bf16").all()
     norm = t[t.index.str.contains("layer_norm")].iloc[0]
-    assert norm["compute_roof"] == "vector.bf16" and norm["peak_flops_per_s"] == pytest.approx(2 * 66.9e12)
-    assert norm["ridge_point"] == pytest.approx(2 * 66.9e12 / 3.35e12)
+    assert norm["compute_roof"] == "vector.fp32" and norm["peak_flops_per_s"] == pytest.approx(66.9e12)
+    assert norm["precision"] == "bf16" and norm["ridge_point"] == pytest.approx(66.9e12 / 3.35e12)
     assert r.summary["coverage"] == 1.0 and r.summary["launches_from_shapes"] == 40
     # only the critical set is analysed: over all kernel time, coverage is the critical set's share
     assert r.summary["coverage_of_kernel_time"] == pytest.approx(r.summary["critical_share_of_kernel_time"])
     text = render(gpulens.analyze([path]))
-    assert "FLOPs known for 100 % of the critical" in text and "Roofline on NVIDIA H100 SXM" in text
+    assert "FLOPs known for 100.0 % of the critical" in text and "Roofline on NVIDIA H100 SXM" in text
 
 
 def test_measured_peaks_in_a_roofline_side_table_override_the_datasheet():
@@ -218,7 +219,7 @@ def test_copy_kernel_without_fp_work_is_placed_by_bandwidth():
     # formula (ADD/MUL/TRANS/FMA × F16/F32/F64) were collected, so the 0 FLOP is a lower bound and the placement
     # says what it rests on
     assert row["flops_lower_bound"] and "SQ_INSTS_VALU_MUL_F64" in row["flops_lower_bound"]
-    assert any(f.title == "k at 60 % of the memory roof (memory side of the ridge) on a lower-bound AI"
+    assert any(f.title == "k at 60.0 % of the memory roof (memory side of the ridge) on a lower-bound AI"
                for f in r.findings)
 
 

@@ -138,7 +138,7 @@ def test_occupancy_evidence_reads_without_a_missing_figure_first():
         in _evidence_text(e)
     e2 = Evidence("k", "kernel", 10, 1_000_000, achieved_occupancy_pct=22.0, theoretical_occupancy_pct=25.0,
                   limiter="registers")
-    assert "occupancy 22 % achieved / 25 % theoretical, limiter registers" in _evidence_text(e2)
+    assert "occupancy 22.0 % achieved / 25.0 % theoretical, limiter registers" in _evidence_text(e2)
 
 
 def test_a_single_recorded_dtype_reads_as_its_short_name():
@@ -242,7 +242,7 @@ def test_evidence_names_the_tensor_pipe_when_it_is_the_compute_figure():
                  sol_missing="memory")
     assert "speed of light: compute (tensor pipe) 68.4 % of peak, memory not counted" in _evidence_text(e)
     e2 = Evidence("k", "kernel", 1, 1000, sol_bound="compute", compute_pct=88.0, memory_pct=41.0)
-    assert "speed of light: compute 88 % of peak, memory 41 % of peak" in _evidence_text(e2)
+    assert "speed of light: compute 88.0 % of peak, memory 41.0 % of peak" in _evidence_text(e2)
 
 
 def test_console_shows_user_ranges_as_written_and_says_when_top_kernels_are_cut(tmp_path):

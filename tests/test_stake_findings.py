@@ -59,7 +59,7 @@ def test_wave_loss_is_summed_per_launch_and_the_table_shows_the_dominant_grid():
     assert row["wave_loss_ns"] == 87_500
     waves = [f for f in occ.findings if f.key == "occupancy/k/waves"]
     assert len(waves) == 1 and waves[0].time_at_stake_ns == 87_500
-    assert "Last wave of k in its main grid is 75 % full (1.75 waves)" in waves[0].title
+    assert "Last wave of k in its main grid is 75.0 % full (1.75 waves)" in waves[0].title
     # 87.5 / 400 = 21.9 %, over both launches — not the main grid's own 1 − 1.75/2 = 12.5 %: the title says which
     assert "up to 21.9 % of its time, over all its 2 grid sizes, at stake" in waves[0].title
 

@@ -271,7 +271,7 @@ def test_verdicts_read_roofline_and_occupancy_results_by_contract():
     assert sm["verdict"] == "latency/occupancy-bound"                     # 15 % of the memory roof
     assert sm["time_at_stake_ns"] == 850_000
     assert "registers" in sm["next_steps"][0].lower() and "occupancy" in sm["inputs"]
-    assert "22 % achieved / 25 % theoretical, limiter registers" in sm["evidence"]
+    assert "22.0 % achieved / 25.0 % theoretical, limiter registers" in sm["evidence"]
 
 
 def test_real_ncu_details_speed_of_light_gives_the_verdict():

@@ -185,7 +185,7 @@ def test_variation_spread_reads_as_a_ratio():
     # 3 µs vs 1.2 µs: 2.5×, one decimal under 10×
     assert spread_text(1_200, 3_000).startswith("slowest median 2.5× the fastest")
     # 1.45 µs vs 1 µs: +45 %, a percentage below 2×
-    assert spread_text(1_000, 1_450).startswith("+45 % between medians")
+    assert spread_text(1_000, 1_450).startswith("+45.0 % between medians")
 
 
 def test_variation_finding_on_a_trace_says_the_ratio(tmp_path):
@@ -293,7 +293,7 @@ def test_tiny_layer_norm_is_told_fusion_before_more_rows():
                  num_sms=132, short_launch_frac=1.0, launch_idle_ns=0, family="normalisation", pytorch=True)
     v = decide(e)
     assert v.verdict == "latency/occupancy-bound"
-    assert v.next_steps[0].startswith("100 % of its launches run shorter than their launch call: it is already "
+    assert v.next_steps[0].startswith("100.0 % of its launches run shorter than their launch call: it is already "
                                       "one fused LayerNorm kernel")  # not told to become a fused kernel
     assert "fuse it with the elementwise ops beside it" in v.next_steps[0]
     assert "rows" not in v.next_steps[0]

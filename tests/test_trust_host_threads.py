@@ -53,7 +53,7 @@ def test_the_autograd_threads_ops_are_host_work_not_host_idle(tmp_path):
     # s39: led by the host share the headline gives — (880 + 20 + 100 − 80) / 1000 = 92 % —, CPU ops its largest part
     assert cp.findings[0].title.startswith("Critical path: host work holds 92.0 % of the step time (920.00 µs of "
                                            "1.00 ms")
-    assert cp.findings[0].title.endswith("CPU ops hold 88 % of the step time (880.00 µs), the largest part")
+    assert cp.findings[0].title.endswith("CPU ops hold 88.0 % of the step time (880.00 µs), the largest part")
 
 
 def test_a_blocking_call_on_the_autograd_thread_is_followed_to_the_gpu(tmp_path):

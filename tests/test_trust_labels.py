@@ -89,7 +89,7 @@ def test_a_tiny_grid_is_never_rounded_to_zero_percent():
     # HTA's Triton example on an A100: one launch of grid [1, 1, 1], 128 threads → 1 block of 108 SMs × 16
     # resident blocks = 1,728 slots: 1 / 1728 = 0.0579 % of one wave (was "0 % … (0.00 waves)")
     assert fill_text(1 / 1728) == "0.058 %" and waves_text(1 / 1728) == "0.000579"  # the occupancy table's three significant digits
-    assert fill_text(0.8) == "80 %" and fill_text(0.05) == "5 %" and waves_text(1.07) == "1.07"
+    assert fill_text(0.8) == "80.0 %" and fill_text(0.05) == "5.0 %" and waves_text(1.07) == "1.07"
     src = gpulens.analyze([shared_trace("kineto/hta_a100_triton_example.json.gz")]).sources[0]
     steps = " ".join(src.results["verdicts"].table.iloc[0]["next_steps"])
     # no figure rounded to a bare "0 %" ("100 % of its launches …" is not one)

@@ -49,13 +49,15 @@ def test_no_class_with_time_and_no_event_but_the_gaps(tmp_path):
 
 def test_gap_rows_say_none_not_unknown(tmp_path):
     """A gap class (host_idle here: 1070–1100 µs after the sync, 30 µs, plus 1000–1002 before the launch) has no
-    event: the row's top event reads "none" (nothing to name), never "unknown" (a name the trace lost)."""
+    event: the row's top event reads "—" (nothing to name), never "unknown" (a name the trace lost); the class reads
+    in words (s48), never the code host_idle."""
     from gpulens import analyze
     from gpulens.reports import markdown
 
     md = markdown.render(analyze([_trace(tmp_path)], only=["critical_path"]))
     table = md.split("### Critical path")[1].split("\n\n")[1]
-    idle = [ln for ln in table.splitlines() if "| host\\_idle |" in ln or "| host_idle |" in ln]
+    assert "host\\_idle" not in table and "host_idle" not in table
+    idle = [ln for ln in table.splitlines() if "| host idle gaps |" in ln]
     assert len(idle) == 1
     cells = [c.strip() for c in idle[0].strip("|").split("|")]
-    assert cells[-2:] == ["0", "none"]
+    assert cells[-2:] == ["0", "—"]

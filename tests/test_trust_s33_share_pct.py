@@ -17,7 +17,7 @@ SRC = Path(__file__).parents[1] / "src" / "gpulens"
 
 @pytest.mark.parametrize("pct, text", [(62.5, "62.5 %"), (37.5, "37.5 %"), (12.5, "12.5 %"), (87.5, "87.5 %"),
                                        (0.25, "0.3 %"), (99.55, "99.6 %"), (62.4999, "62.5 %"), (46.3, "46.3 %"),
-                                       (62.45, "62.5 %"), (46.04, "46 %")])
+                                       (62.45, "62.5 %"), (46.04, "46.0 %")])
 def test_halves_round_up(pct, text):
     assert pct_words(pct) == text
 

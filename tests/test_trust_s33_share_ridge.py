@@ -32,7 +32,7 @@ def test_ridge_labels_sit_apart_from_the_roof_labels():
     notes = fig["layout"]["annotations"]
     ridges = [a for a in notes if a["text"].startswith("ridge ")]
     roofs = [a for a in notes if a.get("xref") == "paper" and "FLOP/s" in a["text"]]
-    assert len(ridges) == 3 and len(roofs) >= 3  # matrix bf16, vector bf16 (s47: its own datasheet peak), vector fp32
+    assert len(ridges) == 2 and len(roofs) >= 2  # matrix bf16, vector fp32 (s48: PyTorch computes bf16 elementwise work in fp32)
     # ridge labels: above the plot (paper y 1, anchored at their bottom), each on its own row; roof labels: right of
     # the plot (paper x 1, anchored left) at their roof in data space
     assert all(a["yref"] == "paper" and a["y"] == 1 and a["yanchor"] == "bottom" and not a["showarrow"]

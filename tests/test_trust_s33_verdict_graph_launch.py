@@ -45,4 +45,4 @@ def test_graph_replayed_kernels_have_no_launch_figures(tmp_path):
         assert "launch idle" not in r["evidence"]
         assert "replayed by a graph launch" in r["evidence"]
     assert "single" in rows  # its own calls: 3 of 3 launches shorter than their call (2 µs < 3 µs) = 100 %
-    assert "100 % of launches shorter than the launch call" in rows["single"]["evidence"]
+    assert "100.0 % of launches shorter than the launch call" in rows["single"]["evidence"]

@@ -49,5 +49,5 @@ def test_half_a_wave_is_named_as_the_grid_not_uneven_waves(tmp_path):
     step = " ".join(row["next_steps"])
     per_sm, waves = BLOCKS / SMS, BLOCKS / (SMS * PER_SM)  # 4.0 blocks on each SM, 0.5 waves
     assert f"about {per_sm:.1f} blocks on each SM" in step
-    assert f"({waves:.3g} waves)" in step and f"{100 * waves:.0f} % of the blocks they can hold" in step
+    assert f"({waves:.3g} waves)" in step and f"{100 * waves:.1f} % of the blocks they can hold" in step
     assert "finish unevenly" not in step and "balance it across" not in step

@@ -223,7 +223,7 @@ def test_whole_trace_launch_wait_beside_a_steady_state_path_says_so():
 @pytest.mark.parametrize("pct, table, prose", [
     (100 * 1 / 8, "12.5 %", "12.5 %"),  # 1 of 8 waves resident: was "13 %" in prose
     (100 * 5 / 8, "62.5 %", "62.5 %"),
-    (46.0, "46.0 %", "46 %"),  # the same figure without its ".0"
+    (46.0, "46.0 %", "46.0 %"),  # the same figure with its ".0" (s48: "46 %" beside "46.0 %" read as two)
     (0.25, "0.3 %", "0.3 %"),  # halves up in both (a table's f"{:.1f}" read 0.2 %)
     (0.04, "under 0.1 %", "under 0.1 %"), (99.96, "over 99.9 %", "over 99.9 %")])
 def test_prose_and_tables_read_a_percentage_alike(pct, table, prose):

@@ -132,7 +132,7 @@ def test_ncu_tail_effect_is_told_apart_from_the_wave_loss(ncu):
     assert abs(int(row["time_at_stake_ns"]) - loss) <= 1
     assert "partial wave runs" in row["stake_note"] and fmt_ns(0.5 * dur_ns) in row["stake_note"]
     f = next(f for f in ncu.findings() if f.key and f.key.startswith("ncu/LaunchConfiguration/gemm_wmma"))
-    assert "a partial wave running up to 50 % of its time (ncu's tail-effect estimate" in f.title
+    assert "a partial wave running up to 50.0 % of its time (ncu's tail-effect estimate" in f.title
     assert f"its empty block slots lose {fmt_ns(loss)} ({waves:.2f} waves" in f.title
     assert f.severity == "info"  # 18.96 of 625.54 µs: 3 %, under the 10 % a warning needs
     # the other LaunchConfiguration message (a 1-block grid on 132 SMs) is not a tail effect: ncu's figure stays

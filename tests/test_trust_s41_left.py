@@ -83,7 +83,10 @@ def test_a_graph_replay_is_said_to_be_one_with_the_trace_option_that_records_its
     assert len(und) == 1
     f = und[0]
     # the replay's 600 µs, named as a replay — never "1 of 1 critical kernel could not be classified"
-    assert f.title.startswith("CUDA graph 5 (600.00 µs of GPU time) is a whole CUDA graph replay, not one kernel")
+    # its figures as the verdict table's time and share columns name them (s48): one replay of 600 µs, the only
+    # kernel time of the trace — not "of GPU time", a wall figure no table beside it shows
+    assert f.title.startswith("CUDA graph 5 (600.00 µs in 1 replay, 100.0 % of kernel time) is a whole CUDA graph "
+                              "replay, not one kernel")
     assert "could not be classified" not in f.title and "--cuda-graph-trace=node" in f.action
     assert answer(src).first_step.startswith("CUDA graph 5 (600.00 µs")
 
@@ -98,7 +101,8 @@ def test_graph_replays_and_unclassified_kernels_are_counted_apart(tmp_path):
     # next step is its own (counters), not the graph's re-trace
     assert und["undetermined"].title == "1 of 2 critical kernels (200.00 µs of kernel time, summed over launches) could not be classified"
     assert "--cuda-graph-trace" not in und["undetermined"].action
-    assert und["undetermined/graph"].title.startswith("CUDA graph 5 (600.00 µs of GPU time) is a whole CUDA graph")
+    assert und["undetermined/graph"].title.startswith("CUDA graph 5 (600.00 µs in 1 replay, 75.0 % of kernel time) is a "
+                                                          "whole CUDA graph")  # 600 of 600 + 200 µs
     text = " ".join(render(Report(sources=[src]), width=300).split())
     assert "1 of 2 critical kernels (200.00 µs of kernel time, summed over launches) could not be classified: " in text
     assert "is a whole CUDA graph replay, not one kernel" in text
@@ -177,7 +181,7 @@ def test_a_launch_bound_kernel_below_the_roofs_is_said_to_be_held_by_its_launche
     # its placement finding names the launches and the verdict's class, never "latency/occupancy-bound"
     assert f.category == "launch-bound" and "its launches do" in f.detail and "latency, occupancy or" not in f.detail
     # and the verdict's evidence says the placement in the roofline's own words, not a row name the row may not hold
-    assert v["evidence"].startswith("roofline: below both roofs, memory side of the ridge, 47 % of attainable")
+    assert v["evidence"].startswith("roofline: below both roofs, memory side of the ridge, 47.0 % of attainable")
 
 
 # --- 6. housekeeping: stale compiled libraries, string-dtype blanks --------------------------------------------------

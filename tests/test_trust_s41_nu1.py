@@ -108,7 +108,7 @@ def test_a_floor_capped_stake_says_so(h200):
     v = _row(h200.sources[0].results["verdicts"].table, "tiny")
     assert v["time_at_stake_ns"] == 2_020 - 2_000
     f = next(f for f in h200.sources[0].findings() if f.key == "kernel:" + v["name"])
-    assert f.title.endswith("latency/occupancy-bound — compute 0 %, memory 0.4 % of peak (measured)")
+    assert f.title.endswith("latency/occupancy-bound — compute 0.0 %, memory 0.4 % of peak (measured)")
     # s45: the cap in words (what it is and why) in the stake note and the detail, not the title
     cap = "capped at its time less 2.00 µs for each launch: even an empty kernel takes that much GPU time"
     assert v["stake_note"] == cap and f"time at stake {cap}" in f.detail

@@ -340,7 +340,7 @@ def test_rocprof_v1_lds_bank_conflict_reaches_the_kernel_evidence(tmp_path):
         in v["evidence"]
     # beside rocprof-compute's conflicts per access when both are counted
     e = Evidence("k", "kernel", 1, 1000, lds_conflicts=0.5, lds_bank_conflict_pct=12.0)
-    assert lds_words(e).endswith("; LDS stalled by bank conflicts 12 % of GPU time (rocprof LDSBankConflict, "
+    assert lds_words(e).endswith("; LDS stalled by bank conflicts 12.0 % of GPU time (rocprof LDSBankConflict, "
                                  "0 % optimal, 100 % bad)")
 
 

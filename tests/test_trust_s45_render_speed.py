@@ -63,11 +63,11 @@ def test_text_reads_as_the_general_path_reads_it(unit):
 
 
 def test_hand_written_figures():
-    # 1234.5 ns = 1.2345 µs → 2 decimals; NaN is unknown, in a note column "none" (no remark applies)
+    # 1234.5 ns = 1.2345 µs → 2 decimals; NaN is unknown, in a note column "—" (no remark applies)
     assert fmt_unit(np.float64(1234.5), "ns") == fmt_unit(1234.5, "ns") == "1.23 µs"
-    assert fmt_unit(np.float64("nan"), "note") == "none" and fmt_unit(float("nan"), "ns") == "unknown"
+    assert fmt_unit(np.float64("nan"), "note") == "—" and fmt_unit(float("nan"), "ns") == "unknown"
     assert fmt_unit(np.int64(1234), "count") == "1,234" and fmt_unit(np.int64(7), "id") == "7"
-    assert fmt_unit(" nan ", "text") == "unknown" and fmt_unit("", "note") == "none"
+    assert fmt_unit(" nan ", "text") == "unknown" and fmt_unit("", "note") == "—"
     assert fmt_unit(True, "text") == "yes"  # a bool is no number here (its own branch)
     # impossible figures read unknown, never an internal error (both raised OverflowError before session 45)
     assert fmt_unit(float("inf"), "count") == fmt_unit(np.float64("-inf"), "count") == "unknown"

@@ -90,7 +90,7 @@ def test_verdict_uses_a_low_bound_as_the_occupancy_limit():
     v = decide(Evidence("k", "kernel", 1, 100_000, achieved_occupancy_pct=20.0, theoretical_max_pct=100 * 16 / 48,
                         vendor="nvidia"))
     assert v.verdict == "latency/occupancy-bound"
-    assert v.evidence == ("occupancy 20 % achieved / at most 33.3 % theoretical (its block size alone: registers and "
+    assert v.evidence == ("occupancy 20.0 % achieved / at most 33.3 % theoretical (its block size alone: registers and "
                           "shared memory not recorded), limiter not known")
     v = decide(Evidence("k", "kernel", 1, 100_000, achieved_occupancy_pct=20.0, vendor="nvidia"))
     assert v.verdict == "undetermined" and "theoretical not counted" in v.evidence

@@ -124,7 +124,7 @@ def _trace(tmp_path, copy_us: int, kernel_us: int):
 
 @pytest.mark.parametrize("copy_us, kernel_us, copy_pct, about_copies", [
     # copy [25, 1025]: the host's idle [50, 1100] overlaps the busy GPU [50, 1025] = 975 µs, all of it copying
-    (1000, 0, "100 %", True),
+    (1000, 0, "100.0 %", True),
     # copy [25, 725], kernel [725, 1025]: busy during the idle 975 µs, copying [50, 725] = 675 µs → 69.2 %
     (700, 300, "69.2 %", True),
     # copy [25, 425], kernel [425, 1025]: copying [50, 425] = 375 of 975 µs = 38.5 % → the kernels hold it

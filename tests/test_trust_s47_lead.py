@@ -17,7 +17,7 @@ from tests.test_trust_s45_lead import _verdict
 
 
 @pytest.mark.parametrize("pct, shown, word", [(68.4, "68.4 %", "busy"), (79.9, "79.9 %", "busy"),
-                                              (80.0, "80 %", "saturated"), (97.32, "97.3 %", "saturated")])
+                                              (80.0, "80.0 %", "saturated"), (97.32, "97.3 %", "saturated")])
 def test_a_unit_is_saturated_from_80_percent_busy_from_60(pct, shown, word):
     v = _verdict(pct)
     step = v["next_steps"][0]

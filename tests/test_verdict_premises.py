@@ -208,7 +208,7 @@ def test_full_occupancy_softmax_is_not_told_to_raise_occupancy():
     v = decide(e)
     assert v.verdict == "below-roofs"  # below its roof, nothing says latency or occupancy (301,152 blocks)
     assert not any("higher occupancy" in s or "raise occupancy" in s.lower() for s in v.next_steps)
-    assert "Occupancy is not its limit (100 % theoretical)" in v.next_steps[0]
+    assert "Occupancy is not its limit (100.0 % theoretical)" in v.next_steps[0]
     assert premise_violations(v.verdict, v.next_steps, e) == []
 
 

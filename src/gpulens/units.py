@@ -121,14 +121,13 @@ def share_pct_text(pct: Any) -> str:
 
 
 def pct_words(pct: Any) -> str:
-    """A 0–100 figure in a sentence (a finding's title, a verdict's evidence) with the digits the tables show
-    (:func:`share_pct_text`: one decimal, halves up), a whole number without its ".0" (``"46 %"``, ``"12.5 %"``,
-    ``"0.4 %"``), never rounded to a false 0 % or 100 % (``"under 0.1 %"``, ``"over 99.9 %"``). One rule for prose
-    and tables: whole percent from 10 % on read an occupancy of 12.5 % (1 of 8 waves) "13 %" in a finding beside
-    "12.5 %" in the occupancy table, and 62.5 % "62 %" or "63 %" — one figure, two readings. Every sentence in the
-    analyzers formats a percentage with this function."""
-    text = share_pct_text(pct)
-    return text[:-4] + " %" if text.endswith(".0 %") else text
+    """A 0–100 figure in a sentence (a finding's title, a verdict's evidence) exactly as the tables show it
+    (:func:`share_pct_text`: one decimal, halves up, ``"46.0 %"``, ``"12.5 %"``, ``"0.4 %"``), never rounded to a
+    false 0 % or 100 % (``"under 0.1 %"``, ``"over 99.9 %"``). One rule for prose and tables: a title "CPU ops hold
+    3 %" beside a table cell "3.0 %" (s48 review) read as two figures, as whole percent from 10 % on read an
+    occupancy of 12.5 % "13 %" beside "12.5 %" before. Every sentence in the analyzers formats a percentage with
+    this function."""
+    return share_pct_text(pct)
 
 
 def _half_up(p: float, digits: int) -> str:

@@ -121,6 +121,23 @@ def _prec(dtype: str) -> str:
     return DTYPE_PRECISION.get(dtype, "fp32")
 
 
+#: Data precisions whose elementwise, reduction and normalisation work PyTorch computes in fp32: ATen's
+#: ``OpMathType`` (aten/src/ATen/OpMathType.h: "For FP16 or BFloat16 inputs, ops should perform internal math in
+#: FP32" — ``opmath_type<Half>``, ``<BFloat16>`` and the Float8 types are ``float``), which its CUDA/HIP elementwise
+#: and reduction kernels (``opmath_gpu_kernel_with_scalars``, ``acc_type``) compute in.
+OPMATH_FP32 = frozenset({"fp16", "bf16", "fp8"})
+
+
+def math_precision(precision: str | None, matrix: bool, from_counters: bool = False) -> str:
+    """The precision whose compute roof bounds an op's FLOPs: its data ``precision`` (None: fp32), except for work
+    modelled from a framework op's shapes (not ``from_counters``) off the matrix units (``matrix`` False) in a
+    16-bit or 8-bit float dtype, which PyTorch computes in fp32 (:data:`OPMATH_FP32`) — a bf16 add runs on the fp32
+    vector pipe, never at the packed-bf16 vector peak (2× to 4× higher on A100/H100). Counted FLOPs keep their own
+    precision: an FP16 instruction counter counts work the hardware did at FP16."""
+    p = str(precision or "fp32")
+    return "fp32" if p in OPMATH_FP32 and not matrix and not from_counters else p
+
+
 def gemm(m: int, n: int, k: int, batch: int = 1, bias: bool = False) -> float:
     """GEMM FLOPs: 2·batch·M·N·K, plus batch·M·N when a bias is added."""
     return 2.0 * batch * m * n * k + (batch * m * n if bias else 0)

@@ -13,11 +13,15 @@ COLUMNS = {
     "flops_per_s": "flops / time of the launches with a figure [FLOP/s]",
     "bytes_per_s": "bytes / time of the launches with a figure [B/s]",
     "arithmetic_intensity": "flops / bytes [FLOP/B]",
-    "precision": "fp64 | fp32 | tf32 | bf16 | fp16 | fp8 | int8 (of the most work); None without FP work",
-    "peak_flops_per_s": "compute roof for that precision and unit (matrix for GEMM/conv/attention): the documented "
-                        "achievable peak where the device spec has one, else the datasheet peak [FLOP/s]",
+    "precision": "fp64 | fp32 | tf32 | bf16 | fp16 | fp8 | int8 (of the most work; the data's dtype); None without FP "
+                 "work",
+    "peak_flops_per_s": "compute roof for the precision the work computes in and its unit (matrix for "
+                        "GEMM/conv/attention): the documented achievable peak where the device spec has one, else the "
+                        "datasheet peak [FLOP/s]",
     "compute_roof": "the device figure that roof is: matrix.<precision> (tensor cores / MFMA) or vector.<precision> "
-                    "(CUDA cores / SIMD; a 16-bit precision without its own vector figure falls back to vector.fp32); "
+                    "(CUDA cores / SIMD; a 16-bit precision without its own vector figure falls back to vector.fp32; "
+                    "fp16/bf16/fp8 elementwise, reduction and norm ops modelled from their shapes compute in fp32 in "
+                    "PyTorch: vector.fp32, _flop_models.math_precision); "
                     "achievable.matrix.<precision> when the device spec documents what a tuned GEMM reaches "
                     "(TraceLens max-achievable FLOPS, measured MAMF) [text]",
     "peak_bytes_per_s": "memory roof: peak DRAM/HBM bandwidth [B/s]",
@@ -68,3 +72,11 @@ COLUMNS = {
                   "unit bound_pct_unit names: one rule for the bound's level and its % of peak) — a level the "
                   "roofline's DRAM roof and its DRAM arithmetic intensity do not show; None otherwise [text]",
 }
+
+
+def roof_precision(r) -> str:
+    """The precision of a roofline row's compute roof as a title names it ("the fp32 compute roof"): the one its
+    ``compute_roof`` key holds (``vector.fp32`` for a bf16 add: PyTorch computes it in fp32; ``matrix.bf16``), else
+    the row's ``precision``."""
+    key = str(getattr(r, "compute_roof", None) or "")
+    return key.rsplit(".", 1)[-1] if "." in key else str(getattr(r, "precision", None) or "fp32")

@@ -289,3 +289,25 @@ def sol_text(e: Evidence) -> str:
     parts = [f"{side} {pct_words(pct)}" for side, pct in (("compute", e.compute_pct), ("memory", e.memory_pct))
              if pct is not None]
     return (", ".join(parts) + " of peak") if parts else "its speed-of-light counters"
+
+
+def graph_replay_words(graphs: "pd.DataFrame", rows: int) -> str:
+    """The title of the finding on whole CUDA graph replays among the verdict table's ``rows`` critical rows
+    (``graphs``: their verdict rows, columns ``name``, ``calls``, ``time_ns``, ``share``). The figures are the
+    table's own, named as the table names them: the rows' GPU time summed over their replays (its ``time``
+    column) and their share of all kernel time (its ``share`` column: hotspots' ``share``, whose denominator is
+    the kernel time of the run, graph replays included) — "600.00 µs summed over 2 replays, 98.4 % of kernel time"
+    for T07 (600 of 610 µs). Never "of GPU time": kernel time summed over launches (and GPUs) is not the GPU's wall
+    time (the breakdown's computation), as the undetermined finding says since s47."""
+    import pandas as pd
+
+    n = len(graphs)
+    t = fmt_ns(graphs["time_ns"].sum(min_count=1))
+    calls = pd.to_numeric(graphs["calls"], errors="coerce").sum(min_count=1)
+    share = pd.to_numeric(graphs["share"], errors="coerce").sum(min_count=1)
+    figures = ((f"{t} in 1 replay" if calls == 1 else f"{t} summed over {int(calls):,} replays") if calls == calls
+               else t) \
+        + (f", {pct_words(100 * float(share))} of kernel time" if share == share else "")
+    what = (f"{str(graphs['name'].iloc[0])[:80]} ({figures}) is a whole CUDA graph replay, not one kernel" if n == 1
+            else f"{n} of the {rows} critical kernel rows ({figures}) are whole CUDA graph replays, not kernels")
+    return what + ": the kernels inside were not traced one by one, so none has a bound"

@@ -19,17 +19,19 @@ _REGISTRY: dict[str, type["Analyzer"]] = {}
 #: The unit vocabulary of column and summary declarations: the text inside the trailing ``[...]`` of a
 #: ``"meaning [unit]"`` doc string. ``share`` is a 0–1 fraction, ``%`` a 0–100 percentage; ``text``, ``id`` and
 #: ``bool`` are shown as they are. A doc string without a bracketed unit is treated as ``text``. ``note`` is a remark
-#: that applies to some rows only (``stake_note``, ``roof_note``): a missing one means none applies and reads "none",
+#: that applies to some rows only (``stake_note``, ``roof_note``): a missing one means none applies and reads "—",
 #: never "unknown" — "roof note: unknown" beside a kernel's known % of roof reads as doubt about that figure.
 #: ``shapes`` and ``dtypes`` are an op's input shapes and dtypes as the profiler records them (compact JSON text,
 #: ``[[141,512],[512,512],[]]`` and ``["c10::BFloat16","c10::BFloat16","Scalar"]``), stored as recorded and shown as
 #: ``[141×512]; [512×512]; –`` and ``bf16 ×2, scalar``. ``KiB`` is a byte amount a profiler counts in units of
 #: 1,024 bytes and that is kept as recorded (rocprof ``FETCH_SIZE`` / ``WRITE_SIZE``); reporters show it in bytes.
 #: ``number`` is a figure whose unit is not known (a profiler counter no documentation names as a count, a ratio or
-#: a percentage): shown as recorded, with no unit claimed.
+#: a percentage): shown as recorded, with no unit claimed. ``code`` is a code kept for programs (``host_idle``,
+#: ``cpu_op``) that reporters show in words (:mod:`gpulens.analyzers._code_words`). A ``note`` that does not apply
+#: reads "—" (nothing to say), not "none".
 UNITS: tuple[str, ...] = ("ns", "bytes", "FLOP", "FLOP/s", "B/s", "FLOP/B", "%", "share", "count", "ratio",
                           "text", "id", "bool", "timestamp", "version", "Hz", "note", "shapes", "dtypes", "KiB",
-                          "number")
+                          "number", "code")
 
 
 def is_clock_column(column: str) -> bool:

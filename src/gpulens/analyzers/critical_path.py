@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._code_words import PATH_CLASS_WORDS
 from gpulens.analyzers._critical_bound import CAUSES, WORDS, recoverable_ns
 from gpulens.analyzers._critical_paths import (_CLASS_NAMES, GPU_CLASSES, GPU_WAITS, WAIT_CLASSES, _class_rows,
                                                _host_wait_on_busy_gpu, paths)
@@ -45,12 +46,13 @@ COLUMNS = {
                "critical path's length) [ns]",
     "class": "event class on the path: cpu_op, runtime, sync, host_idle, launch_delay, kernel, comm, memcpy, memset, "
              "gpu_gap, unattributed (a GPU wait whose launch call is not in the trace), queued (a late start after the "
-             "launch call returned: the idle split's queued time) [text]",
+             "launch call returned: the idle split's queued time); reports show it in words (CPU ops, host idle "
+             "gaps, …: analyzers._code_words) [code]",
     "time_ns": "time of the class on the path [ns]",
     "share": "time_ns / step_ns [share]",
     "events": "distinct events of the class on the path (0 for the gap classes host_idle, launch_delay, gpu_gap, "
               "unattributed, queued: waits with no event) [count]",
-    "top_event": "event of the class with the most time on the path ('' for gaps: shown as none, not unknown — "
+    "top_event": "event of the class with the most time on the path ('' for gaps: shown as —, not unknown — "
                  "there is no event to name) [note]",
 }
 #: What a rank's one window is when the trace records no ProfilerStep: the span of the events the walk reads. It is
@@ -66,12 +68,8 @@ WINDOW_COLUMNS = {**COLUMNS, "step_ns": f"duration of the path window ({PATH_WIN
 #: What the host's share of the path (``host_share``) counts, in every output that shows it.
 HOST_SHARE_WORDS = ("CPU ops, runtime calls, synchronisations and host idle, less the host waits while the GPU was "
                     "busy (counted with the GPU work they wait on) and GPU waits with no recorded cause")
-#: how each event class of the path reads in a sentence (plural: "… hold N % of the step time")
-CLASS_WORDS = {"cpu_op": "CPU ops", "runtime": "runtime calls", "sync": "synchronisations",
-               "host_idle": "host idle gaps", "launch_delay": "launch delays", "kernel": "kernels",
-               "comm": "collectives", "memcpy": "memory copies", "memset": "memory fills",
-               "gpu_gap": "cross-stream waits", "unattributed": "GPU waits with no cause the trace shows",
-               "queued": "late starts of work already queued"}
+#: how each event class of the path reads, in a sentence and in a table cell (one vocabulary: :mod:`._code_words`)
+CLASS_WORDS = PATH_CLASS_WORDS
 
 _ACTIONS = {
     "kernel": "Shorten the kernels on the critical path, starting with {top}.",
@@ -306,15 +304,15 @@ class CriticalPath(Analyzer):
                                                                  "path: what bound rests on (gpu from 50 %) [share]",
                                                "bound": "gpu or cpu: which side holds most of the critical path "
                                                         "(HTA's definition; the run verdict weighs busy and idle "
-                                                        "time over the GPU span instead) [text]",
-                                               "top_class": "event class with the most path time [text]",
+                                                        "time over the GPU span instead) [code]",
+                                               "top_class": "event class with the most path time [code]",
                                                "steady_path_ns": "the path's time inside the steady state the run "
                                                                  "verdict judges: the GPU span less the warm-up / "
                                                                  "one-off idle gaps it leaves out [ns]",
                                                "steady_host_share": "host_share over that steady state [share]",
                                                "steady_gpu_held_share": "gpu_held_share over that steady state "
                                                                         "[share]",
-                                               "steady_bound": "bound over that steady state [text]"})
+                                               "steady_bound": "bound over that steady state [code]"})
 
     @staticmethod
     def _summary(t: pd.DataFrame, pytorch: bool = True, waited: dict[str, int] | None = None,
@@ -507,11 +505,11 @@ SEGMENT_COLUMNS = {
     "rank": "distributed rank [id]",
     "step": "ProfilerStep number (unknown for a whole-trace window) [id]",
     "order": "position on the path, earliest first [count]",
-    "class": "event class (see critical_path) [text]",
+    "class": "event class (see critical_path; shown in words) [code]",
     "offset_ns": "segment start from the window's start, clock jumps left out (the summed length of the segments "
                  "before it) [ns]",
     "dur_ns": "segment length [ns]",
-    "event": "event on the path ('' for gaps and idle time: shown as none) [note]",
+    "event": "event on the path ('' for gaps and idle time: shown as —) [note]",
 }
 MAX_SEGMENTS = 5000
 

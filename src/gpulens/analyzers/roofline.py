@@ -27,7 +27,8 @@ from gpulens.analyzers._flop_coverage import lower_bound_words
 from gpulens.analyzers._untimed import untimed_kernels
 from gpulens.analyzers._work import cache_bytes, counter_work, shape_work, text_codes
 from gpulens.analyzers._stake import assumed_premise, time_at_stake
-from gpulens.analyzers._roofline_columns import COLUMNS
+from gpulens.analyzers._flop_models import math_precision
+from gpulens.analyzers._roofline_columns import COLUMNS, roof_precision
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.context import first_seen_codes, recode_first_seen, text_series, unique_ints
 from gpulens.analyzers._verdict_facts import LATENCY_BOUND
@@ -421,7 +422,7 @@ class Roofline(Analyzer):
             t, flops, nbytes = float(tf[i]), float(ff[i]), float(bb[i])
             if flops <= 0:  # no FP work at all (a copy kernel): no precision; the fp32 vector roof places the ridge
                 prec[i], matrix[i] = None, False
-            pk = (str(prec[i] or "fp32"), bool(matrix[i]))
+            pk = (math_precision(prec[i], bool(matrix[i]), bool(from_ctr[i])), bool(matrix[i]))  # bf16 add: fp32
             if pk not in peaks:
                 peak = spec.peak_flops(*pk)
                 sheet_peak = sheet_spec.peak_flops(*pk) if measured else peak
@@ -513,7 +514,7 @@ class Roofline(Analyzer):
                                "its roofs.")
             else:
                 ach = str(r.compute_roof or "").startswith("achievable.")
-                roof = (f"{'achievable ' if ach else ''}{r.precision} compute roof" if r.bound == "compute"
+                roof = (f"{'achievable ' if ach else ''}{roof_precision(r)} compute roof" if r.bound == "compute"
                         else "memory roof")
                 sheet = (f"; {pct_words(r.datasheet_roof_pct)} of the datasheet peak" if ach and r.bound == "compute"
                          and r.datasheet_roof_pct == r.datasheet_roof_pct

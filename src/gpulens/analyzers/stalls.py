@@ -45,7 +45,8 @@ COLUMNS = {
     "vendor": "nvidia or amd",
     "metric_family": "counter family the shares come from (pcsamp, per_issue, per_warp, latency, wave_cycles)",
     **{f"{c}_pct": f"share of stall time in class {c} [%]" for c in STALL_CLASSES},
-    "dominant_class": "stall class with the largest share",
+    "dominant_class": "stall class with the largest share (a STALL_CLASSES code: memory_latency, compute_pipe, …; "
+                      "reports show it in words) [code]",
     "dominant_pct": "its share of stall time [%]",
     "top_reason": "single stall reason with the largest share, as the tool names it",
     "top_reason_pct": "its share of stall time [%]",

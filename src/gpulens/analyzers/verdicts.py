@@ -31,7 +31,7 @@ from gpulens.analyzers import _advice
 from gpulens.analyzers._gap_codes import gap_class_mask
 from gpulens.analyzers._coalescing import finding_detail, sectors_per_request, uncoalesced
 from gpulens.analyzers._unknown_time import untimed_names
-from gpulens.analyzers._verdict_text import proof_words, sol_text, summed_over_gpus
+from gpulens.analyzers._verdict_text import graph_replay_words, proof_words, sol_text, summed_over_gpus
 from gpulens.analyzers._occ_findings import (bound_by_verdict, defer_to_fusion, settle_condition,
                                              settle_wave_premise)
 from gpulens.analyzers._verdict_columns import COLUMNS
@@ -435,12 +435,8 @@ class Verdicts(Analyzer):
             # a whole CUDA graph replay traced at graph level is no kernel that failed to classify: its kernels were
             # not recorded one by one, and the trace option that records them is the step (T07: "1 of 1 critical
             # kernel could not be classified" for a graph replay)
-            n = len(graphs)
-            gname, gtime = str(graphs["name"].iloc[0])[:80], fmt_ns(graphs["time_ns"].sum(min_count=1))
             findings.append(Finding(
-                (f"{gname} ({gtime} of GPU time) is a whole CUDA graph replay, not one kernel" if n == 1 else
-                 f"{n} of the {len(t)} critical kernel rows ({gtime} of GPU time) are whole CUDA graph replays, not "
-                 "kernels") + ": the kernels inside were not traced one by one, so none has a bound",
+                graph_replay_words(graphs, len(t)),
                 "Nsight Systems traced the graph as one interval per replay (--cuda-graph-trace=graph): "
                 "the kernels it launched were not recorded, so no roofline, occupancy or counter describes them.",
                 severity="info", category="undetermined", key="undetermined" if not len(und) else "undetermined/graph",

@@ -103,6 +103,10 @@ LABELS: dict[str, str] = {
     "steady_host_share": "host work (share of the steady-state path)",
     "steady_gpu_held_share": "held by the GPU (share of the steady-state path)",
     "steady_bound": "steady-state path held by",
+    # bottlenecks' largest idle/overhead cause, named only from 10 % of the steady span (else "none"): the threshold
+    # in its header in every reporter (the Markdown and HTML tables said "overhead: none" beside the console's
+    # "overhead ≥ 10 %: none", as if no overhead at all)
+    "overhead": "overhead ≥ 10 % of the span",
 }
 
 #: Section titles of analysis results (others: the name with spaces, capitalised).

@@ -15,7 +15,7 @@ from gpulens.analyzers import AnalysisResult
 from gpulens.report import SourceReport
 from gpulens.analyzers._advice import vendor_word
 from gpulens.analyzers._gap_codes import GAP_CLASSES
-from gpulens.reports._format import (column_label, fmt_ns, fmt_unit, is_missing, limiter_text, result_title, summary_items, time_scale,
+from gpulens.reports._format import (LABELS, column_label, fmt_ns, fmt_unit, is_missing, limiter_text, result_title, summary_items, time_scale,
                                      shown_columns, source_vendor, stall_class_label, unit_of, vendor_headers, vendor_label,
                                      with_limiter_text)
 from gpulens.reports._values import NO_LIMITER_TEXT, bound_text
@@ -256,7 +256,7 @@ def _idle_panel(bn: AnalysisResult, max_rows: int, vendor: str | None = None) ->
     other = int(bn.summary.get("idle_other_clock_ns") or 0)  # the analysis's sum over the GPUs
     bound = (f" The idle is at most its figure: up to {fmt_ns(other)} of it may be GPU work written on another clock "
              "(events of one GPU on several time bases), so no verdict rests on it.") if other else ""
-    return Panel("Why the GPU was idle", f"Idle time per GPU split by cause; overhead ≥ 10 % of the span: {over}."
+    return Panel("Why the GPU was idle", f"Idle time per GPU split by cause; {LABELS['overhead']}: {over}."
                  + beside + bound,
                  fig, table_html(t, None, max_rows, docs=bn.columns, headers=vendor_headers(t.columns, vendor, bn.columns)))
 

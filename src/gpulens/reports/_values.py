@@ -120,12 +120,13 @@ def largest_items(v: Any, unit: str, n: int = CELL_ITEMS) -> tuple[list[tuple[st
 _SCALARS = (str, int, float, np.integer, np.floating, np.bool_)
 
 
-#: A ``[note]`` cell without a note: no remark applies to that row (:data:`gpulens.analyzers.base.UNITS`).
-NO_NOTE = "none"
+#: A ``[note]`` cell without a note: no remark applies to that row (:data:`gpulens.analyzers.base.UNITS`) — the
+#: dash a person reads as "nothing here" (a bare "none" read as a name or a value; "unknown" as doubt).
+NO_NOTE = "—"
 
 
 #: Units shown as words (left-aligned, wrapped), not as figures
-TEXT_UNITS = ("text", "note", "shapes", "dtypes")
+TEXT_UNITS = ("text", "note", "shapes", "dtypes", "code")
 
 
 #: Number types :func:`fmt_unit` formats without its checks for other kinds of value (most cells are one of these).
@@ -161,6 +162,10 @@ def _fmt_text(v: str, unit: str) -> str:
     s = v.strip()
     if s in ("", "None", "nan", "NaN", "null", "<NA>"):
         return NO_NOTE if unit == "note" else MISSING
+    if unit == "code":  # a code kept for programs, in words for a person (one vocabulary for every reporter)
+        from gpulens.analyzers._code_words import code_text
+
+        return code_text(s)
     return clip(s, CELL_CHARS)
 
 

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from gpulens.reports._answer import order_text, verdict_rows
 from gpulens.reports._fit import Col, FitTable, name_col
-from gpulens.reports._format import fmt_ns as _fmt_ns
+from gpulens.reports._format import LABELS, fmt_ns as _fmt_ns
 from gpulens.reports._format import fmt_unit, gpu_sum_label, idle_at_most, idle_bound_note, plural, stake_notes
 from gpulens.reports._names import short_names
 
@@ -77,7 +77,7 @@ def verdict_renderables(s: Any, top: int = 10) -> list:
         causes.sort(key=lambda ch: -float(bt[ch[0]].fillna(0).sum()))  # the largest causes are never left out
         cols = [Col("rank"), Col("GPU"), Col("idle")] + [Col(h, optional=k >= 2) for k, (_, h) in enumerate(causes)] + [
             Col("busy: exposed comm", optional=True), Col("busy: small-grid kernels", optional=True),
-            Col("overhead ≥ 10 %", "left", figure=False)]
+            Col(LABELS["overhead"], "left", figure=False)]
         rows = [[str(x["rank"]), str(x["device_id"]), idle_at_most(x) + _fmt_ns(x["idle_ns"])] + [_fmt_ns(x[c]) for c, _ in causes]
                 + [_fmt_ns(x["exposed_comm_ns"]), _fmt_ns(x["small_grid_ns"]), fmt_unit(x["overhead"], "text")]
                 for x in shown.to_dict("records")]
