@@ -144,3 +144,77 @@ def test_well_formed_rank_selections_read_as_written():
     assert parse_ranks("0-3,8") == {0, 1, 2, 3, 8}
     assert parse_ranks("2-2") == {2}
     assert parse_ranks(" 5 , 1-2") == {1, 2, 5}
+
+
+# --- the gate: one run a side has no noise estimate; "more runs" advice counts the candidate's runs ----------------
+
+def test_one_baseline_run_holds_a_change_to_an_assumed_noise_band_not_the_bare_threshold():
+    from gpulens.gate.stats import compare_timing
+
+    # 1 vs 1: no run-to-run noise measured. GPU CI runs of unchanged code differ by > 10 % (NVIDIA/warp#1142), so the
+    # band is 2 × 10 % = 20 %: a 12 % change is over the 5 % threshold but inside what noise alone does -> AMBIGUOUS
+    c = compare_timing([1000.0], [1120.0])
+    assert (c.verdict, c.method, c.threshold, c.band) == ("AMBIGUOUS", "threshold", 0.05, pytest.approx(0.20))
+    assert "assumed 10.0 %" in c.reason and "12.0 % worse" in c.reason
+    assert compare_timing([1000.0], [1250.0]).verdict == "REGRESSED"  # 25 % > 20 %
+    assert compare_timing([1000.0], [1040.0]).verdict == "PASS"       # under the threshold
+    assert compare_timing([1000.0], [880.0]).verdict == "AMBIGUOUS"   # 12 % better: not shown to be a speed-up
+    assert compare_timing([1000.0], [700.0]).verdict == "IMPROVED"
+    # a larger configured threshold is not narrowed: 30 % threshold, band 30 %
+    assert compare_timing([1000.0], [1250.0], threshold=0.30).verdict == "PASS"
+    # a measured baseline noise (5 runs, ~0.7 %) keeps the 5 % threshold: the 12 % change regressed
+    assert compare_timing([1000.0, 1010, 990, 1005, 995], [1120.0]).verdict == "REGRESSED"
+
+
+def _timing(n_base, n_cand, sd_base, sd_cand):
+    import numpy as np
+
+    from gpulens.gate.stats import timing_test
+
+    rng = np.random.default_rng(5)
+    t = timing_test(1e6 * np.exp(0.01 * rng.standard_normal(10)), 1e6 * np.exp(0.01 * rng.standard_normal(10)))
+    t.n_base, t.n_cand, t.sd_base_log, t.sd_cand_log = n_base, n_cand, sd_base, sd_cand
+    t.sd_log = ((sd_base ** 2 + sd_cand ** 2) / 2) ** 0.5
+    return t
+
+
+def test_more_runs_advice_counts_candidate_runs_against_the_saved_baseline():
+    from gpulens.gate.stats import repeats_needed
+
+    # 20 baseline runs, 3 candidate runs, 2 % noise each side, T 5 %, level 0.01, power 0.95. Normal approximation:
+    # 0.02·√(1/20 + 1/n) ≤ log(1.05)/(z_.99 + z_.95) = 0.012287 → 1/n ≤ 0.3274 → n ≥ 3.05: at least 4 candidate
+    # runs, 1 more (the equal-sides rule counted from the baseline's 20 and said 0: "rerun")
+    assert 1 <= repeats_needed(_timing(20, 3, 0.02, 0.02), 0.01) <= 4
+    # a quiet baseline (0.5 %) and a noisy candidate (5 %), 10 runs each: 0.005²/10 + 0.05²/n ≤ 0.012287² →
+    # n ≥ 16.8: at least 17 candidate runs, 7 more; the t distribution a little more
+    assert 7 <= repeats_needed(_timing(10, 10, 0.005, 0.05), 0.01) <= 12
+
+
+def test_a_baseline_too_small_for_any_candidate_count_says_to_save_it_again():
+    from gpulens.gate.stats import decide, repeats_needed
+
+    # 3 baseline runs at 2 % noise: even an exact candidate mean leaves t(2 df) with noncentrality
+    # log(1.05)·√3/0.02 = 4.2 against t_.99(2) = 6.96: power far under 95 %
+    t = _timing(3, 30, 0.02, 0.02)
+    assert repeats_needed(t, 0.01) is None
+    t.ratio, t.eq_low, t.eq_high, t.diff, t.se, t.df = 1.03, 0.95, 1.12, 0.0296, 0.02, 2.0
+    c = decide(t, 0.5, 1.0, 0.01)
+    assert c.verdict == "AMBIGUOUS" and "the baseline's 3 runs are too few to detect a 5.0 % change: save it " \
+                                      "again with more runs" in c.reason
+
+
+def test_a_one_vs_one_gate_does_not_fail_on_a_change_noise_can_make(tmp_path, capsys):
+    from tests.gate_traces import make_trace
+
+    b = make_trace(tmp_path / "b.json", seed=1)
+    c = make_trace(tmp_path / "c.json", seed=2, gemm_scale=1.12)  # the GEMM 12 % slower: within 2 × 10 % noise
+    store = str(tmp_path / "st")
+    assert main(["baseline", "save", "--store", store, "--name", "main", str(b)]) == 0
+    capsys.readouterr()
+    assert main(["gate", "--store", store, "--baseline", "main", str(c)]) == 0  # AMBIGUOUS: exit 0, not 1
+    out = " ".join(capsys.readouterr().out.split())
+    assert "gpulens gate: AMBIGUOUS" in out and "one baseline run measures no run-to-run noise" in out
+    assert main(["gate", "--store", store, "--baseline", "main", str(c), "--fail-on-ambiguous"]) == 1
+    slow = make_trace(tmp_path / "s.json", seed=3, gemm_scale=1.6)  # 60 % slower GEMM: beyond any noise band
+    capsys.readouterr()
+    assert main(["gate", "--store", store, "--baseline", "main", str(slow)]) == 1

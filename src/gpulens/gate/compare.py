@@ -506,8 +506,11 @@ def _overall(rows: list[MetricResult], cand: RunSet, excluded_note: str) -> tupl
         tail = ""
         if need:
             t = max((r.threshold or 0) for r in hit)
-            tail = f"; {max(need)} more repeats per side would detect a {100 * t:.3g} % change" if max(need) else \
+            tail = f"; {max(need)} more candidate runs would detect a {100 * t:.3g} % change" if max(need) else \
                 "; the noise allows detection at this run count: rerun to resolve"
+        if any(r.method == "threshold" and r.base_n == 1 for r in hit):  # over T, inside the assumed-noise band
+            tail += ("; one baseline run measures no run-to-run noise, so a change under the PASS band may be noise: "
+                     "save the baseline from ≥ 5 runs")
         unjudged = [r.reason for r in hit if r.reason.startswith("cannot be judged: ")]
         if unjudged:
             tail += f"; {unjudged[0]}"
