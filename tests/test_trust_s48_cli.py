@@ -218,3 +218,29 @@ def test_a_one_vs_one_gate_does_not_fail_on_a_change_noise_can_make(tmp_path, ca
     slow = make_trace(tmp_path / "s.json", seed=3, gemm_scale=1.6)  # 60 % slower GEMM: beyond any noise band
     capsys.readouterr()
     assert main(["gate", "--store", store, "--baseline", "main", str(slow)]) == 1
+
+
+@pytest.mark.parametrize("ref", ["missing.json.gz", "runs/missing.pt.trace.json.gz", "base.sqlite", "missing.json"])
+def test_a_missing_baseline_file_is_named_as_a_missing_file_not_a_store_name(tmp_path, monkeypatch, capsys, ref):
+    from tests.gate_traces import make_trace
+
+    monkeypatch.chdir(tmp_path)
+    c = make_trace(tmp_path / "c.json", seed=2)
+    store = str(tmp_path / "st")
+    code = main(["gate", "--store", store, "--baseline", ref, str(c)])
+    out = " ".join(capsys.readouterr().out.split())
+    assert code == 0 and "NO_BASELINE" in out
+    assert f"no baseline file {ref} (no such file)" in out and "for machine" not in out
+    assert main(["gate", "--store", store, "--baseline", ref, str(c), "--require-baseline"]) == 3
+
+
+def test_a_dotted_store_name_is_still_a_name(tmp_path, capsys):
+    from tests.gate_traces import make_trace
+
+    b, c = make_trace(tmp_path / "b.json", seed=1), make_trace(tmp_path / "c.json", seed=2)
+    store = str(tmp_path / "st")
+    assert main(["baseline", "save", "--store", store, "--name", "v1.2", str(b)]) == 0
+    capsys.readouterr()
+    main(["gate", "--store", store, "--baseline", "v1.2", str(c)])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "NO_BASELINE" not in out and "baseline v1.2 (1 run" in out

@@ -269,13 +269,14 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
                      created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
     if baseline is None:
         res.verdict = NO_BASELINE
-        from gpulens.gate.baseline import is_name, is_path_ref
+        from gpulens.gate.baseline import is_name, is_path_ref, names_a_file
 
         # a path names one file, not a machine's store: say it does not exist (a first run before the file is
         # made, or a typo) and how to make it, never a store lookup the user did not ask for
         res.reason = (f"no baseline file {baseline_ref} (no such file): save one there with `gpulens baseline save "
                       f"REPORT --name {baseline_ref}`" if is_path_ref(str(baseline_ref)) else
-                      f"no baseline file {baseline_ref} (no such file)" if not is_name(str(baseline_ref)) else
+                      f"no baseline file {baseline_ref} (no such file)"
+                      if not is_name(str(baseline_ref)) or names_a_file(str(baseline_ref)) else
                       f"no baseline '{baseline_ref}' for machine {candidate.machine_key}: save one with "
                       "`gpulens baseline save`")
         res.metrics = _order([r for n, m in candidate.metrics.items()
