@@ -244,3 +244,86 @@ def test_a_dotted_store_name_is_still_a_name(tmp_path, capsys):
     main(["gate", "--store", store, "--baseline", "v1.2", str(c)])
     out = " ".join(capsys.readouterr().out.split())
     assert "NO_BASELINE" not in out and "baseline v1.2 (1 run" in out
+
+
+# --- the gate's GPU count is the GPUs the run used, as the breakdown counts them --------------------------------
+
+DATA = Path(__file__).parent / "data" / "kineto"
+
+
+def test_gpu_count_is_the_gpus_the_run_used_not_the_devices_listed():
+    import json
+
+    from gpulens.gate.runs import collect_runs
+
+    path = DATA / "hpctrain_mi300x_tracelens_replay.json"
+    raw = json.loads(path.read_text())
+    used = {e["args"]["device"] for e in raw["traceEvents"]
+            if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")}
+    assert len(raw["deviceProperties"]) == 8 and used == {2}  # the trace itself: 8 devices seen, one used
+    runs = collect_runs([path])
+    assert runs.environment["gpu_count"] == 1 and runs.environment["gpu_count_basis"] == "with GPU work"
+    assert "-x1-" in runs.machine_key
+
+
+def test_a_baseline_counting_devices_recorded_is_not_incomparable_for_that_alone():
+    from gpulens.gate.baseline import Baseline
+    from gpulens.gate.compare import comparability
+    from gpulens.gate.runs import collect_runs
+
+    runs = collect_runs([DATA / "hpctrain_mi300x_tracelens_replay.json"])
+    old_env = {k: v for k, v in runs.environment.items() if k != "gpu_count_basis"}
+    old_env["gpu_count"] = 8  # what a baseline saved before session 48 recorded for this trace
+    base = Baseline.__new__(Baseline)
+    base.environment, base.report_schema_version = old_env, runs.report_schema_version
+    mism, notes = comparability(base, runs)
+    assert mism == []
+    assert ("GPU count: baseline 8 (devices recorded), candidate 1 (GPUs with GPU work): counted differently, "
+            "not checked") in notes
+
+
+# --- diff: the kernels and categories tables tell the same story about copies --------------------------------------
+
+def _copy_run(path, copy_name, us):
+    from tests.dig_traces import H100, KTrace
+
+    t = KTrace(H100)
+    for i in range(3):
+        op = t.op("aten::copy_", 100 + 50 * i, 20, dims=[[1024, 1024], [1024, 1024]], types=["float", "float"])
+        t.launch(op, 101 + 50 * i, [(copy_name, 1000 + 100 * i, us)], api="cudaMemcpyAsync", cat="gpu_memcpy")
+    return t.write(path)
+
+
+def _per_category_sums_agree(r):
+    k, cat = r.tables["kernels"], r.tables["categories"]
+    for row in cat.itertuples():
+        sub = k[k["category"] == row.category]
+        assert sub["delta_ns"].sum() == row.delta_ns, row.category
+        assert sub["base_count"].sum() == row.base_count and sub["cand_count"].sum() == row.cand_count
+
+
+def test_a_copy_of_another_direction_is_another_category_row(tmp_path):
+    from gpulens.diff import diff
+
+    # 3 DtoH copies of 10 µs in the base, 3 DtoD copies of 4 µs in the candidate: two pieces of work, not one copy
+    # row "6 µs... faster"
+    r = diff(_copy_run(tmp_path / "b.json", "Memcpy DtoH (Device -> Pageable)", 10.0),
+             _copy_run(tmp_path / "c.json", "Memcpy DtoD (Device -> Device)", 4.0))
+    cat = r.tables["categories"].set_index("category")
+    assert "copy" not in cat.index
+    assert (cat.loc["copy (DtoH)", "base_count"], cat.loc["copy (DtoH)", "cand_count"],
+            cat.loc["copy (DtoH)", "delta_ns"]) == (3, 0, -30_000)
+    assert (cat.loc["copy (DtoD)", "base_count"], cat.loc["copy (DtoD)", "cand_count"],
+            cat.loc["copy (DtoD)", "delta_ns"]) == (0, 3, 12_000)
+    _per_category_sums_agree(r)
+
+
+def test_real_h100_vs_mi300x_bert_copies_agree_across_tables():
+    from gpulens.diff import diff
+
+    # the traces: H100 one 'Memcpy DtoH (Device -> Pinned)' of 2.240 µs, MI300X one 'Memcpy DtoD (Device -> Device)'
+    # of 2.404 µs (both from aten::_local_scalar_dense)
+    r = diff(DATA / "tracelens_h100_bert-small.json.gz", DATA / "tracelens_mi300x_bert-small.json.gz")
+    cat = r.tables["categories"].set_index("category")
+    assert cat.loc["copy (DtoH)", "delta_ns"] == -2_240 and cat.loc["copy (DtoD)", "delta_ns"] == 2_404
+    _per_category_sums_agree(r)

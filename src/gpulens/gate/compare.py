@@ -46,9 +46,15 @@ def comparability(base: Baseline, cand: RunSet) -> tuple[list[str], list[str]]:
     """
     mism, notes = [], []
     be, ce = base.environment, cand.environment
+    basis = [e.get("gpu_count_basis") or "recorded" for e in (be, ce)]
     for label, key in MUST_MATCH + NOTE_ONLY:
         b, c = be.get(key), ce.get(key)
         if b in (None, [], 0) and c in (None, [], 0):
+            continue
+        if key == "gpu_count" and basis[0] != basis[1] and b != c:  # counted otherwise: not comparable figures
+            notes.append(f"GPU count: baseline {b} ({'GPUs ' if basis[0] == 'with GPU work' else 'devices '}"
+                         f"{basis[0]}), candidate {c} ({'GPUs ' if basis[1] == 'with GPU work' else 'devices '}"
+                         f"{basis[1]}): counted differently, not checked")
             continue
         if b in (None, [], 0) or c in (None, [], 0):
             notes.append(f"{label} recorded only in the {'candidate' if b in (None, [], 0) else 'baseline'}: "
