@@ -327,3 +327,12 @@ def test_real_h100_vs_mi300x_bert_copies_agree_across_tables():
     cat = r.tables["categories"].set_index("category")
     assert cat.loc["copy (DtoH)", "delta_ns"] == -2_240 and cat.loc["copy (DtoD)", "delta_ns"] == 2_404
     _per_category_sums_agree(r)
+
+
+@pytest.mark.parametrize("ref", ["", " "])
+def test_an_empty_baseline_is_a_usage_error_not_a_silent_pass(tmp_path, capsys, ref):
+    # `gpulens gate --baseline "$BASELINE"` with the variable unset gave NO_BASELINE, exit 0: a CI gate always green
+    code, _, err = _run(capsys, ["gate", "--baseline", ref, str(tmp_path / "c.json")])
+    assert code == 2
+    assert err == (f"gpulens: error: --baseline: empty ({ref!r}); give a baseline name (see `gpulens baseline "
+                   "list`) or a path to a baseline .json file\n")
