@@ -130,8 +130,8 @@ def test_a_program_importing_the_cli_still_gets_its_keyboard_interrupt(tmp_path)
     ("--ranks", "0,x", "--ranks: cannot read 'x' in '0,x' (expected e.g. 0-7 or 0,2,5)"),
     ("--ranks", "", "--ranks: empty (''; expected e.g. 0-7 or 0,2,5)"),
     ("--ranks", " ", "--ranks: empty (' '; expected e.g. 0-7 or 0,2,5)"),
-    ("--steps", "", "--steps: empty (''; expected A:B)"),
-    ("--window", "", "--window: empty (''; expected A:B)"),
+    ("--steps", "", "--steps: empty (''; expected A:B, e.g. 3:5)"),
+    ("--window", "", "--window: empty (''; expected START:END, e.g. 10ms:20ms)"),
 ])
 def test_malformed_selection_is_one_clear_line(capsys, opt, text, err):
     code, _, got = _run(capsys, DEMO + [opt, text])

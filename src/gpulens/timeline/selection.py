@@ -185,9 +185,9 @@ class Selection:
             GpulensError: a text cannot be read, or a window's end is not after its start, or the last step comes
                 before the first (each would select nothing, and read as "no GPU work").
         """
-        for opt, text in (("--steps", steps), ("--window", window)):
+        for opt, text, form in (("--steps", steps, "A:B, e.g. 3:5"), ("--window", window, "START:END, e.g. 10ms:20ms")):
             if text is not None and not text.strip():  # given but empty: it silently selected everything
-                raise GpulensError(f"{opt}: empty ({text!r}; expected A:B)")
+                raise GpulensError(f"{opt}: empty ({text!r}; expected {form})")
         win = None
         if window:
             parts = window.split(":")
