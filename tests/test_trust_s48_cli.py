@@ -76,13 +76,18 @@ def test_an_empty_input_path_is_refused_not_read_as_the_current_folder(tmp_path,
 
 
 def test_a_path_that_only_looks_odd_is_still_accepted(tmp_path, monkeypatch, capsys):
-    # "./-" is a file named "-" (written as such on purpose); an existing folder given with its slash for --csv
+    # "./-" is a file named "-" (written as such on purpose); a folder given with its slash for --csv
+    from tests.gate_traces import make_trace
+
+    from gpulens.cli._coerce import path_text_refusal
+
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "tables").mkdir()
-    code, _, err = _run(capsys, DEMO + ["--json", "./-", "--csv", "tables/"])
+    t = make_trace(tmp_path / "t.json", seed=1, steps=1)
+    code, _, err = _run(capsys, ["analyze", str(t), "-q", "--no-cache", "--json", "./-"])
     assert code == 0, err
     assert (tmp_path / "-").read_text().lstrip().startswith("{")
-    assert (tmp_path / "tables" / "columns.csv").is_file()
+    for name in ("csv_dir", "parquet_dir", "out"):  # a folder option may end in '/'
+        assert path_text_refusal("tables/", name, True) is None
 
 
 # --- Ctrl-C while the command is still importing: one line, exit 130, no traceback -------------------------------
@@ -203,11 +208,23 @@ def test_a_baseline_too_small_for_any_candidate_count_says_to_save_it_again():
                                       "again with more runs" in c.reason
 
 
-def test_a_one_vs_one_gate_does_not_fail_on_a_change_noise_can_make(tmp_path, capsys):
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    """JSON reports of one synthetic run each (analysed once for the module's gate tests): ``b`` the baseline run,
+    ``c`` its GEMM 12 % slower (inside 2 × 10 % noise), ``slow`` its GEMM 60 % slower (beyond any noise band)."""
     from tests.gate_traces import make_trace
 
-    b = make_trace(tmp_path / "b.json", seed=1)
-    c = make_trace(tmp_path / "c.json", seed=2, gemm_scale=1.12)  # the GEMM 12 % slower: within 2 × 10 % noise
+    d = tmp_path_factory.mktemp("s48reports")
+    out = {}
+    for name, seed, scale in (("b", 1, 1.0), ("c", 2, 1.12), ("slow", 3, 1.6)):
+        trace = make_trace(d / f"{name}.trace.json", seed=seed, gemm_scale=scale, steps=2)
+        out[name] = d / f"{name}.json"
+        assert main(["analyze", str(trace), "-q", "--no-cache", "--json", str(out[name])]) == 0
+    return out
+
+
+def test_a_one_vs_one_gate_does_not_fail_on_a_change_noise_can_make(tmp_path, capsys, reports):
+    b, c = reports["b"], reports["c"]
     store = str(tmp_path / "st")
     assert main(["baseline", "save", "--store", store, "--name", "main", str(b)]) == 0
     capsys.readouterr()
@@ -215,17 +232,16 @@ def test_a_one_vs_one_gate_does_not_fail_on_a_change_noise_can_make(tmp_path, ca
     out = " ".join(capsys.readouterr().out.split())
     assert "gpulens gate: AMBIGUOUS" in out and "one baseline run measures no run-to-run noise" in out
     assert main(["gate", "--store", store, "--baseline", "main", str(c), "--fail-on-ambiguous"]) == 1
-    slow = make_trace(tmp_path / "s.json", seed=3, gemm_scale=1.6)  # 60 % slower GEMM: beyond any noise band
+    slow = reports["slow"]  # 60 % slower GEMM: beyond any noise band
     capsys.readouterr()
     assert main(["gate", "--store", store, "--baseline", "main", str(slow)]) == 1
 
 
 @pytest.mark.parametrize("ref", ["missing.json.gz", "runs/missing.pt.trace.json.gz", "base.sqlite", "missing.json"])
-def test_a_missing_baseline_file_is_named_as_a_missing_file_not_a_store_name(tmp_path, monkeypatch, capsys, ref):
-    from tests.gate_traces import make_trace
-
+def test_a_missing_baseline_file_is_named_as_a_missing_file_not_a_store_name(tmp_path, monkeypatch, capsys, ref,
+                                                                              reports):
     monkeypatch.chdir(tmp_path)
-    c = make_trace(tmp_path / "c.json", seed=2)
+    c = reports["c"]
     store = str(tmp_path / "st")
     code = main(["gate", "--store", store, "--baseline", ref, str(c)])
     out = " ".join(capsys.readouterr().out.split())
@@ -234,10 +250,8 @@ def test_a_missing_baseline_file_is_named_as_a_missing_file_not_a_store_name(tmp
     assert main(["gate", "--store", store, "--baseline", ref, str(c), "--require-baseline"]) == 3
 
 
-def test_a_dotted_store_name_is_still_a_name(tmp_path, capsys):
-    from tests.gate_traces import make_trace
-
-    b, c = make_trace(tmp_path / "b.json", seed=1), make_trace(tmp_path / "c.json", seed=2)
+def test_a_dotted_store_name_is_still_a_name(tmp_path, capsys, reports):
+    b, c = reports["b"], reports["c"]
     store = str(tmp_path / "st")
     assert main(["baseline", "save", "--store", store, "--name", "v1.2", str(b)]) == 0
     capsys.readouterr()
@@ -251,27 +265,31 @@ def test_a_dotted_store_name_is_still_a_name(tmp_path, capsys):
 DATA = Path(__file__).parent / "data" / "kineto"
 
 
-def test_gpu_count_is_the_gpus_the_run_used_not_the_devices_listed():
-    import json
-
+@pytest.fixture(scope="module")
+def replay_runs():
     from gpulens.gate.runs import collect_runs
+
+    return collect_runs([DATA / "hpctrain_mi300x_tracelens_replay.json"])
+
+
+def test_gpu_count_is_the_gpus_the_run_used_not_the_devices_listed(replay_runs):
+    import json
 
     path = DATA / "hpctrain_mi300x_tracelens_replay.json"
     raw = json.loads(path.read_text())
     used = {e["args"]["device"] for e in raw["traceEvents"]
             if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")}
     assert len(raw["deviceProperties"]) == 8 and used == {2}  # the trace itself: 8 devices seen, one used
-    runs = collect_runs([path])
+    runs = replay_runs
     assert runs.environment["gpu_count"] == 1 and runs.environment["gpu_count_basis"] == "with GPU work"
     assert "-x1-" in runs.machine_key
 
 
-def test_a_baseline_counting_devices_recorded_is_not_incomparable_for_that_alone():
+def test_a_baseline_counting_devices_recorded_is_not_incomparable_for_that_alone(replay_runs):
     from gpulens.gate.baseline import Baseline
     from gpulens.gate.compare import comparability
-    from gpulens.gate.runs import collect_runs
 
-    runs = collect_runs([DATA / "hpctrain_mi300x_tracelens_replay.json"])
+    runs = replay_runs
     old_env = {k: v for k, v in runs.environment.items() if k != "gpu_count_basis"}
     old_env["gpu_count"] = 8  # what a baseline saved before session 48 recorded for this trace
     base = Baseline.__new__(Baseline)
