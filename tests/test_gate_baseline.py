@@ -104,7 +104,10 @@ def test_environment_of_a_real_trace():
     env = environment_of(rep["sources"][0], rep)
     assert env["driver"] == str(raw["cuda_driver_version"])
     assert env["gpus"] == sorted({d["name"] for d in raw["deviceProperties"]})
-    assert env["gpu_count"] == len(raw["deviceProperties"])
+    # GPU count: the GPUs the run used (events on them), not the 8 devices the process could see (session 48)
+    used = {e["args"]["device"] for e in raw["traceEvents"]
+            if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset") and "device" in e.get("args", {})}
+    assert len(raw["deviceProperties"]) == 8 and env["gpu_count"] == len(used) == 1
 
 
 def test_machine_key_is_stable_and_separates_gpus(tmp_path):

@@ -137,16 +137,17 @@ def test_family_weights_spend_alpha_where_the_time_is():
 
 
 def test_repeats_needed_matches_the_normal_approximation():
-    # sd of the logs 2 %, T = 5 %, level 0.01, power 0.95: normal approximation
-    # n ≈ 2·((z_.99 + z_.95)·0.02 / log 1.05)² = 2·((2.326 + 1.645)·0.02/0.04879)² = 5.3; the t distribution
-    # needs a little more: 6–8 per side, so 3–5 more than 3 runs.
+    # sd of the logs 2 % on each side, T = 5 %, level 0.01, power 0.95, the baseline's 10 runs kept as saved:
+    # normal approximation 0.02·√(1/10 + 1/n) ≤ log 1.05 / (z_.99 + z_.95) = 0.04879 / 3.971 → 1/n ≤ 0.2774,
+    # n ≥ 3.6: 4 candidate runs; the t distribution needs a little more: 4–8, so 1–5 more than 3 runs.
     rng = np.random.default_rng(5)
     b = 1e6 * np.exp(0.02 * rng.standard_normal(3))
     c = 1e6 * np.exp(0.02 * rng.standard_normal(3))
     t = timing_test(np.r_[b, b, b], np.r_[c, c, c])  # 9 runs: enough for a test
-    t.sd_log, t.n_base, t.n_cand = 0.02, 3, 3
-    assert 3 <= repeats_needed(t, 0.01) <= 5
-    t.sd_log = 0.5  # 50 % noise: hundreds of runs per side
+    t.sd_log = t.sd_base_log = t.sd_cand_log = 0.02
+    t.n_base, t.n_cand = 10, 3
+    assert 1 <= repeats_needed(t, 0.01) <= 5
+    t.sd_log = t.sd_base_log = t.sd_cand_log = 0.5  # 50 % noise: no candidate count helps against 10 baseline runs
     assert repeats_needed(t, 0.01, limit=100) is None
 
 

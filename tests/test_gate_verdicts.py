@@ -60,7 +60,7 @@ def test_ambiguous_names_the_metric_and_the_repeats_that_would_resolve_it():
     from scipy.stats import norm
     n_normal = 2 * ((norm.isf(row.weight * 0.01) + norm.isf(0.05)) * s / np.log(1.05)) ** 2
     assert row.repeats_needed is not None and row.repeats_needed >= n_normal - N - 1
-    assert f"{row.repeats_needed} more repeats per side would detect a 5 % change" in res.reason
+    assert f"{row.repeats_needed} more candidate runs would detect a 5 % change" in res.reason
 
 
 def test_precise_change_below_the_threshold_passes_even_when_significant():

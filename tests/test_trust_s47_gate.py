@@ -262,7 +262,8 @@ def test_added_rank_is_incomparable_for_its_rank_count_only(tmp_path):
         shutil.copy(src / f, two)
     code, res = _gate(one, two, tmp_path / "g.json")
     assert (code, res["verdict"]) == (0, "INCOMPARABLE")
-    assert res["mismatches"] == ["rank count: baseline 1, candidate 2"]
+    # its two ranks ran kernels on two GPUs (GPUs with GPU work, session 48), the baseline's one rank on one
+    assert res["mismatches"] == ["GPU count: baseline 1, candidate 2", "rank count: baseline 1, candidate 2"]
     assert res["baseline"]["environment"]["steps"] == res["candidate"]["environment"]["steps"] == [2]
 
 

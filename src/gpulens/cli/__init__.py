@@ -16,10 +16,42 @@ import sys
 import traceback
 from typing import Any
 
-import typer
+#: What the command says when Ctrl-C comes while it is still starting (importing typer, rich and its commands):
+#: nothing was read or written yet.
+ABORTED_STARTING = "gpulens: aborted (Ctrl-C) while starting: nothing was read or written\n"
 
-from gpulens.cli._coerce import LightGroup
-from gpulens.errors import EXIT_INTERNAL, EXIT_USAGE, GpulensError, input_of, printable
+
+def _is_console_command() -> bool:
+    """Whether this process is the ``gpulens`` command (the console script or ``python -m gpulens``), whose start
+    this module is; not a program or test importing :mod:`gpulens.cli`."""
+    top = sys.modules.get("__main__")
+    spec = getattr(top, "__spec__", None)
+    if spec is not None and getattr(spec, "name", None) == "gpulens.__main__":
+        return True
+    name = os.path.basename(str(getattr(top, "__file__", "") or ""))
+    return name in ("gpulens", "gpulens.exe", "gpulens-script.py")
+
+
+def _interrupted_while_starting() -> None:
+    """Ctrl-C during this module's imports: for the ``gpulens`` command, the one-line message and exit 130 (as
+    :func:`main` says for a Ctrl-C later: no traceback); anyone else importing the module gets the
+    ``KeyboardInterrupt`` itself."""
+    if not _is_console_command():
+        raise KeyboardInterrupt
+    try:
+        sys.stderr.write(ABORTED_STARTING)
+        sys.stderr.flush()
+    finally:
+        os._exit(130)
+
+
+try:  # the imports of the command line (typer, rich, every command module): see _interrupted_while_starting
+    import typer
+
+    from gpulens.cli._coerce import LightGroup
+    from gpulens.errors import EXIT_INTERNAL, EXIT_USAGE, GpulensError, input_of, printable
+except KeyboardInterrupt:
+    _interrupted_while_starting()
 
 app = typer.Typer(cls=LightGroup, add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   rich_markup_mode=None,
@@ -70,8 +102,11 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
                                        help="Print the version and exit.")) -> None:
     """gpulens: why is this GPU workload slow?"""
 
-for _m in COMMAND_MODULES:
-    importlib.import_module(f"{__name__}.{_m}").register(app)
+try:
+    for _m in COMMAND_MODULES:
+        importlib.import_module(f"{__name__}.{_m}").register(app)
+except KeyboardInterrupt:
+    _interrupted_while_starting()
 
 
 def _split_debug(args: list[str]) -> tuple[list[str], bool]:

@@ -131,6 +131,68 @@ def element_metavars(params: Any) -> None:
         p.display_type = lambda ctx, _text=f"<{label}>": _text
 
 
+#: Parameters (their Python names, in every command) that name a file gpulens writes: ``--json``, ``--html``,
+#: ``--markdown``, ``--perfetto`` of ``analyze`` and ``diff``, ``--junit`` of ``gate``.
+OUTPUT_FILES = frozenset({"json_out", "html_out", "md_out", "perfetto_out", "markdown", "junit"})
+#: Parameters that name a folder gpulens writes into: ``--csv``, ``--parquet`` (``analyze``), ``--out`` (``profile``).
+OUTPUT_FOLDERS = frozenset({"csv_dir", "parquet_dir", "out"})
+
+
+def path_text_refusal(text: str, name: str | None, is_path: bool) -> str | None:
+    """Why the command-line text ``text`` of parameter ``name`` cannot name the path it should, or None.
+
+    One rule for every path option and argument, decided here on the text as typed (a :class:`~pathlib.Path` made
+    from it has already lost what matters: ``Path("")`` is ``.``, ``Path("new/")`` is ``new``):
+
+    * ``""`` (any path parameter, ``is_path``): it would mean the current folder — a report written as ``.``
+      or a folder of tables spilled into the current folder;
+    * ``-`` for an output: gpulens does not write reports to standard output under that name (the console summary
+      is there); ``/dev/stdout`` does (a device is written in place);
+    * a report file's name ending in ``/``: a folder was meant, and the report would have become a file named like
+      that folder.
+    """
+    output = name in OUTPUT_FILES or name in OUTPUT_FOLDERS
+    if text == "" and (is_path or output):
+        return "an empty path; give a " + ("folder" if name in OUTPUT_FOLDERS else "file" if output
+                                           else "file or folder") + " name"
+    if text == "-" and output:
+        return ("'-' (standard output) is not supported; give a " + ("folder" if name in OUTPUT_FOLDERS else "file")
+                + " name" + (" (/dev/stdout writes the report to standard output)" if name in OUTPUT_FILES else ""))
+    if name in OUTPUT_FILES and text.endswith(("/", "\\")) and text.strip("/\\"):
+        return "names a folder (it ends in '/'); give a file name for the report"
+    return None
+
+
+def _checked_process_value(param: Any, process_value: Any) -> Any:
+    """``param.process_value`` preceded by :func:`path_text_refusal` on each text given (click hands the text as
+    typed, before any conversion)."""
+    desc = getattr(param, "type_descriptor", None)
+    kind = _light_kind(desc.annotation, desc.parameter_info) if desc is not None else None
+    is_path = kind is not None and kind[1] is Path
+
+    def process(ctx: Any, value: Any) -> Any:
+        for text in (value if isinstance(value, (list, tuple)) else [value]):
+            why = path_text_refusal(text, param.name, is_path) if isinstance(text, str) else None
+            if why is not None:
+                from gpulens.errors import GpulensError
+
+                if getattr(param, "param_type_name", "") != "option":  # an argument: the inputs
+                    raise GpulensError(f"an input path is empty ({why[len('an empty path; '):]})")
+                flag = max(getattr(param, "opts", None) or [param.name or "path"], key=len)
+                raise GpulensError(f"{flag}: {why}" if text in ("", "-") else f"{flag} {text}: {why}")
+        return process_value(ctx, value)
+
+    return process
+
+
+def path_texts_checked(params: Any) -> None:
+    """Give every parameter in ``params`` the check :func:`path_text_refusal` of the texts typed (once)."""
+    for p in params:
+        if not getattr(p, "_gpulens_paths_checked", False):
+            p.process_value = _checked_process_value(p, p.process_value)
+            p._gpulens_paths_checked = True
+
+
 class LightGroup(TyperGroup):
     """typer's command group whose own parameters and whose commands' parameters (``--help`` included, which click
     makes on first use) are coerced as :func:`light_coercion` says: no pydantic import for the values a command
@@ -140,6 +202,7 @@ class LightGroup(TyperGroup):
         params = super().get_params(ctx)
         light_coercion(params)
         element_metavars(params)
+        path_texts_checked(params)
         return params
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
@@ -148,4 +211,5 @@ class LightGroup(TyperGroup):
             params = cmd.get_params(ctx)
             light_coercion(params)
             element_metavars(params)
+            path_texts_checked(params)
         return cmd

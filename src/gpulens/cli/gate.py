@@ -89,6 +89,9 @@ def register(app: typer.Typer) -> None:
 def _run(candidates, baseline, warn_only, require_baseline, fail_on_ambiguous, allow_cross_machine, json_out,
          markdown, junit, config, store, quiet, force=False, allow_other_workload=False, html_out=None,
          strict=True) -> int:
+    if not baseline.strip():  # `--baseline "$BASELINE"` with the variable unset: never a silent NO_BASELINE pass
+        raise GpulensError(f"--baseline: empty ({baseline!r}); give a baseline name (see `gpulens baseline list`) or "
+                           "a path to a baseline .json file")
     outputs = [(p, kind, what) for p, kind, what in (
         (json_out, "gate_json", "JSON result"), (markdown, "gate_markdown", "Markdown summary"),
         (junit, "gate_junit", "JUnit XML"), (html_out, "gate_html", "HTML page")) if p is not None]

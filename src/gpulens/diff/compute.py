@@ -44,7 +44,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from gpulens.collectors._kineto_kinds import copy_kind_of
+from gpulens.diff._labels import category_label, copy_direction
 from gpulens.gate.workload import kernel_overlap, steps_differ, workload_text
 from gpulens.reports._names import short_names
 
@@ -70,7 +70,7 @@ KERNEL_COLUMNS = {
               "memsets…: only the events left unmatched, unlike the categories table's rows) [text]",
     "match": "how the row was matched: name, op+shapes, variant (same key but its numbers), category (work "
              "category of kernels left unmatched), new (candidate only) or vanished (base only) [text]",
-    "category": "work category [text]",
+    "category": "work category; a copy with its direction, e.g. 'copy (DtoH)' [text]",
     "kernels": "short base kernel names → short candidate kernel names ('(none)' for a side without the row: new "
                "or vanished), or 'names (both runs)' when both sides hold the same kernels (name rows); one naming "
                "over both runs [text]",
@@ -80,7 +80,8 @@ KERNEL_COLUMNS = {
 }
 OPERATOR_COLUMNS = {"op": "launching framework op ('(no op)' for GPU work without one); its memsets and memcpys "
                           "are rows of their own ('aten::mm (memset)') [text]", **SIDE_COLUMNS}
-CATEGORY_COLUMNS = {"category": "work category [text]", **SIDE_COLUMNS}
+CATEGORY_COLUMNS = {"category": "work category; a copy with its direction, e.g. 'copy (DtoH)' [text]",
+                    **SIDE_COLUMNS}
 RANK_COLUMNS = {"rank": "distributed rank [id]", **SIDE_COLUMNS}
 #: Each table's rows in words: its "of Δ" divides by the Σ|Δ| of its own rows, which differs between tables (rows
 #: that net rises and falls in one table are apart in another: BERT H100 → MI300X, flash attention +76.25 µs is
@@ -275,14 +276,6 @@ def _work_kind(kind: pd.Series) -> pd.Series:
     return k.map(lambda x: _WORK_KIND.get(x, x))
 
 
-def copy_direction(name: str) -> str:
-    """The direction of a copy from its event name (``HtoD``, ``DtoH``, ``DtoD``, ``PtoP``, ``HtoH``…), or '' when the
-    name does not say: the collectors' rule (:func:`gpulens.collectors._kineto_kinds.copy_kind_of`: CUDA ``Memcpy
-    DtoH``, nsys 2023+ ``[CUDA memcpy Host-to-Device]``, HIP ``CopyDeviceToHost``, rocprofiler-sdk
-    ``MEMORY_COPY_HOST_TO_DEVICE``, XLA ``MemcpyH2D``)."""
-    return copy_kind_of(str(name)) or ""
-
-
 def _op_kind(df: pd.DataFrame) -> pd.Series:
     """The kind part of an op signature (:func:`_work_kind`), a copy's with its direction: the same op and shapes
     copying device → host in one run and device → device in the other are two different pieces of work."""
@@ -402,6 +395,8 @@ def compare(base: DiffSide, cand: DiffSide, top: int = 10) -> DiffResult:
     ctot = float(c["time_ns"].sum(skipna=False)) if len(c) else 0.0
     total = ctot - btot
     b, c, counts = _label_rows(b, c)
+    for df in (b, c):  # a copy's category with its direction, in the kernels and categories tables alike
+        df["category"] = category_label(df)
     tables: dict[str, pd.DataFrame] = {}
     k = _sides(b, c, ["row", "match"], btot, ctot)
     # each row's kernel keys, the most time first (a class row may gather many: the names that matter lead)

@@ -160,6 +160,18 @@ def is_name(ref: str) -> bool:
     return bool(_NAME_RE.match(ref))
 
 
+#: Endings that make a ``--baseline`` value a file path, not a store name, even when the file does not exist: a
+#: baseline or report (``.json``, ``.json.gz``), a trace of a format gpulens reads, an archive.
+FILE_SUFFIXES = (".json", ".gz", ".zst", ".xz", ".bz2", ".zip", ".sqlite", ".db", ".csv", ".txt", ".log", ".rpd",
+                 ".ncu-rep", ".nsys-rep", ".pftrace", ".pb")
+
+
+def names_a_file(ref: str) -> bool:
+    """True when ``ref`` reads as a file path whether or not it exists: a path separator, or an ending of
+    :data:`FILE_SUFFIXES` (``missing.json.gz`` is a file that is not there, never the store name ``missing.json.gz``)."""
+    return os.sep in ref or "/" in ref or ref.lower().endswith(FILE_SUFFIXES)
+
+
 def is_path_ref(ref: str) -> bool:
     """True when a ``--baseline``/``--name`` value is a file path rather than a name: it ends in ``.json``."""
     return ref.endswith(".json")
@@ -392,6 +404,9 @@ def find_baseline(ref: str, machine_key: str, store: Path | None = None, strict:
     if not is_name(ref):  # a path that does not exist (or a pattern): no store name can match it
         return None
     store = store or default_store()
+    if names_a_file(ref) and not (store / machine_key / f"{ref}.json").exists() \
+            and not any(store.glob(f"*/{ref}.json")):  # a file that is not there, not a name (run_gate says so)
+        return None
     check_store(store)
     own = store / machine_key / f"{ref}.json"
     if own.exists():

@@ -46,9 +46,15 @@ def comparability(base: Baseline, cand: RunSet) -> tuple[list[str], list[str]]:
     """
     mism, notes = [], []
     be, ce = base.environment, cand.environment
+    basis = [e.get("gpu_count_basis") or "recorded" for e in (be, ce)]
     for label, key in MUST_MATCH + NOTE_ONLY:
         b, c = be.get(key), ce.get(key)
         if b in (None, [], 0) and c in (None, [], 0):
+            continue
+        if key == "gpu_count" and basis[0] != basis[1] and b != c:  # counted otherwise: not comparable figures
+            notes.append(f"GPU count: baseline {b} ({'GPUs ' if basis[0] == 'with GPU work' else 'devices '}"
+                         f"{basis[0]}), candidate {c} ({'GPUs ' if basis[1] == 'with GPU work' else 'devices '}"
+                         f"{basis[1]}): counted differently, not checked")
             continue
         if b in (None, [], 0) or c in (None, [], 0):
             notes.append(f"{label} recorded only in the {'candidate' if b in (None, [], 0) else 'baseline'}: "
@@ -269,13 +275,14 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
                      created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
     if baseline is None:
         res.verdict = NO_BASELINE
-        from gpulens.gate.baseline import is_name, is_path_ref
+        from gpulens.gate.baseline import is_name, is_path_ref, names_a_file
 
         # a path names one file, not a machine's store: say it does not exist (a first run before the file is
         # made, or a typo) and how to make it, never a store lookup the user did not ask for
         res.reason = (f"no baseline file {baseline_ref} (no such file): save one there with `gpulens baseline save "
                       f"REPORT --name {baseline_ref}`" if is_path_ref(str(baseline_ref)) else
-                      f"no baseline file {baseline_ref} (no such file)" if not is_name(str(baseline_ref)) else
+                      f"no baseline file {baseline_ref} (no such file)"
+                      if not is_name(str(baseline_ref)) or names_a_file(str(baseline_ref)) else
                       f"no baseline '{baseline_ref}' for machine {candidate.machine_key}: save one with "
                       "`gpulens baseline save`")
         res.metrics = _order([r for n, m in candidate.metrics.items()
@@ -506,8 +513,11 @@ def _overall(rows: list[MetricResult], cand: RunSet, excluded_note: str) -> tupl
         tail = ""
         if need:
             t = max((r.threshold or 0) for r in hit)
-            tail = f"; {max(need)} more repeats per side would detect a {100 * t:.3g} % change" if max(need) else \
+            tail = f"; {max(need)} more candidate runs would detect a {100 * t:.3g} % change" if max(need) else \
                 "; the noise allows detection at this run count: rerun to resolve"
+        if any(r.method == "threshold" and r.base_n == 1 for r in hit):  # over T, inside the assumed-noise band
+            tail += ("; one baseline run measures no run-to-run noise, so a change under the PASS band may be noise: "
+                     "save the baseline from ≥ 5 runs")
         unjudged = [r.reason for r in hit if r.reason.startswith("cannot be judged: ")]
         if unjudged:
             tail += f"; {unjudged[0]}"

@@ -61,7 +61,8 @@ class MetricResult:
             title it ``PASS band`` and :attr:`base_spread` ``baseline noise``.
         method: ``welch-log-t+holm`` (``welch-raw-t+holm`` with zero samples), ``threshold`` or ``exact``.
         weight: the metric's share of α in the run's family (gating timings only) [fraction].
-        repeats_needed: AMBIGUOUS timings: runs to add per side to detect a change of the threshold (95 % power).
+        repeats_needed: AMBIGUOUS timings: candidate runs to add (the baseline as saved) to detect a change of the
+            threshold (95 % power).
         share: for kernels, the larger of baseline and candidate median share of kernel time [fraction].
         base_calls, cand_calls: for kernels, median launches per run.
     """

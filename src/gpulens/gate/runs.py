@@ -282,7 +282,9 @@ def environment_of(source: dict[str, Any], report: dict[str, Any]) -> dict[str, 
     """What the comparison must hold equal, from one source of a report.
 
     Returns:
-        ``gpus`` (sorted distinct GPU names), ``gpu_count`` (devices recorded), ``arch`` (sorted compute
+        ``gpus`` (sorted distinct GPU names), ``gpu_count`` (GPUs with GPU work, the breakdown's ``gpu_count``;
+        the devices recorded when the report lacks it), ``gpu_count_basis`` (``"with GPU work"`` or
+        ``"recorded"``; absent from baselines saved before session 48: recorded), ``arch`` (sorted compute
         capabilities / gfx arch names), ``ranks`` (rank count), ``driver``, ``runtime``, ``torch`` (str or None
         when the source does not record them), ``collectors``, ``tool_version``, ``sm_clock_mhz`` (mean SM clock
         during the run from the ``telemetry`` analysis, MHz; None when not recorded), ``steps`` (``[N]``: the
@@ -291,9 +293,15 @@ def environment_of(source: dict[str, Any], report: dict[str, Any]) -> dict[str, 
     """
     devs = [d for d in source.get("devices") or [] if isinstance(d, dict)]
     inputs = [i for i in source.get("inputs") or [] if isinstance(i, dict)]
+    # GPUs the run used: the breakdown's gpu_count ("GPUs with GPU work", one definition for every report) — a
+    # Kineto trace lists every device the process could see (8 on an 8-GPU node for a job on one of them: the
+    # MI300X replay trace ran its 29 kernels on device 2 of 8 listed); the devices recorded when that is unknown
+    worked = _get(source, ("analyses", "breakdown", "summary", "gpu_count"))
+    used = isinstance(worked, int) and not isinstance(worked, bool) and worked > 0
     env: dict[str, Any] = {
         "gpus": sorted({str(d["name"]) for d in devs if d.get("name")}),
-        "gpu_count": len({(d.get("rank"), d.get("device_id")) for d in devs}),
+        "gpu_count": worked if used else len({(d.get("rank"), d.get("device_id")) for d in devs}),
+        "gpu_count_basis": "with GPU work" if used else "recorded",
         "arch": sorted({str(d.get("gfx_arch") or d.get("compute_capability")) for d in devs
                         if d.get("gfx_arch") or d.get("compute_capability")}),
         "ranks": len(_get(source, ("summary", "ranks")) or [0]),
@@ -406,7 +414,8 @@ def _kernel_times(source: dict[str, Any]) -> dict[str, float]:
 
 def _common_env(envs: list[dict[str, Any]], paths: list[Path]) -> dict[str, Any]:
     if not envs:
-        return {"gpus": [], "gpu_count": 0, "arch": [], "ranks": 0, "driver": None, "runtime": None,
+        return {"gpus": [], "gpu_count": 0, "gpu_count_basis": "recorded", "arch": [], "ranks": 0, "driver": None,
+                "runtime": None,
                 "torch": None, "collectors": [], "tool_version": None, "sm_clock_mhz": None, "steps": []}
     keys = {machine_key(e) for e in envs if e["gpus"]}
     if len(keys) > 1:

@@ -6,7 +6,7 @@ from typing import Any
 
 from gpulens.gate.result import MARKS, GateResult, MetricResult
 from gpulens.reports.console import fmt_ns
-from gpulens.gate.stats import noise_band_texts
+from gpulens.gate.stats import UNMEASURED_NOISE, noise_band_texts
 from gpulens.units import plural
 
 
@@ -182,8 +182,10 @@ def method_text(result: GateResult) -> str:
         n = ", ".join(f"{b} vs {c}" for b, c in runs)
         return (f"No statistical test ran ({n} runs: record ≥ 5 repeats per side for one): each timing was "
                 f"compared with its PASS band alone: the {100 * cfg.get('threshold', 0):g} % threshold, widened to "
-                f"{cfg.get('noise_multiplier')} × baseline noise where that is larger (a baseline of ≥ 2 runs); "
-                f"{share}")
+                f"{cfg.get('noise_multiplier')} × baseline noise where that is larger (a baseline of ≥ 2 runs)"
+                + (f", to {cfg.get('noise_multiplier')} × an assumed {100 * UNMEASURED_NOISE:g} % run-to-run noise "
+                   "for a baseline of one run (a change between the threshold and that band is AMBIGUOUS)"
+                   if any(m.base_n == 1 for m in timings) else "") + f"; {share}")
     return (f"Welch t-test on log times, weighted Holm across the run's gating timings at α = {cfg.get('alpha')}; "
             f"REGRESSED needs ≥ half the {100 * cfg.get('threshold', 0):g} % threshold and a CI reaching it; PASS "
             f"band = max(threshold, {cfg.get('noise_multiplier')} × baseline noise); {share}")

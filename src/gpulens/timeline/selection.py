@@ -145,18 +145,27 @@ def parse_ranks(text: str) -> frozenset[int]:
     """``"0-3,8"`` → {0, 1, 2, 3, 8}.
 
     Raises:
-        GpulensError: a part is not N or A-B, or names a rank beyond :data:`MAX_RANK`.
+        GpulensError: empty, a part is not N or A-B, a range is reversed (``3-1``: its end before its start), or a
+            rank is beyond :data:`MAX_RANK`; the message quotes the whole text and the part at fault.
     """
     out: set[int] = set()
+    whole = text[:80]
+    if not text.strip():
+        raise GpulensError(f"--ranks: empty ({whole!r}; expected e.g. 0-7 or 0,2,5)")
     for part in text.split(","):
         part = part.strip()
         m = re.fullmatch(r"([0-9]+)(?:-([0-9]+))?", part)
         if not m:
-            raise GpulensError(f"--ranks: cannot read {part!r} (expected e.g. 0-7 or 0,2,5)")
+            where = "" if part == text.strip() else f" in {whole!r}"
+            what = f"an empty part{where}" if not part else f"{part[:80]!r}{where}"
+            raise GpulensError(f"--ranks: cannot read {what} (expected e.g. 0-7 or 0,2,5)")
         lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
         if max(lo, hi) > MAX_RANK:
             raise GpulensError(f"--ranks: rank {max(lo, hi)} is beyond the largest supported ({MAX_RANK:,})")
-        out.update(range(min(lo, hi), max(lo, hi) + 1))
+        if hi < lo:  # read as lo..hi it selected ranks nobody asked for, or (one rank run) nothing at all
+            raise GpulensError(f"--ranks: the range {part!r} ends before it starts (write the lower rank first: "
+                               f"{hi}-{lo})")
+        out.update(range(lo, hi + 1))
     return frozenset(out)
 
 
@@ -176,6 +185,9 @@ class Selection:
             GpulensError: a text cannot be read, or a window's end is not after its start, or the last step comes
                 before the first (each would select nothing, and read as "no GPU work").
         """
+        for opt, text, form in (("--steps", steps, "A:B, e.g. 3:5"), ("--window", window, "START:END, e.g. 10ms:20ms")):
+            if text is not None and not text.strip():  # given but empty: it silently selected everything
+                raise GpulensError(f"{opt}: empty ({text!r}; expected {form})")
         win = None
         if window:
             parts = window.split(":")
@@ -190,7 +202,7 @@ class Selection:
         rng = parse_range(steps, "--steps") if steps else None
         if rng is not None and None not in rng and rng[1] < rng[0]:
             raise GpulensError(f"--steps: the last step comes before the first ({steps[:80]!r})")
-        return cls(rng, win, parse_ranks(ranks) if ranks else None)
+        return cls(rng, win, parse_ranks(ranks) if ranks is not None else None)
 
     @property
     def active(self) -> bool:
