@@ -70,8 +70,12 @@ READS: dict[str, tuple[str, ...]] = {
 CHILD: frozenset[str] = frozenset({
     "rank_kernels", "roofline", "collectives", "occupancy", "speed_of_light",
     "hierarchical_roofline", "stream_timeline",
-    "kernel_distributions", "kernel_outliers", "kernel_variation", "launch_latency", "queue_length",
-    "queue_length_series",
+    # since session 48: the per-kernel distributions (their hot rows and GPU steps shared among the three), the
+    # queue length and its series (queue steps shared between the two) and launch latency — each reads nothing the
+    # parent computes after the fork, only verdicts (deferred) reads their results, and no parent analyzer shares
+    # their intermediates (a 1M-kernel trace, CPU s per process at load ~12: child 3.2 → 4.1, parent 5.9 → 5.0)
+    "kernel_distributions", "kernel_outliers", "kernel_variation", "queue_length", "queue_length_series",
+    "launch_latency",
 })
 # critical_path (and critical_path_segments, which reads its memoised paths) run in the parent since session 47:
 # critical_path reads the parent's bottlenecks result (its lost-work figures), which the child does not have

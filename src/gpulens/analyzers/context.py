@@ -410,7 +410,9 @@ class AnalysisContext:
         cats = self.kind_categories
         key = tuple(sorted({k for k in kinds if k in cats and counts[cats.index(k)] > 0}))
         if key not in self._kinds:
-            self._kinds[key] = self.timeline.events[self.mask_of(*kinds)]
+            # column by column (:meth:`take_rows`), not ``events[mask]``'s block-wise take: the 1M-kernel trace's
+            # million kernel and collective rows of 30 columns in 0.16 s instead of 0.23 s, the same frame
+            self._kinds[key] = self.take_rows(self.mask_of(*kinds), self.timeline.events.columns)
         return self._kinds[key]
 
     @property

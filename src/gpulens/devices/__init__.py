@@ -353,6 +353,34 @@ def main_device(timeline: Any) -> Mapping[str, Any] | None:
     return _main_device(timeline)
 
 
+def _gpu_keys(ev: Any, gpu_kinds: Any) -> set[tuple[int, int]]:
+    """The distinct ``(rank, device_id)`` of the GPU rows (kind in ``gpu_kinds``, ``device_id`` >= 0) of an events
+    table. A categorical ``kind`` with numpy integer keys (the Timeline's schema) is read by category code, one
+    test per category, and a run on one GPU needs no per-row hashing (the 1M-kernel trace: 0.075 → 0.025 s); any
+    other table by pandas, as before."""
+    import pandas as pd
+
+    kind, rank, dev = ev["kind"], ev["rank"], ev["device_id"]
+    if isinstance(kind.dtype, pd.CategoricalDtype) and all(
+            isinstance(c.dtype, np.dtype) and c.dtype.kind in "iu" for c in (rank, dev)):
+        table = np.append(np.asarray(kind.cat.categories.isin(list(gpu_kinds)), dtype=bool), False)  # −1: missing
+        g, r = dev.to_numpy(), rank.to_numpy()
+        sel = table.take(kind.array.codes)
+        sel &= g >= 0
+        if not sel.any():
+            return set()
+        if r.min() == r.max():  # one rank: only the GPU rows' devices are selected
+            gs = g[sel]
+            if gs.min() == gs.max():
+                return {(int(r[0]), int(gs[0]))}
+        r, g = r[sel], g[sel]
+        pairs = np.unique(np.stack([r.astype("int64"), g.astype("int64")], axis=1), axis=0)
+        return {(int(a), int(b)) for a, b in pairs.tolist()}
+    # the two key columns only: a row selection of the whole table copied every column of every GPU row
+    gpu = ev[["rank", "device_id"]][kind.isin(gpu_kinds) & (dev >= 0)]
+    return {(int(r), int(g)) for r, g in gpu.drop_duplicates().itertuples(index=False)}
+
+
 def split_by_work(timeline: Any) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
     """The recorded devices (``meta.devices``) split into those that ran GPU work (kernels, collectives, copies,
     fills) and those that ran none, matched on ``(rank, device_id)`` as :func:`main_device` matches them.
@@ -369,9 +397,7 @@ def split_by_work(timeline: Any) -> tuple[list[Mapping[str, Any]], list[Mapping[
         return devs, []
     from gpulens.timeline import GPU_KINDS
 
-    # the two key columns only: a row selection of the whole table copied every column of every GPU row
-    gpu = ev[["rank", "device_id"]][ev["kind"].isin(GPU_KINDS) & (ev["device_id"] >= 0)]
-    keys = {(int(r), int(g)) for r, g in gpu.drop_duplicates().itertuples(index=False)}
+    keys = _gpu_keys(ev, GPU_KINDS)
 
     def key(d: Mapping[str, Any]) -> tuple[int, int] | None:
         try:
