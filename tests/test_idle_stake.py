@@ -141,7 +141,7 @@ def test_one_off_gap_between_kernels_is_a_note_and_host_gaps_name_their_calls(tm
     root = next(f for f in src.findings() if f.key == "idle")
     # the 6 host waits of 50 µs hold 40 µs of cudaMalloc each, one-off set-up: 6 × 10 µs at stake in steady state
     assert root.time_at_stake_ns == 6 * (50_000 - 40_000)
-    assert "60.00 µs at stake in steady state once 240.00 µs of one-off set-up calls" in root.title
+    assert "60.00 µs at stake in steady state (every idle cause) once 240.00 µs of one-off set-up calls" in root.title
     assert "5.00 ms in a single one-off gap left out" in root.title
     assert "cudaMalloc" in root.action and "6 gaps" in root.action
     host = next(f for f in src.findings() if f.key == "idle/host")

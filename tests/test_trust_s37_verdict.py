@@ -65,7 +65,7 @@ def test_every_report_shows_the_range(h200):
 
     # the lower bound names the unit it is the distance to (session 41): ncu's Memory Throughput, 96.40 %, which is
     # L1's (96.39 % over elapsed cycles; s42: named by its level, as the roofline's bound column names it)
-    least = "at least, from L1 at 96.4 % of its peak (measured speed of light); up to 603.93 µs"
+    least = "at least its distance to the L1 peak (at 96.4 % of it, measured speed of light); up to 603.93 µs"
     assert least in markdown.render(h200)
     rows = h200.sources[0].results["verdicts"].table
     note = rows.loc[rows["name"].astype(str).str.startswith("gemm_wmma"), "stake_note"].iloc[0]

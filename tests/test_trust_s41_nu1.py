@@ -99,7 +99,7 @@ def test_a_measured_stake_names_its_unit_everywhere(h200):
     # the lower bound of an L1-led kernel names its unit too: ncu's Memory Throughput 97.22 % for gemm_naive
     gn = _row(h200.sources[0].results["verdicts"].table, "gemm_naive")
     # (s42: named by the level it is, L1 over elapsed cycles 97.15 % — within a point — as the bound column names it)
-    assert gn["stake_note"].startswith("at least, from L1 at 97.2 % of its peak (measured speed of light); up to")
+    assert gn["stake_note"].startswith("at least its distance to the L1 peak (at 97.2 % of it, measured speed of light); up to")
     assert gn["time_at_stake_ns"] == round(3_180_000 * (1 - _metric("gemm_naive", "Memory Throughput") / 100))
 
 

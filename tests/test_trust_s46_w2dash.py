@@ -66,7 +66,7 @@ def test_alexnet_idle_finding_leads_with_the_steady_state_stake(alexnet):
     stake = idle - bn["idle_host_setup_ns"]
     assert root.time_at_stake_ns == stake                      # 141.98 ms, never the 2.82 s
     assert root.title.split(": ", 1)[1].startswith(
-        f"{fmt_ns(stake)} at stake in steady state once 2.68 s of one-off set-up calls (once per run, not per step)")
+        f"{fmt_ns(stake)} at stake in steady state (every idle cause) once 2.68 s of one-off set-up calls (once per run, not per step)")
     # the host-wait part is the headline's figure: 2.82 s less the set-up calls
     host = next(f for f in s.findings() if f.key == "idle/host")
     steady_host = bn["idle_host_ns"] - bn["idle_host_setup_ns"]
@@ -116,7 +116,7 @@ def test_set_up_in_host_waits_leaves_the_stake_by_hand(tmp_path):
     root = next(f for f in src.findings() if f.key == "idle")
     assert src.results["bottlenecks"].summary["idle_host_setup_ns"] == 3 * 95_000
     assert root.time_at_stake_ns == idle - 3 * 95_000
-    assert f"{fmt_ns(idle - 3 * 95_000)} at stake in steady state once 285.00 µs of one-off set-up" in root.title
+    assert f"{fmt_ns(idle - 3 * 95_000)} at stake in steady state (every idle cause) once 285.00 µs of one-off set-up" in root.title
     plain = trace("cudaEventQuery")  # not set-up: the whole idle is at stake, the title as before
     root = next(f for f in plain.findings() if f.key == "idle")
     assert root.time_at_stake_ns == idle and "at stake in steady state" not in root.title

@@ -414,11 +414,11 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
     one_off = setup_part(tot, host_calls)
     if one_off:  # the host wait is mostly one-off set-up: the steady-state stake leads, as in the run headline
         host = int(tot.get("idle_host_ns") or 0)
-        words = (f"{fmt_ns(recoverable - one_off)} at stake in steady state once {fmt_ns(one_off)} of one-off set-up "
+        words = (f"{fmt_ns(recoverable - one_off)} at stake in steady state (every idle cause) once {fmt_ns(one_off)} of one-off set-up "
                  f"calls (once per run, not per step) are left out — by cause: "
                  + words.replace(f"{fmt_ns(host)} {cause_words('host', tot)}",
                                  f"{fmt_ns(host)} {cause_words('host', tot)} ({fmt_ns(host - one_off)} of it not "
-                                 "set-up)", 1))
+                                 "set-up: the host wait's part, the verdict's figure)", 1))
     if b_ns:
         k = len(boundary) or 1
         gaps = "the one-off gap" if k == 1 else f"the {k} one-off gaps"

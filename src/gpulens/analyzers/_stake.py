@@ -48,6 +48,7 @@ bound on what fixing that one thing could recover, never the kernel's whole time
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from gpulens.units import fmt_ns
@@ -110,8 +111,8 @@ def upper_clause(upper_ns: int | None, device: Any, at_least: bool = True, basis
     """The clause shown after a time at stake that is a measured lower bound (``at_least``: an L1-led memory-bound
     kernel's distance to its saturated L1/shared-memory peak, :attr:`Verdict.stake_at_least
     <gpulens.analyzers._verdict_facts.Verdict>`), naming its upper bound ``upper_ns`` [ns] — its distance to the
-    roofline, resting on an assumed GPU's peaks — or saying it is unknown (no FLOP count): ``"at least; up to
-    603.93 µs, its distance to the roofline, if the GPU is the assumed NVIDIA H200 SXM (…)"``. "" when the figure is
+    roofline, resting on an assumed GPU's peaks — or saying it is unknown (no FLOP count): ``"at least its distance
+    to the L1 peak (at 96.4 % of it, measured speed of light); up to 603.93 µs, its distance to the roofline, if the GPU is the assumed NVIDIA H200 SXM (…)"``. "" when the figure is
     not a lower bound.
 
     The ranking rule this serves (one for every report, :func:`gpulens.analyzers._tree.rank_key`): a finding ranks
@@ -124,12 +125,25 @@ def upper_clause(upper_ns: int | None, device: Any, at_least: bool = True, basis
     named after "at least"."""
     if not at_least:
         return ""
-    least = f"at least, {basis}" if basis else "at least"
+    # "at least, from L1 at 97.2 % of its peak (…)" read garbled: the figure is the distance to that unit's peak
+    m = re.match(r"^from (.+) at (.+?) of its peak \((.+)\)$", basis or "")
+    least = (f"at least its distance to the {m[1]} peak (at {m[2]} of it, {m[3]})" if m
+             else f"at least its distance {basis}" if basis else "at least")
     if upper_ns is None or upper_ns != upper_ns:
         return f"{least}; up to its distance to the roofline, unknown without its FLOP count"
     name = getattr(device, "name", None) or "identified GPU"
     return (f"{least}; up to {fmt_ns(upper_ns)}, its distance to the roofline, {ASSUMED_GPU_HEAD}{name} "
             "(the input does not name it; that figure rests on its peaks)")
+
+
+def premise_beside(title: str, premise: str) -> str:
+    """``premise`` as shown after ``title``: an :func:`assumed_premise` whose GPU the title already names as assumed
+    ("46.3 % of its roofline on an assumed NVIDIA A100 40GB SXM") says the assumption once — "if the GPU is that
+    one (…)" — not the GPU's name a second time. Other premises unchanged."""
+    m = re.match(rf"^{re.escape(ASSUMED_GPU_HEAD)}(.+?)( \(.*\))$", premise or "")
+    if m and f"assumed {m[1]}" in (title or ""):
+        return f"if the GPU is that one{m[2]}"
+    return premise or ""
 
 
 def only_assumed_gpu(premise: str) -> bool:

@@ -216,7 +216,7 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
         ev += f"; launch idle before it ({fmt_ns(e.launch_idle_ns)}) is less than its roof position puts at stake"
     if sol_decides:
         v = BOUND_TO_VERDICT[e.sol_bound]
-        upper, at_least = None, False
+        upper, at_least, lb_upper = None, False, False
         if v == "memory-bound" and _l1_led(e) and e.roof_source == "roofline" and e.roof_stake_ns is not None \
                 and stake is not None and e.roof_stake_ns > stake and e.roof_pct is not None and e.roof_assumed:
             # the same, with the roofline on an assumed GPU's peaks: the measured L1 distance is at stake (a lower
@@ -235,6 +235,8 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
             stake, source = e.roof_stake_ns, "peaks"
             ev += (f"; at stake is its distance to the roofline ({pct_words(e.roof_pct)} of attainable on the DRAM and "
                    "compute roofs), not to the saturated L1/shared-memory peak: cutting that traffic is the fix")
+            if e.flops_lower_bound:  # fewer FLOPs counted than ran: the distance is the most at stake, not a measure
+                lb_upper = True  # (the .ncu-rep's naive GEMM: 2.92 ms read as measured, its FLOPs a lower bound)
         elif v == "memory-bound" and _l1_led(e) and stake is not None and e.roof_stake_ns is None:
             # the same kernel with no roofline position (an ncu CSV without the FLOP counts its .ncu-rep holds): its
             # distance to the saturated L1 peak is the least that cutting that traffic recovers — the naive GEMM
@@ -252,7 +254,12 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
                       "(a placement against datasheet peaks)"))
         out = Verdict(v, stake, ev, _latency_steps(e) if v == "latency/occupancy-bound" else steps_for(v, e),
                       source, upper, at_least)
-        if stake is not None and not source and e.sol_pct is not None and e.sol_unit:
+        if lb_upper and stake is not None:
+            # its FLOP count a lower bound (_flop_coverage.flops_lower_bound's words): attained FLOP/s at least,
+            # its distance to the roofline at most
+            out.stake_basis = (f"up to: its distance to the roofline, whose FLOP count is {e.flops_lower_bound} — "
+                               "the most at stake, less if more FLOPs ran")
+        elif stake is not None and not source and e.sol_pct is not None and e.sol_unit:
             # the measured distance: the figure names the unit it is of (ncu H200 saxpy: L2 79.6 %, where the
             # speed-of-light table shows memory 66.8 %)
             out.stake_basis = sol_basis(e.sol_unit, e.sol_pct)

@@ -69,7 +69,7 @@ from gpulens.analyzers._run_shares import (
 )
 from gpulens.analyzers.stall_classes import OCCUPANCY_METRICS, SOL_METRICS
 from gpulens.analyzers.verdict_rules import BOUND_TO_VERDICT, BOUNDS, GRAPH_NODE_STEP, THEO_KEYS, Evidence, decide, slow_launch
-from gpulens.analyzers._verdict_order import fix_first
+from gpulens.analyzers._verdict_order import COMM_PART, fix_first
 from gpulens.timeline import Timeline
 from gpulens.timeline.names import is_graph_replay
 from gpulens.units import agree, fmt_ns, pct_words, plural, share_pct_text
@@ -377,8 +377,8 @@ class Verdicts(Analyzer):
                          "verdict": v.verdict, "time_at_stake_ns": v.time_at_stake_ns,
                          # the unit or cap the figure is the distance to, named wherever the figure is shown
                          "stake_note": _advice.amd_block_words(upper or "; ".join(x for x in (
-                             v.stake_basis, v.stake_cap, stake_note(v.verdict, v.time_at_stake_ns, e.time_ns, premise))
-                             if x)
+                             v.stake_basis, v.stake_cap, stake_note(v.verdict, v.time_at_stake_ns, e.time_ns, premise),
+                             COMM_PART if v.verdict == "communication-bound" and comm_root else "") if x)
                          or wave_stake_note(results, name, v.time_at_stake_ns, v.verdict), vendor),
                          "evidence": v.evidence,
                          "next_steps": v.next_steps, "inputs": inputs})
@@ -399,10 +399,10 @@ class Verdicts(Analyzer):
             weighed = max(v.time_at_stake_ns or 0, v.stake_upper_ns or 0) if upper else v.time_at_stake_ns
             # the answer first (class, the figures that prove it); the stake's basis or cap in the detail and note
             proof = _advice.amd_block_words(proof_words(e, v.verdict, vendor=vendor), vendor)
-            stake_words = v.stake_basis or v.stake_cap
+            stake_words, lb = v.stake_basis or v.stake_cap, v.stake_basis.startswith("up to")  # lower-bound FLOPs
             findings.append(Finding(
                 f"{name if len(name) <= 80 else name[:79] + '…'}: {v.verdict}" + summed_over_gpus(h.get("gpus"))
-                + (f" — {proof}" if proof else "") + (f"; at stake {upper}" if upper else ""),
+                + (f" — {proof}" if proof else "") + (f"; at stake {upper or v.stake_basis}" if upper or lb else ""),
                 f"{v.evidence}" + (f"; time at stake {stake_words}" if stake_words and not upper else "")
                 + f". Next: {' '.join(v.next_steps)} (evidence from: "
                 f"{', '.join(i.replace('_', ' ').replace(':', ' ') for i in inputs)})",

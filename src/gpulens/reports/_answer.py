@@ -74,11 +74,11 @@ def shown_title(f: Finding) -> str:
     """A finding's title as every reporter shows it: the kernel it quotes under the label the report's tables give
     it (:func:`~gpulens.reports._names.label_in_text`), with its unverified premise, when it has one ("… up to 54 % of
     its time lost to empty block slots — if it is not memory-bound (its bound is undetermined)")."""
+    from gpulens.analyzers._stake import premise_beside
     from gpulens.reports._names import label_in_text
 
-    premise = getattr(f, "premise", "")
     title = label_in_text(f.title, getattr(f, "kernel", None))
-    return f"{title} — {premise}" if premise else title
+    return f"{title} — {premise}" if (premise := premise_beside(title, getattr(f, "premise", ""))) else title
 
 
 def no_estimate_note(findings: list[Finding]) -> str:
@@ -436,7 +436,7 @@ def answer(s: Any) -> Answer:
         ns = bn.summary.get(key) if key and bn is not None and not bn.skipped else None
         who = f"the {_share_words(_label(verdict, figures))}" if key else "GPU computing"
         proof = (f"{who} is the largest ({share_pct_text(lead)} of the {of})"
-                 + (f": {fmt_ns(ns)} at stake" if key and not is_missing(ns) else ""))
+                 + (f": {fmt_ns(ns)} at stake from this cause alone" if key and not is_missing(ns) else ""))
         if su and verdict == "host-bound" and key and not is_missing(ns) and su.get("steady_ns") is not None:
             # a host wait that is mostly one-off set-up calls: the stake left once they are done leads, the one-off
             # part said as such (AlexNet's "2.82 s at stake" was 2.68 s of cudaMalloc and stream creation)

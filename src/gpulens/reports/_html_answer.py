@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpulens.report import SourceReport
+from gpulens.analyzers._stake import premise_beside
 from gpulens.reports._answer import answer, critical_shown_text, next_step, order_text, verdict_rows
 from gpulens.reports._format import GPU_SUM_TIP, clip, column_label, fmt_ns, gpu_sum_label, fmt_unit, is_missing, stake_notes
 from gpulens.reports._html_parts import KERNEL_LINKS, esc, hot_ranks, name_cell
@@ -271,7 +272,7 @@ def answer_html(s: SourceReport) -> str:
     listed = [f for f in a.findings if not (f.kernel and (str(f.kernel), f.category) in in_table)]
     items = "".join(
         f'<li><span class="stake">{esc(fmt_ns(f.time_at_stake_ns))}</span> <strong>{esc(label_in_text(f.title, f.kernel))}</strong>'
-        + (f' <em class="premise">— {esc(f.premise)}</em>' if getattr(f, "premise", "") else "")
+        + (f' <em class="premise">— {esc(premise_beside(f.title, f.premise))}</em>' if getattr(f, "premise", "") else "")
         + f'<span class="act"> → {esc(clip(next_step(f), STEP_CHARS, whole_words=True))}</span></li>'
         for f in listed)
     lst = f'<ol class="top">{items}</ol>' if items else (f'<p class="note">{esc(a.note)}</p>' if a.note else "")
