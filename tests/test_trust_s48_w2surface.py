@@ -1,0 +1,75 @@
+"""Session 48 (wave 2, a new user's report): what gpulens shows at its surfaces.
+
+Kind 1 — a closed pipe: ``gpulens analyze truncated.json 2>&1 | head -4`` exited 1 (the README's code of a
+*performance regression*) because the one-line error went into a pipe whose reader had gone (BrokenPipeError). With
+its standard output and/or standard error closed early, every command still exits with the code of what happened
+(2 bad input or usage, 0 success) and never 1."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+_PKG_ROOT = str(Path(__import__("gpulens").__file__).resolve().parents[1])
+_ENV = {**os.environ, "PYTHONPATH": _PKG_ROOT, "GPULENS_CACHE_DIR": ""}
+_KINETO = Path("/work/shared/traces/kineto")
+
+#: README: "2 bad input or usage", "0 success" (gpulens.errors: EXIT_USAGE / EXIT_OK); 1 is a regression only
+BAD_INPUT, OK = 2, 0
+
+
+def _closed_early(args: list[str], closed: str, cwd: Path) -> tuple[int, str]:
+    """Run ``gpulens ARGS`` with its pipe(s) closed by the reader before it writes: ``both`` (``2>&1 | head -0``),
+    ``stderr`` (stdout to /dev/null) or ``stdout`` (stderr read). Returns (exit code, stderr text if it was read)."""
+    env = {**_ENV, "GPULENS_CACHE_DIR": str(cwd / "cache")}
+    out = subprocess.PIPE if closed in ("both", "stdout") else subprocess.DEVNULL
+    err = subprocess.STDOUT if closed == "both" else subprocess.PIPE
+    proc = subprocess.Popen([sys.executable, "-m", "gpulens", *args], stdout=out, stderr=err, env=env, cwd=cwd)
+    if closed in ("both", "stdout"):
+        proc.stdout.close()
+    if closed == "stderr":
+        proc.stderr.close()
+    text = proc.stderr.read().decode(errors="replace") if closed == "stdout" else ""
+    if closed == "stdout":
+        proc.stderr.close()
+    return proc.wait(timeout=300), text
+
+
+@pytest.fixture(scope="module")
+def truncated(tmp_path_factory) -> Path:
+    """The first 2,000 bytes of a real Kineto trace: JSON cut mid-way, bad input by any reading."""
+    src = next(p for p in sorted(_KINETO.glob("*.json")) if p.stat().st_size > 4000) if _KINETO.is_dir() else None
+    if src is None:
+        pytest.skip("needs /work/shared/traces/kineto")
+    path = tmp_path_factory.mktemp("w2") / "truncated.json"
+    path.write_bytes(src.read_bytes()[:2000])
+    return path
+
+
+@pytest.mark.parametrize("closed", ["both", "stderr", "stdout"])
+def test_bad_input_into_a_closed_pipe_exits_2_not_1(truncated, closed):
+    code, err = _closed_early(["analyze", str(truncated)], closed, truncated.parent)
+    assert code == BAD_INPUT, (closed, code, err)
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("args", [
+    ["diff", "{t}", "{t}"],
+    ["baseline", "{t}", "-o", "{d}/baseline_out.json"],
+    ["devices", "--no-such-option"],
+    ["cache", "--no-such-option"],
+    ["gate", "--no-such-option"],
+])
+def test_every_command_keeps_its_bad_input_code_into_a_closed_pipe(truncated, args):
+    args = [a.format(t=truncated, d=truncated.parent) for a in args]
+    code, _ = _closed_early(args, "both", truncated.parent)
+    assert code == BAD_INPUT, (args, code)
+
+
+@pytest.mark.parametrize("args", [["devices"], ["analyze", "--demo"]])
+def test_success_into_a_closed_pipe_exits_0(tmp_path, args):
+    code, _ = _closed_early(args, "both", tmp_path)
+    assert code == OK, (args, code)
