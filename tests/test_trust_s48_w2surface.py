@@ -73,3 +73,53 @@ def test_every_command_keeps_its_bad_input_code_into_a_closed_pipe(truncated, ar
 def test_success_into_a_closed_pipe_exits_0(tmp_path, args):
     code, _ = _closed_early(args, "both", tmp_path)
     assert code == OK, (args, code)
+
+
+# Kinds 2 and 3 — the HTML report's roofline words: a ridge label named its roof in brackets inside brackets
+# ("ridge 39.9 FLOP/B (vector bf16 (CUDA cores))"), and a kernel page showed "unit of that % (its peak): roofline"
+# with the share it names left out (said once as "% of roofline"): a unit of no row beside two other shares.
+
+def _nested_brackets(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += ch == "("
+        if depth > 1:
+            return True
+        depth -= ch == ")"
+    return False
+
+
+@pytest.fixture(scope="module")
+def h100_page():
+    import gpulens
+    from gpulens.reports import html
+
+    trace = _KINETO / "tracelens_h100_bert-small.json.gz"
+    if not trace.exists():
+        pytest.skip("needs the shared H100 trace")
+    return html.render(gpulens.analyze([trace]))
+
+
+def test_ridge_labels_have_no_brackets_in_brackets(h100_page):
+    import json
+    import re
+
+    specs = [json.loads(m.group(1)) for m in
+             re.finditer(r'<script type="application/json" id="fig-\d+-spec">(.*?)</script>', h100_page, re.S)]
+    ridges = [a["text"] for s in specs for a in s.get("layout", {}).get("annotations", [])
+              if str(a.get("text", "")).startswith("ridge ")]
+    assert ridges, "the H100 roofline draws at least one ridge point"
+    # the figure first, then the roof it belongs to: "ridge 39.9 FLOP/B · vector bf16 (CUDA cores)"
+    assert all(re.match(r"ridge [\d.,]+ [kM]?FLOP/B · (matrix|vector) ", t) for t in ridges), ridges
+    assert not [t for t in ridges if _nested_brackets(t)], ridges
+
+
+def test_kernel_page_names_no_unit_of_a_share_it_left_out(h100_page):
+    import re
+
+    pages = re.findall(r'<section class="kpage".*?</section>', h100_page, re.S)
+    assert pages
+    unit = "unit of that % (its peak)"
+    for page in pages:
+        if unit in page:
+            assert "bound&#x27;s % of peak" in page or "bound's % of peak" in page, page[:300]

@@ -268,7 +268,7 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
                                 "xanchor": "right" if right else "left", "xshift": -3 if right else 3,
                                 "yshift": 2 + RIDGE_ROW_PX * n_ridges, "showarrow": False,
                                 "font": {"size": 10, "color": colour_of[key]}, "bgcolor": "rgba(255,255,255,0.8)",
-                                "text": f"ridge {fmt_unit(ridge, 'FLOP/B')} ({plot_text(label)})"})
+                                "text": f"ridge {fmt_unit(ridge, 'FLOP/B')} · {plot_text(label)}"})
             n_ridges += 1
     annotations += roof_annotations(roof_notes, yr)
     legend_px = LEGEND_ROW_PX  # one row; the page script adds the rows plotly drew past it (fitLegend)
