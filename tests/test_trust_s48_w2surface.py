@@ -123,3 +123,31 @@ def test_kernel_page_names_no_unit_of_a_share_it_left_out(h100_page):
     for page in pages:
         if unit in page:
             assert "bound&#x27;s % of peak" in page or "bound's % of peak" in page, page[:300]
+
+
+def test_roofline_legend_carries_each_kernels_verdict_word(h100_page):
+    """Each marker's legend entry names the verdict table's word of its kernels (its ``verdict`` column): the points
+    per word on the chart are the plotted kernels (AI and FLOP/s above 0) with that verdict; none claims a cause
+    ("latency / occupancy / launch") that the verdict table does not give."""
+    import json
+    import re
+    from collections import Counter
+
+    import gpulens
+
+    src = gpulens.analyze([_KINETO / "tracelens_h100_bert-small.json.gz"]).sources[0]
+    vt, rt = src.results["verdicts"].table, src.results["roofline"].table
+    verdict = dict(zip(vt["name"].astype(str), vt["verdict"].astype(str)))
+    plotted = rt[(rt["arithmetic_intensity"].astype(float) > 0) & (rt["flops_per_s"].astype(float) > 0)]
+    want = Counter(verdict[str(n)] for n in plotted["name"] if str(n) in verdict)
+    specs = [json.loads(m.group(1)) for m in
+             re.finditer(r'<script type="application/json" id="fig-\d+-spec">(.*?)</script>', h100_page, re.S)]
+    marks = [t for sp in specs for t in sp["data"] if str(t.get("mode", "")).startswith("markers")]
+    assert marks and want
+    got: Counter = Counter()
+    for t in marks:
+        assert "latency / occupancy / launch" not in t["name"]
+        words = [w for w in want if f"verdict {w} " in t["name"] or t["name"].startswith(f"{w} ")]
+        assert len(words) == 1, t["name"]
+        got[words[0]] += len(t["x"])
+    assert got == want
