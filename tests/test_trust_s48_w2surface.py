@@ -151,3 +151,30 @@ def test_roofline_legend_carries_each_kernels_verdict_word(h100_page):
         assert len(words) == 1, t["name"]
         got[words[0]] += len(t["x"])
     assert got == want
+
+
+# Kind 4 — the diff page's per-kernel table (16 columns: three kernel-name columns, base and candidate figures, Δ)
+# was 1,634 px wide in a 1,280 px window (tracelens H100 vs HTA A100): it scrolled sideways. Every table now fits.
+
+def test_diff_tables_fit_a_1280px_window(tmp_path):
+    from tests.test_trust_s35_html import headless_chromium
+
+    a, b = _KINETO / "tracelens_h100_bert-small.json.gz", _KINETO / "hta_a100_triton_example.json.gz"
+    if not (a.exists() and b.exists()):
+        pytest.skip("needs the shared Kineto traces")
+    page = tmp_path / "d.html"
+    subprocess.run([sys.executable, "-m", "gpulens", "diff", str(a), str(b), "--html", str(page)], env=_ENV,
+                   cwd=tmp_path, timeout=300, capture_output=True)
+    assert page.exists()
+    drv = headless_chromium("--window-size=1280,900")
+    try:
+        drv.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+        drv.get(page.as_uri())
+        wide = drv.execute_script(
+            "return Array.prototype.map.call(document.querySelectorAll('.tablewrap'),"
+            "function(w){return [w.closest('section').id, w.scrollWidth, w.clientWidth]})")
+    finally:
+        drv.quit()
+    assert any(s == "kernels" for s, _, _ in wide)
+    assert [x for x in wide if x[1] > x[2] + 1] == [], wide
