@@ -90,14 +90,20 @@ def _nested_brackets(text: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def h100_page():
+def h100():
     import gpulens
-    from gpulens.reports import html
 
     trace = _KINETO / "tracelens_h100_bert-small.json.gz"
     if not trace.exists():
         pytest.skip("needs the shared H100 trace")
-    return html.render(gpulens.analyze([trace]))
+    return gpulens.analyze([trace])
+
+
+@pytest.fixture(scope="module")
+def h100_page(h100):
+    from gpulens.reports import html
+
+    return html.render(h100)
 
 
 def test_ridge_labels_have_no_brackets_in_brackets(h100_page):
@@ -125,7 +131,7 @@ def test_kernel_page_names_no_unit_of_a_share_it_left_out(h100_page):
             assert "bound&#x27;s % of peak" in page or "bound's % of peak" in page, page[:300]
 
 
-def test_roofline_legend_carries_each_kernels_verdict_word(h100_page):
+def test_roofline_legend_carries_each_kernels_verdict_word(h100, h100_page):
     """Each marker's legend entry names the verdict table's word of its kernels (its ``verdict`` column): the points
     per word on the chart are the plotted kernels (AI and FLOP/s above 0) with that verdict; none claims a cause
     ("latency / occupancy / launch") that the verdict table does not give."""
@@ -133,9 +139,7 @@ def test_roofline_legend_carries_each_kernels_verdict_word(h100_page):
     import re
     from collections import Counter
 
-    import gpulens
-
-    src = gpulens.analyze([_KINETO / "tracelens_h100_bert-small.json.gz"]).sources[0]
+    src = h100.sources[0]
     vt, rt = src.results["verdicts"].table, src.results["roofline"].table
     verdict = dict(zip(vt["name"].astype(str), vt["verdict"].astype(str)))
     plotted = rt[(rt["arithmetic_intensity"].astype(float) > 0) & (rt["flops_per_s"].astype(float) > 0)]
