@@ -236,7 +236,7 @@ def test_roofline_occupancy_and_verdict_pages_render(browser, tmp_path):
                                    findings=[Finding("Memory latency stalls dominate gemm", "...")])
     seen = _open(browser, rep, tmp_path, "analyses")
     _check_common(seen, rep)
-    assert seen["roofline"]["charts"] == 1 and "ridge 295 FLOP/B (matrix bf16 (tensor cores))" in seen["roofline"]["svgtext"]
+    assert seen["roofline"]["charts"] == 1 and "ridge 295 FLOP/B · matrix bf16 (tensor cores)" in seen["roofline"]["svgtext"]
     assert "gemm <bf16>" in seen["roofline"]["text"]
     assert seen["occupancy"]["charts"] == 1 and "registers" in seen["occupancy"]["svgtext"]
     # the idle-cause stacked bar (bottlenecks) and the injected stalls table's bar chart; verdicts are a table

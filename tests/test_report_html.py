@@ -127,7 +127,7 @@ def test_roofline_and_occupancy_pages_when_present(h100):
     hbm = lines["HBM/DRAM 3.35 TB/s (memory roof)"]
     assert hbm["y"][1] == pytest.approx(989.4e12) and hbm["x"][1] == pytest.approx(989.4e12 / 3.35e12)
     assert "matrix bf16 (tensor cores) 989.40 TFLOP/s" in lines
-    assert "ridge 295 FLOP/B (matrix bf16 (tensor cores))" in json.dumps(spec["layout"]["annotations"])
+    assert "ridge 295 FLOP/B · matrix bf16 (tensor cores)" in json.dumps(spec["layout"]["annotations"], ensure_ascii=False)
     # marker area ∝ GPU time: the sizes are the kernels' times (8 ms and 2 ms)
     assert sorted(marks["compute-bound · vs matrix bf16 (tensor cores)"]["marker"]["size"]
                   + marks["memory-bound · vs matrix bf16 (tensor cores)"]["marker"]["size"]) == [2_000_000, 8_000_000]
@@ -171,8 +171,8 @@ def test_roofline_draws_every_roof_the_table_judges_against(h100):
     assert tc["y"] == [pytest.approx(989.4e12)] * 2 and cuda["y"] == [pytest.approx(66.9e12)] * 2
     # each compute roof starts at its ridge point on the HBM roof
     assert tc["x"][0] == pytest.approx(295.34, rel=1e-3) and cuda["x"][0] == pytest.approx(19.97, rel=1e-3)
-    notes = json.dumps(spec["layout"]["annotations"])
-    assert "ridge 295 FLOP/B (matrix bf16 (tensor cores))" in notes and "ridge 20 FLOP/B (vector fp32 (CUDA cores))" in notes
+    notes = json.dumps(spec["layout"]["annotations"], ensure_ascii=False)
+    assert "ridge 295 FLOP/B · matrix bf16 (tensor cores)" in notes and "ridge 20 FLOP/B · vector fp32 (CUDA cores)" in notes
     marks = {t["name"]: t for t in spec["data"] if t["mode"].startswith("markers")}
     gemm = marks["compute-bound · vs matrix bf16 (tensor cores)"]
     norm = marks["memory-bound · vs vector fp32 (CUDA cores)"]

@@ -242,6 +242,12 @@ def main(argv: list[str] | None = None) -> int:
         encodable_streams(sys.stderr, *([sys.stdout] if args[:1] != ["profile"] else []))
     if argv is None and not isinstance(sys.stdout, _ClosedPipeSafe) and sys.stdout is not None:
         sys.stdout = _ClosedPipeSafe(sys.stdout)  # the console run's own stdout (tests' captured streams untouched)
+    if (argv is None and args[:1] != ["profile"] and not isinstance(sys.stderr, _ClosedPipeSafe)
+            and sys.stderr is not None):
+        # the error line of `gpulens analyze bad.json 2>&1 | head -1` goes into a closed pipe too: dropped, and the
+        # command still exits with the code of what happened (2 bad input), not 1 (`profile`: the user's script's
+        # own stderr is left as it is)
+        sys.stderr = _ClosedPipeSafe(sys.stderr)
     try:
         rv = app(args=args, standalone_mode=False)
         code = rv if isinstance(rv, int) else 0

@@ -266,6 +266,9 @@ def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
         # a share equal to % of roofline is that figure again, not another: said once (as the roofline table does)
         same = tuple(c for c, tol in (("bound_pct", 0.05), ("datasheet_roof_pct", 0.5))
                      if c in rf.index and _same_share(rf[c], rf.get("roof_pct"), tol))
+        # the unit of a share said once is that row's own ("unit of that % (its peak): roofline" beside "% of
+        # roofline 4.2 %" and "% of datasheet peak 1.3 %" named no row): left out with its share
+        same += ("bound_pct_unit",) if "bound_pct" in same else ()
         parts.append(_part("Roofline position", _kv_row(r, rf, ("name", "calls", "time_ns") + same)))
     else:
         parts.append(_part("Roofline position", _absent(res.get("roofline"))))

@@ -38,7 +38,7 @@ from gpulens.units import plural
 #: Marker symbol and legend text per bound class (shape: the bound; colour: the roof judged against).
 BOUND_STYLE = {"compute": ("circle", "compute-bound"),
                "memory": ("diamond", "memory-bound"),
-               "below": ("square", "below both roofs (latency / occupancy / launch)")}
+               "below": ("square", "below both roofs")}
 #: Colours of the compute roofs (and of the points judged against them), in drawing order (highest roof first).
 ROOF_COLOURS = (OKABE_ITO[0], OKABE_ITO[5], OKABE_ITO[2], OKABE_ITO[3], OKABE_ITO[1], OKABE_ITO[4])
 ROOF_DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
@@ -136,6 +136,18 @@ def _bound(v: Any) -> str:
     return v if isinstance(v, str) and v in ("compute", "memory") else "below"
 
 
+def verdict_words(s: SourceReport, ok: pd.DataFrame) -> pd.Series:
+    """Per plotted kernel (``ok``'s rows), the verdict table's word for it (its ``verdict`` column:
+    "latency/occupancy-bound", "below-roofs", "undetermined"…), "" where the verdicts result has no row for it."""
+    vd = s.results.get("verdicts")
+    t = getattr(vd, "table", None)
+    words: dict[str, str] = {}
+    if vd is not None and not getattr(vd, "skipped", False) and isinstance(t, pd.DataFrame) \
+            and {"name", "verdict"} <= set(t.columns):
+        words = {str(n): str(v) for n, v in zip(t["name"], t["verdict"]) if not is_missing(v)}
+    return pd.Series([words.get(str(n), "") for n in ok["name"]] if len(ok) else [], index=ok.index, dtype=object)
+
+
 def _line(x: list[float], y: list[float], name: str, colour: str, dash: str, width: float, hover: str) -> dict:
     return {"type": "scatter", "x": x, "y": y, "mode": "lines", "name": name,
             "line": {"color": colour, "width": width, "dash": dash}, "hovertemplate": hover + "<extra></extra>"}
@@ -197,12 +209,17 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
     text_of = {n: (x if n in pos_of else "") for n, x in text_of.items()}
     keys = pd.Series(roof_keys(s, ok) if len(ok) else [], index=ok.index, dtype=object)
     order = {k: i for i, (k, _, _) in enumerate(comp)}
-    groups = sorted({(k, _bound(b)) for k, b in zip(keys, ok["bound"])} if len(ok) else set(),
-                    key=lambda g: (order.get(g[0], 99), list(BOUND_STYLE).index(g[1])))
-    for key, bkey in groups:
+    # each legend entry carries the verdict table's word for its kernels (one definition): a point below both roofs
+    # read "(latency / occupancy / launch)" beside a verdict "below-roofs" (no cause measured) or "undetermined"
+    verdict = verdict_words(s, ok)
+    groups = sorted({(k, _bound(b), v) for k, b, v in zip(keys, ok["bound"], verdict)} if len(ok) else set(),
+                    key=lambda g: (order.get(g[0], 99), list(BOUND_STYLE).index(g[1]), g[2]))
+    for key, bkey, vword in groups:
         g = ok[((keys == key) if key is not None else keys.isna()).to_numpy()
-               & (ok["bound"].map(_bound) == bkey).to_numpy()]
+               & (ok["bound"].map(_bound) == bkey).to_numpy() & (verdict == vword).to_numpy()]
         symbol, legend = BOUND_STYLE[bkey]
+        if vword and vword != legend:  # "compute-bound" beside a verdict compute-bound: said once
+            legend = f"{legend} · verdict {plot_text(vword)}"
         judged_by = roof_label(key, vendor)
         # FLOPs over partial FP counters: the AI and FLOP/s are lower bounds, "≥" as in the table below
         ge = lambda text, lb: ge_mark(text) if isinstance(lb, str) and lb else text  # noqa: E731
@@ -268,7 +285,7 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
                                 "xanchor": "right" if right else "left", "xshift": -3 if right else 3,
                                 "yshift": 2 + RIDGE_ROW_PX * n_ridges, "showarrow": False,
                                 "font": {"size": 10, "color": colour_of[key]}, "bgcolor": "rgba(255,255,255,0.8)",
-                                "text": f"ridge {fmt_unit(ridge, 'FLOP/B')} ({plot_text(label)})"})
+                                "text": f"ridge {fmt_unit(ridge, 'FLOP/B')} · {plot_text(label)}"})
             n_ridges += 1
     annotations += roof_annotations(roof_notes, yr)
     legend_px = LEGEND_ROW_PX  # one row; the page script adds the rows plotly drew past it (fitLegend)

@@ -393,19 +393,22 @@ def _html_cell(col: str, raw: Any, text: str, unit: str, labels: dict[str, str])
     """One table cell: kernel keys as short labels with the full name in the tooltip; figures unwrapped."""
     if col in _KEY_COLS and not _missing(raw) and str(raw):
         keys = str(raw).split(" | ")
-        return "<td>" + "<br>".join(f'<span title="{_esc(x)}">{_esc(labels.get(x, x))}</span>' for x in keys) + "</td>"
+        return ('<td class="k">' + "<br>".join(f'<span title="{_esc(x)}">{_esc(labels.get(x, x))}</span>' for x in keys)
+                + "</td>")
     if unit in ("ns", "share", "%", "ratio", "count", "signed share") or col in ("delta_ns", "cumulative_delta_ns"):
         return f'<td class="n">{_esc(text)}</td>'
-    return f"<td>{_esc(text)}</td>"
+    return ('<td class="k">' if col in ("kernel", "operator") else "<td>") + f"{_esc(text)}</td>"
 
 
 #: The diff page's style. A wide table scrolls inside its own box (``div.tablewrap``: at most the window's width and
 #: 75 % of its height, so its horizontal scroll bar is on screen, not after 200 rows), with its header row kept in
-#: view; kernel names wrap within 28 em and figures never wrap. The page itself never scrolls sideways.
+#: view; kernel names wrap within 16 em (anywhere, 5 em at least: a long template name has no space), headers within 7 em, and
+#: figures never wrap: the 16-column kernel table fits a 1280 px window. The page itself never scrolls sideways.
 DIFF_CSS = ("body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;overflow-wrap:break-word}"
             "table{border-collapse:collapse;margin:0;font-size:13px}"
-            "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top;max-width:28em;"
-            "overflow-wrap:break-word}th{background:#f0f0f0;position:sticky;top:0;z-index:1}"
+            "td,th{border:1px solid #ccc;padding:2px 5px;text-align:left;vertical-align:top;max-width:16em;"
+            "overflow-wrap:break-word}td.k{overflow-wrap:anywhere;min-width:5em}th{background:#f0f0f0;position:sticky;top:0;z-index:1;max-width:7em;"
+            "overflow-wrap:normal}"
             "table.kv th{position:static}table.kv td{max-width:60em}"
             ".tablewrap{max-width:100%;max-height:75vh;overflow:auto;margin:.5em 0;border:1px solid #eee}"
             "td.n{white-space:nowrap;text-align:right;font-variant-numeric:tabular-nums}"
