@@ -13,6 +13,7 @@ from typing import Any
 
 from gpulens.analyzers import Finding
 from gpulens.analyzers._run_shares import outside_text, scope_label, setup_text
+from gpulens.reports import _truncated
 from gpulens.reports._format import busy_pct_text, fmt_ns, fmt_unit, is_missing, share_pct_text, untimed_text
 
 #: The label every reporter puts before :attr:`Answer.fix_first`.
@@ -253,18 +254,6 @@ def truncated_text(tl: Any) -> str:
     return "; ".join(parts) or "it stops before its end"
 
 
-def truncated_lead(tl: Any) -> tuple[str, str]:
-    """The words around :func:`truncated_text` for a Timeline marked truncated; when every such input was read whole
-    and only failed its gzip check (:data:`~gpulens.collectors._gzip_words.NOTHING_LOST`), not "truncated"."""
-    from gpulens.collectors._gzip_words import NOTHING_LOST
-    meta = tl.meta
-    at = getattr(meta, "truncated_at", {}) or {}
-    whole = bool(at) and all(any(str(w).startswith(f"{p}:") and NOTHING_LOST in str(w) for w in meta.warnings)
-                             for p in at)
-    return (("input damaged", "the figures cover all of its text") if whole else
-            ("input truncated", "the figures cover the part read"))
-
-
 def partial_reason(s: Any) -> str:
     """Why a source's results are partial, in one line (``""`` when they are not): the rank files that could not be
     read (:meth:`~gpulens.timeline.timeline.TimelineMeta.unread_text`) and where truncated inputs stop. The one text
@@ -281,7 +270,7 @@ def partial_reason(s: Any) -> str:
     if failed:  # a live run whose script raised or exited non-zero: what ran until then was profiled
         parts.append(f"{failed} — the profile covers the run up to that point")
     if meta.truncated:
-        lead, cover = truncated_lead(s.timeline)
+        lead, cover = _truncated.truncated_lead(s.timeline)
         cover = "the part read holds no GPU event: there are no figures to show" if s.status == "no_gpu_work" else cover
         parts.append(f"{lead} — {truncated_text(s.timeline)}: {cover}")
     dropped = getattr(meta, "dropped", None) or {}
@@ -478,7 +467,7 @@ def answer(s: Any) -> Answer:
     if verdict == "idle-unattributed" and idle_cause_label(figures):  # the cause a finding names, with its time and
         extra.insert(0, uvm_text(figures, "of the idle lies"))  # remedy (analyzers._idle_findings.uvm_text)
     if s.timeline.meta.truncated:  # every figure covers only the part of the input that could be read
-        lead, cover = truncated_lead(s.timeline)
+        lead, cover = _truncated.truncated_lead(s.timeline)
         busy += f" ({lead} — {truncated_text(s.timeline)}: {cover})"
     if getattr(s.timeline.meta, "unread", None):  # ranks missing: every figure covers the ranks that were read
         busy += (f" ({len(s.timeline.meta.unread)} of {max(s.timeline.meta.rank_files, len(s.timeline.meta.unread))} "
