@@ -43,13 +43,6 @@ def kernel_stakes(t: pd.DataFrame) -> tuple[int, int, int]:
     return int(st[ok].sum()), int(ok.sum()), int(st[ok].max())
 
 
-def _comm_stake(t: pd.DataFrame) -> int:
-    """Σ time at stake [ns] of the verdict table's communication-bound kernels (each one's exposed time)."""
-    st = pd.to_numeric(t["time_at_stake_ns"], errors="coerce")
-    ok = st.notna() & (t["verdict"].astype(str) == "communication-bound") & (st > 0)
-    return int(st[ok].sum())
-
-
 def fix_first(t: pd.DataFrame, ranked: list[Any], run: str, secondary: tuple[str, float] | None,
               secondary_ns: int | None, secondary_idle: bool = True,
               figures: dict[str, Any] | None = None) -> str | None:
@@ -75,12 +68,8 @@ def fix_first(t: pd.DataFrame, ranked: list[Any], run: str, secondary: tuple[str
     stakes = []
     if n:
         # "determined": an undetermined verdict has no time at stake (README's verdict words include undetermined)
-        # a communication-bound kernel's stake is its exposed time: the exposed-communication finding holds it
-        # too (multirank: "640.51 ms" as that finding and as the NCCL kernel's, one time read as two to add)
-        comm = _comm_stake(t) if any(getattr(f, "key", None) == "exposed-comm" for f in ranked) else 0
-        part = f"; {fmt_ns(comm)} of it is the exposed communication, the same time as that finding" if comm else ""
         stakes.append((total, f"{fmt_ns(total)} in the {n} critical kernel{'s' if n != 1 else ''} with a determined "
-                              f"verdict (summed; the largest {fmt_ns(top)}{part})"))
+                              f"verdict (summed; the largest {fmt_ns(top)})"))
     idle = next((f for f in ranked if f.category == "gpu-idle" and f.time_at_stake_ns), None)
     if idle is not None:
         # only an idle cause is a part of the GPU idle (exposed communication is busy time)
