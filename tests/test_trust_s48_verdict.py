@@ -24,18 +24,11 @@ from gpulens.report import Report
 def _path_trace(tmp_path):
     # step 1000–1100 µs (100 µs); cudaLaunchKernel 1002–1004 launches a 60 µs kernel running 1005–1065;
     # cudaDeviceSynchronize 1010–1070 returns 5 µs after the kernel ends. No host event at 1000–1002 and 1070–1100:
-    # host idle 2 + 30 = 32 µs of the 100 µs step (32.0 %); the kernel 60 µs (60.0 %)
-    ev = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 100, "tid": 100, "ts": 1000,
-           "dur": 100},
-          {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 100, "ts": 1002,
-           "dur": 2, "args": {"correlation": 1, "External id": 1}},
-          {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 1005, "dur": 60,
-           "args": {"device": 0, "stream": 7, "correlation": 1}},
-          {"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": 100, "tid": 100, "ts": 1010,
-           "dur": 60, "args": {"correlation": 2}}]
-    p = tmp_path / "path.pt.trace.json"
-    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
-    return gpulens.analyze([p])
+    # host idle 2 + 30 = 32 µs of the 100 µs step (32.0 %); the kernel 60 µs (60.0 %). One builder of that trace:
+    # session 29's sync-event test's.
+    from tests.test_trust_s29_verdict_sync_events import _trace
+
+    return gpulens.analyze([_trace(tmp_path)])
 
 
 def _html_text(page: str) -> str:
