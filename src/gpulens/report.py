@@ -37,16 +37,18 @@ def workload_failure(meta: Any) -> str:
 
 
 # Inputs are loaded here, not in analyzers: an empty selection's hint loads the file once more, unselected.
-def selection_hint(path: str, strict: bool = True, format: str | None = None, window: bool = False) -> str:
+def selection_hint(path: str, strict: bool = True, format: str | None = None, window: bool = False,
+                   ranks: Any = None) -> str:
     """The hint shown when a --steps/--window selection matched no GPU work of ``path``: a valid selection built
     from the ``ProfilerStep#N`` ranges the file records (loaded again without a selection) — the step before the last
     (the last is often cut by the profiler's stop): ``"the trace records steps 3–7: try --steps 6:6"``. For a
     ``--window`` selection (``window``) of a trace without steps: how long its profiled window is, the range a
     window can name (``"the profiled window is 80.00 µs long (--window counts from its start): try --window
-    0:80us"``)."""
+    0:80us"``). A ``--ranks`` selection (``ranks``: the ranks asked for) that holds none of the input's ranks: the
+    ranks it records (:func:`~gpulens.timeline.selection.unmatched_ranks_text`)."""
     from gpulens.analyzers.steps import step_numbers
     from gpulens.collectors import collect
-    from gpulens.timeline.selection import window_length
+    from gpulens.timeline.selection import unmatched_ranks_text, window_length
     from gpulens.units import fmt_ns
 
     tl = None
@@ -55,6 +57,8 @@ def selection_hint(path: str, strict: bool = True, format: str | None = None, wi
         nums = step_numbers(tl)
     except Exception:  # noqa: BLE001 - the hint is a hint; the file loaded once already, with the selection
         nums = []
+    if tl is not None and ranks is not None and not set(tl.ranks) & set(ranks):
+        return unmatched_ranks_text(tl.ranks, next((s.get("rank_source") for s in tl.meta.sources), None))
     if not nums:
         length = window_length(tl) if window and tl is not None else None
         if length:
@@ -98,9 +102,11 @@ def note_missing_steps(select: Any, tl: Any, label: str) -> None:
         f"the trace ({shown}); the figures cover {plural(len(found), 'step')} ({kept})")])
 
 
-def mark_unmatched_selections(sources: list, strict: bool = True, format: str | None = None) -> None:
+def mark_unmatched_selections(sources: list, strict: bool = True, format: str | None = None,
+                              select: Any = None) -> None:
     """Set ``selection_unmatched`` (True) and ``selection_hint`` (:func:`selection_hint`) on each input of a source
-    whose --steps/--window selection left no GPU work (in place: the reporters read them from the inputs)."""
+    whose --steps/--window/--ranks selection (``select``) left no GPU work (in place: the reporters read them from
+    the inputs)."""
     for s in sources:
         if s.status != "no_gpu_work":
             continue
@@ -108,7 +114,8 @@ def mark_unmatched_selections(sources: list, strict: bool = True, format: str | 
             if src.get("selection") and not src.get("selection_unmatched"):
                 src["selection_unmatched"] = True
                 src["selection_hint"] = selection_hint(src.get("path", s.label), strict, format,
-                                                       "window" in str(src["selection"]))
+                                                       "window" in str(src["selection"]),
+                                                       getattr(select, "ranks", None))
 
 
 @dataclass
@@ -475,8 +482,8 @@ def analyze(paths: str | os.PathLike | Iterable[str | Path], strict: bool = True
             note_input(exc, f"analyzing {label}")
             raise
     report = Report(sources)
-    if select is not None and getattr(select, "active", False):
-        mark_unmatched_selections(report.sources, strict, format)
+    if select is not None and (getattr(select, "active", False) or getattr(select, "ranks", None) is not None):
+        mark_unmatched_selections(report.sources, strict, format, select)
     if memo is not None and len(report.sources) == 1 and report.sources[0].label == str(paths[0]):
         from gpulens.cache import store_results
 

@@ -239,3 +239,18 @@ def fmt_capacity(v: float) -> str:
 
 __all__ = ["MISSING", "fmt_bytes", "fmt_capacity", "fmt_count", "fmt_ns", "fmt_num", "fmt_pct", "fmt_share",
            "fmt_si", "is_missing", "plural", "agree"]
+
+
+def rank_ranges(ranks: Any) -> str:
+    """Ranks as runs of consecutive numbers: ``0–1999`` for 2,000 ranks, ``0–3, 8, 10–11`` (one line whatever the
+    rank count; a list of every rank filled 110 console lines at 2,000 ranks)."""
+    rs = sorted({int(r) for r in ranks})
+    runs: list[str] = []
+    i = 0
+    while i < len(rs):
+        j = i
+        while j + 1 < len(rs) and rs[j + 1] == rs[j] + 1:
+            j += 1
+        runs.append(str(rs[i]) if i == j else f"{rs[i]}, {rs[j]}" if j == i + 1 else f"{rs[i]}–{rs[j]}")
+        i = j + 1
+    return ", ".join(runs)

@@ -23,7 +23,7 @@ from gpulens.collectors._io import nul_only, open_error, read_head, reading
 from gpulens.collectors.base import Collector, registry
 from gpulens.errors import GpulensError, TraceFormatError, UnknownFormatError
 from gpulens.timeline import Timeline
-from gpulens.timeline.selection import Selection
+from gpulens.timeline.selection import Selection, unmatched_ranks_text
 from gpulens.units import agree, fmt_ns, plural
 
 _loaded = False
@@ -508,9 +508,10 @@ def _collect_dir(p: Path, strict: bool, select: Selection | None, cache: bool, w
                                        f"{_listed(skipped)}" if skipped else "")
                                     + (f" ({searched.split(': ', 1)[1]})" if searched else ""))
     if select is not None and select.ranks is not None:
-        files = [f for f in files if file_rank(f) is None or select.wants_rank(file_rank(f))]
-        if not files:
-            raise TraceFormatError(p, f"no rank file matches {select.describe()}")
+        named = {f: file_rank(f) for f in files}
+        if not (files := [f for f in files if named[f] is None or select.wants_rank(named[f])]):
+            raise TraceFormatError(p, f"no rank file matches {select.describe()} ("
+                                      f"{unmatched_ranks_text(named.values(), where='directory')})")
     from gpulens.collectors._run_layouts import one_layout_per_run, one_ncu_capture
 
     files, same_run = one_layout_per_run(files, [sniffed[f].name for f in files])

@@ -47,7 +47,7 @@ from gpulens.analyzers.base import UNITS, is_clock_column as _is_clock_column  #
 from gpulens.reports._vendor_words import (  # noqa: F401  (re-exported: one import site for reporters)
     VENDOR_LABELS, VENDOR_SHORT_LABELS, record_vendor, source_vendor, vendor_headers, vendor_label, vendor_short_label)
 from gpulens.units import MISSING, fmt_count as _fmt_count, fmt_ns, fmt_num, fmt_si, is_missing  # noqa: F401 (re-exported)
-from gpulens.units import agree, fmt_capacity, fmt_share, pct_words, plural, share_pct_text  # noqa: F401 (re-exported)
+from gpulens.units import agree, fmt_capacity, fmt_share, pct_words, plural, rank_ranges, share_pct_text  # noqa: F401
 from gpulens.reports._op_inputs import dtypes_text, shapes_text  # noqa: F401 (re-exported)
 from gpulens.reports._values import (  # noqa: F401 (re-exported)
     CELL_CHARS, NO_NOTE, TEXT_UNITS, _SCALARS, _fmt_collection, _fmt_plain, _is_bool, _is_num, clip, cuda_version,
@@ -313,20 +313,5 @@ def summary_items(summary: Mapping[str, Any], declared: Mapping[str, str] | None
             continue
         out.append((column_label(key), fmt_unit(v, unit_of(key))))
     return out
-
-
-def rank_ranges(ranks: Any) -> str:
-    """Ranks as runs of consecutive numbers: ``0–1999`` for 2,000 ranks, ``0–3, 8, 10–11`` (one line whatever the
-    rank count; a list of every rank filled 110 console lines at 2,000 ranks)."""
-    rs = sorted({int(r) for r in ranks})
-    runs: list[str] = []
-    i = 0
-    while i < len(rs):
-        j = i
-        while j + 1 < len(rs) and rs[j + 1] == rs[j] + 1:
-            j += 1
-        runs.append(str(rs[i]) if i == j else f"{rs[i]}, {rs[j]}" if j == i + 1 else f"{rs[i]}–{rs[j]}")
-        i = j + 1
-    return ", ".join(runs)
 
 

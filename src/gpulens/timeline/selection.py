@@ -169,6 +169,27 @@ def parse_ranks(text: str) -> frozenset[int]:
     return frozenset(out)
 
 
+def unmatched_ranks_text(ranks: Any, rank_source: str | None = None, where: str = "input") -> str:
+    """The hint for a ``--ranks`` selection that matched none of an input's ranks: the ranks it does record and a
+    ``--ranks`` value that selects them (``"the input records ranks 0–3: try --ranks 0-3"``). ``ranks``: the ranks
+    of the input loaded without a selection; ``rank_source``: where its rank came from (``"none"``: the input names
+    no rank and is read as rank 0). A negative rank (Kineto's ``distributedInfo.rank`` of -1: no process group)
+    cannot be named by ``--ranks``: the hint says to run without it. ``where``: what holds the ranks (``input``,
+    ``directory``)."""
+    from gpulens.units import rank_ranges
+
+    rs = sorted({int(r) for r in ranks})
+    if not rs:
+        return f"the {where} records no rank: run without --ranks"
+    if rank_source == "none":
+        return f"the {where} names no rank (it is read as rank 0): try --ranks 0, or run without --ranks"
+    valid = [r for r in rs if r >= 0]
+    head = f"the {where} records rank{'s' if len(rs) > 1 else ''} {rank_ranges(rs)}"
+    if not valid:
+        return f"{head}, which --ranks cannot name: run without --ranks"
+    return f"{head}: try --ranks {rank_ranges(valid).replace('–', '-').replace(', ', ',')}"
+
+
 @dataclass(frozen=True)
 class Selection:
     """What part of each trace to keep (see module docstring). Empty = everything."""
