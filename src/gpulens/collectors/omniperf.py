@@ -49,13 +49,13 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._amd import finish_device
-from gpulens.collectors._amdcsv import NAME_COLUMNS, dispatches_from_rows
+from gpulens.collectors._amdcsv import ALIASES, NAME_COLUMNS, dispatches_from_rows
 from gpulens.collectors._csvrows import read_rows
 from gpulens.collectors._numbers import exact_int
 from gpulens.collectors._dispatch import build_timeline
 from gpulens.collectors.base import Collector
 from gpulens.collectors.rocprof_v1 import csv_header, read_text, source_meta
-from gpulens.errors import TraceFormatError
+from gpulens.errors import TraceFormatError, TruncationNote
 from gpulens.timeline import Timeline, TimelineMeta
 from gpulens.timeline.names import normalize_kernel_name
 from gpulens.units import agree, plural
@@ -204,13 +204,14 @@ class Omniperf(Collector):
         text, size = read_text(main)
         header, rows, w = read_rows(main, text, strict, NAME_COLUMNS)
         warnings += w
+        ts = path / "timestamps.csv"
+        timed = _timestamps(ts, strict, warnings, header) if main.name == "pmc_perf.csv" and ts.is_file() else None
+        if timed is not None and any(isinstance(x, TruncationNote) for x in w):
+            rows = rows + _cut_dispatches(main, header, rows, *timed[:2], warnings)
         d = dispatches_from_rows(main, header, rows)
         meta.sources.append(source_meta(main, self.name, size, rows=d.n, counters=len(d.pmc)))
-        ts = path / "timestamps.csv"
-        if main.name == "pmc_perf.csv" and ts.is_file():
-            t_text, t_size = read_text(ts)
-            t_header, t_rows, w = read_rows(ts, t_text, strict, NAME_COLUMNS)
-            warnings += w
+        if timed is not None:
+            t_header, t_rows, t_size = timed
             t = dispatches_from_rows(ts, t_header, t_rows)
             meta.sources.append(source_meta(ts, self.name, t_size, rows=t.n))
             same = t.n == d.n and [normalize_kernel_name(x) for x in t.cols.get("name", [])] == \
@@ -230,10 +231,10 @@ class Omniperf(Collector):
                 by_id = by_id[~by_id.index.duplicated()]
                 pos = d.get("dispatch_id").map(by_id).to_numpy()
                 warnings.append(f"{ts}: dispatches differ from pmc_perf.csv; matched by Dispatch_ID")
-            for k in ("start_ns", "end_ns"):
-                src = t.get(k)
-                d.cols[k] = pd.Series([src.iloc[int(p)] if p is not None and not pd.isna(p) else pd.NA for p in pos],
-                                      dtype="Int64")
+            for k in ("start_ns", "end_ns"):  # a dispatch timestamps.csv lacks (a cut file) keeps its own times
+                src, own = t.get(k), d.get(k)
+                d.cols[k] = pd.Series([src.iloc[int(p)] if p is not None and not pd.isna(p) else own.iloc[i]
+                                       for i, p in enumerate(pos)], dtype="Int64")
             d.sci_notation_rows = t.sci_notation_rows
             t_bad = t.unreadable_ts if t.unreadable_ts is not None else np.zeros(t.n, dtype=bool)
             d.unreadable_ts = np.array([bool(t_bad[int(p)]) if p is not None and not pd.isna(p) else False
@@ -262,6 +263,54 @@ class Omniperf(Collector):
         if not d.n:  # header-only pass files: the profile selected no dispatch — never "nothing ran on a GPU"
             meta.sources[0]["incomplete_capture"] = _no_dispatch_reason(path)
         return build_timeline(d, self.name, path, meta=meta, tables=tables, warnings=warnings)
+
+
+def _timestamps(ts: Path, strict: bool, warnings: list[str], pmc_header: list[str]
+                ) -> tuple[list[str], list[list], int] | None:
+    """(header, rows, size on disk) of a workload's ``timestamps.csv`` read beside ``pmc_perf.csv``, or None (a
+    warning in ``warnings``) when it cannot be read — empty, no header — and ``pmc_perf.csv`` records its own
+    ``Start_Timestamp``/``End_Timestamp`` (``pmc_header``): the dispatch times are then that file's, never the
+    whole workload refused for a file it can do without.
+
+    Raises:
+        TraceFormatError: unreadable, and ``pmc_perf.csv`` has no times of its own."""
+    from gpulens.errors import GpulensError
+
+    try:
+        text, size = read_text(ts)
+        header, rows, w = read_rows(ts, text, strict, NAME_COLUMNS)
+    except GpulensError as exc:
+        own = {h.lower() for h in pmc_header}
+        if not (own & set(ALIASES["start_ns"]) and own & set(ALIASES["end_ns"])):
+            raise
+        why = getattr(exc, "reason", None) or str(exc)
+        warnings.append(f"{ts}: {why}: not read; the dispatch times are pmc_perf.csv's own Start/End_Timestamp")
+        return None
+    warnings += w
+    return header, rows, size
+
+
+def _cut_dispatches(main: Path, header: list[str], rows: list[list], t_header: list[str], t_rows: list[list],
+                    warnings: list[str]) -> list[list]:
+    """Rows, in ``pmc_perf.csv``'s ``header``, for the dispatches a cut ``pmc_perf.csv`` lost and ``timestamps.csv``
+    (``t_header``/``t_rows``) lists: their name, ids and times from ``timestamps.csv``, every counter empty (unknown),
+    matched by ``Dispatch_ID`` where both files have it, else by position. A warning counts them: the dispatches
+    stay in the timeline (their time is known), their counters are unknown."""
+    low = [h.lower() for h in header]
+    t_low = [h.lower() for h in t_header]
+    idc = next((a for a in ALIASES["dispatch_id"] if a in low and a in t_low), None)
+    if idc is not None:
+        have = {r[low.index(idc)] for r in rows}
+        lost = [r for r in t_rows if r[t_low.index(idc)] not in have]
+    else:
+        lost = t_rows[len(rows):]
+    if not lost:
+        return []
+    where = {i: t_low.index(h) for i, h in enumerate(low) if h in t_low}
+    n = len(rows) + len(lost)
+    warnings.append(f"{main}: {plural(len(lost), 'dispatch(es)')} of {n:,} in the cut part: read from "
+                    f"timestamps.csv (name and times), {agree(len(lost), 'its', 'their')} counters unknown")
+    return [[r[where[i]] if i in where else "" for i in range(len(header))] for r in lost]
 
 
 _SELECTION = re.compile(r"^(Kernel|Dispatch) Selection:\s*(.+?)\s*$", re.MULTILINE)
