@@ -47,6 +47,7 @@ import re
 from pathlib import Path
 
 from gpulens.collectors._io import read_head
+from gpulens.errors import DeviceWorkNote
 
 _NSYS_MAGIC = b"NVIDIA Tegra Profiler Report"
 _LFS_POINTER = b"version https://git-lfs.github.com/spec/"
@@ -194,9 +195,12 @@ def unsupported_format(path: str | Path) -> str | None:
     if kind is None:
         return None
     stem = p.name.split(".")[0] or "report"
-    advice = _ADVICE[kind].format(stem=stem, name=p.name, what=what, how=how)
-    return _with_companion(p, kind, advice)
+    advice = _with_companion(p, kind, _ADVICE[kind].format(stem=stem, name=p.name, what=what, how=how))
+    return DeviceWorkNote(advice) if kind in _DEVICE_WORK else advice
 
+
+#: kinds of file that record GPU work without kernel timing (:class:`~gpulens.errors.DeviceWorkNote`: exit 5)
+_DEVICE_WORK = frozenset({"pc_sampling", "att_stats"})
 
 #: the file of the same run that a hint tells the user to record, by kind: (glob patterns beside the file, the
 #: advice's parenthesis that says how to record it). When one is there, the hint names it instead of telling the
