@@ -30,7 +30,7 @@ from gpulens.gate.workload import kernel_overlap, steps_differ, workload_text
 from gpulens.gate.stats import (Comparison, TimingTest, compare_count, decide, family_weights, holm_adjust,
                                 relative_spread, timing_tests)
 from gpulens.timeline.names import kernel_key
-from gpulens.units import plural
+from gpulens.units import pct_words, plural
 
 #: Environment fields that must match (label, key); the others are reported as notes.
 MUST_MATCH = (("GPU model", "gpus"), ("GPU count", "gpu_count"), ("GPU architecture", "arch"),
@@ -161,8 +161,8 @@ def _prepare(name: str, base: Metric | None, cand: Metric | None,
         row.gating = rule.gating
     elif is_kernel and (row.share or 0) < config.min_kernel_share:
         row.gating = False
-        row.note = f" — {100 * (row.share or 0):.2g} % of kernel time, under {100 * config.min_kernel_share:g} %:" \
-                   " reported, not gating"
+        row.note = f" — {pct_words(100 * (row.share or 0))} of kernel time, under " \
+                   f"{100 * config.min_kernel_share:g} %: reported, not gating"
     if deterministic:
         _apply(row, compare_count(base.samples, cand.samples, tolerance=rule.count_tolerance, direction=direction))
         return row, None

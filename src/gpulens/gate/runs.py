@@ -358,7 +358,9 @@ def collect_runs(paths: Iterable[str | Path], reports: list[dict[str, Any]] | No
     """
     paths = [Path(p) for p in paths]
     reports = reports if reports is not None else [load_report(p, strict) for p in paths]
+    from gpulens.reports._truncated import damage_lead
     from gpulens.reports.report_check import check_report
+    from gpulens.timeline.input_notes import no_gpu_work_text
 
     for p, rep in zip(paths, reports):  # a report handed in already loaded (a baseline given as a report) too
         check_report(rep, p)
@@ -370,11 +372,10 @@ def collect_runs(paths: Iterable[str | Path], reports: list[dict[str, Any]] | No
             info = {"label": s.get("label"), "report": str(p), "status": status, "created": rep.get("created")}
             env = environment_of(s, rep)
             envs.append(env)
-            if status == "no_gpu_work" and s.get("truncated"):  # the lost part may have held the GPU work
-                excluded.append({**info, "reason": "input truncated: the part that could be read holds no GPU event"})
+            lead = damage_lead(s.get("truncated_at") or {}, s.get("warnings")) if s.get("truncated") else ("", "")
+            if status == "no_gpu_work" and lead[0] == "input truncated":  # the lost part may have held GPU work
+                excluded.append({**info, "reason": f"{lead[0]}: the part that could be read holds no GPU event"})
             elif status == "no_gpu_work":
-                from gpulens.timeline.input_notes import no_gpu_work_text
-
                 inputs = s.get("inputs") if isinstance(s.get("inputs"), list) else []
                 what = no_gpu_work_text(inputs)
                 excluded.append({**info, "reason": what + ("" if what.startswith("incomplete") else
@@ -382,7 +383,7 @@ def collect_runs(paths: Iterable[str | Path], reports: list[dict[str, Any]] | No
             elif status == "partial" or s.get("truncated"):
                 why = s.get("partial_reason")  # rank files not read and/or where the input stops
                 excluded.append({**info, "reason": f"partial result: {why}" if isinstance(why, str) and why else
-                                 "input truncated: the run's totals cover only part of it"})
+                                 ": ".join(lead) if lead[0] else "partial result"})
             else:
                 runs.append(info)
                 usable.append((s, rep))
