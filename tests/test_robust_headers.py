@@ -60,7 +60,9 @@ def test_header_only_is_that_format_with_no_work(tmp_path, name, header, fmt):
     code, err, out = _run("analyze", p, "--no-cache")
     assert code == 5, (err, out)
     line = " ".join(out.split())  # the console may wrap
-    assert "No GPU work" in line and str(p) in line and f"read as {fmt}" in line
+    from gpulens.collectors._format_words import FORMAT_WORDS
+
+    assert "No GPU work" in line and str(p) in line and f"read as {FORMAT_WORDS[fmt]}" in line
 
 
 @pytest.mark.parametrize("name, text", [

@@ -132,7 +132,9 @@ def replaces_data(path: str | Path, writing: str) -> str | None:
         found = sniff(p)
     except Exception:  # a sniffer's failure on an odd file: not known to be a trace
         return None
-    return f"a profiler trace (read as {found.name})" if found is not None else None
+    from gpulens.collectors._format_words import format_words
+
+    return f"a profiler trace (read as {format_words(found.name)})" if found is not None else None
 
 
 #: The files gpulens writes for a profiled run beside its trace: ``<stem>.report.json`` and ``<stem>.report.html``.

@@ -187,9 +187,10 @@ def register(app: typer.Typer) -> None:
         outputs = [(out, module, what) for out, module, what in (
             (json_out, "json_report", "JSON report"), (html_out, "html", "HTML report"),
             (md_out, "markdown", "Markdown summary"), (perfetto_out, "perfetto", "Perfetto trace")) if out is not None]
-        for folder, what in ((csv_dir, "CSV tables folder"), (parquet_dir, "Parquet tables folder")):
-            # a report file and a tables folder on one path: the report was written, then the export failed
-            distinct_outputs(outputs + ([(folder, "", what)] if folder is not None else []))
+        # a report file and a tables folder on one path (the report was written, then the export failed), or --csv
+        # and --parquet on one folder (two exports mixed in it, each one's columns.csv written over the other's)
+        distinct_outputs(outputs + [(folder, "", what) for folder, what in (
+            (csv_dir, "CSV tables folder"), (parquet_dir, "Parquet tables folder")) if folder is not None])
         for out, module, _ in outputs:  # refused before the analysis, not after it
             check_output(out, inputs, module, force)
         for folder, opt in ((csv_dir, "--csv"), (parquet_dir, "--parquet")):
@@ -299,14 +300,18 @@ def distinct_outputs(outputs: list[tuple[Path, str, str]]) -> None:
     for out, _, what in outputs:
         key = out.resolve()
         if key in seen:
-            raise GpulensError(f"{out}: given for both the {seen[key]} and the {what}; name a file for each")
+            folders = ("folder" in seen[key]) + ("folder" in what)  # two tables folders: a folder for each
+            each = ("a file", "a path", "a folder")[folders]
+            raise GpulensError(f"{out}: given for both the {seen[key]} and the {what}; name {each} for each")
         seen[key] = what
 
 
 def _read_as(report) -> str:
-    """``"a.csv (read as rocprof_v1)"`` for the inputs of ``report`` (the first 4, then how many more): an empty
+    """``"a.csv (read as rocprof v1/v2 CSV)"`` for the inputs of ``report`` (the first 4, then how many more): an empty
     result names the file and the format it was recognised as, so that a header-only or wrong file is visible."""
-    seen = [(str(src.get("path", "?")), str(src.get("collector", "?"))) for s in report.sources
+    from gpulens.collectors._format_words import format_words
+
+    seen = [(str(src.get("path", "?")), format_words(src.get("collector", "?"))) for s in report.sources
             for src in s.timeline.meta.sources if isinstance(src, dict)]
     if not seen:
         return "the input(s)"

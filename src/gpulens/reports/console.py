@@ -14,6 +14,7 @@ from gpulens.reports._answer import (CONSOLE_LIST, FIX_FIRST_LABEL, answer, cloc
                                       partial_reason, shown_title)
 from gpulens.reports._fit import Col, FirstFit, FitTable, glued, name_col
 from gpulens.analyzers._advice import vendor_word
+from gpulens.collectors._format_words import format_words
 from gpulens.reports._format import critical_set_text
 from gpulens.reports._run_text import FINDINGS_ORDER
 from gpulens.analyzers.breakdown import REST_KEY
@@ -72,7 +73,7 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     head.add_column(style="bold")
     head.add_column()
     head.add_row("input", s.label)
-    head.add_row("source", ", ".join(tl.meta.collectors()))
+    head.add_row("format", ", ".join(map(format_words, tl.meta.collectors())))  # words, not collector ids
     head.add_row("device", devs)
     from gpulens.reports._format import world_note
 
