@@ -14,12 +14,50 @@ Quick use::
 
 __version__ = "0.1.0"
 
-from typing import TYPE_CHECKING, Any  # noqa: E402
+import os as _os  # noqa: E402 - both loaded by the interpreter before any program: nothing to interrupt here
+import sys as _sys  # noqa: E402
+
+#: What the ``gpulens`` command says when Ctrl-C comes while it is still starting (importing this package, typer,
+#: rich and the commands): nothing was read or written yet.
+ABORTED_STARTING = "gpulens: aborted (Ctrl-C) while starting: nothing was read or written\n"
+
+
+def _is_console_command() -> bool:
+    """Whether this process is the ``gpulens`` command (the console script or ``python -m gpulens``, whose package
+    is imported before its ``__main__`` runs), not a program or test importing gpulens."""
+    top = _sys.modules.get("__main__")
+    spec = getattr(top, "__spec__", None)
+    if spec is not None and getattr(spec, "name", None) == "gpulens.__main__":
+        return True
+    argv = list(getattr(_sys, "orig_argv", None) or ())
+    if "-m" in argv[:-1] and argv[argv.index("-m") + 1] == "gpulens":
+        return True
+    return _os.path.basename(str(getattr(top, "__file__", "") or "")) in ("gpulens", "gpulens.exe",
+                                                                         "gpulens-script.py")
+
+
+def _interrupted_while_starting() -> None:
+    """Ctrl-C while the command's modules are imported (this package's, then :mod:`gpulens.cli`'s): for the
+    ``gpulens`` command, the one-line :data:`ABORTED_STARTING` and exit 130 (as ``main`` says for a Ctrl-C later:
+    no traceback); anyone else importing gpulens gets the ``KeyboardInterrupt`` itself."""
+    if not _is_console_command():
+        raise KeyboardInterrupt
+    try:
+        _sys.stderr.write(ABORTED_STARTING)
+        _sys.stderr.flush()
+    finally:
+        _os._exit(130)
+
+
+try:  # Ctrl-C at the very start of `gpulens …` (a slow disk, a cold venv): one line, exit 130
+    from typing import TYPE_CHECKING, Any
+
+    from gpulens.errors import GpulensError, TraceFormatError
+except KeyboardInterrupt:
+    _interrupted_while_starting()
 
 if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path
-
-from gpulens.errors import GpulensError, TraceFormatError  # noqa: E402
 
 #: Public names imported on first use (PEP 562): ``import gpulens`` (and the command line, on a cache hit) does not
 #: pay for pandas and the analyzers until they are needed.

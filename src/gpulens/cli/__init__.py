@@ -16,34 +16,8 @@ import sys
 import traceback
 from typing import Any
 
-#: What the command says when Ctrl-C comes while it is still starting (importing typer, rich and its commands):
-#: nothing was read or written yet.
-ABORTED_STARTING = "gpulens: aborted (Ctrl-C) while starting: nothing was read or written\n"
-
-
-def _is_console_command() -> bool:
-    """Whether this process is the ``gpulens`` command (the console script or ``python -m gpulens``), whose start
-    this module is; not a program or test importing :mod:`gpulens.cli`."""
-    top = sys.modules.get("__main__")
-    spec = getattr(top, "__spec__", None)
-    if spec is not None and getattr(spec, "name", None) == "gpulens.__main__":
-        return True
-    name = os.path.basename(str(getattr(top, "__file__", "") or ""))
-    return name in ("gpulens", "gpulens.exe", "gpulens-script.py")
-
-
-def _interrupted_while_starting() -> None:
-    """Ctrl-C during this module's imports: for the ``gpulens`` command, the one-line message and exit 130 (as
-    :func:`main` says for a Ctrl-C later: no traceback); anyone else importing the module gets the
-    ``KeyboardInterrupt`` itself."""
-    if not _is_console_command():
-        raise KeyboardInterrupt
-    try:
-        sys.stderr.write(ABORTED_STARTING)
-        sys.stderr.flush()
-    finally:
-        os._exit(130)
-
+# Ctrl-C while the command starts: one line and exit 130 for the command, the KeyboardInterrupt for a program
+from gpulens import ABORTED_STARTING, _interrupted_while_starting, _is_console_command  # noqa: E402,F401
 
 try:  # the imports of the command line (typer, rich, every command module): see _interrupted_while_starting
     import typer
