@@ -136,6 +136,8 @@ def test_pc_sampling_csv_exits_as_the_json_holding_only_pc_samples(tmp_path):
                  '3464444413017201,65535,1,"s_endpgm","",1\n')
     code, said = _run("analyze", p, "--no-cache")
     assert code == EXIT_NO_GPU_WORK and "PC-sampling CSV" in said and str(p) in said
+    # the gate keeps its documented codes: a candidate it cannot read is its input error (2)
+    assert _run("gate", "--baseline", "main", "--store", tmp_path / "st", p)[0] == EXIT_USAGE
     att = tmp_path / "stats_0.csv"
     att.write_text("CodeObj,Vaddr,Instruction,Hitcount,Latency\n0,4096,s_nop 0,10,40\n")
     assert _run("analyze", att, "--no-cache")[0] == EXIT_NO_GPU_WORK

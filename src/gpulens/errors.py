@@ -69,21 +69,14 @@ class TraceFormatError(GpulensError):
 
 
 class UnknownFormatError(TraceFormatError):
-    """No registered collector recognises the file's content. A ``reason`` that is a :class:`DeviceWorkNote` (a
-    file of GPU work recorded without kernel timing: PC samples, thread-trace tables) exits
-    :data:`EXIT_NO_GPU_WORK`, as the same samples inside a trace gpulens reads do (one exit code per kind of
-    refusal: GPU work gpulens does not read)."""
-
-    def __init__(self, path: str | Path, reason: str):
-        super().__init__(path, reason)
-        if isinstance(reason, DeviceWorkNote):
-            self.exit_code = EXIT_NO_GPU_WORK
+    """No registered collector recognises the file's content."""
 
 
 class DeviceWorkNote(str):
-    """The sentence naming a file that records GPU work gpulens does not read as kernels (rocprofv3 PC-sampling CSV,
-    thread-trace instruction table): the device worked, no kernel is placed in time — exit
-    :data:`EXIT_NO_GPU_WORK`, like a rocprofv3 JSON holding only PC samples (never exit 2, "unreadable")."""
+    """The ``reason`` of an :class:`UnknownFormatError` for a file that records GPU work gpulens does not read as
+    kernels (rocprofv3 PC-sampling CSV, thread-trace instruction table): the device worked, no kernel is placed in
+    time. ``gpulens analyze`` exits :data:`EXIT_NO_GPU_WORK` for it, as for a rocprofv3 JSON holding only PC samples
+    (one exit code per kind of refusal, never 2 "unreadable"); gate, diff and baseline keep their input error."""
 
 
 class SchemaError(GpulensError):

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, List, Optional
 import typer
 
 from gpulens.cli._console import Deferred, console as make_console, status as console_status
-from gpulens.errors import EXIT_NO_GPU_WORK, EXIT_OK, GpulensError, truncated_without_gpu_work
+from gpulens.errors import EXIT_NO_GPU_WORK, EXIT_OK, DeviceWorkNote, GpulensError, truncated_without_gpu_work
 from gpulens.timeline.secrets import encodable, writable_utf8
 from gpulens.units import plural
 
@@ -168,7 +168,8 @@ def register(app: typer.Typer) -> None:
         Exit codes: 0 ok (also a partial result: an input truncated, or rank files of a directory that could not be
         read — said first in the summary, on stderr with --quiet, and as "status": "partial" in the JSON report),
         2 unreadable input or bad usage (also a truncated file whose readable part holds no GPU
-        event), 5 inputs contain no GPU work.
+        event), 5 inputs contain no GPU work, or only GPU work gpulens does not read as kernels (PC samples,
+        thread-trace tables: named in the message), 130 interrupted (Ctrl-C).
         """
         inputs = list(paths or [])
         if demo:
@@ -207,11 +208,16 @@ def register(app: typer.Typer) -> None:
         from gpulens.cli import import_settled
 
         run_analysis = import_settled("gpulens.report").analyze
-        with console_status(console) as status:
-            report = run_analysis(inputs, strict=not lenient, format=format,
-                                  on_load=lambda p: status.update(f"Loading {p} …"), select=select,
-                                  cache=not no_cache, workers=workers, scheduler=scheduler, join=join, device_spec=device_spec,
-                                  require_all=strict_dir)
+        try:
+            with console_status(console) as status:
+                report = run_analysis(inputs, strict=not lenient, format=format,
+                                      on_load=lambda p: status.update(f"Loading {p} …"), select=select,
+                                      cache=not no_cache, workers=workers, scheduler=scheduler, join=join,
+                                      device_spec=device_spec, require_all=strict_dir)
+        except GpulensError as exc:  # GPU work recorded without kernel timing (a PC-sampling CSV): exit 5, as the
+            if isinstance(getattr(exc, "reason", None), DeviceWorkNote):  # same samples in a rocprofv3 JSON
+                exc.exit_code = EXIT_NO_GPU_WORK
+            raise
         from gpulens.reports.render_cache import console_summary, render as render_as
 
         if not quiet:
