@@ -256,3 +256,19 @@ def test_html_name_cells_show_the_whole_short_label():
     assert rules, "td.name rule not found"
     for rule in rules:
         assert "ellipsis" not in rule and "overflow:hidden" not in rule and "nowrap" not in rule
+
+
+# --- more of the kinds: an error about several inputs names the files at fault -----------------------------------
+
+def test_gate_reports_of_mixed_schema_versions_are_named(tmp_path):
+    p = _kineto(tmp_path / "t.json", None)
+    new = tmp_path / "new.json"
+    assert _run("analyze", p, "--no-cache", "-q", "--json", new)[0] == 0
+    doc = json.loads(new.read_text())
+    version = doc["schema_version"]
+    doc["schema_version"] = version - 1
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(doc))
+    code, said = _run("gate", "--baseline", new, new, old, "-q")
+    assert code == EXIT_USAGE
+    assert f"reports mix schema versions ({old}: {version - 1}, {new}: {version})" in said
