@@ -38,7 +38,7 @@ def check_output(path: Path, inputs: list[Path], writing: str = "", force: bool 
     from gpulens._outputs import overwrites_input, replaces_data
 
     if overwrites_input(path, inputs):  # an input trace, or a rank file of an input folder
-        raise GpulensError(f"{path}: refusing to overwrite an input trace with a report")
+        raise GpulensError(f"{path}: refusing to overwrite an input trace or report with a report")
     try:
         is_dir = path.is_dir()
         blocking = next((p for p in reversed(path.parents) if p.exists() and not p.is_dir()), None)
