@@ -209,6 +209,14 @@ def test_console_names_the_format_in_words(tmp_path):
     assert "(read as kineto)" not in said
 
 
+def test_html_environment_names_the_format_in_words():
+    from gpulens.reports._html_pages import record_items
+
+    items = dict(record_items({"path": "a.sqlite", "collector": "nsys_sqlite"}))
+    assert items["format"] == "Nsight Systems SQLite export"
+    assert "nsys_sqlite" not in items.values()
+
+
 # --- 10. Ctrl-C while `import gpulens` itself runs: one line and exit 130 for the command ------------------------
 
 _BOOM = """import sys

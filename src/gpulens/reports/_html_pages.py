@@ -440,7 +440,7 @@ def _compute_imbalance_text(sm: dict[str, Any]) -> str:
 
 #: Labels and declared units of the input and device records (keys not listed: label and unit from the name).
 META_DOCS = {
-    "path": "file [text]", "collector": "read by [text]", "size_bytes": "file size [bytes]",
+    "path": "file [text]", "collector": "format [text]", "size_bytes": "file size [bytes]",
     "uncompressed_bytes": "uncompressed size [bytes]", "compressed": "gzip-compressed [bool]",
     "base_time_ns": "trace clock origin [timestamp]", "session_start_epoch_ns": "capture start (clock origin) [timestamp]",
     "schema_version": "trace schema version [version]",
@@ -508,6 +508,10 @@ def record_items(rec: dict[str, Any]) -> list[tuple[str, str]]:
             text = fmt_capacity(v)
         if k == "rank_source" and v in _RANK_SOURCE_WORDS:
             text = _RANK_SOURCE_WORDS[v]
+        if k == "collector":  # the format in words, as the console says it (not the collector's id)
+            from gpulens.collectors._format_words import format_words
+
+            text = format_words(v)
         if k == "chip_id" and isinstance(v, int):
             text = f"{v:#06x} ({v})"  # PCI device IDs are read in hex (rocminfo: "Chip ID: 29861(0x74a5)")
         out.append((label, text))
