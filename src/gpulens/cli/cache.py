@@ -22,7 +22,8 @@ def register(app: typer.Typer) -> None:
 
     @group.command("clear")
     def clear_cmd() -> None:
-        """Delete every cached Timeline (the traces themselves are never touched)."""
+        """Delete every cache entry: the cached Timelines and the analysis results and reports kept with them (the
+        traces themselves are never touched)."""
         from gpulens.cache import cache_dir, clear
 
         n = clear()
