@@ -239,3 +239,21 @@ def fmt_capacity(v: float) -> str:
 
 __all__ = ["MISSING", "fmt_bytes", "fmt_capacity", "fmt_count", "fmt_ns", "fmt_num", "fmt_pct", "fmt_share",
            "fmt_si", "is_missing", "plural", "agree"]
+
+
+
+def id_range(ids: Any, what: str = "correlation") -> str:
+    """`` (correlation 102)`` or `` (correlation 100–104)``: the lowest and highest of ``ids`` (numbers; None, NA
+    and NaN skipped), one id alone when they are equal; ``""`` when there is none."""
+    vals = []
+    for v in ids:
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            continue
+        if math.isfinite(f):
+            vals.append(int(f))
+    if not vals:
+        return ""
+    lo, hi = min(vals), max(vals)
+    return f" ({what} {lo})" if lo == hi else f" ({what} {lo}–{hi})"
