@@ -132,3 +132,48 @@ def test_roofs_of_a_data_type_the_gpu_lacks_are_unknown_without_a_damage_warning
     warnings = []
     read_roofline(p, warnings=warnings)
     assert len(warnings) == 1 and "2 measured peaks zero, negative or not finite" in warnings[0]
+
+
+#: ``rocpd2csv`` / ``rocpd convert --output-format csv`` of a rocpd database (ROCm 7): a ``Guid`` column first, the
+#: agent as text (``"Agent 4"``), ``Lds_Block_Size``/``Vgpr_Count`` capitalised so. Rows as printed in
+#: amd/HPCTrainingExamples (MIT) ``Rocprofv3/rocpd/README.md`` (Fortran+OpenMP Jacobi, rows as printed; the GPU is not named there).
+ROCPD2CSV = '''\
+"Guid","Kind","Agent_Id","Queue_Id","Stream_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id",\
+"Start_Timestamp","End_Timestamp","Lds_Block_Size","Scratch_Size","Vgpr_Count","Accum_Vgpr_Count","Sgpr_Count",\
+"Workgroup_Size_X","Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"
+"00006409-00d1-70d1-a5cb-b5ab88214544","KERNEL_DISPATCH","Agent 4",1,0,714789,1,3,\
+"__omp_offloading_30_57b9f__QMnorm_modPnorm_l23",1,1678314002982197,1678314003082277,8456,0,16,0,32,256,1,1,233472,1,1
+"00006409-00d1-70d1-a5cb-b5ab88214544","KERNEL_DISPATCH","Agent 4",1,0,714789,2,2,\
+"__omp_offloading_30_57b8c__QMlaplacian_modPlaplacian_l22",2,1678314008879169,1678314008930489,0,0,32,0,32,256,1,1,233472,1,1
+"00006409-00d1-70d1-a5cb-b5ab88214544","KERNEL_DISPATCH","Agent 4",1,0,714789,3,1,\
+"__omp_offloading_30_57b7d__QMboundary_modPboundary_conditions_l24",3,1678314009761051,1678314009790891,0,0,20,4,64,32,1,1,\
+4096,1,1
+"00006409-00d1-70d1-a5cb-b5ab88214544","KERNEL_DISPATCH","Agent 4",1,0,714789,4,4,\
+"__omp_offloading_30_57ba0__QMupdate_modPupdate_l22",4,1678314012698497,1678314012750017,0,0,24,0,48,256,1,1,233472,1,1
+'''
+
+
+def test_rocpd2csv_kernel_trace_export_is_read_by_column_name(tmp_path):
+    """Each kernel's time is End − Start of its row (read here with csv); the agent "Agent 4" is device 4; VGPRs per
+    thread = Vgpr_Count + Accum_Vgpr_Count; the span runs from the first start to the last end."""
+    import csv
+    import io
+
+    from gpulens.collectors import collect
+
+    p = tmp_path / "rocpd-output-data" / "out_kernel_trace.csv"
+    p.parent.mkdir()
+    p.write_text(ROCPD2CSV)
+    rows = list(csv.DictReader(io.StringIO(ROCPD2CSV)))
+    want = {r["Kernel_Name"]: int(r["End_Timestamp"]) - int(r["Start_Timestamp"]) for r in rows}
+    tl = collect(p, cache=False)
+    k = tl.of_kind("kernel")
+    assert dict(zip(k["name"].astype(str), k["dur_ns"].astype(int))) == want
+    assert set(k["device_id"]) == {4}
+    regs = {r["Kernel_Name"]: int(r["Vgpr_Count"]) + int(r["Accum_Vgpr_Count"]) for r in rows}
+    assert dict(zip(k["name"].astype(str), k["regs_per_thread"].astype(int))) == regs
+    out = tmp_path / "o.json"
+    assert main(["analyze", "-q", "--no-cache", str(p), "--json", str(out)]) == 0
+    sm = json.loads(out.read_text())["sources"][0]["summary"]
+    span = max(int(r["End_Timestamp"]) for r in rows) - min(int(r["Start_Timestamp"]) for r in rows)
+    assert (sm["kernel_count"], sm["kernel_time_ns"], sm["span_ns"]) == (4, sum(want.values()), span)
