@@ -190,7 +190,7 @@ def test_incomplete_capture_is_told_per_file(tmp_path):
     tl = collect(d)
     by_path = {Path(s["path"]).name: s for s in tl.meta.sources}
     assert by_path["rank0.json"]["incomplete_capture"] is None
-    assert "1 launch call (cudaLaunchKernel ×1) (correlation 7–7)" in by_path["rank1.json"]["incomplete_capture"]
+    assert "1 launch call (cudaLaunchKernel ×1) (correlation 7)" in by_path["rank1.json"]["incomplete_capture"]
     incomplete = [w for w in tl.meta.warnings if "incomplete capture" in w]
     assert len(incomplete) == 1 and "rank1.json" in incomplete[0]
 

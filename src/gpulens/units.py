@@ -254,3 +254,20 @@ def rank_ranges(ranks: Any) -> str:
         runs.append(str(rs[i]) if i == j else f"{rs[i]}, {rs[j]}" if j == i + 1 else f"{rs[i]}–{rs[j]}")
         i = j + 1
     return ", ".join(runs)
+
+
+def id_range(ids: Any, what: str = "correlation") -> str:
+    """`` (correlation 102)`` or `` (correlation 100–104)``: the lowest and highest of ``ids`` (numbers; None, NA
+    and NaN skipped), one id alone when they are equal; ``""`` when there is none."""
+    vals = []
+    for v in ids:
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            continue
+        if math.isfinite(f):
+            vals.append(int(f))
+    if not vals:
+        return ""
+    lo, hi = min(vals), max(vals)
+    return f" ({what} {lo})" if lo == hi else f" ({what} {lo}–{hi})"

@@ -18,7 +18,7 @@ from gpulens.analyzers._span import counter_only_reason
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.timeline import Timeline
 from gpulens.timeline.names import GRAPH_LAUNCH_RE, LAUNCH_API_RE
-from gpulens.units import agree, plural
+from gpulens.units import agree, id_range, plural
 
 #: Launch calls by name (:data:`gpulens.timeline.names.LAUNCH_API_RE`); a call of another name is a launch too when a
 #: kernel carries its correlation id (:func:`launch_calls`): a vendor's launch API not listed (PrivateUse1, MTIA).
@@ -381,9 +381,7 @@ def lost_launches(calls: pd.DataFrame, empty: np.ndarray, gpu_per_call: np.ndarr
     if not empty.any():
         return None
     start = calls["start_ns"].to_numpy(dtype="int64")
-    corr = calls["correlation_id"].to_numpy(dtype="float64", na_value=np.nan)[empty]
-    corr = corr[~np.isnan(corr)]
-    ids = f" (correlation {int(corr.min())}–{int(corr.max())})" if len(corr) else ""
+    ids = id_range(calls["correlation_id"].to_numpy(dtype="float64", na_value=np.nan)[empty])
     linked = gpu_per_call > 0
     tail = bool(linked.any()) and start[empty].min() > start[linked].max()
     if tail:

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.timeline.names import COLLECTIVE_API_RE, LAUNCH_API_RE, graph_replay_name
-from gpulens.units import agree, plural
+from gpulens.units import agree, id_range, plural
 
 _VERSION_SUFFIX = re.compile(r"_v[0-9]+$")
 #: launch entry points (after the version suffix is dropped): the one vendor-neutral table
@@ -113,8 +113,7 @@ def incomplete_capture(events: pd.DataFrame, missing: str, advice: str,
                         else "collective-library call(s)"), (copies, "copy call(s)")):
         if len(rows):
             apis = ", ".join(f"{n} ×{c}" for n, c in rows["name"].astype(str).value_counts().items() if c)
-            corr = rows["correlation_id"].dropna()
-            span = f" (correlation {int(corr.min())}–{int(corr.max())})" if len(corr) else ""
+            span = id_range(rows["correlation_id"])
             parts.append(f"{plural(len(rows), what)} ({apis}){span}")
     n = len(launches) + len(copies)
     said = f"{' and '.join(parts)} {agree(n if len(parts) == 1 else 2, 'has', 'have')}"

@@ -96,7 +96,15 @@ def read_roofline(path: Path, strict: bool = True, warnings: list[str] | None = 
     # a measured peak is a positive finite rate: a zero, negative or infinite one (a failed microbenchmark, a damaged
     # file) is unknown, never a roof (−1 GB/s made a kernel's DRAM share −86,424 % of it)
     cells = df.drop(columns="device").to_numpy(dtype="float64")
-    impossible = int((~np.isnan(cells) & ~(np.isfinite(cells) & (cells > 0))).sum())
+    bad = ~np.isnan(cells) & ~(np.isfinite(cells) & (cells > 0))
+    # a roof whose value, low and high are all exactly 0 was not measured: the benchmark writes 0 for a data type
+    # the GPU lacks (rocprofiler-compute 3.x: MFMAF4Flops/MFMAF6Flops on an MI300X, gfx942, which has no FP4/FP6
+    # MFMA) — unknown like the others, but no sign of a damaged file, so not counted in the warning
+    at = {c: i for i, c in enumerate(c for c in df.columns if c != "device")}
+    for key in canon:
+        idx = [at[parts[(key, p)]] for p in ("value", "low", "high") if (key, p) in parts]
+        bad[np.all(cells[:, idx] == 0, axis=1)[:, None] & np.isin(np.arange(cells.shape[1]), idx)[None, :]] = False
+    impossible = int(bad.sum())
     df[[c for c in df.columns if c != "device"]] = np.where(np.isfinite(cells) & (cells > 0), cells, np.nan)
     for _, row in df.iterrows():
         dev = exact_int(row["device"]) if not pd.isna(row["device"]) else None

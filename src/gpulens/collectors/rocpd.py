@@ -8,7 +8,8 @@ maps columns by name so both published layouts work:
 * ``rocpd_kernel_dispatch``: ``kernel_id`` → ``rocpd_info_kernel_symbol.id`` (``display_name``/``kernel_name``,
   ``sgpr_count``, ``arch_vgpr_count``, ``accum_vgpr_count``), ``dispatch_id``, ``private_segment_size``,
   ``group_segment_size``, ``workgroup_size_{x,y,z}``, ``grid_size_{x,y,z}`` (work-items), ``event_id`` →
-  ``rocpd_event.correlation_id``; times either inline (``start``, ``end``) or through ``start_id``/``end_id`` →
+  ``rocpd_event.stack_id`` (the internal correlation id that ties the dispatch to its launch call; else
+  ``correlation_id``); times either inline (``start``, ``end``) or through ``start_id``/``end_id`` →
   ``rocpd_timestamp.value``; agent/queue either inline (``agent_id``, ``queue_id``) or through ``track_id`` →
   ``rocpd_track``.
 * ``rocpd_info_agent``: ``type`` (CPU/GPU), ``absolute_index`` (HSA node id → ``device_id``), ``type_index``
@@ -17,9 +18,11 @@ maps columns by name so both published layouts work:
 * ``rocpd_pmc_event`` (``event_id``, ``pmc_id``, ``value``) + ``rocpd_info_pmc`` (``id``, ``name``) → Counters of the
   dispatch with that ``event_id`` (values of one counter summed).
 * ``rocpd_memory_copy`` (``name_id`` → ``rocpd_string``, ``size``, ``src_agent_id``/``dst_agent_id``) → ``memcpy``.
-* ``rocpd_region`` (``name_id``, times, ``event_id`` → category string) → ``runtime`` / ``annotation`` (markers).
+* ``rocpd_region`` (``name_id``, times, ``event_id`` → category string and correlation id) → ``runtime`` /
+  ``annotation`` (markers).
 
-No real rocpd file was available to the authors; the tests build databases from the documented schema.
+The tests build databases from the documented schema; the stack-id link was checked on a real rocprofv3 database
+(MI300X, ROCm 7: every ``correlation_id`` 0, every launch ↔ dispatch pair sharing a ``stack_id``).
 """
 
 from __future__ import annotations
@@ -64,7 +67,7 @@ SCHEMA: dict[str, dict[str, str]] = {
                                  "kernel_name": TEXT, "display_name": TEXT},
     "rocpd_track": {**_ints("id", "agent_id", "queue_id"), "guid": TEXT},
     "rocpd_timestamp": {**_ints("id", "value"), "guid": TEXT},
-    "rocpd_event": {**_ints("id", "category_id", "correlation_id"), "guid": TEXT},
+    "rocpd_event": {**_ints("id", "category_id", "correlation_id", "stack_id"), "guid": TEXT},
     "rocpd_info_agent": {**_ints("id", "absolute_index", "type_index"), "guid": TEXT, "type": TEXT, "name": TEXT,
                          "generic_name": TEXT, "product_name": TEXT, "extdata": TEXT},
     "rocpd_pmc_event": {**_ints("id", "event_id", "pmc_id"), "value": REAL, "guid": TEXT},
@@ -204,6 +207,20 @@ def _os_pid(db: _Db, df: pd.DataFrame) -> pd.Series:
     return _lookup(df, "pid", db.read("rocpd_info_process"), "pid")
 
 
+def _correlation(db: _Db, df: pd.DataFrame) -> pd.Series:
+    """Per row of ``df`` (a dispatch, copy or region with an ``event_id``), the id that ties a GPU record to the API
+    call that enqueued it: ``rocpd_event.stack_id``, where rocprofiler-sdk stores the *internal* correlation id
+    (``generateRocpd.cpp``: ``stack_id = correlation_id.internal``; the vendor's ``rocpd`` CSV export writes
+    ``stack_id AS Correlation_Id``), and ``rocpd_event.correlation_id`` (the *external* id, 0 unless the application
+    set one) only where a row has no stack id (a database written without that column)."""
+    ev = db.read("rocpd_event")
+    ext = _lookup(df, "event_id", ev, "correlation_id")
+    if ev is None or "stack_id" not in ev:
+        return ext
+    internal = _lookup(df, "event_id", ev, "stack_id")
+    return internal.where(internal.notna(), ext)
+
+
 def _kernels(db: _Db, node_of: dict[int, int]) -> Dispatches | None:
     k = db.read("rocpd_kernel_dispatch")
     if k is None:
@@ -218,7 +235,7 @@ def _kernels(db: _Db, node_of: dict[int, int]) -> Dispatches | None:
     d.cols.update(
         name=name.tolist(), start_ns=start, end_ns=end, stream_id=queue, dispatch_id=k.get("dispatch_id"),
         device_id=_nodes(db, k, agent, node_of),
-        correlation_id=_lookup(k, "event_id", db.read("rocpd_event"), "correlation_id"),
+        correlation_id=_correlation(db, k),
         lds_bytes=k.get("group_segment_size"), scratch_bytes=k.get("private_segment_size"),
         arch_vgpr=_lookup(k, "kernel_id", sym, "arch_vgpr_count"),
         accum_vgpr=_lookup(k, "kernel_id", sym, "accum_vgpr_count"), sgpr=_lookup(k, "kernel_id", sym, "sgpr_count"),
@@ -255,7 +272,7 @@ def _copies(db: _Db, node_of: dict[int, int], strings: pd.DataFrame | None) -> D
     d = Dispatches(n=len(m), unreadable_ts=bad_ts)
     d.cols.update(kind="memcpy", name=name.tolist(), start_ns=start, end_ns=end, bytes=m.get("size"),
                   device_id=_nodes(db, m, gpu_agent, node_of),
-                  copy_kind=direction.map(_COPY_KIND).tolist(), pid=_os_pid(db, m))
+                  copy_kind=direction.map(_COPY_KIND).tolist(), pid=_os_pid(db, m), correlation_id=_correlation(db, m))
     return d
 
 
@@ -269,7 +286,7 @@ def _regions(db: _Db, strings: pd.DataFrame | None) -> Dispatches | None:
     d = Dispatches(n=len(r), unreadable_ts=bad_ts)
     d.cols.update(kind=["annotation" if "MARKER" in c.upper() else "runtime" for c in cat],
                   name=_lookup(r, "name_id", strings, "string").tolist(), start_ns=start, end_ns=end,
-                  device_id=[-1] * len(r), pid=_os_pid(db, r))
+                  device_id=[-1] * len(r), pid=_os_pid(db, r), correlation_id=_correlation(db, r))
     return d
 
 
