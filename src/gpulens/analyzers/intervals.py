@@ -199,7 +199,9 @@ def _runaway_cut(rank: np.ndarray, start: np.ndarray, end: np.ndarray, last: np.
         h_start = np.asarray(host["start_ns"], dtype="int64")
         h_end = h_start + np.asarray(host["dur_ns"], dtype="int64")
         timed = h_end >= h_start  # an untimed host row (negative duration) bounds nothing
-        h_rank, h_start, h_end = np.asarray(host["rank"])[timed], h_start[timed], h_end[timed]
+        h_rank = np.asarray(host["rank"])
+        if not timed.all():  # (every host row is timed in most traces: then no copies of the two million rows)
+            h_rank, h_start, h_end = h_rank[timed], h_start[timed], h_end[timed]
     else:
         h_rank, h_start, h_end = rank[:0], start[:0], end[:0]
     rest = ~last  # events that cannot be runaways: their first start, latest end, and whether one is GPU work
