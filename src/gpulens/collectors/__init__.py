@@ -20,6 +20,7 @@ from typing import Any
 from gpulens._inputs import check_input
 from gpulens.collectors._assemble import Parts, assemble
 from gpulens.collectors._io import nul_only, open_error, read_head, reading
+from gpulens.collectors._sniff_fast import declared_kineto
 from gpulens.collectors.base import Collector, registry
 from gpulens.errors import GpulensError, TraceFormatError, UnknownFormatError
 from gpulens.timeline import Timeline
@@ -68,6 +69,9 @@ def sniff(path: str | Path) -> Collector | None:
                 return type(c)()
         return None
     head = read_head(p)
+    fast = declared_kineto(p, head)  # a Kineto trace by its own first key: no other collector module imported
+    if fast is not None:
+        return fast
     for c in _ordered():
         if c.sniff(p, head):
             return type(c)()

@@ -56,6 +56,7 @@ from gpulens.collectors._kineto_acc import Accumulator as _Accumulator
 from gpulens.collectors._kineto_grid import sdk_convention
 from gpulens.collectors._kineto_kinds import CATEGORY_KIND, GPU_CATEGORIES, kind_of
 from gpulens.collectors._kineto_ranks import RANK_IN_FILE_NAME
+from gpulens.collectors._sniff_fast import KINETO_FIRST_KEY as _KINETO_FIRST_KEY  # the Kineto object's first key
 from gpulens.collectors._kineto_columns import (FAST_TRACE_DECODER, TRACE_DECODER, FastEvent, RawEvent, RawTrace,
                                                 TRIM_AFTER_BYTES, int_or_none, release_free_memory)
 from gpulens.collectors._stream import CHUNK_BYTES, StreamInfo, Tail, stream_pieces
@@ -210,8 +211,6 @@ def _devices(props: Any, rank: int, warnings: list[str] | None = None, path: Any
     return out
 
 
-#: The first key of a Kineto trace object (PyTorch writes schemaVersion, deviceProperties or distributedInfo first).
-_KINETO_FIRST_KEY = re.compile(rb'\{\s*"(?:schemaVersion|deviceProperties|distributedInfo)"\s*:')
 #: A trace object whose event list is empty (B05: a profiler schedule that recorded nothing) — a trace with no GPU
 #: work, not an unknown format.
 _EMPTY_EVENTS = re.compile(rb'"traceEvents"\s*:\s*\[\s*\]')
