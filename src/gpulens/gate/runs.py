@@ -387,9 +387,9 @@ def collect_runs(paths: Iterable[str | Path], reports: list[dict[str, Any]] | No
             else:
                 runs.append(info)
                 usable.append((s, rep))
-    if len(versions := {str(r.get("schema_version")): p for p, r in zip(paths, reports)}) > 1:  # a file of each
+    if len(versions := {r.get("schema_version"): p for p, r in zip(paths, reports)}) > 1:  # a file of each
         raise GpulensError("reports mix schema versions (" + ", ".join(f"{p}: {v}" for v, p in sorted(
-            versions.items())) + "): regenerate them with one gpulens version")
+            versions.items(), key=lambda vp: str(vp[0]))) + "): regenerate them with one gpulens version")
     env = _common_env([environment_of(s, r) for s, r in usable] or envs, paths)
     untimed: set[str] = set()
     unknown: dict[str, str] = {}
