@@ -66,3 +66,19 @@ def test_real_trace_one_kernel_is_not_said_to_wait_behind_gpu_work():
     assert s["queue_p50_ns"] > 50_000_000 and s["backlog_p50_ns"] == 0
     note = answer(src).path_note or ""
     assert "backlog" not in note and "behind earlier GPU work" not in note
+
+
+def test_a_kernels_long_wait_on_an_idle_gpu_still_gets_the_fusion_step():
+    # a latency-bound kernel whose every launch runs shorter than its launch call: told to fuse first, unless its
+    # launches wait in a deep GPU queue (then the launch calls did not keep the GPU waiting). The queue is the
+    # backlog — GPU busy inside the wait — not the latency: a 100 µs latency over an idle GPU is still launch cost.
+    from gpulens.analyzers._verdict_facts import QUEUED_LAUNCH_NS, Evidence
+    from gpulens.analyzers._verdict_steps import _latency_steps
+
+    def first(backlog):
+        e = Evidence(name="k", kind="kernel", calls=10, time_ns=50_000, short_launch_frac=1.0,
+                     launch_latency_p50_ns=2 * QUEUED_LAUNCH_NS, launch_backlog_p50_ns=backlog)
+        return (_latency_steps(e) or [""])[0]
+
+    assert first(0).startswith("100.0 % of its launches run shorter than their launch call")
+    assert not first(2 * QUEUED_LAUNCH_NS).startswith("100.0 % of its launches run shorter")

@@ -47,6 +47,7 @@ COLUMNS = {
     "queue_p50_ns": "median of kernel start − launch call end, floored at 0 [ns]",
     "queue_p90_ns": "90th percentile of the queue delay [ns]",
     "queue_max_ns": "largest queue delay [ns]",
+    "backlog_p50_ns": "median backlog: the GPU's busy time inside the queue delay, the wait behind earlier GPU work [ns]",
 }
 SUMMARY_COLUMNS = {
     "launches": "kernel launches measured: one per launch call and device (a graph launch's first kernel) [count]",
@@ -166,13 +167,14 @@ class LaunchLatency(Analyzer):
         first = np.full(len(uniq), len(gc), dtype="int64")
         np.minimum.at(first, gc, np.arange(len(gc)))
         stats = {}
-        for pre, x in (("latency", la_k), ("queue", qu_k)):
+        for pre, x in (("latency", la_k), ("queue", qu_k), ("backlog", good["backlog_ns"].to_numpy("int64")[keep])):
             (p50, p90), top = group_percentile_table(gc, x, (50, 90))
             stats[pre] = [np.round(p50), np.round(p90), top]
         names_k = names[keep]  # once, not once per kernel name
         rows = {"name": [names_k[i] for i in first.tolist()], "launches": np.bincount(gc).tolist(),
                 **{f"{pre}_{s}_ns": [int(v) for v in stats[pre][j].tolist()]
-                   for pre in ("latency", "queue") for j, s in enumerate(("p50", "p90", "max"))}}
+                   for pre in ("latency", "queue") for j, s in enumerate(("p50", "p90", "max"))},
+                "backlog_p50_ns": [int(v) for v in stats["backlog"][0].tolist()]}
         t = pd.DataFrame(rows, columns=list(COLUMNS)).sort_values(["launches", "name"], ascending=[False, True],
                                                                   kind="stable").reset_index(drop=True)
         return AnalysisResult(self.name, t, COLUMNS, summary, summary_columns=SUMMARY_COLUMNS)
