@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpulens.analyzers._stake import KERNEL_FLOOR_NS
 from gpulens.analyzers._verdict_facts import BELOW_ROOFS
-from gpulens.units import pct_words
+from gpulens.units import fmt_ns, pct_words
 
 
 def overruled_note(summary: dict, model: Any, roof_pct: Any, verdict: str, sol_text: str) -> str:
@@ -26,3 +27,21 @@ def overruled_note(summary: dict, model: Any, roof_pct: Any, verdict: str, sol_t
     return (f"{pct_words(float(roof_pct))} of roofline (its FLOPs and bytes over {on}) would make it {place}; "
             f"the profiler measured {sol_text} on this GPU's own units, so it is {verdict} — the measurement "
             "decides")
+
+
+def below_roofs_detail(time_ns: float, calls: int, vendor: str | None = None) -> str:
+    """Why a kernel below both roofs is held, in words, from what its own launches rule out. A kernel's GPU time
+    holds no launch call: launch cost slows it only through the fixed time any launch takes on the GPU
+    (:data:`~gpulens.analyzers._stake.KERNEL_FLOOR_NS`), so "short kernels, launch overhead — fuse or batch" is said
+    only when that floor is half its time or more (launches of at most 2 × the floor). Longer launches leave latency
+    or occupancy, not measured here (a MIOpen convolution of 1.14 ms per launch at 0.1 % of its roof on an MI300X
+    was told "short kernels … Fuse or batch the work"). ``vendor``: ``nvidia`` / ``amd`` for the vendor's words."""
+    from gpulens.analyzers._advice_vendor import vendor_word
+
+    if not calls or time_ns <= 2 * calls * KERNEL_FLOOR_NS:
+        return ("Neither compute nor memory bandwidth bounds it: latency, occupancy or launch overhead does (small "
+                "grids, short kernels, dependent loads). Fuse or batch the work.")
+    return (f"Neither compute nor memory bandwidth bounds it, nor launch cost (its launches last "
+            f"{fmt_ns(time_ns / calls)} on average against the {fmt_ns(KERNEL_FLOOR_NS)} any launch takes): what is "
+            f"left is latency or occupancy (small grids, few {vendor_word(vendor, 'warps')} to hide latency with, "
+            "dependent loads), which its grid, occupancy and stall counters tell apart.")

@@ -211,7 +211,7 @@ def _mostly_host_only(bn: Any) -> bool:
 def host_holds_path(results: dict) -> tuple[float, float] | None:
     """(the host's share, the GPU's share) of the steps' critical path when the host paces the steps, else None:
     the critical-path analysis finds the path held by the host (its ``bound`` ``cpu``) *and* most launches find the
-    GPU ready — their median wait behind earlier GPU work (``launch_latency`` ``queue_p50_ns``) is under
+    GPU ready — their median wait behind earlier GPU work (:func:`backlog_wait`) is under
     :data:`~gpulens.analyzers.verdict_rules.QUEUED_LAUNCH_NS`. With a deeper queue the GPU has a backlog most of the
     time and paces those phases whatever the host does (GPT-2 on an H200: median wait 261 µs, up to 19 ms): a path
     walked along a busy host thread does not make the host the pacer then. The GPU's share counts the host waits
@@ -224,11 +224,22 @@ def host_holds_path(results: dict) -> tuple[float, float] | None:
     path = float(s.get("path_ns") or 0)
     if getattr(cp, "skipped", True) or s.get("bound") != "cpu" or not path > 0:
         return None
-    wait = (getattr(ll, "summary", None) or {}).get("queue_p50_ns") if not getattr(ll, "skipped", True) else None
+    wait = backlog_wait(ll)
     if wait is None or wait != wait or wait >= QUEUED_LAUNCH_NS:
         return None
     host, gpu = path_shares(s)
     return (host, gpu) if host > gpu else None
+
+
+def backlog_wait(ll: Any) -> float | None:
+    """The run's median wait behind earlier GPU work (``launch_latency`` ``backlog_p50_ns``: the GPU's busy time
+    inside each launch's queue delay), None when launch latency was not measured. A queue delay the GPU spent idle
+    is no backlog (one kernel starting 64.12 ms after its call with nothing else on the GPU). A summary without the
+    key (a report cached before session 49) reads the queue delay, the figure it then stood for."""
+    if getattr(ll, "skipped", True):
+        return None
+    s = getattr(ll, "summary", None) or {}
+    return s.get("backlog_p50_ns", s.get("queue_p50_ns"))
 
 
 def run_path(results: dict) -> tuple[dict, bool]:
@@ -362,7 +373,7 @@ def path_disagreement(results: dict, run: str) -> str | None:
         # lashi streamSimple: 75.94 ms of host-only time outside a 76.93 µs GPU span, 99.9 % of the path)
         return (f"{head}: mostly the {fmt_ns(edges)} of host-only time outside the GPU span (start-up, teardown), "
                 "which the verdict does not judge")
-    wait = (getattr(ll, "summary", None) or {}).get("queue_p50_ns") if not getattr(ll, "skipped", True) else None
+    wait = backlog_wait(ll)
     if wait is not None and wait == wait and wait >= QUEUED_LAUNCH_NS:
         # two figures of two kinds beside each other (GPT-2 on an H200: a median launch queued 260.87 µs beside
         # 47.38 ms of GPU idle waiting for the host): a per-launch wait while the GPU was busy, and the GPU's total

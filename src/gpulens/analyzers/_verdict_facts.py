@@ -72,6 +72,8 @@ class Evidence:
     launch_idle_max_ns: int = 0
     launch_latency_p50_ns: int | None = None
     launch_latency_p90_ns: int | None = None
+    #: median wait of its launches behind earlier GPU work (the GPU busy inside the queue delay) [ns]
+    launch_backlog_p50_ns: float | None = None
     bound: str | None = None
     roof_pct: float | None = None
     arithmetic_intensity: float | None = None
@@ -323,8 +325,10 @@ def persistent_grid(blocks: float | None, num_sms: float | None, waves: float | 
 TINY_LAUNCH_SHARE = 0.5
 
 
-#: Launches waiting this long (p50, call start → kernel start) sat in a deep GPU queue: the launch calls (µs) did not
-#: keep the GPU waiting, so short launches are no reason to fuse (GPT-2 on an H200: a copy kernel queued 3.43 ms).
+#: Launches waiting this long behind earlier GPU work (p50 of the GPU's busy time between the launch call's return
+#: and the kernel's start, ``launch_latency`` ``backlog_p50_ns``) sat in a deep GPU queue: the launch calls (µs) did
+#: not keep the GPU waiting, so short launches are no reason to fuse (GPT-2 on an H200: a copy kernel queued
+#: 3.43 ms). A wait with the GPU idle is no queue (session 49).
 QUEUED_LAUNCH_NS = 50_000
 
 

@@ -217,7 +217,7 @@ def _latency_steps(e: Evidence, proven: bool = True) -> list[str]:
         return _advice.vendor_word(e.vendor, key)
 
     steps = []
-    queued = e.launch_latency_p50_ns is not None and e.launch_latency_p50_ns >= QUEUED_LAUNCH_NS
+    queued = e.launch_backlog_p50_ns is not None and e.launch_backlog_p50_ns >= QUEUED_LAUNCH_NS
     if e.short_launch_frac is not None and e.short_launch_frac >= TINY_LAUNCH_SHARE and not queued:
         short = f"{pct_words(100 * e.short_launch_frac)} of its launches run shorter than their launch call: "
         if e.family in ("gemm", "attention"):  # a matmul is batched (grouped GEMM) or replayed, not fused away

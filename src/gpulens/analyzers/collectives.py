@@ -90,7 +90,7 @@ def _exposed(comm: pd.DataFrame, comp: dict[str, np.ndarray]) -> np.ndarray:
     ``comp``: the compute kernels' ``rank``, ``device_id``, ``start`` and ``end`` [ns] as numpy arrays (grouped
     here by their sorted (rank, device_id) codes and row positions, not split into a DataFrame per GPU)."""
     from gpulens.analyzers._groupstats import stable_order
-    from gpulens.analyzers.intervals import key_codes, merge
+    from gpulens.analyzers.intervals import covered_before, key_codes, merge
 
     out = (comm["end"] - comm["start"]).to_numpy().astype(np.int64)
     groups: dict[tuple, np.ndarray] = {}
@@ -104,16 +104,8 @@ def _exposed(comm: pd.DataFrame, comp: dict[str, np.ndarray]) -> np.ndarray:
         if rows is None:
             continue
         us, ue = merge(comp["start"][rows], comp["end"][rows])
-        cover = np.concatenate([[0], np.cumsum(ue - us)])
-
-        def covered(t: np.ndarray) -> np.ndarray:  # union length before time t
-            i = np.searchsorted(us, t, "right")
-            prev = cover[i]
-            inside = (i > 0) & (t < ue[np.maximum(i - 1, 0)])
-            return np.where(inside, cover[np.maximum(i - 1, 0)] + (t - us[np.maximum(i - 1, 0)]), prev)
-
         s, e = comm["start"].to_numpy()[idx], comm["end"].to_numpy()[idx]
-        out[idx] = (e - s) - (covered(e) - covered(s))
+        out[idx] = (e - s) - (covered_before(us, ue, e) - covered_before(us, ue, s))
     return out
 
 

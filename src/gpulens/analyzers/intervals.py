@@ -35,6 +35,20 @@ def merge(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return seg_starts, seg_ends
 
 
+def covered_before(seg_starts: np.ndarray, seg_ends: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Length (ns) of the disjoint sorted segments ``[seg_starts, seg_ends)`` (:func:`merge`'s output) lying before
+    each time in ``t``: the busy time up to ``t``, so ``covered_before(s, e, b) − covered_before(s, e, a)`` is the
+    busy time inside ``[a, b)``. int64 array shaped like ``t``."""
+    t = np.asarray(t, dtype="int64")
+    if not len(seg_starts):
+        return np.zeros(t.shape, dtype="int64")
+    cover = np.concatenate([[0], np.cumsum(seg_ends - seg_starts)])
+    i = np.searchsorted(seg_starts, t, "right")
+    j = np.maximum(i - 1, 0)
+    inside = (i > 0) & (t < seg_ends[j])
+    return np.where(inside, cover[j] + (t - seg_starts[j]), cover[i])
+
+
 def union_ns(starts: np.ndarray, ends: np.ndarray) -> int:
     """Total length in ns covered by the union of intervals (overlap counted once)."""
     a, b = merge(starts, ends)

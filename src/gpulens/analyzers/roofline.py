@@ -34,7 +34,7 @@ from gpulens.analyzers.context import first_seen_codes, recode_first_seen, text_
 from gpulens.analyzers._verdict_facts import LATENCY_BOUND
 from gpulens.analyzers.verdict_rules import BELOW_ROOFS, ROOF_BOUND_PCT
 from gpulens.devices import no_spec_reason
-from gpulens.analyzers._roof_notes import overruled_note
+from gpulens.analyzers._roof_notes import below_roofs_detail, overruled_note
 from gpulens.devices.clocks import at_recorded_clock
 from gpulens.devices.spec import apply_measured_peaks, measured_roofs
 from gpulens.analyzers._roof_clock import recorded_sm_clock_hz
@@ -506,8 +506,7 @@ class Roofline(Analyzer):
                 # a library kernel picked for unaligned operands (…_align1) is held by its narrow loads, whatever
                 # its grid: the alignment hint, not "small grids, short kernels"
                 detail = ("Neither compute nor memory bandwidth bounds it. " + hint if hint else
-                          "Neither compute nor memory bandwidth bounds it: latency, occupancy or launch overhead "
-                          "does (small grids, short kernels, dependent loads). Fuse or batch the work.")
+                          below_roofs_detail(r.time_ns, r.calls, summary.get("vendor")))
                 cat = "latency/occupancy-bound"
                 if r.flops_lower_bound:
                     detail += (f" Its FLOP count is {r.flops_lower_bound}: with the uncounted work it may sit nearer "

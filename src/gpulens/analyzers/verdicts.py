@@ -279,6 +279,7 @@ class Verdicts(Analyzer):
             if name in ll:
                 e.launch_latency_p50_ns = int(ll[name]["latency_p50_ns"])
                 e.launch_latency_p90_ns = int(ll[name]["latency_p90_ns"])
+                e.launch_backlog_p50_ns = _num(ll[name].get("backlog_p50_ns"))
             if name in occ:
                 o = occ[name]
                 e.achieved_occupancy_pct = _num(o.get("achieved_occupancy_pct"))

@@ -45,8 +45,10 @@ def other_renderables(s: Any, rows: int = ROWS) -> list:
             if c in NAME_COLUMNS and c not in USER_TEXT_COLUMNS and all(isinstance(v, str) for v in vals):
                 # kernel names short (as every report labels them); operator and annotation names as recorded
                 # ("aten::mm", as the HTML and Markdown tables show them), control characters made visible
-                cells[c] = short_names(vals) if is_name_column(str(c), r.columns.get(c, "")) else \
+                names = short_names(vals) if is_name_column(str(c), r.columns.get(c, "")) else \
                     [visible(v, bidi=True) for v in vals]
+                # a blank name (an unlinked kernel's op) reads "unknown" as in the HTML and Markdown tables
+                cells[c] = [n if v.strip() else fmt_value(v, str(c), r.columns.get(c, "")) for n, v in zip(names, vals)]
             else:
                 cells[c] = [fmt_value(v, str(c), r.columns.get(c, "")) for v in vals]
         # a figure (time, bytes, %, count…) never wraps; names and text do; columns after the third may be left out
