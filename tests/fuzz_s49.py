@@ -285,7 +285,8 @@ def cut_every(rng, seeds, work: Path, i: int):
 def gen_kineto(rng, seeds, work: Path, i: int):
     """A Kineto trace generated from nothing, with semantic faults."""
     faults = rng.sample(["dupcorr", "launch_after", "backwards", "huge_ts", "huge_dur", "overlap", "bigdev",
-                         "dangling_flow", "zero_dur", "float_ts", "neg_ts", "same_ts", "nostream", "str_nums"],
+                         "dangling_flow", "zero_dur", "float_ts", "neg_ts", "same_ts", "nostream", "str_nums", "nccl",
+                         "rank_pid", "dup_events", "rank_info"],
                         rng.randint(1, 3))
     EXPECT["op"] = "gen " + "+".join(faults)
     ndev = rng.randint(1, 3)
@@ -311,10 +312,12 @@ def gen_kineto(rng, seeds, work: Path, i: int):
         if "float_ts" in faults:
             kts = kts + 0.123456789
         dev = 2 ** 31 if "bigdev" in faults and k == 0 else d
-        pid = dev
+        pid = dev + (100_000_000 * (k % 2) if "rank_pid" in faults else 0)
         ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 101,
                    "ts": launch_ts, "dur": 4, "args": {"correlation": corr, "External id": corr}})
-        kernel = {"ph": "X", "cat": "kernel", "name": f"k{k % 4}<float>", "pid": pid, "tid": s, "ts": kts, "dur": dur,
+        kname = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*)" if "nccl" in faults and k % 3 == 0 \
+            else f"k{k % 4}<float>"
+        kernel = {"ph": "X", "cat": "kernel", "name": kname, "pid": pid, "tid": s, "ts": kts, "dur": dur,
                   "args": {"correlation": corr, "device": dev, "stream": s, "grid": [64, 1, 1], "block": [128, 1, 1],
                            "registers per thread": 32, "shared memory": 0, "est. achieved occupancy %": 50}}
         if "nostream" in faults and k % 2:
@@ -322,6 +325,8 @@ def gen_kineto(rng, seeds, work: Path, i: int):
         if "str_nums" in faults and k % 3 == 0:
             kernel["ts"], kernel["dur"] = str(kernel["ts"]), str(kernel["dur"])
         ev.append(kernel)
+        if "dup_events" in faults and k % 4 == 1:
+            ev.append(dict(kernel))
         if rng.random() < 0.2:
             ev.append({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": pid,
                        "tid": s, "ts": kts + dur + 1, "dur": 3, "args": {"bytes": 4096, "device": dev, "stream": s,
@@ -346,6 +351,9 @@ def gen_kineto(rng, seeds, work: Path, i: int):
                                                      "sharedMemPerMultiprocessor": 233472}
                                                     for d in range(ndev)],
            "traceEvents": ev, "displayTimeUnit": "ms"}
+    if "rank_info" in faults:
+        doc["distributedInfo"] = {"rank": rng.choice([0, 3, 7]), "world_size": rng.choice([1, 2, 8]),
+                                  "backend": "nccl"}
     p = work / f"in{i}_gen.pt.trace.json"
     if rng.random() < 0.3:
         p = p.with_name(p.name + ".gz")
