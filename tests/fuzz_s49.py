@@ -28,23 +28,20 @@ them made: the input is left as it was (same bytes, no file created beside it: "
 * ``ncu_rep`` — the real Nsight Compute report of tests/data (bytes flipped, cut, a length field changed), always
   run in a child process (NVIDIA's reader is native code).
 
-Findings are kept under ``DIR/findings``; totals print as one JSON line. Every fault found has its regression in
+Findings are kept under ``DIR/findings``; totals print as one JSON line (the campaign loop of tests/fuzz_s48.py, class
+5: the input changed). Every fault found has its regression in
 tests/test_trust_s49_fuzz*.py.
 """
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import hashlib
 import json
-import os
-import random
 import re
 import shutil
 import sqlite3
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -52,7 +49,6 @@ sys.path.insert(0, str(HERE.parent))
 
 from tests import fuzz_s47 as f1  # noqa: E402
 from tests import fuzz_s48 as f8  # noqa: E402
-from tests import fuzzing  # noqa: E402
 
 EXPECT = f8.EXPECT
 KINDS = ["num_spell", "num_spell", "extreme", "extreme", "cut_every", "cut_every", "gen_kineto", "gen_kineto",
@@ -156,10 +152,7 @@ def _mutate_csv_cells(rng, f: Path, values: list, cols=None) -> str:
 def _mutate_sqlite_cells(rng, f: Path, values: list, cols=None) -> str:
     con = sqlite3.connect(f)
     try:
-        tabs = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE "
-                                          "'sqlite_%'")]
-        hot = [t for t in tabs if con.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]]
-        tab = rng.choice(hot or tabs)
+        tab = f8.hot_table(con, rng)[1]
         names = [r[1] for r in con.execute(f'PRAGMA table_info("{tab}")')]
         cs = [c for c in names if cols is None or cols.search(c)] or names
         c = rng.choice(cs)
@@ -496,74 +489,24 @@ def fingerprint(path: Path) -> dict:
     return out
 
 
+def run_one(path: Path, src: Path, work: Path, rng, timeout: float, workdir: Path, cache: dict,
+            inproc: bool) -> list[tuple]:
+    """:func:`tests.fuzz_s48.check` of one mutant (in a child process for ``ncu_rep``), plus class 5: the input or a
+    file beside it changed or appeared."""
+    f8.INPROC.clear()
+    if inproc and not EXPECT.get("child"):
+        f8.INPROC.append(True)
+    before = fingerprint(path)
+    found = f8.check(path, src, work, rng, timeout, workdir, cache)
+    after = fingerprint(path)
+    if after != before:
+        changed = sorted(set(after.items()) ^ set(before.items()))
+        found.append(("analyze", 5, f"input or its folder changed: {changed[:4]}"))
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--seed", type=int, default=49049)
-    ap.add_argument("--count", type=int, default=100)
-    ap.add_argument("--start", type=int, default=0)
-    ap.add_argument("--workdir", type=Path, required=True)
-    ap.add_argument("--timeout", type=float, default=60.0)
-    ap.add_argument("--only", type=int, default=None)
-    ap.add_argument("--minutes", type=float, default=None, help="stop starting inputs after this many minutes")
-    ap.add_argument("--kinds", default=",".join(sorted(set(KINDS))))
-    ap.add_argument("--inproc", action="store_true", help="run gpulens in this process (faster; confirm findings "
-                    "without it; ncu_rep always runs in a child)")
-    a = ap.parse_args(argv)
-    if a.inproc:
-        for k in [k for k in os.environ if k.startswith("GPULENS_")]:
-            os.environ.pop(k)
-    seeds = fuzzing.write_seeds(a.workdir / "seeds")
-    chosen = [k for k in KINDS if k in a.kinds.split(",")]
-    fdir = a.workdir / "findings"
-    fdir.mkdir(parents=True, exist_ok=True)
-    cache_file = a.workdir / "seedreps.json"
-    cache = json.loads(cache_file.read_text()) if cache_file.exists() else {}
-    tot: dict = {"inputs": 0, "by_kind": {}, "classes": {"1": 0, "2": 0, "3": 0, "5": 0}, "findings": []}
-    t0 = time.monotonic()
-    ids = [a.only] if a.only is not None else range(a.start, a.start + a.count)
-    for i in ids:
-        if a.minutes and time.monotonic() - t0 > a.minutes * 60:
-            break
-        rng = random.Random(a.seed * 7919 + i)
-        kind = rng.choice(chosen)
-        work = a.workdir / "work"
-        shutil.rmtree(work, ignore_errors=True)
-        work.mkdir()
-        EXPECT.clear()
-        f1.EXPECT.clear()
-        try:
-            made = MAKERS[kind](rng, seeds, work, i)
-        except (OSError, ValueError, sqlite3.Error, StopIteration, IndexError, KeyError, RecursionError) as exc:
-            print(f"{i} {kind}: not made ({exc!r})", file=sys.stderr)
-            continue
-        if made is None:
-            continue
-        path, src = made
-        f8.INPROC.clear()
-        if a.inproc and not EXPECT.get("child"):
-            f8.INPROC.append(True)
-        before = fingerprint(path)
-        found = f8.check(path, src, work, rng, a.timeout, a.workdir, cache)
-        after = fingerprint(path)
-        if after != before:
-            changed = sorted(set(after.items()) ^ set(before.items()))
-            found.append(("analyze", 5, f"input or its folder changed: {changed[:4]}"))
-        tot["inputs"] += 1
-        tot["by_kind"][kind] = tot["by_kind"].get(kind, 0) + 1
-        for surface, cls, what in found:
-            tot["classes"][str(cls)] = tot["classes"].get(str(cls), 0) + 1
-            rec = {"i": i, "kind": kind, "surface": surface, "class": cls, "seed": src.name, "op": EXPECT.get("op"),
-                   "args": EXPECT.get("args"), "what": what[:500]}
-            tot["findings"].append(rec)
-            try:
-                fuzzing._keep(path, fdir / (f"{i}_{kind}" + ("" if path.is_dir() else "_" + path.name)))
-            except OSError:
-                pass
-            print(json.dumps(rec, default=str), file=sys.stderr, flush=True)
-        cache_file.write_text(json.dumps(cache))
-    tot["seconds"] = round(time.monotonic() - t0, 1)
-    print(json.dumps(tot, default=str))
-    return 0
+    return f8.main(argv, MAKERS, KINDS, 49049, run_one)
 
 
 if __name__ == "__main__":
