@@ -311,6 +311,13 @@ def _sqlite_seeds(seeds: dict) -> list[Path]:
     return [seeds[k] for k in ("nsys_sqlite", "rocpd", "rocpd_b", "rocprof_v1_db") if k in seeds]
 
 
+def hot_table(con: sqlite3.Connection, rng) -> tuple[list[str], str]:
+    """(every table of the database, one drawn among those holding rows — any when none does)."""
+    tabs = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")]
+    hot = [t for t in tabs if con.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]]
+    return tabs, rng.choice(hot or tabs)
+
+
 def sqlite_schema(rng, seeds, work: Path, i: int):
     src = rng.choice(_sqlite_seeds(seeds))
     p = work / f"in{i}_{src.name}"
@@ -318,10 +325,7 @@ def sqlite_schema(rng, seeds, work: Path, i: int):
     how = rng.choice(["null_all", "text_all", "blob_all", "view", "empty_all", "huge", "swap", "real_all"])
     con = sqlite3.connect(p)
     try:
-        tabs = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table' "
-                                          "AND name NOT LIKE 'sqlite_%'")]
-        hot = [t for t in tabs if con.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]]
-        tab = rng.choice(hot or tabs)
+        tabs, tab = hot_table(con, rng)
         cols = [r[1] for r in con.execute(f'PRAGMA table_info("{tab}")')]
         if how == "empty_all":
             for t in tabs:
@@ -661,16 +665,21 @@ def check(path: Path, src: Path, work: Path, rng, timeout: float, workdir: Path,
     return found
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, makers: dict | None = None, kinds: list[str] | None = None,
+         seed: int = 48048, run_one=None) -> int:
+    """The campaign: ``makers`` (kind → maker; :data:`MAKERS`) drawn by ``kinds`` (:data:`KINDS`), each mutant run
+    by ``run_one(path, src, work, rng, timeout, workdir, cache, inproc) → findings`` (:func:`check`; tests/fuzz_s49.py
+    passes its own)."""
+    makers, kinds = makers or MAKERS, kinds or KINDS
     ap = argparse.ArgumentParser()
-    ap.add_argument("--seed", type=int, default=48048)
+    ap.add_argument("--seed", type=int, default=seed)
     ap.add_argument("--count", type=int, default=100)
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--workdir", type=Path, required=True)
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--only", type=int, default=None)
     ap.add_argument("--minutes", type=float, default=None, help="stop starting inputs after this many minutes")
-    ap.add_argument("--kinds", default=",".join(sorted(set(KINDS))))
+    ap.add_argument("--kinds", default=",".join(sorted(set(kinds))))
     ap.add_argument("--inproc", action="store_true", help="run gpulens in this process (faster; confirm findings "
                     "without it)")
     a = ap.parse_args(argv)
@@ -679,7 +688,7 @@ def main(argv: list[str] | None = None) -> int:
         for k in [k for k in os.environ if k.startswith("GPULENS_")]:
             os.environ.pop(k)
     seeds = fuzzing.write_seeds(a.workdir / "seeds")
-    chosen = [k for k in KINDS if k in a.kinds.split(",")]
+    chosen = [k for k in kinds if k in a.kinds.split(",")]
     fdir = a.workdir / "findings"
     fdir.mkdir(parents=True, exist_ok=True)
     cache_file = a.workdir / "seedreps.json"
@@ -698,18 +707,19 @@ def main(argv: list[str] | None = None) -> int:
         EXPECT.clear()
         f1.EXPECT.clear()
         try:
-            made = MAKERS[kind](rng, seeds, work, i)
-        except (OSError, ValueError, sqlite3.Error, StopIteration, IndexError, KeyError) as exc:
+            made = makers[kind](rng, seeds, work, i)
+        except (OSError, ValueError, sqlite3.Error, StopIteration, IndexError, KeyError, RecursionError) as exc:
             print(f"{i} {kind}: not made ({exc!r})", file=sys.stderr)
             continue
         if made is None:
             continue
         path, src = made
-        found = check(path, src, work, rng, a.timeout, a.workdir, cache)
+        found = (run_one(path, src, work, rng, a.timeout, a.workdir, cache, a.inproc) if run_one else
+                 check(path, src, work, rng, a.timeout, a.workdir, cache))
         tot["inputs"] += 1
         tot["by_kind"][kind] = tot["by_kind"].get(kind, 0) + 1
         for surface, cls, what in found:
-            tot["classes"][str(cls)] += 1
+            tot["classes"][str(cls)] = tot["classes"].get(str(cls), 0) + 1
             rec = {"i": i, "kind": kind, "surface": surface, "class": cls, "seed": src.name, "op": EXPECT.get("op"),
                    "args": EXPECT.get("args"), "enc": EXPECT.get("enc"), "what": what[:500]}
             tot["findings"].append(rec)

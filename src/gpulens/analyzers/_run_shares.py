@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from gpulens.analyzers.bottlenecks import RANK_CLASSES
-from gpulens.analyzers._window_findings import WINDOW_IDLE_SHARE
+from gpulens.analyzers._window_findings import WINDOW_IDLE_SHARE, window_words
 from gpulens.units import fmt_ns, share_pct_text
 
 
@@ -156,9 +156,12 @@ def outside_span(bn: Any) -> dict[str, int] | None:
     edges, window = _host_only_edges(bn)
     if not window or edges < OUTSIDE_SPAN_SHARE * window:
         return None
-    return {"before_ns": int(bn.summary.get("host_only_before_ns") or 0),
-            "after_ns": int(bn.summary.get("host_only_after_ns") or 0), "window_ns": int(window),
-            "pct": bn.summary.get("host_only_outside_pct")}
+    out = {"before_ns": int(bn.summary.get("host_only_before_ns") or 0),
+           "after_ns": int(bn.summary.get("host_only_after_ns") or 0), "window_ns": int(window),
+           "pct": bn.summary.get("host_only_outside_pct")}
+    if int(bn.summary.get("window_ranks") or 1) > 1:  # ``window_ns`` is the ranks' windows summed: said so
+        out["ranks"] = int(bn.summary["window_ranks"])
+    return out
 
 
 def outside_text(out: dict[str, int]) -> str:
@@ -169,7 +172,7 @@ def outside_text(out: dict[str, int]) -> str:
     parts = ([f"{fmt_ns(before)} of host-only time before the first GPU work (start-up)"] if before else []) + \
         ([f"{fmt_ns(after)} {'' if before else 'of host-only time '}after the last"] if after else [])
     return (f"outside the GPU span, not judged by the verdict: {' and '.join(parts)} "
-            f"({share_pct_text(out.get('pct'))} of the {fmt_ns(window)} profiled window)")
+            f"({share_pct_text(out.get('pct'))} of {window_words(out.get('ranks'), window)})")
 
 
 def host_setup(bn: Any, run: str) -> dict[str, int] | None:

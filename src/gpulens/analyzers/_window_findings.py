@@ -80,7 +80,8 @@ def host_only_window(timeline: Timeline) -> tuple[dict[str, int], tuple]:
     events. An edge a --steps/--window selection cut holds no host-only time. ``gpu_pending_before_ns``: the part of
     the time before a rank's first GPU event during which the GPU already held recorded work — from the earliest
     return of a launch call of the rank's GPU events to its first GPU event, when that is over
-    :data:`PENDING_START_NS` (:func:`_pending_before`); it is not host-only time."""
+    :data:`PENDING_START_NS` (:func:`_pending_before`); it is not host-only time. ``window_ranks`` (several ranks
+    only): how many ranks' windows ``window_ns`` sums (:func:`window_words` names it)."""
     return context_of(timeline).memo("host_only_window", lambda: _host_only_window(timeline))
 
 
@@ -129,8 +130,20 @@ def _host_only_window(timeline: Timeline) -> tuple[dict[str, int], tuple]:
         for part, lo, hi, side in ((b, ws, gs - p, "before"), (a, ge, we, "after")):
             if part > worst[0]:
                 worst = (part, r, lo, hi, side)
-    return ({"window_ns": int(window), "host_only_before_ns": int(before), "host_only_after_ns": int(after),
-             "gpu_pending_before_ns": int(pending)}, worst)
+    out = {"window_ns": int(window), "host_only_before_ns": int(before), "host_only_after_ns": int(after),
+           "gpu_pending_before_ns": int(pending)}
+    if len(ghull) > 1:  # ``window_ns`` is a sum over ranks, not the run's wall-clock window: the texts say so
+        out["window_ranks"] = len(ghull)
+    return out, worst
+
+
+def window_words(ranks: int | None, window_ns: int | None = None) -> str:
+    """The name of the window ``window_ns`` is: "the profiled window" of one rank, "the N ranks' summed profiled
+    windows" of several (a sum over ranks is not the run's wall-clock window, which the summary quotes as "profiled
+    window"); with ``window_ns``, its length: "the 76.02 ms profiled window"."""
+    n = int(ranks or 1)
+    length = f"{fmt_ns(window_ns)} " if window_ns is not None else ""
+    return f"the {length}profiled window" if n <= 1 else f"the {n:,} ranks' {length}summed profiled windows"
 
 
 def _pending_before(timeline: Timeline, first: dict[int, int]) -> dict[int, int]:
@@ -202,10 +215,11 @@ def window_finding(timeline: Timeline) -> tuple[dict[str, Any], Finding | None]:
     out = dict(out)  # the memo's figures stay as computed
     before, after, window = out["host_only_before_ns"], out["host_only_after_ns"], out["window_ns"]
     outside = before + after
+    nr = int(out.get("window_ranks") or 1)
     out["host_only_outside_pct"] = 100.0 * outside / window if window > 0 else None
     pending = int(out.get("gpu_pending_before_ns") or 0)
     if window > 0 and pending >= WINDOW_IDLE_SHARE * window and pending >= outside:
-        return out, _pending_finding(timeline, pending, window)
+        return out, _pending_finding(timeline, pending, window, nr)
     if window <= 0 or outside < WINDOW_IDLE_SHARE * window:
         return out, None
     part, r, lo, hi, side = worst
@@ -237,11 +251,14 @@ def window_finding(timeline: Timeline) -> tuple[dict[str, Any], Finding | None]:
     f = Finding(
         # not "GPU idle N % of the window": the GPU is idle inside its span too (the idle finding's share), so the
         # window's idle share is larger than this one — the figure is the host-only time outside the span
-        f"Host-only time outside the GPU span: {fmt_ns(outside)} ({share_text} of the profiled window), mostly "
+        f"Host-only time outside the GPU span: {fmt_ns(outside)} ({share_text} of {window_words(nr)}), mostly "
         f"{where}"
         + (" read (the file is cut: GPU work may be missing)" if cut else ""),
-        f"The profiled window is {fmt_ns(window)} (first to last recorded event, host included); the GPU's work "
-        f"spans only {fmt_ns(window - outside - pending)} of it: {fmt_ns(before)} before the first GPU event and "
+        (f"The profiled window is {fmt_ns(window)} (first to last recorded event, host included); the GPU's work "
+         f"spans only {fmt_ns(window - outside - pending)} of it: " if nr <= 1 else
+         f"The {nr:,} ranks' profiled windows (each first to last recorded event of the rank, host included) sum to "
+         f"{fmt_ns(window)}; their GPU work spans only {fmt_ns(window - outside - pending)} of it: ")
+        + f"{fmt_ns(before)} before the first GPU event and "
         f"{fmt_ns(after)} after the last. {during} Busy %, the idle split and the verdict are about the GPU span "
         "and leave this time out."
         + (f" Not counted here: {fmt_ns(pending)} before the first GPU event during which the GPU already held "
@@ -251,12 +268,12 @@ def window_finding(timeline: Timeline) -> tuple[dict[str, Any], Finding | None]:
     return out, f
 
 
-def _pending_finding(timeline: Timeline, pending: int, window: int) -> Finding:
+def _pending_finding(timeline: Timeline, pending: int, window: int, ranks: int = 1) -> Finding:
     """The finding for a window whose leading time is mostly the GPU holding enqueued work
     (``gpu_pending_before_ns``, :func:`_pending_before`): not host-only time, and not measured GPU work either."""
     share = share_pct_text(100.0 * pending / window)
     return Finding(
-        f"GPU work enqueued {fmt_ns(pending)} before any recorded GPU event ran ({share} of the profiled window)",
+        f"GPU work enqueued {fmt_ns(pending)} before any recorded GPU event ran ({share} of {window_words(ranks)})",
         f"The first recorded GPU work was launched and its launch call had returned {fmt_ns(pending)} (summed over "
         "ranks) before the first GPU event started, with no recorded GPU work running meanwhile: the GPU was most "
         "likely still running work launched before the profiler started, which the profiler does not record. That "

@@ -1,8 +1,11 @@
 """Ranks: compare the ranks of a multi-rank run — communication share per rank and stragglers.
 
-Per rank: ``span_ns`` (first → last GPU event on any of its GPUs, never a sum); summed over its GPUs: ``comm_ns``
-(union of collective kernels), ``exposed_comm_ns`` (not overlapped by compute), their shares of the rank's
-device-time, and ``computation_ns``, taken from the ``breakdown`` analyzer.
+Per rank: ``span_ns`` (first → last GPU event on any of its GPUs, never a sum); ``comm_ns`` (union of collective
+kernels), ``exposed_comm_ns`` (not overlapped by compute) and ``computation_ns`` (union of compute kernels), each a
+union over ALL the rank's GPUs in wall time (a moment when any of its GPUs computes counts once: a rank driving two
+GPUs never shows more compute than its span), and the shares of ``comm_ns`` / ``exposed_comm_ns`` in the rank's
+span. A rank of one GPU takes its figures from the ``breakdown`` analyzer (its span there leaves out gaps between
+two clock domains); a rank of several GPUs has them computed here from the same GPU events, by the same union.
 
 Stragglers. Collectives are matched across ranks by name and occurrence order (the k-th ``ncclKernel_AllReduce…``
 of every rank is taken for one collective). In a collective every rank waits until the last one arrives, so the
@@ -45,11 +48,11 @@ from gpulens.units import fmt_ns, plural
 COLUMNS = {
     "rank": "distributed rank",
     "span_ns": "the rank's GPU span: first → last GPU event on any of its GPUs (never a sum) [ns]",
-    "computation_ns": "union of compute kernels [ns]",
-    "comm_ns": "union of collective kernels [ns]",
-    "exposed_comm_ns": "collective time not overlapped by compute [ns]",
-    "comm_pct": "comm_ns / Σ span of the rank's GPUs [%]",
-    "exposed_comm_pct": "exposed_comm_ns / Σ span of the rank's GPUs [%]",
+    "computation_ns": "union of compute kernels over all the rank's GPUs (wall time) [ns]",
+    "comm_ns": "union of collective kernels over all the rank's GPUs (wall time) [ns]",
+    "exposed_comm_ns": "collective time not overlapped by compute on any of the rank's GPUs [ns]",
+    "comm_pct": "comm_ns / the rank's GPU span [%]",
+    "exposed_comm_pct": "exposed_comm_ns / the rank's GPU span [%]",
     "overlap_pct": "share of the collective time hidden behind compute: (comm_ns − exposed_comm_ns) / comm_ns; "
                    "unknown without collectives [%]",
     "matched_collectives": "collectives matched on every rank by name and order [count]",
@@ -146,13 +149,22 @@ class Ranks(Analyzer):
                                   skipped_reason="fewer than two ranks with GPU work")
         t = bd.table.groupby("rank", as_index=False)[["span_ns", "computation_ns", "comm_ns",
                                                       "exposed_comm_ns"]].sum()
+        dev_span = t["span_ns"].clip(lower=1)  # one GPU: its span (clock-domain gaps left out)
+        t["span_ns"] = t["rank"].map(bd.summary["rank_span_ns"]).astype("int64")
+        multi = bd.table.groupby("rank")["device_id"].nunique()
+        multi = multi[multi > 1].index
+        if len(multi):  # a rank driving several GPUs: unions over all of them, shares of its wall span
+            u = wall_unions(timeline, multi)
+            at = t["rank"].isin(multi).to_numpy()
+            for col in ("computation_ns", "comm_ns", "exposed_comm_ns"):
+                t[col] = t[col].astype("int64")
+                t.loc[at, col] = t.loc[at, "rank"].map(u[col]).to_numpy(dtype="int64")
+            dev_span = dev_span.where(~at, t["span_ns"].clip(lower=1))
         # a GPU whose collectives and kernels lie on different clocks has an unknown exposed part (breakdown:
-        # <NA>): so has its rank's sum, never the sum of the others
+        # <NA>): so has its rank's figure, never the sum of the others
         blind = bd.table.loc[bd.table["exposed_comm_ns"].isna(), "rank"].unique()
         if len(blind):
             t["exposed_comm_ns"] = t["exposed_comm_ns"].astype("Float64").mask(t["rank"].isin(blind))
-        dev_span = t["span_ns"].clip(lower=1)  # device-time of the rank: the share below can never pass 100 %
-        t["span_ns"] = t["rank"].map(bd.summary["rank_span_ns"]).astype("int64")
         t["comm_pct"] = 100.0 * t["comm_ns"] / dev_span
         t["exposed_comm_pct"] = 100.0 * t["exposed_comm_ns"] / dev_span
         comm = t["comm_ns"].astype("float64")
@@ -261,6 +273,20 @@ class Ranks(Analyzer):
                 # the others' waits run inside their collectives: part of the exposed communication, counted once
                 parent="exposed-comm"))
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
+
+
+def wall_unions(timeline: Timeline, ranks: Any) -> pd.DataFrame:
+    """``computation_ns``, ``comm_ns``, ``exposed_comm_ns`` of each rank in ``ranks`` as unions over all its GPUs in
+    wall time (indexed by rank): the per-GPU unions of :func:`gpulens.analyzers.breakdown._split_all`, its GPUs
+    taken for one. Used for ranks of several GPUs, whose per-GPU figures summed would be device time and could
+    exceed the rank's span."""
+    from gpulens.analyzers.breakdown import _split_all
+    from gpulens.analyzers.context import context_of
+
+    ctx = context_of(timeline)
+    gpu = ctx.gpu[["rank", "device_id", "kind", "start_ns", "dur_ns"]].assign(dur_ns=ctx.effective_ns)
+    gpu = gpu[gpu["rank"].isin(ranks).to_numpy()].assign(device_id=0)
+    return _split_all(gpu).set_index("rank")
 
 
 def exposed_part(waited_ns: int, t: pd.DataFrame, straggler: int) -> int:
