@@ -546,6 +546,8 @@ def attach_ncu_inputs(loaded: list[tuple[str, Timeline]]) -> list[tuple[str, Tim
     def is_ncu(tl: Timeline) -> bool:
         return bool(tl.meta.sources) and all(s.get("collector") in NCU_COLLECTORS for s in tl.meta.sources)
 
+    if not any(is_ncu(tl) for _, tl in loaded):  # nothing to attach: no kernel selection over every input's events
+        return loaded
     targets = [i for i, (_, tl) in enumerate(loaded) if not is_ncu(tl) and len(tl.of_kind("kernel", "comm"))]
     if not targets:
         return loaded

@@ -54,6 +54,11 @@ def _clean(v: Any) -> Any:
     return v
 
 
+#: value types :func:`_clean` (after ``maybe_box_native``) returns unchanged: a column of only these is taken as it is
+#: (exact types: ``bool`` and numpy scalars are not among them)
+_PLAIN = (str, int)
+
+
 def _column_values(col: pd.Series) -> list[Any]:
     """The JSON-safe values of one column, as ``_clean`` gives them for ``df.astype(object).to_dict("records")``:
     float64, int64 and bool columns converted whole by numpy (NaN/inf → null), others value by value."""
@@ -66,7 +71,10 @@ def _column_values(col: pd.Series) -> list[Any]:
         return out
     from pandas.core.dtypes.cast import maybe_box_native  # what DataFrame.to_dict applies to object values
 
-    return [_clean(maybe_box_native(v)) for v in col.astype(object).tolist()]
+    raw = col.astype(object).tolist()
+    if all(type(v) in _PLAIN for v in raw):  # names, texts, Int64 without a missing value: already JSON-safe
+        return raw
+    return [_clean(maybe_box_native(v)) for v in raw]
 
 
 def table_records(df: pd.DataFrame) -> list[dict[str, Any]]:
