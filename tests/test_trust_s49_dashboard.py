@@ -1,0 +1,106 @@
+"""Session 49: the diff and gate HTML pages read at 1280 px without scrolling a table sideways.
+
+A GPU engineer opening ``gpulens gate --html`` on a 1280 px screen saw the "Every metric" table run 55 px past its
+frame: the note column (why each metric passed or failed) was cut off and had to be scrolled to; the diff page's
+per-kernel table (16 columns) likewise hid its last column, "of Δ". The kind of fault: a report table wider than the
+page at 1280 px. Measured in a real browser (headless Chromium, 1280×800): every ``.tablewrap`` holds its table
+without a horizontal scrollbar (``scrollWidth <= clientWidth``), and the page itself does not scroll sideways.
+
+Skips (with the reason) when Chromium, ChromeDriver or Selenium is absent.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import KINETO
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+
+if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
+    pytest.skip("Debian chromium and chromium-driver are not installed (apt-get install -y chromium "
+                "chromium-driver; .ci/run does this)", allow_module_level=True)
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install '.[test]')")
+
+#: a CUTLASS kernel name of the length real traces carry (the metric column shows it shortened, wrapped)
+LONG = ("void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_tn_align8>"
+        "(cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_tn_align8::Params)")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    profile = tempfile.mkdtemp(prefix="gpulens-chromium-")
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage",
+              "--window-size=1280,800", f"--user-data-dir={profile}"):
+        opts.add_argument(a)
+    drv = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    drv.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                        {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
+    yield drv
+    drv.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def _overflow(browser, page: str, tmp_path: Path) -> dict:
+    """Open ``page`` at 1280 px; return the page's scroll width and, per table frame (by its section id), the
+    pixels its table runs past the frame (only frames that overflow)."""
+    path = tmp_path / "page.html"
+    path.write_text(page, encoding="utf-8")
+    browser.get(path.as_uri())
+    time.sleep(0.3)
+    return browser.execute_script("""
+        var out={page:document.documentElement.scrollWidth, view:window.innerWidth, wide:{}, frames:0};
+        document.querySelectorAll('.tablewrap').forEach(function(w){out.frames++;
+          var s=w.closest('section'), id=s?s.id:'?';
+          if(w.scrollWidth>w.clientWidth) out.wide[id]=w.scrollWidth-w.clientWidth;});
+        return out;""")
+
+
+def test_gate_page_of_several_runs_fits_1280_px(browser, tmp_path):
+    """Six runs each side (so the CI, p, threshold, noise and band columns are all shown) and a long kernel name:
+    the "Every metric" table, note column included, lies inside the page."""
+    from gpulens.gate import GateConfig, exit_code, run_gate
+    from gpulens.gate.baseline import Baseline
+    from gpulens.gate.runs import Metric, RunSet
+    from gpulens.reports.gate_html import render
+    from tests.test_trust_s39_html import BASE_MS, GATE_ENV
+
+    def metrics(f):
+        return {"span_ns": Metric("span_ns", "timing", "ns", [1e6 * f * x for x in BASE_MS]),
+                "kernel:" + LONG: Metric("kernel:" + LONG, "timing", "ns", [6e5 * f * x for x in BASE_MS],
+                                         share=[0.6] * 6, calls=[4] * 6),
+                "kernel:steady_kernel": Metric("kernel:steady_kernel", "timing", "ns", [4e5 * x for x in BASE_MS],
+                                               share=[0.4] * 6, calls=[4] * 6),
+                "kernel_count": Metric("kernel_count", "count", "", [8.0] * 6)}
+
+    runs = [{"label": f"r{i}", "report": "x.json", "status": "ok", "created": None} for i in range(6)]
+    base = Baseline("main", "2026-01-01T00:00:00+00:00", "0.1.0", 1, "h100-x1", GATE_ENV, runs, metrics(1.0))
+    res = run_gate(base, RunSet(runs, [], GATE_ENV, "h100-x1", 1, metrics(1.15)), GateConfig())
+    res.exit_code = exit_code(res)
+    page = render(res)
+    assert "95 % CI" in page and "baseline noise" in page  # the widest form of the table is the one measured
+    seen = _overflow(browser, page, tmp_path)
+    assert seen["frames"] == 1 and seen["wide"] == {}, seen
+    assert seen["page"] <= seen["view"], seen
+
+
+def test_diff_page_per_kernel_table_fits_1280_px(browser, tmp_path):
+    """A real pair (HTA's compare base on a V100 against AlexNet on an A100): 16 per-kernel columns with new,
+    vanished and category-matched rows; every table of the page, "of Δ" column included, lies inside the page."""
+    from gpulens.diff import diff
+    from gpulens.reports.diff import render_html
+
+    r = diff(KINETO / "hta_trace_compare_base.json.gz", KINETO / "hta_alexnet_a100.json.gz")
+    seen = _overflow(browser, render_html(r), tmp_path)
+    assert seen["frames"] >= 4 and seen["wide"] == {}, seen
+    assert seen["page"] <= seen["view"], seen
