@@ -104,3 +104,34 @@ def test_diff_page_per_kernel_table_fits_1280_px(browser, tmp_path):
     seen = _overflow(browser, render_html(r), tmp_path)
     assert seen["frames"] >= 4 and seen["wide"] == {}, seen
     assert seen["page"] <= seen["view"], seen
+
+
+#: cells whose content runs past their right edge by more than 2 px (a badge's border may touch the padding), on
+#: every page of the report; a cell that shortens on purpose (``text-overflow: ellipsis``, its full text in a
+#: tooltip) is not counted
+_CLIPPED = """
+var out=[];
+document.querySelectorAll('main section, [role=tabpanel]').forEach(function(p){p.hidden=false;});
+document.querySelectorAll('td').forEach(function(td){
+  if(!td.getClientRects().length||td.clientWidth===0) return;
+  var cut=false;
+  [td].concat(Array.prototype.slice.call(td.querySelectorAll('*'))).forEach(function(e){
+    if(getComputedStyle(e).textOverflow==='ellipsis') cut=true;});
+  if(!cut && td.scrollWidth>td.clientWidth+2)
+    out.push(td.textContent.trim().slice(0,60)+' ['+td.scrollWidth+'>'+td.clientWidth+']');});
+return out;"""
+
+
+@pytest.mark.parametrize("trace", ["rocprof/rpd_matmul", "kineto/tracelens_h100_bert-small.json.gz"])
+def test_no_table_cell_of_the_dashboard_hides_part_of_its_value(browser, tmp_path, trace):
+    """rocpd's kernel index showed "11.04 µs · under 0.1 %" in a 10em column: the "%" ran into the next column.
+    Every table cell of every page holds its text (or shortens it on purpose, with an ellipsis)."""
+    import gpulens
+    from gpulens.reports import html
+
+    rep = gpulens.analyze([KINETO.parent / trace])
+    path = tmp_path / "report.html"
+    path.write_text(html.render(rep), encoding="utf-8")
+    browser.get(path.as_uri())
+    time.sleep(0.3)
+    assert browser.execute_script(_CLIPPED) == []
