@@ -269,8 +269,8 @@ border-radius:3px;padding:1px 8px;margin-right:6px;font-weight:600}
 h3.kh{font-size:1em;margin:8px 0 4px}table.akernels{width:100%;table-layout:fixed;background:#fff;font-size:.9em}
 table.akernels th{white-space:normal}
 table.akernels th:nth-child(1){width:2.6em}table.akernels th:nth-child(2){width:22%}
-table.akernels th:nth-child(3){width:12em}table.akernels th:nth-child(4){width:13em}
-table.akernels th:nth-child(5){width:7.5em}table.akernels td.name{max-width:none;white-space:normal}
+table.akernels th:nth-child(3){width:10em}table.akernels th:nth-child(4){width:13em}
+table.akernels th:nth-child(5){width:7.5em}table.akernels td.name{max-width:none;white-space:normal}table.akernels td:nth-child(3){white-space:normal}
 table.akernels td.step{white-space:normal}td.step .step2{display:block;margin-top:4px}td.step .more{color:#555;white-space:nowrap}
 .legend{margin:4px 0 0}span.bound[title],th[title]{cursor:help}
 @media (max-width:1100px){table.akernels,table.akernels thead,table.akernels tbody{display:block}
