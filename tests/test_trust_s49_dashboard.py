@@ -1,54 +1,30 @@
-"""Session 49: the diff and gate HTML pages read at 1280 px without scrolling a table sideways.
+"""Session 49: the diff and gate HTML pages read at 1280 px without scrolling a table sideways, and no table cell of
+the dashboard hides part of its value.
 
 A GPU engineer opening ``gpulens gate --html`` on a 1280 px screen saw the "Every metric" table run 55 px past its
 frame: the note column (why each metric passed or failed) was cut off and had to be scrolled to; the diff page's
 per-kernel table (16 columns) likewise hid its last column, "of Δ". The kind of fault: a report table wider than the
 page at 1280 px. Measured in a real browser (headless Chromium, 1280×800): every ``.tablewrap`` holds its table
 without a horizontal scrollbar (``scrollWidth <= clientWidth``), and the page itself does not scroll sideways.
+Second kind: a fixed-width column narrower than its value (rocpd's "11.04 µs · under 0.1 %", ncu's
+"latency/occupancy-bound" badge) ran into the next column; every cell of every page is measured.
 
 Skips (with the reason) when Chromium, ChromeDriver or Selenium is absent.
 """
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import KINETO
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-
-if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
-    pytest.skip("Debian chromium and chromium-driver are not installed (apt-get install -y chromium "
-                "chromium-driver; .ci/run does this)", allow_module_level=True)
-webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install '.[test]')")
+from tests.test_report_browser import browser  # noqa: F401  (the fixture; that module skips without Chromium)
 
 #: a CUTLASS kernel name of the length real traces carry (the metric column shows it shortened, wrapped)
 LONG = ("void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_tn_align8>"
         "(cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_tn_align8::Params)")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from selenium.webdriver.chrome.service import Service
-
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    profile = tempfile.mkdtemp(prefix="gpulens-chromium-")
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage",
-              "--window-size=1280,800", f"--user-data-dir={profile}"):
-        opts.add_argument(a)
-    drv = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
-    drv.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                        {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
-    yield drv
-    drv.quit()
-    shutil.rmtree(profile, ignore_errors=True)
 
 
 def _overflow(browser, page: str, tmp_path: Path) -> dict:
@@ -56,6 +32,8 @@ def _overflow(browser, page: str, tmp_path: Path) -> dict:
     pixels its table runs past the frame (only frames that overflow)."""
     path = tmp_path / "page.html"
     path.write_text(page, encoding="utf-8")
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
     browser.get(path.as_uri())
     time.sleep(0.3)
     return browser.execute_script("""
@@ -69,25 +47,10 @@ def _overflow(browser, page: str, tmp_path: Path) -> dict:
 def test_gate_page_of_several_runs_fits_1280_px(browser, tmp_path):
     """Six runs each side (so the CI, p, threshold, noise and band columns are all shown) and a long kernel name:
     the "Every metric" table, note column included, lies inside the page."""
-    from gpulens.gate import GateConfig, exit_code, run_gate
-    from gpulens.gate.baseline import Baseline
-    from gpulens.gate.runs import Metric, RunSet
     from gpulens.reports.gate_html import render
-    from tests.test_trust_s39_html import BASE_MS, GATE_ENV
+    from tests.test_trust_s39_html import gate_result
 
-    def metrics(f):
-        return {"span_ns": Metric("span_ns", "timing", "ns", [1e6 * f * x for x in BASE_MS]),
-                "kernel:" + LONG: Metric("kernel:" + LONG, "timing", "ns", [6e5 * f * x for x in BASE_MS],
-                                         share=[0.6] * 6, calls=[4] * 6),
-                "kernel:steady_kernel": Metric("kernel:steady_kernel", "timing", "ns", [4e5 * x for x in BASE_MS],
-                                               share=[0.4] * 6, calls=[4] * 6),
-                "kernel_count": Metric("kernel_count", "count", "", [8.0] * 6)}
-
-    runs = [{"label": f"r{i}", "report": "x.json", "status": "ok", "created": None} for i in range(6)]
-    base = Baseline("main", "2026-01-01T00:00:00+00:00", "0.1.0", 1, "h100-x1", GATE_ENV, runs, metrics(1.0))
-    res = run_gate(base, RunSet(runs, [], GATE_ENV, "h100-x1", 1, metrics(1.15)), GateConfig())
-    res.exit_code = exit_code(res)
-    page = render(res)
+    page = render(gate_result(LONG, 1.15))
     assert "95 % CI" in page and "baseline noise" in page  # the widest form of the table is the one measured
     seen = _overflow(browser, page, tmp_path)
     assert seen["frames"] == 1 and seen["wide"] == {}, seen
@@ -131,8 +94,5 @@ def test_no_table_cell_of_the_dashboard_hides_part_of_its_value(browser, tmp_pat
     from gpulens.reports import html
 
     rep = gpulens.analyze([KINETO.parent / trace])
-    path = tmp_path / "report.html"
-    path.write_text(html.render(rep), encoding="utf-8")
-    browser.get(path.as_uri())
-    time.sleep(0.3)
+    _overflow(browser, html.render(rep), tmp_path)  # opened at 1280 px
     assert browser.execute_script(_CLIPPED) == []
