@@ -162,18 +162,16 @@ BASE_MS = [1.0, 1.02, 1 / 1.02, 1.0, 1.01, 1 / 1.01]
 SLOW = "void gemm_kernel<<b>bold</b>>"  # a name that must be escaped
 
 
-@pytest.fixture(scope="module")
-def gate_page():
-    """Baseline and candidate of 6 runs: the span and the kernel ``SLOW`` 1.3× slower in the candidate, a second
-    kernel unchanged (the same samples)."""
+def gate_result(slow: str = SLOW, factor: float = 1.3):
+    """Baseline and candidate of 6 runs: the span and the kernel ``slow`` ``factor``× slower in the candidate, a
+    second kernel unchanged (the same samples). Returns the gate result with its exit code set."""
     from gpulens.gate import GateConfig, exit_code, run_gate
     from gpulens.gate.baseline import Baseline
     from gpulens.gate.runs import Metric, RunSet
-    from gpulens.reports.gate_html import render
 
     def metrics(f):
         return {"span_ns": Metric("span_ns", "timing", "ns", [1e6 * f * x for x in BASE_MS]),
-                "kernel:" + SLOW: Metric("kernel:" + SLOW, "timing", "ns", [6e5 * f * x for x in BASE_MS],
+                "kernel:" + slow: Metric("kernel:" + slow, "timing", "ns", [6e5 * f * x for x in BASE_MS],
                                          share=[0.6] * 6, calls=[4] * 6),
                 "kernel:steady_kernel": Metric("kernel:steady_kernel", "timing", "ns", [4e5 * x for x in BASE_MS],
                                                share=[0.4] * 6, calls=[4] * 6),
@@ -181,8 +179,17 @@ def gate_page():
 
     runs = [{"label": f"r{i}", "report": "x.json", "status": "ok", "created": None} for i in range(6)]
     base = Baseline("main", "2026-01-01T00:00:00+00:00", "0.1.0", 1, "h100-x1", GATE_ENV, runs, metrics(1.0))
-    res = run_gate(base, RunSet(runs, [], GATE_ENV, "h100-x1", 1, metrics(1.3)), GateConfig())
+    res = run_gate(base, RunSet(runs, [], GATE_ENV, "h100-x1", 1, metrics(factor)), GateConfig())
     res.exit_code = exit_code(res)
+    return res
+
+
+@pytest.fixture(scope="module")
+def gate_page():
+    """:func:`gate_result` (``SLOW`` 1.3× slower) and its HTML page."""
+    from gpulens.reports.gate_html import render
+
+    res = gate_result()
     return res, render(res)
 
 

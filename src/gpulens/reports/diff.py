@@ -406,8 +406,8 @@ def _html_cell(col: str, raw: Any, text: str, unit: str, labels: dict[str, str])
 #: figures never wrap: the 16-column kernel table fits a 1280 px window. The page itself never scrolls sideways.
 DIFF_CSS = ("body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;overflow-wrap:break-word}"
             "table{border-collapse:collapse;margin:0;font-size:13px}"
-            "td,th{border:1px solid #ccc;padding:2px 5px;text-align:left;vertical-align:top;max-width:16em;"
-            "overflow-wrap:break-word}td.k{overflow-wrap:anywhere;min-width:5em}th{background:#f0f0f0;position:sticky;top:0;z-index:1;max-width:7em;"
+            "td,th{border:1px solid #ccc;padding:2px 4px;text-align:left;vertical-align:top;max-width:16em;"
+            "overflow-wrap:break-word}td.k{overflow-wrap:anywhere;min-width:5em}th{background:#f0f0f0;position:sticky;top:0;z-index:1;max-width:7em;font-size:12px;"
             "overflow-wrap:normal}"
             "table.kv th{position:static}table.kv td{max-width:60em}"
             ".tablewrap{max-width:100%;max-height:75vh;overflow:auto;margin:.5em 0;border:1px solid #eee}"

@@ -31,7 +31,7 @@ GATE_CSS = (".verdict{font-size:1.5em;font-weight:bold;padding:.3em .6em;display
             "color:#fff;background:#555}.verdict.REGRESSED,.verdict.ERROR{background:#D55E00}"
             ".verdict.IMPROVED,.verdict.PASS{background:#0072B2}.verdict.AMBIGUOUS{background:#E69F00;color:#000}"
             "tr.gating-REGRESSED td:first-child,tr.gating-ERROR td:first-child{font-weight:bold;color:#D55E00}"
-            ".exit{font-size:14px;color:#333}td.v{white-space:nowrap}td.why{min-width:22em}")
+            ".exit{font-size:14px;color:#333}td.v{white-space:nowrap}td.why{min-width:14em;max-width:30em}")
 
 
 def _esc(v: Any) -> str:

@@ -269,8 +269,8 @@ border-radius:3px;padding:1px 8px;margin-right:6px;font-weight:600}
 h3.kh{font-size:1em;margin:8px 0 4px}table.akernels{width:100%;table-layout:fixed;background:#fff;font-size:.9em}
 table.akernels th{white-space:normal}
 table.akernels th:nth-child(1){width:2.6em}table.akernels th:nth-child(2){width:22%}
-table.akernels th:nth-child(3){width:10em}table.akernels th:nth-child(4){width:12.5em}
-table.akernels th:nth-child(5){width:7.5em}table.akernels td.name{max-width:none;white-space:normal}
+table.akernels th:nth-child(3){width:10em}table.akernels th:nth-child(4){width:13em}
+table.akernels th:nth-child(5){width:7.5em}table.akernels td.name{max-width:none;white-space:normal}table.akernels td:nth-child(3){white-space:normal}
 table.akernels td.step{white-space:normal}td.step .step2{display:block;margin-top:4px}td.step .more{color:#555;white-space:nowrap}
 .legend{margin:4px 0 0}span.bound[title],th[title]{cursor:help}
 @media (max-width:1100px){table.akernels,table.akernels thead,table.akernels tbody{display:block}
@@ -293,7 +293,7 @@ input.tfilter{margin:2px 0 4px;padding:3px 6px;font:inherit;font-size:.85em;widt
 .bars{display:grid;grid-template-columns:12em 1fr 5em;gap:3px 8px;align-items:center;max-width:760px}
 .bar{background:#e6e6e6;height:14px;border-radius:2px}.bar>span{display:block;height:100%;background:#0072B2;
 border-radius:2px}.nm{color:#777;font-style:italic}
-table.kindex{font-size:.9em;margin:4px 0;width:100%;max-width:1100px;table-layout:fixed}table.kindex td.name{max-width:none}table.kindex th{white-space:normal}table.kindex th:nth-child(1){width:3em}table.kindex th:nth-child(3){width:10em}table.kindex th:nth-child(4){width:12.5em}table.kindex th:nth-child(5){width:7.5em}nav.kindex p{margin:4px 0;color:#555}
+table.kindex{font-size:.9em;margin:4px 0;width:100%;max-width:1100px;table-layout:fixed}table.kindex td.name{max-width:none}table.kindex th{white-space:normal}table.kindex th:nth-child(1){width:3em}table.kindex th:nth-child(3){width:12em}table.kindex th:nth-child(4){width:13em}table.kindex th:nth-child(5){width:7.5em}nav.kindex p{margin:4px 0;color:#555}
 section.kpage{border-top:2px solid #0072B2;margin-top:10px}.kparts{display:grid;gap:6px 24px;
 grid-template-columns:repeat(auto-fit,minmax(440px,1fr))}.kparts>*{min-width:0}section.kpage table.kv{max-width:100%}section.kpage table.kv td{overflow-wrap:anywhere}.kpart h4{margin:10px 0 4px}
 .chart.static{min-height:0}.chart:not(.static):not([data-rendered])::before{content:"Drawing the chart…";display:block;padding:8px;color:#666;font-style:italic}.chart:not(.static)[data-failed]::before{content:"This chart could not be drawn: the data table beside it holds its figures.";color:#a33}.kvgrid{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}.kvgrid table.kv td{max-width:520px}
