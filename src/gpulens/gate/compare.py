@@ -20,7 +20,7 @@ import numpy as np
 
 from gpulens import __version__
 from gpulens.errors import BaselineError
-from gpulens.gate.baseline import Baseline
+from gpulens.gate.baseline import Baseline, copied_runs_text
 from gpulens.gate.config import GateConfig
 from gpulens.gate.result import (AMBIGUOUS, ERROR, IMPROVED, INCOMPARABLE, NO_BASELINE, PASS, REGRESSED, VERDICTS,
                                  GateResult, MetricResult)
@@ -301,6 +301,8 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
     # a side whose runs are not one workload: its medians and noise describe neither program (said on every gate)
     res.notes += [f"baseline: {n}" for n in getattr(baseline, "notes", [])] + \
         [f"candidate: {n}" for n in getattr(candidate, "notes", [])]
+    res.notes += [f"{side}: {t}" for side, t in ((side, copied_runs_text(s.metrics, len(s.runs), side)) for s, side
+                                                  in ((baseline, "baseline"), (candidate, "candidate"))) if t]
     if allow_cross_machine:
         res.notes = [f"allowed: {m}" for m in mism] + res.notes
         mism = []
