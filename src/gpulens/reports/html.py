@@ -220,12 +220,18 @@ def _render_pages(report: Report, pages: list[Page]) -> str:
 
 #: Decompresses the embedded plotly.js (gzip + base64) and runs it once the first screen has been painted (the
 #: Summary needs no plotly), so the answer shows at once; ``window.gpulensPlotly`` resolves when plotly is ready.
-#: ``gpulensInflate(id)`` gives the text of any gzip + base64 ``<script>`` block (the timeline payload too).
+#: ``gpulensInflate(id)`` gives the text of any gzip + base64 ``<script>`` block (the timeline payload too). The bytes
+#: are decoded on the page's own thread (``Uint8Array.fromBase64`` or ``atob``) and fed to the ``DecompressionStream``
+#: from a stream the page makes: a ``fetch`` of a ``data:`` URL was decoded outside the page, where headless
+#: Chromium's virtual time (``--virtual-time-budget``, the way screenshots are taken) did not wait for it, and the
+#: roofline stayed "Drawing the chart…" on a loaded machine.
 LOADER = """
 window.gpulensInflate=function(id){
-  var b64=document.getElementById(id).textContent;
-  return fetch('data:application/octet-stream;base64,'+b64).then(function(r){
-    return new Response(r.body.pipeThrough(new DecompressionStream('gzip'))).text();});
+  var b64=document.getElementById(id).textContent,u8;
+  if(Uint8Array.fromBase64){u8=Uint8Array.fromBase64(b64);}
+  else{var bin=atob(b64);u8=new Uint8Array(bin.length);for(var i=0;i<bin.length;i++)u8[i]=bin.charCodeAt(i);}
+  var src=new ReadableStream({start:function(c){c.enqueue(u8);c.close();}});
+  return new Response(src.pipeThrough(new DecompressionStream('gzip'))).text();
 };
 window.gpulensPlotly=new Promise(function(resolve,reject){
   function load(){performance.mark('gz0');
