@@ -122,7 +122,8 @@ def _more_text(n_more: int, cut: bool, anchor: str | None) -> str:
     """The words of :func:`_more_steps` (plain text; "" when nothing is left out)."""
     if not n_more and not cut:
         return ""
-    what = f"+{n_more} more step{'s' if n_more > 1 else ''}" if n_more else "the whole step"
+    # "next step", the column's word: a bare "step" is a profiler step everywhere else in the report
+    what = f"+{n_more} more next step{'s' if n_more > 1 else ''}" if n_more else "the next step in full"
     return what if anchor else what + " on the Stalls & verdicts page"
 
 
