@@ -34,8 +34,11 @@ from gpulens.units import plural
 
 #: Environment fields that must match (label, key); the others are reported as notes.
 MUST_MATCH = (("GPU model", "gpus"), ("GPU count", "gpu_count"), ("GPU architecture", "arch"),
-              ("driver", "driver"), ("rank count", "ranks"))
-NOTE_ONLY = (("runtime", "runtime"), ("torch", "torch"), ("gpulens version", "tool_version"),
+              ("driver (the runtime version it supports)", "driver"), ("rank count", "ranks"))
+#: the driver's and the runtime's CUDA/HIP versions differ by nature ("CUDA 12.9" beside "CUDA 12.4"): each label says
+#: which version it is, so that the two lines do not read as one figure contradicting itself
+NOTE_ONLY = (("runtime (the version torch was built with)", "runtime"), ("torch", "torch"),
+             ("gpulens version", "tool_version"),
              ("collectors", "collectors"))
 
 

@@ -54,11 +54,20 @@ PageBuilder = Callable[[SourceReport, int, int], list[Any]]
 
 
 def _other(s: SourceReport, rows: int, segs: int) -> list[Any]:
+    """The analyses without a page of their own; those the input had no data for are one plain "Not analysed" list
+    at the end, as in the Markdown report (:func:`~gpulens.reports._coverage.analysis_coverage`'s ``no_data``) —
+    not a highlighted box each: an ordinary Kineto trace simply has no counter-collection rows, nothing to warn of."""
+    from gpulens.reports._coverage import analysis_coverage
+
     skip = set(DEDICATED) | set(A.verdict_names(s))
     out: list[Any] = []
     for name, r in s.results.items():
-        if name not in skip and r.applies:  # another vendor's analysis (ncu rules on AMD): not listed
+        if name not in skip and r.applies and not r.skipped:  # another vendor's analysis (ncu rules on AMD): not listed
             out += A.generic_panels(name, r, rows, source_vendor(s))
+    absent = [x for x in analysis_coverage(s.results, source_vendor(s))["no_data"] if x["analysis"] not in skip]
+    if absent:
+        out.append('<section class="notrun"><h3>Not analysed</h3><ul>' + "".join(
+            f"<li><strong>{esc(x['title'])}</strong>: {esc(x['reason'])}</li>" for x in absent) + "</ul></section>")
     return out or [A.empty_html("Other analyses", "no other analysis in this report")]
 
 
