@@ -48,3 +48,31 @@ def test_charts_draw_under_virtual_time(tmp_path, tab):
     charts = re.findall(r'<div class="chart[^"]*"[^>]*>', sec.group(1))
     assert charts
     assert all("data-rendered" in c and "data-failed" not in c for c in charts), charts
+
+
+_PROBE = """<script>window.addEventListener('load',function(){setTimeout(function(){
+var t=document.querySelector('#page-occupancy table.data');var rows=t?t.tBodies[0].rows:[];var h=[];
+for(var i=0;i<rows.length;i++)h.push(rows[i].getBoundingClientRect().height);
+var c=t?t.tBodies[0].rows[0].cells[0]:null;
+document.body.setAttribute('data-probe',JSON.stringify({rows:h,name:c?c.getBoundingClientRect().height:0}));},50);});
+</script></body>"""
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+def test_short_text_cells_keep_a_row_one_line_tall(tmp_path):
+    """Item 7: the occupancy data table's rows were 3–4 lines tall, its last column ("registers + shared memory")
+    squeezed to a word per line. Every row is now as tall as the one-line kernel-name cell of the first row, give or
+    take a pixel (measured in Chromium's layout, 1280 px wide)."""
+    import json
+
+    out = tmp_path / "demo.html"
+    out.write_text(html.render(gpulens.analyze([DEMO])).replace("</body>", _PROBE, 1), encoding="utf-8")
+    dom = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1280,800",
+                          "--virtual-time-budget=30000", "--dump-dom", f"{out.as_uri()}#occupancy"],
+                         capture_output=True, text=True, timeout=120).stdout
+    m = re.search(r'<body[^>]*data-probe="([^"]*)"', dom)
+    assert m, "probe did not run"
+    probe = json.loads(m.group(1).replace("&quot;", '"'))
+    assert len(probe["rows"]) >= 3
+    one = min(probe["rows"])
+    assert max(probe["rows"]) <= one + 1.5, probe

@@ -188,7 +188,9 @@ LONG_HEADER_CHARS = 18
 NOTE_HEADER_CHARS = 60
 #: Marks of the header notes, in column order (past these: "[10]", "[11]"…).
 NOTE_MARKS = ("¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹")
-#: A text cell longer than this is prose (evidence, next steps): it gets a minimum width (CSS ``td.prose``).
+#: A text cell longer than this is prose (evidence, next steps): it gets a minimum width (CSS ``td.prose``); a
+#: shorter one ("registers + shared memory") is kept on one line (CSS ``table.data td:not([class])``): squeezed
+#: into the last column of a wide table it wrapped a word per line, each row 3–4 lines tall.
 PROSE_CHARS = 40
 
 

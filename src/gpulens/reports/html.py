@@ -270,6 +270,7 @@ details.tbl{flex:1 1 100%;max-width:100%}details.tbl summary{cursor:pointer;colo
 .tablewrap{overflow:auto;max-height:520px}
 table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid #ddd;padding:3px 6px;text-align:left;
 vertical-align:top;overflow-wrap:break-word;max-width:640px}td.prose{min-width:16em}
+table.data td:not([class]){white-space:nowrap}
 th{background:#f2f2f2;position:sticky;top:0;white-space:nowrap}th.long{white-space:normal;min-width:11em}table.sortable th{cursor:pointer}td.num{text-align:right;
 font-variant-numeric:tabular-nums;white-space:nowrap}
 th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
