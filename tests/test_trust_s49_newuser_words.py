@@ -59,3 +59,23 @@ def test_analyses_without_data_are_a_plain_list_like_the_markdown():
     md_list = md.split("### Not analysed", 1)[1]
     for title in re.findall(r"<li><strong>(.*?)</strong>", notrun.group(1)):  # each one in the Markdown's list too
         assert f"- {title.replace('&amp;', '&')}:" in md_list.replace("\\", "")
+
+
+def test_a_numbered_kernel_label_is_explained_under_its_table():
+    """Item 7: the multi-rank Hot kernels table read "CatArrayBatchedCopy (2)" with no word on what "(2)" means.
+    Four CatArrayBatchedCopy instantiations (template values 1/2 × 128/64) share one short name; any table that
+    numbers them says what the number is."""
+    import pandas as pd
+
+    from gpulens.reports._html_parts import table_html
+
+    names = [f"void CatArrayBatchedCopy<float, unsigned int, {a}, {b}, 1>(x)" for a in (1, 2) for b in (128, 64)]
+    docs = {"name": "kernel name as recorded [text]", "time_ns": "time [ns]"}
+    page = table_html(pd.DataFrame({"name": names, "time_ns": [1, 2, 3, 4]}), docs=docs)
+    shown = re.findall(r'<td class="name"[^>]*>(.*?)</td>', page)
+    assert len(set(shown)) == 4
+    numbered = [x for x in shown if re.search(r" \(\d+\)$", x)]
+    assert numbered  # these four share a short name no template value tells apart alone
+    assert ("another kernel with the same short name" in page) == bool(numbered)
+    plain = table_html(pd.DataFrame({"name": ["k_a", "k_b"], "time_ns": [1, 2]}), docs=docs)
+    assert "another kernel with the same short name" not in plain

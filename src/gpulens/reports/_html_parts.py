@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
@@ -194,6 +195,13 @@ NOTE_MARKS = ("¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹")
 PROSE_CHARS = 40
 
 
+#: A kernel label numbered to tell it from another of the same short name (``reports._names``: "CatArrayBatchedCopy
+#: (2)"), and what the number means, said under any table that shows one.
+NUMBERED = re.compile(r" \(\d+\)$")
+NUMBERED_NOTE = ("(2), (3)…: another kernel with the same short name — its full name differs in a part the short "
+                 "name leaves out (hover the name, or open it, for the full name)")
+
+
 def header_note(label: str) -> tuple[str, str]:
     """A column header split for display: ``(name, explanation)`` when ``label`` is longer than
     :data:`NOTE_HEADER_CHARS` and ends in a bracketed explanation ("bound's % of peak (roofline basis: …)" →
@@ -284,6 +292,8 @@ def table_html(df: pd.DataFrame | None, columns: Sequence[str] | None = None, ma
             cells.append(cell)
         out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</tbody></table></div>")
+    if any(NUMBERED.search(x) for lab in shorts.values() for x in lab):  # "CatArrayBatchedCopy (2)" said once
+        out.append(f'<p class="note">{esc(NUMBERED_NOTE)}</p>')
     if noted:
         out.append('<p class="note colnotes">' + "<br>".join(
             f"{marks[c]} {esc(split[c][0])}: {esc(split[c][1])}" for c in noted) + "</p>")
