@@ -102,7 +102,7 @@ def test_other_driver_is_incomparable(runs, tmp_path):
     gate(tmp_path, "main", runs["driver"], extra=["--json", str(out)])
     doc = json.loads(out.read_text())
     # the recorded CUDA driver versions 12040 / 12080 are 1000 × major + 10 × minor (cuDriverGetVersion): 12.4, 12.8
-    assert doc["verdict"] == "INCOMPARABLE" and any("driver: baseline CUDA 12.4, candidate CUDA 12.8" in m
+    assert doc["verdict"] == "INCOMPARABLE" and any("driver (the runtime version it supports): baseline CUDA 12.4, candidate CUDA 12.8" in m
                                                     for m in doc["mismatches"])
 
 

@@ -23,7 +23,7 @@ def test_summary_tables_and_findings():
     assert "32x32 128x2" in row and f"| {top['calls']} | 98.72 µs |" in row
     assert src.findings()[0].title.split(" ")[0] in md and "### Findings" in md
     # the answer comes first: the verdict sentence before the first table
-    assert md.index("**Verdict:** Host-bound") < md.index("| status |")
+    assert md.index("**Verdict:** host-bound —") < md.index("| status |")
     assert "- roofline" not in md  # only analyzers that ran and skipped are listed as "not analysed"
     assert "- Kernel time per rank: 1 rank with GPU kernels" in md  # listed by its section title
 

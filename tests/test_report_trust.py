@@ -171,7 +171,7 @@ def test_html_environment_and_gate_show_decoded_versions(tmp_path):
     gate_json = tmp_path / "gate.json"
     main(["gate", "--baseline", str(outs[0]), str(outs[1]), "--json", str(gate_json), "-q"])
     mism = " ".join(json.loads(gate_json.read_text())["mismatches"])
-    assert "driver: baseline HIP 6.4.43483, candidate CUDA 12.9" in mism
+    assert "driver (the runtime version it supports): baseline HIP 6.4.43483, candidate CUDA 12.9" in mism
     assert "gfx942 (HIP reports 9.4)" in mism and "compute capability 9.0 (sm_90)" in mism
 
 

@@ -29,7 +29,7 @@ def test_host_bound_window_verdict_leads_with_window_share(tmp_path):
     assert md.read_text().index(line) < md.read_text().index(detail)
     # s40: the run verdict judges the GPU span (busy 99.4 % of it: GPU-bound); the host-only window around it is its
     # own figure after the verdict's, never the verdict
-    assert "GPU-bound" in line and "host-bound" not in line.lower()
+    assert "gpu-bound" in line.lower() and "host-bound" not in line.lower()
     outside = float(re.search(r"\(([\d.]+) % of the [\d.]+ ms profiled window\)", detail).group(1))
     # hand check from the trace: GPU span = last kernel end - first kernel start is a sliver of a >0.5 s window,
     # so the host-only share (window - span) / window is far above 50 %

@@ -61,7 +61,7 @@ def test_warmup_gap_puts_steady_state_in_the_label():
     assert 'class="vlabel">gpu-bound (steady state)</span>' in html.render(whole)
     md = markdown.render(whole)
     verdict_line = next(ln for ln in md.splitlines() if "**Verdict:**" in ln)
-    assert "GPU-bound (steady state): " in verdict_line and "of the 11.09 ms outside the" in verdict_line
+    assert "gpu-bound (steady state) — " in verdict_line and "of the 11.09 ms outside the" in verdict_line
     js = json.loads(json_report.render(whole))
     assert js["sources"][0]["summary"]["verdict_scope"] == "judged on the steady state: 11.09 ms, 12.2 % of the span"
 

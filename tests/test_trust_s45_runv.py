@@ -71,7 +71,7 @@ def test_two_thin_launch_gaps_smaller_than_the_computing_make_a_gpu_bound_run(tm
     assert "too little evidence to name a secondary cause" in vd["basis"]
     assert f"computing holds more ({100 * 30 / 38:.1f} % of the span)" in vd["basis"]
     con, md, ht = _verdict_lines(gpulens.analyze([_kineto(tmp_path, 3)]))
-    assert con.startswith("Verdict: gpu-bound — ") and md.startswith("> **Verdict:** GPU-bound: ")
+    assert con.startswith("Verdict: gpu-bound — ") and md.startswith("> **Verdict:** gpu-bound — ")
     assert '<span class="vlabel">gpu-bound</span>' in ht
 
 
@@ -159,7 +159,7 @@ def test_the_detail_holds_what_the_headline_leaves_out_in_every_report(tmp_path)
     assert a.sentence == a.short_sentence[:-1] + f"; {a.detail}."  # the whole sentence keeps both, in order
     con, md, ht = _verdict_lines(rep)
     assert con == f"Verdict: {a.verdict} — {a.headline}."
-    assert md == f"> **Verdict:** {a.short_sentence}"
+    assert md == f"> **Verdict:** {a.verdict} — {a.headline}."  # the console's form (s49)
     assert a.headline[:1].upper() + a.headline[1:] + "." in ht
     page = html.render(rep)
     page = page.decode() if isinstance(page, bytes) else page

@@ -109,10 +109,10 @@ def test_banner_verdict_is_the_json_answer_and_the_markdown_verdict(runs, key):
         assert "Detail" not in verdict_div
     if ans["critical_path"]:
         assert ans["critical_path"] in _text(banner)
-    # Markdown says the same sentence, its label capitalised
+    # Markdown says the same sentence in the console's form (s49: one form, "label — answer")
     md_line = next(l for l in runs[key]["md"].splitlines() if l.startswith("> **Verdict:**"))
     md_text = md_line.replace("\\", "")
-    assert head.replace("\\", "") in md_text and md_text.lower().startswith(f"> **verdict:** {label.lower()}:")
+    assert head.replace("\\", "") in md_text and md_text.startswith(f"> **Verdict:** {label} — ")
 
 
 def test_json_answer_is_null_where_no_line_is_shown(runs):

@@ -11,7 +11,7 @@ import typer
 from gpulens.cli._coerce import LightGroup
 from gpulens.cli._console import console as make_console
 from gpulens.errors import EXIT_OK
-from gpulens.units import agree, plural
+from gpulens.units import plural
 
 baseline_app = typer.Typer(cls=LightGroup, no_args_is_help=True,
                            help="Save and list performance baselines for `gpulens gate`.")
@@ -38,7 +38,7 @@ def save_cmd(
     for p in reports:  # a missing report is said before pandas and the gate's statistics are imported
         check_input(p)
     from gpulens.gate import default_store, load_config, save_baseline
-    from gpulens.gate.baseline import copied_runs
+    from gpulens.gate.baseline import copied_runs_text
 
     cfg = load_config(config)
     base = save_baseline(reports, name, store or default_store(cfg.baseline_dir), force=force, strict=not lenient)
@@ -49,11 +49,9 @@ def save_cmd(
         con.print(f"  excluded {e['label']}: {e['reason']}", style="yellow")
     for n in base.notes:
         con.print(f"  warning: {n}", style="yellow")
-    copies = copied_runs(base.metrics, len(base.runs))
+    copies = copied_runs_text(base.metrics, len(base.runs))
     if copies:
-        con.print(f"  note: {plural(copies, 'run')} of the {len(base.runs)} {agree(copies, 'repeats', 'repeat')} "
-                  "another run's timings exactly (the same trace saved twice?): the baseline's measured noise is "
-                  "too small, so the gate will read ordinary run-to-run noise as a change", style="yellow")
+        con.print(f"  note: {copies}", style="yellow")
     if len(base.runs) < 5:
         con.print(f"  note: {plural(len(base.runs), 'run(s)')} cannot support a significance test; record ≥ 5 repeats",
                   style="yellow")

@@ -28,6 +28,7 @@ import numpy as np
 from gpulens import __version__
 from gpulens.errors import BaselineError
 from gpulens.gate.runs import Metric, RunSet, collect_runs, is_trace
+from gpulens.units import agree, plural
 
 BASELINE_FORMAT = 1
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -221,6 +222,19 @@ def copied_runs(metrics: dict[str, Metric], runs: int) -> int:
         return 0
     rows = [tuple(float(col[i]) for col in timings) for i in range(runs)]
     return runs - len(set(rows))
+
+
+def copied_runs_text(metrics: dict[str, Metric], runs: int, side: str = "baseline") -> str:
+    """The warning for a side whose runs repeat each other's timings exactly (:func:`copied_runs`), ``""`` when
+    none do: one text for ``baseline save`` and for every gate output (console, JSON, Markdown, HTML), whose noise
+    figure (``baseline noise ±0.0 %``) would otherwise read as a measured, quiet machine. ``side``: ``"baseline"``
+    or ``"candidate"``."""
+    copies = copied_runs(metrics, runs)
+    if not copies:
+        return ""
+    return (f"{plural(copies, 'run')} of the {runs} {agree(copies, 'repeats', 'repeat')} another run's timings exactly "
+            f"(the same trace saved twice?): the {side}'s measured noise is too small, so the gate reads ordinary "
+            "run-to-run noise as a change; record distinct runs")
 
 
 def target_path(name: str, machine_key: str, store: Path | None = None) -> Path:

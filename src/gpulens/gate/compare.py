@@ -20,7 +20,7 @@ import numpy as np
 
 from gpulens import __version__
 from gpulens.errors import BaselineError
-from gpulens.gate.baseline import Baseline
+from gpulens.gate.baseline import Baseline, copied_runs_text
 from gpulens.gate.config import GateConfig
 from gpulens.gate.result import (AMBIGUOUS, ERROR, IMPROVED, INCOMPARABLE, NO_BASELINE, PASS, REGRESSED, VERDICTS,
                                  GateResult, MetricResult)
@@ -34,8 +34,11 @@ from gpulens.units import pct_words, plural
 
 #: Environment fields that must match (label, key); the others are reported as notes.
 MUST_MATCH = (("GPU model", "gpus"), ("GPU count", "gpu_count"), ("GPU architecture", "arch"),
-              ("driver", "driver"), ("rank count", "ranks"))
-NOTE_ONLY = (("runtime", "runtime"), ("torch", "torch"), ("gpulens version", "tool_version"),
+              ("driver (the runtime version it supports)", "driver"), ("rank count", "ranks"))
+#: the driver's and the runtime's CUDA/HIP versions differ by nature ("CUDA 12.9" beside "CUDA 12.4"): each label says
+#: which version it is, so that the two lines do not read as one figure contradicting itself
+NOTE_ONLY = (("runtime (the version torch was built with)", "runtime"), ("torch", "torch"),
+             ("gpulens version", "tool_version"),
              ("collectors", "collectors"))
 
 
@@ -301,6 +304,8 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
     # a side whose runs are not one workload: its medians and noise describe neither program (said on every gate)
     res.notes += [f"baseline: {n}" for n in getattr(baseline, "notes", [])] + \
         [f"candidate: {n}" for n in getattr(candidate, "notes", [])]
+    res.notes += [f"{side}: {t}" for side, t in ((side, copied_runs_text(s.metrics, len(s.runs), side)) for s, side
+                                                  in ((baseline, "baseline"), (candidate, "candidate"))) if t]
     if allow_cross_machine:
         res.notes = [f"allowed: {m}" for m in mism] + res.notes
         mism = []

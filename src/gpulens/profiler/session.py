@@ -34,6 +34,7 @@ from typing import Any, Callable
 from gpulens._outputs import write_atomic
 from gpulens.errors import DependencyError, check_label, check_output_dir
 from gpulens.profiler.flops import attach_flops, flops_by_start
+from gpulens.profiler.quiet import NO_DEVICE, quiet_markers
 from gpulens.profiler.telemetry import Sampler
 from gpulens.units import plural
 
@@ -157,6 +158,7 @@ class profile:  # noqa: N801 (reads as a function at the call site, like torch.p
         self._flops: dict[tuple[str, int], float] = {}
         self._sampler: Sampler | None = None
         self._hook: Any = None
+        self._no_device: str | None = None
 
     # -- context manager -----------------------------------------------------------------------------------------
     def __enter__(self) -> "profile":
@@ -170,6 +172,8 @@ class profile:  # noqa: N801 (reads as a function at the call site, like torch.p
         sched = None
         if self.steps is not None:
             sched = torch.profiler.schedule(wait=self.wait, warmup=self.warmup, active=self.steps, repeat=1)
+        # a CPU-only torch build or a machine without a GPU driver records no GPU work: the report says why
+        self._no_device = None if torch.cuda.is_available() else NO_DEVICE
         self._prof = torch.profiler.profile(activities=self._activities or _activities(torch), schedule=sched,
                                             on_trace_ready=self._on_trace_ready, **self._opts)
         if self.telemetry:
@@ -181,7 +185,8 @@ class profile:  # noqa: N801 (reads as a function at the call site, like torch.p
             self._hook = register_optimizer_step_post_hook(lambda *_: self.step())
         self._t0 = time.perf_counter_ns()
         try:
-            self._prof.__enter__()
+            with quiet_markers():
+                self._prof.__enter__()
         except BaseException:  # the profiler could not start: leave no thread or hook behind
             self._release()
             raise
@@ -197,7 +202,11 @@ class profile:  # noqa: N801 (reads as a function at the call site, like torch.p
 
     def step(self) -> None:
         """Mark the end of one training step (forwards to torch.profiler's ``step()``)."""
-        self._prof.step()
+        if self.trace_path is None:  # the recording starts or stops inside a step: torch's marker lines
+            with quiet_markers():
+                self._prof.step()
+        else:
+            self._prof.step()
         self.steps_done += 1
 
     def _on_trace_ready(self, prof: Any) -> None:
@@ -217,7 +226,8 @@ class profile:  # noqa: N801 (reads as a function at the call site, like torch.p
             self.timings_ns["block"] = t1 - self._t0
             return False
         try:
-            self._prof.__exit__(exc_type, exc, tb)
+            with quiet_markers():
+                self._prof.__exit__(exc_type, exc, tb)
         except Exception as err:  # the export failed: report, never mask the user's outcome
             self._fail(f"stopping the profiler failed: {err}")
         self._release()
@@ -251,7 +261,8 @@ class profile:  # noqa: N801 (reads as a function at the call site, like torch.p
         tl = collect(self.trace_path)
         attached = attach_flops(tl, self._flops)
         tl.meta.sources[0]["profile"] = {"steps_done": self.steps_done, "steps": self.steps, "warmup": self.warmup,
-                                         "wait": self.wait, "flops_attached": attached, "failure": self.failure}
+                                         "wait": self.wait, "flops_attached": attached, "failure": self.failure,
+                                         "no_gpu_device": self._no_device}
         self._add_telemetry(tl)
         self.timeline = tl.validate()
         self.report = Report([analyze_timeline(tl, self.label)])

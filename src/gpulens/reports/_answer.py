@@ -333,8 +333,9 @@ def answer(s: Any) -> Answer:
             return Answer(f"{head} in the selection",
                           f"No GPU work in the selection ({chosen}): it holds none of the input's GPU events — "
                           f"{hint}.", [], f"the selection ({chosen}) holds none of the input's GPU events — {hint}")
-        return Answer(head, "No GPU work was recorded in this input: nothing ran on a GPU to analyse.", [],
-                      "nothing ran on a GPU to analyse")
+        why = next((str(p["no_gpu_device"]) for p in (src.get("profile") for src in meta.sources)
+                    if isinstance(p, dict) and p.get("no_gpu_device")), "nothing ran on a GPU to analyse")
+        return Answer(head, f"No GPU work was recorded in this input: {why}.", [], why)
     vd, bn = s.results.get("verdicts"), s.results.get("bottlenecks")
     figures = bn.summary if bn is not None and not bn.skipped else None  # names a recorded idle cause (class_label)
     verdict = ""

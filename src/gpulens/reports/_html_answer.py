@@ -122,7 +122,9 @@ def _more_text(n_more: int, cut: bool, anchor: str | None) -> str:
     """The words of :func:`_more_steps` (plain text; "" when nothing is left out)."""
     if not n_more and not cut:
         return ""
-    what = f"+{n_more} more step{'s' if n_more > 1 else ''}" if n_more else "the whole step"
+    # no bare "step" (a profiler step everywhere else in the report), and no longer than before: the banner keeps
+    # its height on the first screen; the cell is under the "next step" column, so "+1 more" says what it counts
+    what = f"+{n_more} more" if n_more else "in full"
     return what if anchor else what + " on the Stalls & verdicts page"
 
 

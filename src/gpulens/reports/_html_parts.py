@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
@@ -188,8 +189,17 @@ LONG_HEADER_CHARS = 18
 NOTE_HEADER_CHARS = 60
 #: Marks of the header notes, in column order (past these: "[10]", "[11]"…).
 NOTE_MARKS = ("¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹")
-#: A text cell longer than this is prose (evidence, next steps): it gets a minimum width (CSS ``td.prose``).
+#: A text cell longer than this is prose (evidence, next steps): it gets a minimum width (CSS ``td.prose``); a
+#: shorter one ("registers + shared memory") is kept on one line (CSS ``table.data td:not([class])``): squeezed
+#: into the last column of a wide table it wrapped a word per line, each row 3–4 lines tall.
 PROSE_CHARS = 40
+
+
+#: A kernel label numbered to tell it from another of the same short name (``reports._names``: "CatArrayBatchedCopy
+#: (2)"), and what the number means, said under any table that shows one.
+NUMBERED = re.compile(r" \(\d+\)$")
+NUMBERED_NOTE = ("(2), (3)…: another kernel with the same short name — its full name differs in a part the short "
+                 "name leaves out (hover the name, or open it, for the full name)")
 
 
 def header_note(label: str) -> tuple[str, str]:
@@ -282,6 +292,8 @@ def table_html(df: pd.DataFrame | None, columns: Sequence[str] | None = None, ma
             cells.append(cell)
         out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</tbody></table></div>")
+    if any(NUMBERED.search(x) for lab in shorts.values() for x in lab):  # "CatArrayBatchedCopy (2)" said once
+        out.append(f'<p class="note">{esc(NUMBERED_NOTE)}</p>')
     if noted:
         out.append('<p class="note colnotes">' + "<br>".join(
             f"{marks[c]} {esc(split[c][0])}: {esc(split[c][1])}" for c in noted) + "</p>")

@@ -11,7 +11,8 @@ Roofs drawn (nothing is computed beyond the line ends):
   device's matrix and vector roofs of :data:`DEFAULT_PRECISIONS`.
 
 Points: the table's attained FLOP/s over arithmetic intensity, marker *area* proportional to GPU time, colour =
-the compute roof the kernel is judged against (the colour of that roof's line), shape = bound class. The figure is
+the compute roof the kernel is judged against (the colour of that roof's line), shape = its verdict
+(:data:`VERDICT_SYMBOL`; the roofline's bound class where the verdicts table has no row for it). The figure is
 built as plain dicts (no ``plotly.graph_objects`` validation: a report draws, it does not need plotly's checks).
 """
 
@@ -39,6 +40,13 @@ from gpulens.units import plural
 BOUND_STYLE = {"compute": ("circle", "compute-bound"),
                "memory": ("diamond", "memory-bound"),
                "below": ("square", "below both roofs")}
+#: Marker symbol per kernel verdict (the verdicts table's class, :data:`gpulens.analyzers._verdict_facts.CLASSES`):
+#: the shape of a point is its verdict, the roofline's own bound class (:data:`BOUND_STYLE`) only for a kernel with
+#: none — two verdicts below both roofs ("below-roofs", "latency/occupancy-bound") once shared the square, beside a
+#: caption saying that shape is the bound. The roofline's three words keep their :data:`BOUND_STYLE` symbols.
+VERDICT_SYMBOL = {"compute-bound": "circle", "memory-bound": "diamond", "below-roofs": "square",
+                  "latency/occupancy-bound": "triangle-up", "launch-bound": "triangle-down",
+                  "communication-bound": "star", "undetermined": "x"}
 #: Colours of the compute roofs (and of the points judged against them), in drawing order (highest roof first).
 ROOF_COLOURS = (OKABE_ITO[0], OKABE_ITO[5], OKABE_ITO[2], OKABE_ITO[3], OKABE_ITO[1], OKABE_ITO[4])
 ROOF_DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
@@ -218,6 +226,7 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
         g = ok[((keys == key) if key is not None else keys.isna()).to_numpy()
                & (ok["bound"].map(_bound) == bkey).to_numpy() & (verdict == vword).to_numpy()]
         symbol, legend = BOUND_STYLE[bkey]
+        symbol = VERDICT_SYMBOL.get(vword, symbol)
         if vword and vword != legend:  # "compute-bound" beside a verdict compute-bound: said once
             legend = f"{legend} · verdict {plot_text(vword)}"
         judged_by = roof_label(key, vendor)
@@ -379,7 +388,7 @@ def _takeaway(s, r, t, ok, comp, judged, bws, keys, vendor, rank_of, named, labe
                           for k, p, _ in judged)
         take = (head + f"{len(ok)} of {plural(n_hot, 'hot kernel(s)')}{_comm_left_out(s)} plotted ({below} below both roofs"
                 + _measured_note(ok) + "); "
-                "marker area is GPU time, colour the compute roof each kernel is judged against, shape its bound."
+                "marker area is GPU time, colour the compute roof each kernel is judged against, shape its verdict."
                 + (f" Compute roofs judged against: {roofs}." if roofs else "")
                 + (f" Memory roof: HBM/DRAM {fmt_si(bws[0], 'B/s')}." if bws else "")
                 + (f" Only in the table: {_left_out(t, ok)}." if missing else ""))

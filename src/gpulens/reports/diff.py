@@ -41,7 +41,7 @@ CONSOLE = ("base_count", "base_time_ns", "cand_count", "cand_time_ns", "delta_ns
 
 #: Short console headers.
 _HEADS = {"base_count": "base n", "base_time_ns": "base", "cand_count": "cand n", "cand_time_ns": "cand",
-          "delta_ns": "Δ", "delta_pct": "Δ %", "contribution": "of Σ|Δ|", "cumulative_delta_ns": "cum. Δ"}
+          "delta_ns": "Δ", "delta_pct": "Δ %", "contribution": "of Δ", "cumulative_delta_ns": "cum. Δ"}
 #: Headers of the Markdown and HTML tables (column → human label; never the snake_case column name).
 HEADERS = {"base_count": "base calls", "base_time_ns": "base time", "base_mean_ns": "base mean",
            "base_share": "base share", "cand_count": "candidate calls", "cand_time_ns": "candidate time",

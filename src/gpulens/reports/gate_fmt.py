@@ -112,7 +112,19 @@ def fmt_ci(m: MetricResult) -> str:
     """The ratio's confidence interval as a change range, ``[+25.1, +34.9] %``; ``—`` when not computed."""
     if m.ci_low is None or m.ci_high is None:
         return "—"
-    return f"[{(m.ci_low - 1) * 100:+.1f}, {(m.ci_high - 1) * 100:+.1f}] %"
+    limits = [x for x in (m.threshold, m.band) if x is not None and x > 0]
+    limits = [100 * x for x in limits] + [100 * (1 / (1 + x) - 1) for x in limits]  # worse / better by T, band
+    return f"[{_ci_end((m.ci_low - 1) * 100, limits)}, {_ci_end((m.ci_high - 1) * 100, limits)}] %"
+
+
+def _ci_end(x: float, limits: list[float]) -> str:
+    """One end of a CI in percent, one decimal unless that reads as a limit it lies on the other side of: +4.97 %
+    beside a 5 % threshold reads "+4.97", not "+5.0" — the verdict turns on whether the CI reaches the threshold
+    (:func:`gpulens.gate.stats.decide`), so the end shown never seems to reach a limit it misses, or the reverse."""
+    for d in (1, 2, 3):
+        if not any(x != lim and f"{x:+.{d}f}" == f"{lim:+.{d}f}" for lim in limits):
+            return f"{x:+.{d}f}"
+    return f"{x:+.3f}"
 
 
 def no_test_note(rows: list[MetricResult]) -> str:

@@ -78,8 +78,9 @@ def _chart(result: GateResult, labels: dict[str, str]) -> str:
     left = len(failing) - len(rows) if failing else 0
     scale = "one scale per group (kernels; whole run)" if len(groups) > 1 else "on one scale"
     cap = (f"{plural(len(rows), 'timing')}: baseline (grey) and candidate (blue), {scale}; ▲ worse (REGRESSED), "
-           "▼ better (IMPROVED), ? not enough evidence, ≠ not judged (not comparable); the band is the change that counts as noise, max(threshold, "
-           "noise multiplier × baseline noise)." + (f" {left} more in the table." if left > 0 else ""))
+           "▼ better (IMPROVED), ? not enough evidence, ≠ not judged (not comparable); band: the PASS band, max(threshold, "
+           "noise multiplier × baseline noise); REGRESSED needs a significant change of at least half the threshold "
+           "whose CI reaches the threshold." + (f" {left} more in the table." if left > 0 else ""))
     legend = (f'<p class="dlegend"><span class="sw b" style="background:{BASE_COLOUR}"></span>baseline'
               f'<span class="sw c" style="background:{CAND_COLOUR}"></span>candidate</p>')
     return (f'<figure class="dchart" id="chart-gate" role="img" aria-label="{_esc(title)}: {_esc(cap)}">'

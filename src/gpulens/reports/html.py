@@ -54,11 +54,20 @@ PageBuilder = Callable[[SourceReport, int, int], list[Any]]
 
 
 def _other(s: SourceReport, rows: int, segs: int) -> list[Any]:
+    """The analyses without a page of their own; those the input had no data for are one plain "Not analysed" list
+    at the end, as in the Markdown report (:func:`~gpulens.reports._coverage.analysis_coverage`'s ``no_data``) —
+    not a highlighted box each: an ordinary Kineto trace simply has no counter-collection rows, nothing to warn of."""
+    from gpulens.reports._coverage import analysis_coverage
+
     skip = set(DEDICATED) | set(A.verdict_names(s))
     out: list[Any] = []
     for name, r in s.results.items():
-        if name not in skip and r.applies:  # another vendor's analysis (ncu rules on AMD): not listed
+        if name not in skip and r.applies and not r.skipped:  # another vendor's analysis (ncu rules on AMD): not listed
             out += A.generic_panels(name, r, rows, source_vendor(s))
+    absent = [x for x in analysis_coverage(s.results, source_vendor(s))["no_data"] if x["analysis"] not in skip]
+    if absent:
+        out.append('<section class="notrun"><h3>Not analysed</h3><ul>' + "".join(
+            f"<li><strong>{esc(x['title'])}</strong>: {esc(x['reason'])}</li>" for x in absent) + "</ul></section>")
     return out or [A.empty_html("Other analyses", "no other analysis in this report")]
 
 
@@ -220,12 +229,18 @@ def _render_pages(report: Report, pages: list[Page]) -> str:
 
 #: Decompresses the embedded plotly.js (gzip + base64) and runs it once the first screen has been painted (the
 #: Summary needs no plotly), so the answer shows at once; ``window.gpulensPlotly`` resolves when plotly is ready.
-#: ``gpulensInflate(id)`` gives the text of any gzip + base64 ``<script>`` block (the timeline payload too).
+#: ``gpulensInflate(id)`` gives the text of any gzip + base64 ``<script>`` block (the timeline payload too). The bytes
+#: are decoded on the page's own thread (``Uint8Array.fromBase64`` or ``atob``) and fed to the ``DecompressionStream``
+#: from a stream the page makes: a ``fetch`` of a ``data:`` URL was decoded outside the page, where headless
+#: Chromium's virtual time (``--virtual-time-budget``, the way screenshots are taken) did not wait for it, and the
+#: roofline stayed "Drawing the chart…" on a loaded machine.
 LOADER = """
 window.gpulensInflate=function(id){
-  var b64=document.getElementById(id).textContent;
-  return fetch('data:application/octet-stream;base64,'+b64).then(function(r){
-    return new Response(r.body.pipeThrough(new DecompressionStream('gzip'))).text();});
+  var b64=document.getElementById(id).textContent,u8;
+  if(Uint8Array.fromBase64){u8=Uint8Array.fromBase64(b64);}
+  else{var bin=atob(b64);u8=new Uint8Array(bin.length);for(var i=0;i<bin.length;i++)u8[i]=bin.charCodeAt(i);}
+  var src=new ReadableStream({start:function(c){c.enqueue(u8);c.close();}});
+  return new Response(src.pipeThrough(new DecompressionStream('gzip'))).text();
 };
 window.gpulensPlotly=new Promise(function(resolve,reject){
   function load(){performance.mark('gz0');
@@ -255,6 +270,7 @@ details.tbl{flex:1 1 100%;max-width:100%}details.tbl summary{cursor:pointer;colo
 .tablewrap{overflow:auto;max-height:520px}
 table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid #ddd;padding:3px 6px;text-align:left;
 vertical-align:top;overflow-wrap:break-word;max-width:640px}td.prose{min-width:16em}
+table.data td:not([class]){white-space:nowrap}
 th{background:#f2f2f2;position:sticky;top:0;white-space:nowrap}th.long{white-space:normal;min-width:11em}table.sortable th{cursor:pointer}td.num{text-align:right;
 font-variant-numeric:tabular-nums;white-space:nowrap}
 th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}

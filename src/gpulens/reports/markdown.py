@@ -92,7 +92,8 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         top.insert(0, f"**First:** {md_text(a.first_step)}\n")
     yield "\n".join([
         f"## {md_text(s.label, 200)}", "",
-        f"> **Verdict:** {md_text(a.short_sentence)}",
+        # the console's and the HTML banner's form: the verdict's label as the other reports write it, then the answer
+        f"> **Verdict:** {md_text(f'{a.verdict} — {a.headline or a.reason}.' if a.verdict else a.short_sentence)}",
         *([">", f"> **Detail:** {md_text(a.detail)}."] if a.detail else []),
         *([">", f"> **{FIX_FIRST_LABEL}:** {md_text(a.fix_first)}"] if a.fix_first else []),
         *([">", f"> **Critical path:** {md_text(a.path_note)}"] if a.path_note else []),
