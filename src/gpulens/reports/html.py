@@ -303,7 +303,7 @@ font-weight:600;color:#A04000;display:inline-block;min-width:5.5em}.act{color:#3
 table.findings{width:100%;table-layout:fixed}table.findings td{max-width:none;white-space:normal}
 table.findings th:nth-child(1){width:6em}table.findings th:nth-child(2){width:30%}
 table.findings th:nth-child(3){width:7em}table.findings th:nth-child(5){width:16%}
-tr.child td{color:#444;font-size:.95em}td.name{white-space:normal;max-width:360px;overflow-wrap:anywhere}
+tr.child td{color:#444;font-size:.95em}td.name{white-space:normal;min-width:14em;max-width:360px;overflow-wrap:break-word}
 a.klink{color:#0072B2}
 input.tfilter{margin:2px 0 4px;padding:3px 6px;font:inherit;font-size:.85em;width:16em}
 .bars{display:grid;grid-template-columns:12em 1fr 5em;gap:3px 8px;align-items:center;max-width:760px}
