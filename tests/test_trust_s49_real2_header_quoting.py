@@ -31,11 +31,11 @@ _ROWS = [
 ]
 
 
-def _write(path, quoting):
+def _write(path, quoting, rows=(_HEADER, *_ROWS), preamble=""):
+    """``rows`` written as CSV with ``quoting`` after the ``preamble`` text (a tool's banner lines)."""
     with open(path, "w", newline="") as f:
-        w = csv.writer(f, quoting=quoting, lineterminator="\n")
-        w.writerow(_HEADER)
-        w.writerows(_ROWS)
+        f.write(preamble)
+        csv.writer(f, quoting=quoting, lineterminator="\n").writerows(rows)
     return path
 
 
@@ -83,20 +83,13 @@ _NVP_ROWS = [
 ]
 
 
-def _write_nvprof(path, quoting):
-    with open(path, "w", newline="") as f:
-        f.write("==123== NVPROF is profiling process 123, command: ./a.out\n==123== Profiling application: ./a.out\n"
-                "==123== Profiling result:\n")
-        w = csv.writer(f, quoting=quoting, lineterminator="\n")
-        w.writerow(_NVP_HEADER)
-        w.writerow(_NVP_UNITS)
-        w.writerows(_NVP_ROWS)
-    return path
+_NVP_BANNER = ("==123== NVPROF is profiling process 123, command: ./a.out\n==123== Profiling application: ./a.out\n"
+               "==123== Profiling result:\n")
 
 
 @pytest.mark.parametrize("quoting", [csv.QUOTE_ALL, csv.QUOTE_MINIMAL], ids=["quoted", "bare"])
 def test_nvprof_gpu_trace_read_whatever_the_quoting(tmp_path, quoting):
-    path = _write_nvprof(tmp_path / "nvprof_gpu_trace.csv", quoting)
+    path = _write(tmp_path / "nvprof_gpu_trace.csv", quoting, (_NVP_HEADER, _NVP_UNITS, *_NVP_ROWS), _NVP_BANNER)
     if quoting == csv.QUOTE_MINIMAL:
         assert "\nStart,Duration,Grid X," in path.read_text()  # the case under test
     src = gpulens.analyze([path]).sources[0]
