@@ -63,7 +63,10 @@ def header_at(lines: list[str]) -> int | None:
     launch-configuration or stream columns only this report prints), or None. Anywhere in the lines: in ``nsys stats``
     stdout other reports (an API summary of a hundred rows) may come first."""
     for i, ln in enumerate(lines):
-        if ln.startswith("Start") and "Duration" in ln and "Name" in ln and ("GrdX" in ln or "Strm" in ln):
+        # a header with every field quoted ("Start (ns)","Duration (ns)",…: the CSV re-saved by csv.QUOTE_ALL
+        # writers or spreadsheet tools) is the same report; its cells are read by csv.reader either way
+        if (ln.lstrip('"').startswith("Start") and "Duration" in ln and "Name" in ln
+                and ("GrdX" in ln or "Strm" in ln)):
             return i
     return None
 

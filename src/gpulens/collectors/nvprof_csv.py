@@ -61,7 +61,9 @@ from gpulens.timeline import Timeline, TimelineMeta
 from gpulens.units import plural
 
 #: the GPU-trace header: quoted "Start","Duration" first, then the launch-configuration or device columns
-_HEADER = re.compile(r'^"Start","Duration",.*"Name"', re.ASCII)
+#: the header, quoted as nvprof writes it or bare (the file re-saved by a CSV writer that quotes only when needed)
+_HEADER = re.compile(r'^"?Start"?,"?Duration"?,.*\bName\b', re.ASCII)
+_TRACE_ONLY = re.compile(r'(?:^|,)"?(?:Grid X|Device)"?(?:,|$)', re.ASCII)
 _TIME_NS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
 _SCALE = {"s": 9, "ms": 6, "us": 3, "ns": 0}
 #: nvprof's size units are binary multiples (module docstring)
@@ -80,10 +82,10 @@ _CORR_SUFFIX = re.compile(rf"^(.*\S)\s+\[({DIGITS})\]$", re.ASCII | re.DOTALL)
 
 
 def header_at(lines: list[str]) -> int | None:
-    """Index of the GPU-trace header among ``lines`` (quoted ``"Start","Duration"`` first, ``"Name"``, and ``"Grid
-    X"`` or ``"Device"``: the API trace (``--print-api-trace``) has neither), or None."""
+    """Index of the GPU-trace header among ``lines`` (``"Start","Duration"`` first, ``"Name"``, and ``"Grid X"``
+    or ``"Device"``: the API trace (``--print-api-trace``) has neither; the cells quoted or bare), or None."""
     for i, ln in enumerate(lines):
-        if _HEADER.match(ln) and ('"Grid X"' in ln or '"Device"' in ln):
+        if _HEADER.match(ln) and _TRACE_ONLY.search(ln):
             return i
     return None
 
