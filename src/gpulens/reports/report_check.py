@@ -50,6 +50,24 @@ def _bad(v: Any) -> str | None:
     return "an object" if isinstance(v, dict) else "a list" if isinstance(v, list) else type(v).__name__
 
 
+def nonfinite_at(doc: Any) -> str | None:
+    """The place (``sources[0].devices[0].name``) of the first ``NaN`` / ``Infinity`` anywhere in the parsed JSON
+    ``doc``, else None. No JSON number is one (RFC 8259 §6) and gpulens never writes one; Python's JSON reader accepts
+    them, and one echoed from a report or baseline (a device's architecture, a run's environment) into a ``gate`` or
+    ``diff`` output would make that output invalid JSON."""
+    stack: list[tuple[Any, str]] = [(doc, "")]
+    while stack:
+        v, at = stack.pop()
+        if isinstance(v, float):
+            if not math.isfinite(v):
+                return at or "the document"
+        elif isinstance(v, dict):
+            stack.extend((x, f"{at}.{k}" if at else str(k)) for k, x in reversed(v.items()))
+        elif isinstance(v, list):
+            stack.extend((x, f"{at}[{j}]") for j, x in reversed(list(enumerate(v))))
+    return None
+
+
 def _scalars() -> set[str]:
     """Summary figures ``gate`` and ``diff`` read as one number (:data:`gpulens.gate.runs.RUN_METRICS`, and the
     figure each reads in an older report, :data:`gpulens.gate.runs.OLDER_PATH`)."""
@@ -160,4 +178,8 @@ def check_report(doc: dict[str, Any], path: str | Path) -> dict[str, Any]:
             table = a.get("table")
             for j, r in enumerate(table if isinstance(table, list) else []):
                 _check_row(r, f"{at}.analyses.{name}.table[{j}]", p)
+    bad = nonfinite_at(doc)
+    if bad:
+        raise TraceFormatError(p, f"report value {bad} is NaN or Infinity, not a JSON number: the report was edited "
+                                  "or damaged (regenerate it with gpulens analyze --json)")
     return doc

@@ -1,0 +1,166 @@
+"""Regressions of the faults tests/fuzz_s49_reports.py found (session 49) in what ``gpulens gate`` / ``diff`` /
+``baseline save`` read besides traces — JSON reports and baseline files: one test per kind of fault, each on an input
+built here from one small committed trace, its expected values derived in the test."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+import random
+import statistics
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import DATA
+
+TRACE = DATA / "kineto" / "hta_a100_simple_add_two_streams.json.gz"
+
+
+def _strict_json(text: str):
+    """``text`` parsed as standard JSON: NaN / Infinity (which Python's reader accepts) raise."""
+    def no(c):
+        raise ValueError(f"{c} in JSON output")
+    return json.loads(text, parse_constant=no)
+
+
+def _cli(*argv: str) -> tuple[int, str]:
+    from gpulens.cli import main
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+        code = main(list(argv))
+    return code, buf.getvalue()
+
+
+@pytest.fixture(scope="module")
+def seed(tmp_path_factory) -> dict:
+    """The trace's JSON report and a one-run baseline saved from it (both through the CLI)."""
+    d = tmp_path_factory.mktemp("s49j")
+    rep, base = d / "r.json", d / "base.json"
+    assert _cli("analyze", str(TRACE), "-q", "--no-cache", "--json", str(rep))[0] == 0
+    assert _cli("baseline", "save", str(rep), "--name", str(base))[0] == 0
+    return {"dir": d, "report": rep, "baseline": base, "doc": json.loads(base.read_text())}
+
+
+def _one_error_line(text: str, path: Path, *words: str) -> None:
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("gpulens: error: ") and str(path) in lines[0], text
+    assert "Traceback" not in text and "internal error" not in text
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Kind 1: one run on one side against many on the other. min_p_value(100, 1) = 1/101 < 0.01 sent the pair to
+# Welch's t, undefined with one sample (no variance): the CI came out as ±inf and the gate's JSON writer stopped
+# with an internal error (exit 70). A realistic case: a baseline of 100 nightly runs, a pull request's one run.
+def test_one_run_against_a_hundred_runs_is_judged_without_a_test(seed, tmp_path):
+    rng = random.Random(49)
+    doc = json.loads(json.dumps(seed["doc"]))
+    one = {k: m["samples"][0] for k, m in doc["metrics"].items()}
+    for m in doc["metrics"].values():  # 100 runs: each timing with 1 % noise, counts exact (as repeats record them)
+        s = m["samples"][0]
+        m["samples"] = [s * (1 + 0.01 * rng.random()) if m["kind"] == "timing" else s for _ in range(100)]
+        for key in ("share", "calls"):
+            if key in m:
+                m[key] = m[key] * 100
+    doc["runs"] = doc["runs"] * 100
+    base = tmp_path / "b100.json"
+    base.write_text(json.dumps(doc))
+    out = tmp_path / "g.json"
+    code, text = _cli("gate", str(seed["report"]), "--baseline", str(base), "-q", "--json", str(out))
+    assert code in (0, 1), text
+    assert "internal error" not in text and "RuntimeWarning" not in text
+    res = _strict_json(out.read_text())
+    rows = {r["metric"]: r for r in res["metrics"]}
+    span = rows["span_ns"]
+    # the candidate is the very run the baseline was made from: ratio = its span / the median of the 100 spans
+    want = one["span_ns"] / statistics.median(doc["metrics"]["span_ns"]["samples"])
+    assert span["ratio"] == pytest.approx(want, rel=1e-9)
+    for r in rows.values():
+        for k in ("ratio", "ci_low", "ci_high"):
+            assert r.get(k) is None or math.isfinite(r[k]), (r["metric"], k, r.get(k))
+    # and the other way round: one baseline run, 100 candidate runs
+    code, text = _cli("gate", *[str(seed["report"])] * 100, "--baseline", str(seed["baseline"]), "-q", "--json",
+                      str(out), "--force")
+    assert code in (0, 1) and "internal error" not in text, text
+    _strict_json(out.read_text())
+
+
+def test_stats_one_sample_side_gets_no_welch_test():
+    from gpulens.gate.stats import Comparison, timing_test
+
+    base = [100.0 + i % 7 for i in range(100)]
+    for b, c in ((base, [103.0]), ([103.0], base)):
+        got = timing_test(b, c)
+        assert isinstance(got, Comparison) and got.method == "threshold"
+        assert got.ratio == pytest.approx(statistics.median(c) / statistics.median(b))
+        assert got.ci_low is None and got.ci_high is None
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Kind 2: NaN / Infinity anywhere in a baseline or report (Python reads them; no JSON number is one). A baseline's
+# environment value NaN was echoed into the gate's JSON: exit 70. Now one line naming the file and the place.
+@pytest.mark.parametrize("where", [("environment", "arch", 0), ("environment", "gpu_count"), ("git", "sha"),
+                                   ("runs", 0, "created")])
+def test_nan_anywhere_in_a_baseline_is_refused_naming_its_place(seed, tmp_path, where):
+    doc = json.loads(json.dumps(seed["doc"]))
+    holder = doc
+    for k in where[:-1]:
+        holder = holder.setdefault(k, {}) if isinstance(holder, dict) else holder[k]
+    holder[where[-1]] = float("nan")
+    p = tmp_path / "b.json"
+    p.write_text(json.dumps(doc, allow_nan=True))
+    before = p.read_bytes()
+    code, text = _cli("gate", str(seed["report"]), "--baseline", str(p), "-q", "--json", str(tmp_path / "g.json"))
+    place = ".".join(str(k) for k in where if not isinstance(k, int))
+    assert code == 2, text
+    _one_error_line(text, p, "NaN", place.split(".")[0])
+    assert p.read_bytes() == before  # the user's baseline untouched
+    assert not (tmp_path / "g.json").exists()
+
+
+@pytest.mark.parametrize("where", [("sources", 0, "devices", 0, "name"), ("sources", 0, "label_note"),
+                                   ("sources", 0, "environment_notes")])
+def test_nan_anywhere_in_a_report_is_refused_on_every_reader(seed, tmp_path, where):
+    doc = json.loads(seed["report"].read_text())
+    holder = doc
+    for k in where[:-1]:
+        holder = holder[k]
+    holder[where[-1]] = float("inf")
+    p = tmp_path / "cand.json"
+    p.write_text(json.dumps(doc, allow_nan=True))
+    for argv in (["gate", str(p), "--baseline", str(seed["baseline"]), "-q", "--json", str(tmp_path / "g.json")],
+                 ["diff", str(seed["report"]), str(p), "--json", str(tmp_path / "d.json")],
+                 ["gate", str(seed["report"]), "--baseline", str(p), "-q"],
+                 ["baseline", "save", str(p), "--name", str(tmp_path / "nb.json")]):
+        code, text = _cli(*argv)
+        assert code == 2, (argv, text)
+        _one_error_line(text, p, "Infinity")
+    assert not any((tmp_path / n).exists() for n in ("g.json", "d.json", "nb.json"))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Kind 3: a baseline metric with more samples than the baseline has runs (hand-merged or damaged: each usable run
+# gives a metric one sample at most). Read as is, 20,000 samples of kernel_count against one candidate run went to
+# a Welch test (exit 70, kind 1); any such count misstates the baseline's noise.
+def test_more_samples_than_runs_is_a_malformed_baseline(seed, tmp_path):
+    doc = json.loads(json.dumps(seed["doc"]))
+    name = sorted(doc["metrics"])[0]
+    n_runs = len(doc["runs"])
+    doc["metrics"][name]["samples"] = doc["metrics"][name]["samples"] * (n_runs + 2)
+    for key in ("share", "calls"):
+        doc["metrics"][name].pop(key, None)
+    p = tmp_path / "b.json"
+    p.write_text(json.dumps(doc))
+    code, text = _cli("gate", str(seed["report"]), "--baseline", str(p), "-q")
+    assert code == 2, text
+    _one_error_line(text, p, "malformed baseline", repr(name), f"{n_runs * (n_runs + 2)} samples")
+    # fewer samples than runs stays valid: a run that lacks a figure gives it no sample
+    doc["runs"] = doc["runs"] * (n_runs + 2)
+    p.write_text(json.dumps(doc))
+    code, text = _cli("gate", str(seed["report"]), "--baseline", str(p), "-q")
+    assert code in (0, 1), text
