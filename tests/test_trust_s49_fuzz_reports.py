@@ -164,3 +164,40 @@ def test_more_samples_than_runs_is_a_malformed_baseline(seed, tmp_path):
     p.write_text(json.dumps(doc))
     code, text = _cli("gate", str(seed["report"]), "--baseline", str(p), "-q")
     assert code in (0, 1), text
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Kind 4: gpulens's own outputs in a rank folder. A baseline saved beside the rank traces (``baseline save --name
+# runs/main.json``) was read as a rank file that could not be read: the run was called partial ("1 of 3 rank files
+# could not be read"), so the gate would exclude it. Every gpulens output — baseline, its history, the JSON of
+# gate and diff — is named as what it is and is no lost rank.
+def test_gpulens_outputs_in_a_rank_folder_are_not_lost_ranks(seed, tmp_path):
+    import gzip
+
+    d = tmp_path / "ranks"
+    d.mkdir()
+    doc = json.loads(gzip.decompress(TRACE.read_bytes()))
+    for r in range(2):
+        doc["distributedInfo"] = {"rank": r, "world_size": 2}
+        (d / f"rank{r}.pt.trace.json").write_text(json.dumps(doc))
+    rank0 = d / "rank0.pt.trace.json"
+    assert _cli("baseline", "save", str(seed["report"]), "--name", str(d / "main.json"))[0] == 0
+    store = tmp_path / "store"
+    assert _cli("baseline", "save", str(seed["report"]), "--name", "main", "--store", str(store))[0] == 0
+    (d / "history.jsonl").write_bytes((store / "history.jsonl").read_bytes())
+    assert _cli("gate", str(rank0), "--baseline", str(seed["baseline"]), "-q", "--json", str(d / "g.json"))[0] in (0, 1)
+    assert _cli("diff", str(rank0), str(rank0), "--json", str(d / "d.json"))[0] == 0
+    out = tmp_path / "r.json"
+    code, text = _cli("analyze", str(d), "-q", "--no-cache", "--json", str(out))
+    assert code == 0, text
+    rep = json.loads(out.read_text())
+    src = rep["sources"][0]
+    assert rep["status"] == "ok" and src["rank_files"] == 2 and not src["unread_files"], (rep["status"], src)
+    note = " ".join(src["warnings"])
+    for name, what in (("main.json", "a gpulens baseline"), ("g.json", "a gpulens gate result"),
+                       ("d.json", "a gpulens diff result")):
+        assert f"{name} ({what}" in note or (f"{name}, " in note and what in note), (name, note)
+    # the baseline given to analyze alone: named as a baseline, with the command that reads it
+    code, text = _cli("analyze", str(d / "main.json"), "-q", "--no-cache")
+    assert code == 2
+    _one_error_line(text, d / "main.json", "a gpulens baseline", "gpulens gate")
