@@ -91,6 +91,8 @@ def report_field(rng, seeds, work: Path, i: int):
     elif how < 0.25:  # a kernel written twice / a unicode kernel name / sources duplicated
         src = doc["sources"][0]
         tk = src.get("top_kernels") or []
+        if rng.random() < 0.5 and isinstance(((src.get("analyses") or {}).get("hotspots") or {}).get("table"), list):
+            tk = src["analyses"]["hotspots"]["table"]
         what = rng.choice(["dupkernel", "unicode", "dupsource", "nosources", "manysources"])
         if what == "dupkernel" and tk:
             tk.append(copy.deepcopy(tk[0]))
@@ -110,8 +112,11 @@ def report_field(rng, seeds, work: Path, i: int):
             paths = [["sources", 0, "summary", k] for k in src.get("summary", {})]
         elif pick < 0.55:
             paths = [["sources", 0, "devices"] + p for p in _paths(src.get("devices"), [], [])] + [["sources", 0, "devices"]]
-        elif pick < 0.7:
+        elif pick < 0.62:
             paths = [["sources", 0, "top_kernels"] + p for p in _paths(src.get("top_kernels"), [], [], 2)]
+        elif pick < 0.7:  # the table the gate reads its kernels from
+            hot = ((src.get("analyses") or {}).get("hotspots") or {})
+            paths = [["sources", 0, "analyses", "hotspots"] + p for p in _paths(hot, [], [], 2)]
         elif pick < 0.8:
             paths = [[k] for k in doc] + [["sources", 0, k] for k in src]
         else:

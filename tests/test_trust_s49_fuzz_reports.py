@@ -201,3 +201,32 @@ def test_gpulens_outputs_in_a_rank_folder_are_not_lost_ranks(seed, tmp_path):
     code, text = _cli("analyze", str(d / "main.json"), "-q", "--no-cache")
     assert code == 2
     _one_error_line(text, d / "main.json", "a gpulens baseline", "gpulens gate")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Kind 5: a count the gate compares (kernels, distinct kernels, launch calls) that is not whole. A baseline of
+# "16.01 distinct kernels" was shown as such against the candidate's 16 ("−0.0 %", IMPROVED): an impossible figure.
+@pytest.mark.parametrize("metric", ["kernel_count", "unique_kernels", "launch_calls"])
+def test_a_fractional_count_in_a_baseline_or_report_is_refused(seed, tmp_path, metric):
+    doc = json.loads(json.dumps(seed["doc"]))
+    if metric not in doc["metrics"]:
+        pytest.skip(f"{metric} not recorded for this trace")
+    doc["metrics"][metric]["samples"] = [doc["metrics"][metric]["samples"][0] + 0.01]
+    p = tmp_path / "b.json"
+    p.write_text(json.dumps(doc))
+    code, text = _cli("gate", str(seed["report"]), "--baseline", str(p), "-q")
+    assert code == 2
+    _one_error_line(text, p, repr(metric), "whole number")
+    rep = json.loads(seed["report"].read_text())
+    holder = rep["sources"][0]["analyses"]["launches"]["summary"] if metric == "launch_calls" else \
+        rep["sources"][0]["summary"]
+    holder[metric] = holder[metric] + 0.5
+    c = tmp_path / "c.json"
+    c.write_text(json.dumps(rep))
+    for argv in (["gate", str(c), "--baseline", str(seed["baseline"]), "-q"], ["diff", str(seed["report"]), str(c)]):
+        code, text = _cli(*argv)
+        assert code == 2, text
+        _one_error_line(text, c, f"{metric} is {holder[metric]}", "whole count")
+    holder[metric] = float(int(holder[metric]))  # 79.0: a whole count written as a float is one
+    c.write_text(json.dumps(rep))
+    assert _cli("gate", str(c), "--baseline", str(seed["baseline"]), "-q")[0] in (0, 1)

@@ -76,6 +76,15 @@ def _scalars() -> set[str]:
     return {path[-1] for *_, path in RUN_METRICS} | {path[-1] for path in OLDER_PATH.values()}
 
 
+def _wholes(where: str) -> set[str]:
+    """The figures of the summary at ``where`` (``sources[0].summary``) that ``gate`` compares as whole counts
+    (kernels, launches: kind ``count`` without a unit)."""
+    from gpulens.gate.runs import RUN_METRICS
+
+    return {path[-1] for _, kind, unit, path in RUN_METRICS
+            if kind == "count" and unit == "" and where.endswith("]." + ".".join(path[:-1]))}
+
+
 def _what(v: Any) -> str:
     """``v`` described in a few words (for a value of the wrong type)."""
     return "missing" if v is None else _bad(v) or f"the number {v}"
@@ -87,6 +96,7 @@ def _check_row(row: Any, where: str, path: Path, summary: bool = False) -> None:
     if not isinstance(row, dict):
         return
     scalars = _scalars() if summary else set()
+    wholes = _wholes(where) if summary else set()
     for k, v in row.items():
         if not _FIGURE.search(str(k)) and str(k) not in scalars:  # every figure the comparison reads
             continue
@@ -96,6 +106,9 @@ def _check_row(row: Any, where: str, path: Path, summary: bool = False) -> None:
                 if why:
                     raise _error(path, f"{where}.{k}.{kk}", why)
             continue
+        if str(k) in wholes and isinstance(v, float) and math.isfinite(v) and not v.is_integer():
+            raise TraceFormatError(path, f"report figure {where}.{k} is {v}, not a whole count: the report was edited "
+                                         "or damaged (regenerate it with gpulens analyze --json)")
         why = _bad(v) or ("below 0" if str(k) in scalars and isinstance(v, (int, float)) and v < 0 else None)
         if why:
             raise _error(path, f"{where}.{k}", why)
