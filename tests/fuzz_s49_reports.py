@@ -79,6 +79,20 @@ def _value(rng):
     return v
 
 
+def _mutate_at(rng, doc, paths) -> None:
+    """One of ``paths`` of ``doc`` set to an odd value (:func:`_value`), said in ``EXPECT["op"]``."""
+    at = rng.choice(paths)
+    val = _value(rng)
+    _set(doc, at, val)
+    EXPECT["op"] = f"{'.'.join(map(str, at))} = {str(val)[:40]}"
+
+
+def _written(doc, p: Path, kind: str, base: str, name: str) -> Path:
+    p.write_text(json.dumps(doc, allow_nan=True))
+    EXPECT.update(kind=kind, base=base, name=name)
+    return p
+
+
 def report_field(rng, seeds, work: Path, i: int):
     """A report with one field changed (the fields the gate and diff read first, any other sometimes)."""
     name = rng.choice(list(seeds["reports"]))
@@ -121,14 +135,8 @@ def report_field(rng, seeds, work: Path, i: int):
             paths = [[k] for k in doc] + [["sources", 0, k] for k in src]
         else:
             paths = _paths(doc, [], [], 3)
-        at = rng.choice(paths)
-        val = _value(rng)
-        _set(doc, at, val)
-        EXPECT["op"] = f"{'.'.join(map(str, at))} = {str(val)[:40]}"
-    p = work / f"r{i}.json"
-    p.write_text(json.dumps(doc, allow_nan=True))
-    EXPECT.update(kind="report", base=seeds["reports"][name], name=name)
-    return p
+        _mutate_at(rng, doc, paths)
+    return _written(doc, work / f"r{i}.json", "report", seeds["reports"][name], name)
 
 
 def baseline_field(rng, seeds, work: Path, i: int):
@@ -171,14 +179,8 @@ def baseline_field(rng, seeds, work: Path, i: int):
             m[key] = val
             EXPECT["op"] = f"metrics[{mname[:30]}].{key} = {str(val)[:40]}"
     else:
-        at = rng.choice(_paths({k: v for k, v in doc.items() if k != "metrics"}, [], [], 3) + [["metrics"]])
-        val = _value(rng)
-        _set(doc, at, val)
-        EXPECT["op"] = f"{'.'.join(map(str, at))} = {str(val)[:40]}"
-    p = work / f"b{i}.json"
-    p.write_text(json.dumps(doc, allow_nan=True))
-    EXPECT.update(kind="baseline", base=seeds["baselines"][which], name=which)
-    return p
+        _mutate_at(rng, doc, _paths({k: v for k, v in doc.items() if k != "metrics"}, [], [], 3) + [["metrics"]])
+    return _written(doc, work / f"b{i}.json", "baseline", seeds["baselines"][which], which)
 
 
 def file_level(rng, seeds, work: Path, i: int):
