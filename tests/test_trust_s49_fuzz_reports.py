@@ -230,3 +230,24 @@ def test_a_fractional_count_in_a_baseline_or_report_is_refused(seed, tmp_path, m
     holder[metric] = float(int(holder[metric]))  # 79.0: a whole count written as a float is one
     c.write_text(json.dumps(rep))
     assert _cli("gate", str(c), "--baseline", str(seed["baseline"]), "-q")[0] in (0, 1)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Kind 6: a baseline figure so small the candidate's ratio to it overflows (a report used as the baseline with
+# gpu_busy_ns = 5e-324, a denormal): the ratio was inf and the gate's JSON writer stopped (exit 70). Judged as a
+# zero baseline is: the candidate's non-zero time is a change no ratio can state.
+def test_a_baseline_figure_whose_ratio_overflows_is_judged_as_from_zero(seed, tmp_path):
+    from gpulens.gate.stats import Comparison, timing_test
+
+    got = timing_test([5e-324], [1000.0])
+    assert isinstance(got, Comparison) and got.ratio is None and got.verdict == "REGRESSED"
+    assert 1000.0 / 5e-324 == math.inf  # the overflow this guards against
+    rep = json.loads(seed["report"].read_text())
+    rep["sources"][0]["summary"]["gpu_busy_ns"] = 5e-324
+    base = tmp_path / "base_report.json"
+    base.write_text(json.dumps(rep))
+    out = tmp_path / "g.json"
+    code, text = _cli("gate", str(seed["report"]), "--baseline", str(base), "-q", "--json", str(out))
+    assert code == 1 and "internal error" not in text, text  # REGRESSED, as from a zero baseline
+    row = next(r for r in _strict_json(out.read_text())["metrics"] if r["metric"] == "gpu_busy_ns")
+    assert row["verdict"] == "REGRESSED" and row["ratio"] is None and "too small" in row["reason"]
