@@ -84,6 +84,11 @@ _OWN = (
     ("html", re.compile(rb'^<!DOCTYPE html>[^\0]{0,1024}?<title>gpulens (?:report|diff|gate)\b')),
     ("markdown", re.compile(rb'^#{1,2} (?:\S+ )?gpulens (?:report|diff|gate)\b')),
 )
+#: gpulens's outputs by kind (:func:`own_output_kind`; the JSON report and ``--perfetto`` trace aside), as a folder's
+#: note of files that are not traces names them
+OWN_NAMES = {"markdown": "a gpulens Markdown report", "html": "a gpulens HTML report",
+             "baseline": "a gpulens baseline", "history": "a gpulens baseline history",
+             "gate_json": "a gpulens gate result (JSON)", "diff_json": "a gpulens diff result (JSON)"}
 #: Kinds no other output may replace (they are data: the gate's and diff's inputs), with how a message names them.
 _PROTECTED = {"baseline": "a gpulens baseline", "history": "a gpulens baseline history",
               "json_report": "a gpulens JSON report (an input of `gpulens gate`, `baseline save` and `diff`)",

@@ -166,20 +166,19 @@ _EXPORT_COLUMNS_HEADER = b"analyzer,column,meaning,unit"
 def _own_output(f: Path) -> str | None:
     """What gpulens itself wrote, when ``f`` is one of its outputs (so never a lost rank file of a folder), else
     None: a JSON report (``"tool": {"name": "gpulens"`` in its first 4 KiB), a Markdown or HTML report of
-    ``analyze``, ``diff`` or ``gate`` (:func:`gpulens._outputs.own_output_kind`), or a file of a table export
+    ``analyze``, ``diff`` or ``gate``, a baseline, a baseline history, the JSON of ``gate`` or ``diff``
+    (:func:`gpulens._outputs.own_output_kind`), or a file of a table export
     (``--csv`` / ``--parquet``: a ``.json``, ``.csv`` or ``.parquet`` beside a ``columns.csv`` with gpulens's header).
     Never raises."""
-    from gpulens._outputs import own_output_kind
+    from gpulens._outputs import OWN_NAMES, own_output_kind
     from gpulens.collectors._io import REPORT_HEAD, read_head
 
     head = read_head(f, 4096).lstrip()
+    kind = own_output_kind(head)
+    if kind in OWN_NAMES:  # a baseline saved into a trace folder is no lost rank file of the run
+        return f"{OWN_NAMES[kind]}, not a trace"
     if head.startswith(b"{") and REPORT_HEAD.search(head):
         return "a gpulens JSON report, not a trace"
-    kind = own_output_kind(head)
-    if kind == "markdown":
-        return "a gpulens Markdown report, not a trace"
-    if kind == "html":
-        return "a gpulens HTML report, not a trace"
     if f.suffix.lower() in (".json", ".csv", ".parquet") and \
             read_head(f.with_name("columns.csv"), 64).startswith(_EXPORT_COLUMNS_HEADER):
         return "part of a gpulens table export (--csv / --parquet), not a trace"
@@ -428,7 +427,8 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
     if own:
         raise UnknownFormatError(p, f"{own}: give `gpulens analyze` the trace it was made from"
                                     + (", or compare two reports with `gpulens diff A.json B.json`"
-                                       if "JSON report" in own else ""))
+                                       if "JSON report" in own else ", or compare with it: `gpulens gate CANDIDATE "
+                                       f"--baseline {p}`" if own.startswith("a gpulens baseline,") else ""))
     what = "gzip-compressed, but what it holds is not" if raw.compressed else "not"
     raise UnknownFormatError(p, f"{what} a recognised trace format — gpulens reads PyTorch profiler (Kineto) "
                                 "JSON, rocprof v1/v2/v3 CSV/JSON/text, rocpd and rocprof-compute outputs, Nsight "

@@ -28,6 +28,7 @@ import numpy as np
 from gpulens import __version__
 from gpulens.errors import BaselineError
 from gpulens.gate.runs import Metric, RunSet, collect_runs, is_trace
+from gpulens.reports.report_check import nonfinite_at
 from gpulens.units import agree, plural
 
 BASELINE_FORMAT = 1
@@ -88,6 +89,13 @@ class Baseline:
         try:
             _check_fields(d)
             metrics = {k: Metric.from_dict(k, m) for k, m in d["metrics"].items()}
+            over = [(k, len(m.samples)) for k, m in metrics.items() if len(m.samples) > len(d["runs"])]
+            if over:  # one sample per usable run at most (a run lacking a figure gives none)
+                raise ValueError(f"metric {over[0][0]!r} has {plural(over[0][1], 'sample')} for "
+                                 f"{plural(len(d['runs']), 'run')} in field 'runs'")
+            bad = nonfinite_at(d)  # NaN elsewhere (a run's environment): echoed into the gate's outputs
+            if bad:
+                raise ValueError(f"value {bad} is NaN or Infinity, not a JSON number")
             return cls(str(d["name"]), str(d["created"]), str(d["tool"]["version"]), d.get("report_schema_version"),
                        str(d["machine_key"]), dict(d["environment"]), list(d["runs"]), metrics,
                        list(d.get("excluded", [])), dict(d.get("git") or {}), path,

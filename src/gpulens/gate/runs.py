@@ -129,6 +129,8 @@ class Metric:
         calls = amounts(name, "call count", d.get("calls", []), SAMPLE_MAX[""])
         if any(not c.is_integer() for c in calls):
             raise ValueError(f"metric {name!r} has a call count that is not a whole number")
+        if kind == "count" and unit == "" and any(not v.is_integer() for v in samples):  # launches, kernels
+            raise ValueError(f"metric {name!r} has a count that is not a whole number")
         for what, values in (("share", share), ("calls", calls)):
             if values and len(values) != len(samples):
                 raise ValueError(f"metric {name!r}: {plural(len(values), what + ' value(s)')} for "

@@ -254,11 +254,14 @@ def timing_tests(pairs, thresholds, noise_multipliers, directions, confidence: f
         t = max(thr, k * spread)  # the PASS band; with no test (too few runs) also the decision threshold
         mb, mc = float(np.median(b)), float(np.median(c))
         prepared.append((b, c, t, spread, dirn))
-        if mb == 0:
+        if mb == 0 or not math.isfinite(mc / mb):  # a baseline of 5e-324 ns: the ratio overflows as from zero
+            why = "zero in the baseline" if mb == 0 else f"the baseline's {mb:.3g} is too small to compare with"
             out[i] = Comparison(PASS, None, None, None, None, t, spread, "exact", "zero in both") if mc == 0 else \
                 Comparison(REGRESSED if dirn == "lower" else IMPROVED, None, None, None, None, t, spread, "exact",
-                           "zero in the baseline, non-zero in the candidate")
-        elif min_p_value(b.size, c.size) > 0.01:
+                           f"{why}, non-zero in the candidate")
+        elif min_p_value(b.size, c.size) > 0.01 or min(b.size, c.size) < 2:
+            # too few runs for a test; also one run on a side however many the other has (100 baseline runs vs
+            # one candidate): one sample has no variance, Welch's t is undefined there
             if b.size < 2:  # one baseline run: no noise measured, assume UNMEASURED_NOISE
                 t = max(thr, k * UNMEASURED_NOISE)
             out[i] = _threshold_only(mb, mc, float(thr), t, spread, dirn, b.size, c.size, float(k))

@@ -50,12 +50,39 @@ def _bad(v: Any) -> str | None:
     return "an object" if isinstance(v, dict) else "a list" if isinstance(v, list) else type(v).__name__
 
 
+def nonfinite_at(doc: Any) -> str | None:
+    """The place (``sources[0].devices[0].name``) of the first ``NaN`` / ``Infinity`` anywhere in the parsed JSON
+    ``doc``, else None. No JSON number is one (RFC 8259 §6) and gpulens never writes one; Python's JSON reader accepts
+    them, and one echoed from a report or baseline (a device's architecture, a run's environment) into a ``gate`` or
+    ``diff`` output would make that output invalid JSON."""
+    stack: list[tuple[Any, str]] = [(doc, "")]
+    while stack:
+        v, at = stack.pop()
+        if isinstance(v, float):
+            if not math.isfinite(v):
+                return at or "the document"
+        elif isinstance(v, dict):
+            stack.extend((x, f"{at}.{k}" if at else str(k)) for k, x in reversed(v.items()))
+        elif isinstance(v, list):
+            stack.extend((x, f"{at}[{j}]") for j, x in reversed(list(enumerate(v))))
+    return None
+
+
 def _scalars() -> set[str]:
     """Summary figures ``gate`` and ``diff`` read as one number (:data:`gpulens.gate.runs.RUN_METRICS`, and the
     figure each reads in an older report, :data:`gpulens.gate.runs.OLDER_PATH`)."""
     from gpulens.gate.runs import OLDER_PATH, RUN_METRICS
 
     return {path[-1] for *_, path in RUN_METRICS} | {path[-1] for path in OLDER_PATH.values()}
+
+
+def _wholes(where: str) -> set[str]:
+    """The figures of the summary at ``where`` (``sources[0].summary``) that ``gate`` compares as whole counts
+    (kernels, launches: kind ``count`` without a unit)."""
+    from gpulens.gate.runs import RUN_METRICS
+
+    return {path[-1] for _, kind, unit, path in RUN_METRICS
+            if kind == "count" and unit == "" and where.endswith("]." + ".".join(path[:-1]))}
 
 
 def _what(v: Any) -> str:
@@ -69,6 +96,7 @@ def _check_row(row: Any, where: str, path: Path, summary: bool = False) -> None:
     if not isinstance(row, dict):
         return
     scalars = _scalars() if summary else set()
+    wholes = _wholes(where) if summary else set()
     for k, v in row.items():
         if not _FIGURE.search(str(k)) and str(k) not in scalars:  # every figure the comparison reads
             continue
@@ -78,6 +106,9 @@ def _check_row(row: Any, where: str, path: Path, summary: bool = False) -> None:
                 if why:
                     raise _error(path, f"{where}.{k}.{kk}", why)
             continue
+        if str(k) in wholes and isinstance(v, float) and math.isfinite(v) and not v.is_integer():
+            raise TraceFormatError(path, f"report figure {where}.{k} is {v}, not a whole count: the report was edited "
+                                         "or damaged (regenerate it with gpulens analyze --json)")
         why = _bad(v) or ("below 0" if str(k) in scalars and isinstance(v, (int, float)) and v < 0 else None)
         if why:
             raise _error(path, f"{where}.{k}", why)
@@ -160,4 +191,8 @@ def check_report(doc: dict[str, Any], path: str | Path) -> dict[str, Any]:
             table = a.get("table")
             for j, r in enumerate(table if isinstance(table, list) else []):
                 _check_row(r, f"{at}.analyses.{name}.table[{j}]", p)
+    bad = nonfinite_at(doc)
+    if bad:
+        raise TraceFormatError(p, f"report value {bad} is NaN or Infinity, not a JSON number: the report was edited "
+                                  "or damaged (regenerate it with gpulens analyze --json)")
     return doc
