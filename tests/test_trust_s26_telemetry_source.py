@@ -33,5 +33,5 @@ def test_console_header_uses_the_same_list():
     buf = StringIO()
     Console(file=buf, width=160).print(console.source_renderable(rep.sources[0]))
     text = buf.getvalue()
-    row = next(line for line in text.splitlines() if line.startswith("source"))
-    assert "telemetry" not in row and "kineto" in row
+    row = next(line for line in text.splitlines() if line.startswith("format"))  # the input's format, in words
+    assert "telemetry" not in row and "Kineto" in row

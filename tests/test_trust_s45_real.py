@@ -217,24 +217,25 @@ def test_an_nsys_export_of_an_unlisted_gpu_uses_its_recorded_clock_and_bandwidth
 
 # --- 3. profiler outputs that are no trace, named (module doc: batched_gemm's ATT table, HTA's memory timeline) ------
 
-@pytest.mark.parametrize("name,text,gz,said", [
+@pytest.mark.parametrize("name,text,gz,said,rc", [
     # the first lines of batched_gemm's stats_ui_output_agent_5600_dispatch_1.csv
     ("stats_ui_output_agent_5600_dispatch_1.csv",
      '"CodeObj","Vaddr","Instruction","Hitcount","Latency","Stall","Idle","Source"\n'
      '1,18432,"; __amd_rocclr_fillBufferAligned",0,0,0,0,""\n'
-     '1,18432,"s_load_dwordx2 s[2:3], s[0:1], 0x0",0,0,0,0,""\n', False, "thread-trace (ATT) instruction table"),
+     '1,18432,"s_load_dwordx2 s[2:3], s[0:1], 0x0",0,0,0,0,""\n', False, "thread-trace (ATT) instruction table",
+     5),  # GPU work gpulens does not read as kernels: README's exit 5, as a rocprofv3 PC-sampling JSON
     # the head of HTA's memory_timeline.raw.gz: [timestamp, action, bytes, category] rows
     ("memory_timeline.raw.gz", "[[-1, 1, 37888, 7], [-1, 1, 512, 7], [1712195495505583, 2, 512, 7]]", True,
-     "PyTorch memory timeline"),
+     "PyTorch memory timeline", 2),  # no GPU work record at all: an input error
 ])
-def test_a_profiler_output_that_is_no_trace_is_named_in_one_line(tmp_path, capsys, name, text, gz, said):
+def test_a_profiler_output_that_is_no_trace_is_named_in_one_line(tmp_path, capsys, name, text, gz, said, rc):
     import gzip
 
     from gpulens.cli import main
 
     p = tmp_path / name
     p.write_bytes(gzip.compress(text.encode()) if gz else text.encode())
-    assert main(["analyze", str(p), "-q", "--no-cache"]) == 2
+    assert main(["analyze", str(p), "-q", "--no-cache"]) == rc
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "Traceback" not in err
     assert str(p) in err and said in err and "analyse the" in err
