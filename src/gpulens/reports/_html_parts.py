@@ -197,7 +197,7 @@ PROSE_CHARS = 40
 
 #: A kernel label numbered to tell it from another of the same short name (``reports._names``: "CatArrayBatchedCopy
 #: (2)"), and what the number means, said under any table that shows one.
-NUMBERED = re.compile(r" \(\d+\)$")
+NUMBERED = re.compile(r" \([0-9]+\)$")
 NUMBERED_NOTE = ("(2), (3)…: another kernel with the same short name — its full name differs in a part the short "
                  "name leaves out (hover the name, or open it, for the full name)")
 
