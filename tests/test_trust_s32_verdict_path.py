@@ -67,7 +67,11 @@ def test_resnet50_answer_and_label():
     # the share with what it is read from (s35: host rows less the host's waits on the busy GPU, over the path)
     # said on its own line under "Critical path:" since s36 (inside the verdict it grew to five lines)
     assert a.path_note.startswith("it runs mostly through host work (51.8 % of it: ")
-    assert ("less 93.81 ms of host waits while the GPU was busy), but the median launch waits 8.69 ms "
+    # the wait named is the backlog (s49: the GPU's busy time inside each queue delay, not the whole delay): part of
+    # the 8.69 ms median queue delay, here 8.40 ms
+    backlog = src.results["launch_latency"].summary["backlog_p50_ns"]
+    assert 0 < backlog <= wait and f"{backlog / 1e6:.2f}" == "8.40"
+    assert ("less 93.81 ms of host waits while the GPU was busy), but the median launch waits 8.40 ms "
             "behind earlier GPU work (the GPU had a backlog") in a.path_note
     assert "critical path" not in a.sentence
     assert cp["host_wait_gpu_busy_ns"] // 10_000 == 9_381  # 93.81 ms
