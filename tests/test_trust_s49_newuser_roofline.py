@@ -14,18 +14,9 @@ from pathlib import Path
 import gpulens
 from gpulens.report import analyze
 from gpulens.reports._html_roofline import roofline_page
+from tests.test_trust_s33_share_ridge import _figure  # the plotly figure inside a rendered page part
 
 DEMO = Path(gpulens.__file__).parent / "data" / "demo_h100_bert-small.pt.trace.json.gz"
-
-
-def _figure(o):
-    if isinstance(o, dict) and "layout" in o and "data" in o:
-        return o
-    for a in (vars(o).values() if hasattr(o, "__dict__") else o if isinstance(o, (list, tuple)) else []):
-        f = _figure(a)
-        if f is not None:
-            return f
-    return None
 
 
 def test_each_verdict_has_its_own_marker_on_the_demo_roofline():
