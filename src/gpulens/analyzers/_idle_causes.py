@@ -40,7 +40,7 @@ def cause_findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | N
         "idle_launch_ns": ("launch-bound", "GPU idle on kernel launch overhead",
                            # "0 of 4 launches did less GPU work than the launch call cost" read as a contradiction
                            # of the title: without short launches the gaps are the launch path itself
-                           (f"{summary['short_launches']} of {plural(summary['launch_calls'], 'launch(es)')} did less GPU work "
+                           (f"{summary['short_launches']:,} of {plural(summary['launch_calls'], 'launch(es)')} did less GPU work "
                             "than the launch call cost. " if summary.get("short_launches") else
                             "The GPU ran dry between a kernel's end and the next launch reaching it (the launch "
                             "call and its path to the GPU), though every kernel did more work than its launch "

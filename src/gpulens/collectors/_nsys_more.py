@@ -14,10 +14,15 @@
   nsys reported that its CUDA collection failed (``DIAGNOSTIC_EVENT`` "No CUDA events collected", "CUDA profiling
   might have not been started correctly"). Then "nothing ran on a GPU" is not what the file shows: the sentence
   says the GPU side was not recorded (JACC.jl's Julia run: CUDA trace off; uvmTorch: CUDA injection loaded, 2 CUDA
-  events collected, nsys warning 31 times that CUDA profiling may not have started). Nor when CUDA tracing was on
+  events collected, nsys warning 31 times that CUDA profiling may not have started), or that CUDA records were lost
+  (``DIAGNOSTIC_EVENT`` "Not all CUDA events might have been collected": cestwc/balinski-and-gomory-cuda
+  ``report6.sqlite``, nsys 2025.5 on an RTX 3090, 2 CUDA calls recorded where the same command's other captures
+  hold 21,581 CUDA events). Nor when CUDA tracing was on
   and nsys recorded not one CUDA call of any process (no CUPTI/CUDA table at all): a process that touched CUDA
   leaves at least its runtime calls, so either the program never used CUDA or the process that did was not traced
   (ZhangXin8069/qcu: ``nsys profile mpirun -n 1 python …`` on an RTX 4060, the ranks' lattice-QCD kernels absent).
+* :func:`cuda_events_lost` — the same "Not all CUDA events might have been collected" beside recorded GPU work: a
+  warning that the figures may miss GPU work (nsys' own statement, said once).
 * :data:`NVTX_COLUMNS` — ``tables["nvtx_ranges"]``: the kind of each NVTX range event (push/pop ranges nest per
   thread; start/end ranges may end on another thread, so they cover the whole process), read by the ``nvtx``
   analyzer.
@@ -138,6 +143,10 @@ def mark_incomplete(tl: Any, path: Any, missing: str, advice: str) -> str | None
 
 #: nsys DIAGNOSTIC_EVENT texts saying its CUDA collection did not work (nsys 2023–2025 wording)
 _CUDA_FAILED = ("No CUDA events collected", "CUDA profiling might have not been started correctly")
+#: nsys DIAGNOSTIC_EVENT text saying some of the process's CUDA records were not collected (nsys 2021–2025 wording;
+#: the same diagnostics note that nsys writes CUDA trace buffers out at exit or on cudaProfilerStop)
+_CUDA_LOST = "Not all CUDA events might have been collected"
+_CUDA_COUNT = re.compile(r"Number of CUDA events collected:\s*([0-9]+)")
 
 
 def cuda_not_traced(db: Any) -> str | None:
@@ -170,22 +179,62 @@ def cuda_not_traced(db: Any) -> str | None:
         return (f"nsys recorded CUDA tracing off for the profiled process{'es' if len(off) > 1 else ''} "
                 f"({', '.join(off[:3])}{' …' if len(off) > 3 else ''} false): its GPU work, if any, was not "
                 "traced — profile again with nsys profile -t cuda")
-    texts: list[str] = []
-    if "text" in db.cols.get("DIAGNOSTIC_EVENT", ()):
-        try:
-            texts = [str(t) for (t,) in db.con.execute("SELECT text FROM DIAGNOSTIC_EVENT").fetchall()]
-        except sqlite3.DatabaseError:
-            texts = []
-    said = [(m, sum(m in t for t in texts)) for m in _CUDA_FAILED]
-    said = [f"'{m}' ×{n}" for m, n in said if n]
-    if not said and "DIAGNOSTIC_EVENT" not in db.cols:
-        # older exports (nsys 2021) write no DIAGNOSTIC_EVENT table: the message is in the string table alone
-        said = [f"'{m}' in the export's strings" for m in _CUDA_FAILED if _in_strings(db, m)]
+    said = _said(db, _CUDA_FAILED)
+    if said:
+        return ("nsys reported its CUDA collection failing (" + "; ".join(said) + "): the "
+                "GPU work, if any, was not traced — profile again (the report's diagnostics, shown by the nsys GUI, "
+                "say which process lost its CUDA trace)")
+    lost = cuda_events_lost(db)
+    if lost:
+        return (f"{lost}: the GPU work, if any, was not written out — profile again and let the process exit "
+                "normally (nsys writes a process's CUDA records at its exit or on cudaProfilerStop)")
+    return _no_cuda_call(db, flags)
+
+
+def _diagnostics(db: Any) -> list[str] | None:
+    """The texts of an nsys export's ``DIAGNOSTIC_EVENT`` table (unreadable: none), or None when it has no such
+    table (nsys 2021 exports keep those texts in ``StringIds`` only)."""
+    import sqlite3
+
+    if "DIAGNOSTIC_EVENT" not in db.cols:
+        return None
+    if "text" not in db.cols["DIAGNOSTIC_EVENT"]:
+        return []
+    try:
+        return [str(t) for (t,) in db.con.execute("SELECT text FROM DIAGNOSTIC_EVENT").fetchall()]
+    except sqlite3.DatabaseError:
+        return []
+
+
+def _said(db: Any, markers: tuple[str, ...]) -> list[str]:
+    """Each of ``markers`` nsys' diagnostics hold, with its count (``"'No CUDA events collected' ×3"``), or, in an
+    export without a ``DIAGNOSTIC_EVENT`` table, those its strings hold (``"… in the export's strings"``)."""
+    texts = _diagnostics(db)
+    if texts is None:
+        return [f"'{m}' in the export's strings" for m in markers if _in_strings(db, m)]
+    counts = [(m, sum(m in t for t in texts)) for m in markers]
+    return [f"'{m}' ×{n}" for m, n in counts if n]
+
+
+def cuda_events_lost(db: Any) -> str | None:
+    """nsys' own statement that CUDA records of the capture were not collected, or None when its diagnostics do
+    not say it.
+
+    Args:
+        db: the nsys ``_Db`` (``cols``: table → columns; ``con``: the read-only connection).
+
+    Returns:
+        "nsys reported CUDA events lost ('Not all CUDA events might have been collected' ×1; its count of CUDA events
+        collected: 2)" — the count only where nsys printed one (its ``Number of CUDA events collected`` lines,
+        summed) — or None.
+    """
+    said = _said(db, (_CUDA_LOST,))
     if not said:
-        return _no_cuda_call(db, flags)
-    return ("nsys reported its CUDA collection failing (" + "; ".join(said) + "): the "
-            "GPU work, if any, was not traced — profile again (the report's diagnostics, shown by the nsys GUI, say "
-            "which process lost its CUDA trace)")
+        return None
+    texts = _diagnostics(db)
+    counts = [int(m.group(1)) for t in (texts or []) for m in [_CUDA_COUNT.search(t)] if m]
+    count = f"; its count of CUDA events collected: {sum(counts):,}" if counts else ""
+    return f"nsys reported CUDA events lost ({said[0]}{count})"
 
 
 def _in_strings(db: Any, text: str) -> bool:

@@ -57,8 +57,8 @@ from gpulens.collectors._io import read_head, read_magic
 from gpulens.collectors._nsys_db import _EVENT_TABLES, _Db, _is_nsys
 from gpulens.collectors._nsys_devices import CUDA_GPU_FIELDS, GPU_FIELDS, metadata  # noqa: F401  (importable here)
 from gpulens.collectors._sqlite import INT, TEXT, fill, int_rows, typed_expr
-from gpulens.collectors._nsys_more import (NVTX_TYPES, cuda_not_traced, graph_trace, incomplete_capture,
-                                           normalise_api_names, nvtx_range_table)
+from gpulens.collectors._nsys_more import (NVTX_TYPES, cuda_events_lost, cuda_not_traced, graph_trace,
+                                           incomplete_capture, normalise_api_names, nvtx_range_table)
 from gpulens.collectors._dispatch import UNNAMED
 from gpulens.collectors._process_split import split_by_process
 from gpulens.collectors._zero_ts import zero_ts_placeholders
@@ -203,6 +203,8 @@ class NsysSqliteCollector(Collector):
             note = cuda_not_traced(db)
         if note:
             warnings.append(f"{path}: incomplete capture: {note}")
+        elif (lost := cuda_events_lost(db)) is not None:  # GPU work recorded, some of it perhaps not: nsys says so
+            warnings.append(f"{path}: {lost}: GPU work may be missing from these figures")
         nr = 0 if rej is None else len(rej)
         rej_t = make_table(REJECTED_COLUMNS, None if rej is None else {
             **{c: rej[c] for c in rej.columns}, "rank": np.zeros(nr, dtype="int64"), "source": [self.name] * nr},
