@@ -450,13 +450,12 @@ class AnalysisContext:
     def overruns(self) -> pd.DataFrame:
         """Stream-overrun repair of the GPU events: ``effective_ns`` and ``overrun_ns`` [ns], indexed like ``gpu``.
 
-        See :func:`gpulens.analyzers.intervals.repair_stream_overruns`.
+        See :func:`gpulens.analyzers.intervals.repair_overruns_of`.
         """
-        from gpulens.analyzers.intervals import repair_stream_overruns
+        from gpulens.analyzers.intervals import repair_overruns_of
 
-        ev = self.timeline.events
-        host = self.host_rows  # the rank's other events bound a runaway last GPU event
-        return repair_stream_overruns(self.gpu, {c: ev[c].to_numpy()[host] for c in ("rank", "start_ns", "dur_ns")})
+        # the rank's other events bound a runaway last GPU event; a replay's synthetic starts bound none
+        return repair_overruns_of(self.timeline, self.gpu, self.host_rows)
 
     @cached_property
     def effective_ns(self) -> pd.Series:

@@ -109,7 +109,22 @@ def key_codes(*columns: np.ndarray) -> tuple[np.ndarray, list[tuple]]:
     return inv.astype(np.int64), out
 
 
-def repair_stream_overruns(gpu: pd.DataFrame, host: dict[str, np.ndarray] | None = None) -> pd.DataFrame:
+def repair_overruns_of(timeline, gpu: pd.DataFrame, host_rows: np.ndarray) -> pd.DataFrame:
+    """:func:`repair_stream_overruns` of a Timeline's GPU events ``gpu`` (indexed like ``timeline.events``), bounded
+    by its host rows (``host_rows``: bool per event), the runaway rule left out for events whose start is no
+    workload time (:func:`gpulens.analyzers._span.synthetic_start_mask`: an ncu replay lays its launches end to
+    end, so a 1.32 s kernel after three 5 µs ones is a measurement, not a duration past the end of the run)."""
+    from gpulens.analyzers._span import synthetic_start_mask
+
+    ev = timeline.events
+    fake = synthetic_start_mask(timeline)
+    at = ev.index.get_indexer(gpu.index) if len(gpu) else np.zeros(0, dtype=np.intp)
+    return repair_stream_overruns(gpu, {c: ev[c].to_numpy()[host_rows] for c in ("rank", "start_ns", "dur_ns")},
+                                  measured=~fake[at] if fake.any() else None)
+
+
+def repair_stream_overruns(gpu: pd.DataFrame, host: dict[str, np.ndarray] | None = None,
+                           measured: np.ndarray | None = None) -> pd.DataFrame:
     """Treat each GPU stream as serial: clip an event that runs past the start of the next one on its stream, and
     a runaway last event of a stream at the end of the rest of the run.
 
@@ -126,6 +141,9 @@ def repair_stream_overruns(gpu: pd.DataFrame, host: dict[str, np.ndarray] | None
         gpu: GPU events (kernel/comm/memcpy/memset rows of a Timeline).
         host: ``rank``, ``start_ns``, ``dur_ns`` of the rank's other events (host rows: CPU ops, runtime calls,
             annotations; not ``other``), read for the runaway rule; None: GPU events only.
+        measured: bool per row of ``gpu``, False where the start is no workload time (a counter-collection replay's
+            launches laid end to end): such events are never runaways — their durations are measured, their
+            starts are not; None: every start is a workload time.
 
     Returns:
         DataFrame indexed like ``gpu`` with columns ``effective_ns`` (repaired duration, ns), ``overrun_ns``
@@ -154,7 +172,8 @@ def repair_stream_overruns(gpu: pd.DataFrame, host: dict[str, np.ndarray] | None
     # kernel or collective (what the rest of a run must hold), tested once per distinct kind: no str per event
     # (``astype(str)`` of the 1M-kernel trace's GPU kinds cost ≈ 0.08 s)
     work = category_mask(gpu["kind"], ("kernel", "comm"))[order] if "kind" in gpu else np.ones(len(start), bool)
-    cut = _runaway_cut(gpu["rank"].to_numpy()[order], start, eff_end, last, work, host)
+    cand = last if measured is None else last & np.asarray(measured, dtype=bool)[order]
+    cut = _runaway_cut(gpu["rank"].to_numpy()[order], start, eff_end, cand, work, host)
     runaway = cut < eff_end
     eff_end = np.maximum(np.minimum(eff_end, cut), start)  # one that starts past the cut keeps no time
     eff = np.empty(len(start), dtype="int64")
