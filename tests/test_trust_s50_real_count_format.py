@@ -1,7 +1,8 @@
 """A count beside another count is written the same way: "6,637 of 6,663 launches", not "6637 of 6,663".
 
 Seen on a real nsys export (cestwc/balinski-and-gomory-cuda @ ddb2578974b7c3935fc7d21b903db831eeb4ef83
-``report5.sqlite``, an RTX 3090, 6,663 kernel launches; no licence file, so not copied): the launch-overhead idle
+``report5.sqlite``, an RTX 3090, 6,663 kernel launches; MIT, not copied: its capture record holds the user's
+environment): the launch-overhead idle
 finding read "6637 of 6,663 launches did less GPU work than the launch call cost" — the first count without the
 thousands separator every other count of the report carries. The trace below has 1,200 launches, each a 10 µs
 ``cudaLaunchKernel`` whose 2 µs kernel starts 0.5 µs after the call returns: every launch did less GPU work than

@@ -1,7 +1,8 @@
 """Held-back real traces, nsys: an export whose CUDA records nsys itself says were lost is not "nothing ran".
 
 cestwc/balinski-and-gomory-cuda @ ddb2578974b7c3935fc7d21b903db831eeb4ef83 ``report6.sqlite`` (nsys 2025.5.1, an
-RTX 3090, ``build/test1 100``; no licence file, so not copied): CUDA tracing on (``PROCESS_0:COLLECT_CUDA_TRACE``
+RTX 3090, ``build/test1 100``; MIT, but 2.95 MB and its capture record holds the user's environment — paths, user
+and host names — so not copied): CUDA tracing on (``PROCESS_0:COLLECT_CUDA_TRACE``
 true), two CUDA calls recorded (``cuModuleGetLoadingMode``, ``cuLibraryLoadData``), no GPU activity table, 658
 ``ioctl`` calls over 4.2 s, and nsys' ``DIAGNOSTIC_EVENT`` rows "Not all CUDA events might have been collected." and
 "Number of CUDA events collected: 2." — while the same command's other captures in that repository hold 6,663 kernel
