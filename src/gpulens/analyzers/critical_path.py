@@ -347,7 +347,7 @@ class CriticalPath(Analyzer):
         stepped = bool(windows["step"].notna().any())  # whole-trace windows: no step to speak of
         # what the windows are: steps (some cut at a --window end: then the kept part of them), or whole traces
         whole = ("path window" if not stepped else "step time" if not cut else
-                 f"time the selection keeps of the steps, {cut} of {len(windows)} cut at the --window end")
+                 f"time the selection keeps of the steps, {cut:,} of {len(windows):,} cut at the --window end")
         summary.update(ranks=ranks, stepped=stepped, cut_steps=int(cut))
         # a class's share summed over every window (the table's rows give each step's own share): said so when
         # there are several, as "65 %" of all steps beside a first step's "64.1 %" reads as the same figure twice

@@ -224,7 +224,7 @@ class Ranks(Analyzer):
                 severity="info", category="data-quality", key="ranks-partial"))
         if matched > concurrent:
             findings.append(Finding(
-                f"{matched - concurrent} of {matched} matched collectives do not overlap across ranks: not used as "
+                f"{matched - concurrent:,} of {matched:,} matched collectives do not overlap across ranks: not used as "
                 "wait evidence",
                 "The kernels of one collective run at the same time on its ranks (each waits for its peers), but "
                 f"in {matched - concurrent} of the {matched} collectives matched by name and order one rank's kernel "
@@ -265,7 +265,7 @@ class Ranks(Analyzer):
                 scope = ""
             findings.append(Finding(
                 title,
-                f"Rank {r} entered {int(top['late_arrivals'])} of {concurrent} overlapping matched collectives last"
+                f"Rank {r} entered {int(top['late_arrivals']):,} of {concurrent:,} overlapping matched collectives last"
                 f"{left_out} (computation {fmt_ns(int(top['computation_ns']))} vs a mean of {fmt_ns(mean)})."
                 f"{scope} {why}",
                 severity="warning", category="communication-bound", rank=r,

@@ -141,7 +141,7 @@ def _findings(dev: int, g: pd.DataFrame) -> list[Finding]:
     if thr.any():
         seen = [n for b, n in SLOWDOWN_BITS.items() if (reasons[thr] & b).any()]
         out.append(Finding(
-            f"GPU {dev} was throttled ({', '.join(seen)}) in {int(thr.sum())} of {len(g)} telemetry samples",
+            f"GPU {dev} was throttled ({', '.join(seen)}) in {int(thr.sum()):,} of {len(g):,} telemetry samples",
             "The driver lowered clocks for power or heat while the workload ran; kernel times in these periods are "
             "inflated. At stake: interval × (1 − clock / highest busy clock) over the busy throttled samples. "
             "Check cooling, power limits (nvidia-smi -q -d PERFORMANCE) and co-located jobs.",
@@ -151,7 +151,7 @@ def _findings(dev: int, g: pd.DataFrame) -> list[Finding]:
         if low.any():
             out.append(Finding(
                 f"GPU {dev} SM clock dropped from {top / 1e6:.0f} MHz to {clk[low].min() / 1e6:.0f} MHz "
-                f"while busy ({int(low.sum())} of {int(ok.sum())} busy samples)",
+                f"while busy ({int(low.sum()):,} of {int(ok.sum()):,} busy samples)",
                 f"More than {CLOCK_DROP:.0%} below the highest busy clock; "
                 + ("throttle reasons were set at the same time." if (thr & low).any()
                    else "no throttle reason was reported (application clocks or boost behaviour)."),

@@ -149,10 +149,10 @@ def join_dispatches(primary: Timeline, secondary: Timeline, device_map: dict[int
     # "joined 1 of 4 kernels" read beside "1 launch of 1 kernel" for 1 kernel and 3 memcpys
     blits = int((~pk["kind"].isin(["kernel", "comm"])).sum())
     of = (plural(result.primary_kernels, 'kernel(s)') if not blits else
-          f"{result.primary_kernels} dispatches ({plural(result.primary_kernels - blits, 'kernel(s)')}, "
-          f"{blits} {'copy or fill' if blits == 1 else 'copies or fills'})")
+          f"{result.primary_kernels:,} dispatches ({plural(result.primary_kernels - blits, 'kernel(s)')}, "
+          f"{blits:,} {'copy or fill' if blits == 1 else 'copies or fills'})")
     tl.meta.warnings.append(
-        f"joined {result.matched} of {of} with "
+        f"joined {result.matched:,} of {of} with "
         f"{plural(result.secondary_dispatches, 'dispatch(es)')} of "
         f"{', '.join(sorted({str(s.get('path') or s.get('collector', '?')) for s in secondary.meta.sources}))}"
         + (f"; {plural(rejected, 'name/order pair(s)')} dropped: start times disagree" if rejected else "")
@@ -246,6 +246,6 @@ def fold_profiler_inputs(loaded: list[tuple[str, Timeline]], min_share: float = 
             out[t] = (f"{out[t][0]} + {label}", best.timeline)
             dropped.add(i)
         else:
-            tl.meta.warnings.append(f"{label}: not joined to {out[t][0]} ({best.matched} of {best.primary_kernels} "
+            tl.meta.warnings.append(f"{label}: not joined to {out[t][0]} ({best.matched:,} of {best.primary_kernels:,} "
                                     "kernels matched by name and order): analysed as a separate run")
     return [x for i, x in enumerate(out) if i not in dropped]

@@ -26,7 +26,7 @@ def ranks_scope(summary: dict) -> str:
         bits.append(str(summary.get("ranks_text")))
     n, c = summary.get("matched_collectives") or 0, summary.get("concurrent_collectives")
     if c is not None and n > c:
-        bits.append(f"{c} of {n} matched collectives overlap across ranks (the others are not one exchange: left "
+        bits.append(f"{c:,} of {n:,} matched collectives overlap across ranks (the others are not one exchange: left "
                     "out of the waits)")
     return " — " + "; ".join(bits) if bits else ""
 

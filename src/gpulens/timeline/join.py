@@ -127,7 +127,7 @@ def attach_ncu(target: Timeline, ncu: Timeline) -> JoinResult:
     meta = type(target.meta).from_dict(target.meta.to_dict())
     label = ncu.meta.sources[0]["path"] if ncu.meta.sources else "ncu"
     meta.sources += [{**s, "matched": len(mapping), "attached_to_events": True} for s in ncu.meta.sources]
-    meta.warnings.append(f"{label}: ncu metrics attached to {len(mapping)} of {len(nk)} profiled launches "
+    meta.warnings.append(f"{label}: ncu metrics attached to {len(mapping):,} of {len(nk):,} profiled launches "
                          f"(by kernel name, launch order and grid/block)"
                          + (f"; {plural(mismatches, 'same-name launch(es)')} skipped for a different configuration"
                             if mismatches else ""))
