@@ -117,10 +117,10 @@ def repair_overruns_of(timeline, gpu: pd.DataFrame, host_rows: np.ndarray) -> pd
     from gpulens.analyzers._span import synthetic_start_mask
 
     ev = timeline.events
-    fake = synthetic_start_mask(timeline)
-    at = ev.index.get_indexer(gpu.index) if len(gpu) else np.zeros(0, dtype=np.intp)
+    fake = synthetic_start_mask(timeline)  # all False (no lookup below) unless a source's starts are synthetic
+    measured = ~fake[ev.index.get_indexer(gpu.index)] if len(gpu) and fake.any() else None
     return repair_stream_overruns(gpu, {c: ev[c].to_numpy()[host_rows] for c in ("rank", "start_ns", "dur_ns")},
-                                  measured=~fake[at] if fake.any() else None)
+                                  measured=measured)
 
 
 def repair_stream_overruns(gpu: pd.DataFrame, host: dict[str, np.ndarray] | None = None,
