@@ -21,7 +21,7 @@ from gpulens._inputs import check_input
 from gpulens.collectors._assemble import Parts, assemble
 from gpulens.collectors._io import nul_only, open_error, read_head, reading
 from gpulens.collectors._sniff_fast import declared_kineto
-from gpulens.collectors.base import Collector, registry
+from gpulens.collectors.base import Collector, folder_collectors, registry
 from gpulens.errors import GpulensError, TraceFormatError, UnknownFormatError
 from gpulens.timeline import Timeline
 from gpulens.timeline.selection import Selection, unmatched_ranks_text
@@ -63,9 +63,9 @@ def sniff(path: str | Path) -> Collector | None:
     longer than the head that none recognises is offered to :meth:`Collector.sniff_further` (a bounded scan).
     """
     p = Path(path)
-    if p.is_dir():
-        for c in _ordered():
-            if c.accepts_dirs and c.sniff(p, b""):
+    if p.is_dir():  # only the folder collectors' modules imported (not every collector's)
+        for c in folder_collectors():
+            if c.sniff(p, b""):
                 return type(c)()
         return None
     head = read_head(p)

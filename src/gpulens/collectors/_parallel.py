@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import threading
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -90,13 +89,14 @@ def load_task(path: str, strict: bool, select: Selection | None, cache: bool, pa
     all files' columns and builds the tables once), with the per-file part of the join done here
     (:func:`~gpulens.collectors._assemble.prepare`: in a pool worker, not in the process joining the files).
     ``format``: the collector already found by sniffing."""
-    from gpulens.collectors import collect_file, collect_parts, registry, sniff
+    from gpulens.collectors import collect_file, collect_parts, sniff
+    from gpulens.collectors.base import collector_class
 
     if not strict:  # a truncated SQLite member: its recovered copy (made again in a process that lacks it)
         from gpulens.collectors._sqlite import read_truncated
 
         read_truncated(Path(path))
-    c = registry()[format]() if format else sniff(path)
+    c = collector_class(format)() if format else sniff(path)
     if c is None:
         return None
     try:
@@ -124,6 +124,8 @@ def load_many(files: list[Path], strict: bool, select: Selection | None, cache: 
         workers = default_workers(files) if total >= POOL_MIN_BYTES else 1
     if workers <= 1 or len(files) < 2:
         return [load_task(*a) for a in args]
+    from concurrent.futures import ProcessPoolExecutor  # imported only for a pool (≈ 3 ms of CPU)
+
     own = own_share([f.stat().st_size for f in files], workers)
     rest = [i for i in range(len(args)) if i not in own]
     out: list[Timeline | Parts | GpulensError | None] = [None] * len(args)

@@ -73,3 +73,35 @@ def registry() -> dict[str, type[Collector]]:
 
     _load_all()
     return dict(_REGISTRY)
+
+
+def collector_class(name: str) -> type[Collector]:
+    """The registered collector class named ``name``, importing every collector module only when its own module has
+    not registered it yet (a rank file sniffed in this process is loaded without importing the other 60).
+
+    Raises:
+        KeyError: no collector has that name.
+    """
+    return _REGISTRY.get(name) or registry()[name]
+
+
+#: The modules whose collectors read a folder as one input (``accepts_dirs``): sniffing a folder imports just these,
+#: not every collector module (issue 16: ``gpulens analyze RUN_DIR/`` of Kineto rank files imported all of them,
+#: ≈ 20 ms of CPU). tests/test_trust_s50_fixed_costs.py checks the list against the registry.
+FOLDER_COLLECTOR_MODULES = ("omniperf", "rocprof_v1_dir", "rocprof_v1_text", "rocprofv2_tracer", "rocprofv3_csv")
+_FOLDER_ORDER: tuple[tuple[type[Collector], ...], list[Collector]] = ((), [])
+
+
+def folder_collectors() -> list[Collector]:
+    """One instance of every collector that accepts a folder (``accepts_dirs``), in sniffing order (``priority``,
+    then ``name``, as :func:`gpulens.collectors.sniff` offers a file to every collector), made once per set of such
+    classes; imports :data:`FOLDER_COLLECTOR_MODULES`, not the whole registry."""
+    global _FOLDER_ORDER
+    import importlib
+
+    for mod in FOLDER_COLLECTOR_MODULES:
+        importlib.import_module(f"gpulens.collectors.{mod}")
+    classes = tuple(c for c in _REGISTRY.values() if c.accepts_dirs)
+    if classes != _FOLDER_ORDER[0]:
+        _FOLDER_ORDER = (classes, [cls() for cls in sorted(classes, key=lambda c: (c.priority, c.name))])
+    return _FOLDER_ORDER[1]

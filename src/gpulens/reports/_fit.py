@@ -121,14 +121,19 @@ class FitTable:
                  note: str = "left out at this terminal width: {cols}", **table_kw: Any):
         self.title, self.cols, self.rows, self.note, self.table_kw = title, list(cols), [list(r) for r in rows], \
             note, table_kw
+        # column → need() and _widest() of it, measured once: asked for every column at every layout step
+        self._need: dict[int, int] = {}
+        self._wide: dict[int, int] = {}
 
     def need(self, i: int) -> int:
         """Characters column ``i`` needs (content only): a figure its widest cell, text at most :data:`TEXT_MIN`."""
-        c = self.cols[i]
-        widest = max([_width(r[i]) for r in self.rows] + [0])
-        if c.figure:
-            return max(widest, _header_min(c.header))
-        return max(min(widest, c.min_text), min(_header_min(c.header), c.min_text))
+        got = self._need.get(i)
+        if got is None:
+            c = self.cols[i]
+            widest = self._widest(i)
+            got = self._need[i] = max(widest, _header_min(c.header)) if c.figure else \
+                max(min(widest, c.min_text), min(_header_min(c.header), c.min_text))
+        return got
 
     def kept(self, width: int) -> list[int]:
         """Indices of the columns shown at ``width`` characters: optional ones dropped, last first, until it fits."""
@@ -158,7 +163,10 @@ class FitTable:
         return out
 
     def _widest(self, i: int) -> int:
-        return max([_width(r[i]) for r in self.rows] + [0])
+        got = self._wide.get(i)
+        if got is None:
+            got = self._wide[i] = max([_width(r[i]) for r in self.rows] + [0])
+        return got
 
     def table(self, width: int) -> Table:
         """The rich Table for a terminal ``width`` characters wide (without the texts moved below)."""
