@@ -316,7 +316,7 @@ def check(path: Path, seeds: dict, work: Path, timeout: float) -> list[tuple]:
                                    "o/g.md", "--html", "o/g.html", "--junit", "o/g.xml"], {0, 1, 2, 3, 4}))
         runs.append(("diff", ["diff", str(base), str(path), "--json", "o/d.json", "--markdown", "o/d.md", "--html",
                               "o/d.html"], {0, 2, 5}))
-        runs.append(("save", ["baseline", "save", str(path), "--name", "x", "--store", "o/store"], {0, 2}))
+        runs.append(("save", ["baseline", "save", str(path), "--name", "x", "--store", "o/store"], {0, 2, 4}))
     if kind in ("report", "baseline", "swap_report"):  # something read as a baseline
         cand = seeds["reports"][EXPECT.get("name", SEEDS[0])] if EXPECT.get("name") in seeds["reports"] else \
             seeds["reports"][SEEDS[0]]
@@ -326,7 +326,7 @@ def check(path: Path, seeds: dict, work: Path, timeout: float) -> list[tuple]:
                                    "o/g.md", "--html", "o/g.html", "--junit", "o/g.xml"], {0, 1, 2, 3, 4}))
     if kind == "baseline":
         runs.append(("diff-base", ["diff", str(path), seeds["reports"][SEEDS[0]]], {0, 2, 5}))
-        runs.append(("save-over", ["baseline", "save", seeds["reports"][SEEDS[0]], "--name", str(path)], {0, 2}))
+        runs.append(("save-over", ["baseline", "save", seeds["reports"][SEEDS[0]], "--name", str(path)], {0, 2, 4}))
     if kind == "dir":
         runs.append(("analyze-dir", ["analyze", str(path), "--json", "o/r.json", "--markdown", "o/r.md", "--html",
                                      "o/r.html", "--no-cache"], {0, 2, 5}))

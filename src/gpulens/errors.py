@@ -8,6 +8,7 @@ message and exits with its ``exit_code`` (never a traceback). The tree::
     │   └── UnknownFormatError       no collector recognises the file's content
     ├── SchemaError                  a Timeline does not satisfy its declared schema (a bug in a collector)
     ├── BaselineError                a baseline is missing, malformed or would be overwritten
+    │   └── NoUsableRunError         exit 4: ``baseline save`` of runs none of which is usable (as the gate's ERROR)
     └── DependencyError              an optional dependency is not installed (message carries the install hint)
 
 Documented exit codes of the ``gpulens`` command (see README): 0 success, 1 performance regression (gate),
@@ -85,6 +86,14 @@ class SchemaError(GpulensError):
 
 class BaselineError(GpulensError):
     """A performance baseline is missing, malformed, or would be overwritten without ``force``."""
+
+
+class NoUsableRunError(BaselineError):
+    """``gpulens baseline save`` got no usable run: every run has no GPU work or was truncated (the workload failed
+    or was not profiled). Exit 4, as ``gpulens gate`` exits for a candidate with no usable run (README's exit codes:
+    4 "the profiled workload failed")."""
+
+    exit_code = EXIT_WORKLOAD_FAILED
 
 
 class DependencyError(GpulensError):
