@@ -91,3 +91,18 @@ def test_baseline_save_without_a_usable_run_exits_4_as_the_gate_does(tmp_path, m
     shutil.copyfile(TRACE, tmp_path / "b.json.gz")
     assert main(["gate", str(NO_GPU_WORK), "--baseline", "b.json.gz", "-q"]) == 4
     capsys.readouterr()
+
+
+def test_a_bare_word_naming_a_folder_without_traces_says_both_readings(tmp_path, monkeypatch, capsys):
+    """A folder ``main`` of source code beside a first-run ``--baseline main``: neither a stored baseline nor traces.
+    One error line naming both readings (exit 2), never a silent NO_BASELINE pass nor a bare "not a trace"."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "main").mkdir()
+    (tmp_path / "main" / "train.py").write_text("print('hello')\n")
+    shutil.copyfile(TRACE, tmp_path / TRACE.name)
+    assert main(["gate", TRACE.name, "--baseline", "main", "--store", "st", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("gpulens: error: --baseline main: no baseline of that name in the store st, and the folder "
+                          "main here holds none: ")
+    assert "train.py" in err

@@ -26,7 +26,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from gpulens import __version__
-from gpulens.errors import BaselineError, NoUsableRunError
+from gpulens.errors import BaselineError, GpulensError, NoUsableRunError
 from gpulens.gate.runs import Metric, RunSet, collect_runs, is_trace
 from gpulens.reports.report_check import nonfinite_at
 from gpulens.units import agree, plural
@@ -440,7 +440,11 @@ def find_baseline(ref: str, machine_key: str, store: Path | None = None, strict:
         return found
     kind = "folder" if here.is_dir() else "file"
     if found is None:  # a bare word naming a file or folder here and no stored baseline: the user means the path
-        return _baseline_at(here, strict)
+        try:
+            return _baseline_at(here, strict)
+        except GpulensError as exc:  # say both readings, never a bare "not a trace" for what may be a store name
+            raise BaselineError(f"--baseline {ref}: no baseline of that name in the store {store}, and the {kind} "
+                                f"{ref} here holds none: {exc}") from None
     found.resolved = (f"--baseline {ref}: the stored baseline '{ref}' ({found.path}) was used, not the {kind} "
                       f"{ref} in the current directory (give ./{ref} to compare with that {kind})")
     return found
