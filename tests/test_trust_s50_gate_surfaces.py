@@ -106,3 +106,22 @@ def test_a_bare_word_naming_a_folder_without_traces_says_both_readings(tmp_path,
     assert err.startswith("gpulens: error: --baseline main: no baseline of that name in the store st, and the folder "
                           "main here holds none: ")
     assert "train.py" in err
+
+
+@pytest.mark.parametrize("ref", [".", "_runs"])
+def test_an_existing_path_that_is_no_store_name_is_read(tmp_path, monkeypatch, capsys, ref):
+    """``.`` (the folder of traces one is in) and ``_runs`` cannot be store names (``baseline save --name`` refuses
+    them): they were "no baseline file . (no such file)", NO_BASELINE exit 0, though they exist."""
+    folder = tmp_path if ref == "." else tmp_path / ref
+    folder.mkdir(exist_ok=True)
+    shutil.copyfile(TRACE, folder / TRACE.name)
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path.parent / f"g_{tmp_path.name}.json"  # outside the folder read as the baseline
+    assert main(["gate", str(folder / TRACE.name), "--baseline", ref, "--store", str(tmp_path / "st"), "-q",
+                 "--json", str(out), "--require-baseline"]) == 0
+    capsys.readouterr()
+    doc = json.loads(out.read_text())
+    out.unlink()
+    assert doc["verdict"] == "PASS" and doc["baseline"]["path"] == ref
+    span = {m["metric"]: m for m in doc["metrics"]}["span_ns"]
+    assert span["base_median"] == pytest.approx(_kernel_span_ns(TRACE), abs=1.0)

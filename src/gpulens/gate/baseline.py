@@ -425,8 +425,8 @@ def find_baseline(ref: str, machine_key: str, store: Path | None = None, strict:
         return load_baseline(ref, strict) if Path(ref).exists() else None
     if is_trace_path(ref):  # a trace (or rank folder) as baseline: analysed like a candidate trace, not a name
         return _baseline_at(Path(ref), strict)
-    if not is_name(ref):  # a path that does not exist (or a pattern): no store name can match it
-        return None
+    if not is_name(ref):  # no store name can match it: an existing path (``.``, ``_runs``) is read, else none
+        return _baseline_at(Path(ref), strict) if Path(ref).exists() else None
     store = store or default_store()
     if names_a_file(ref) and not (store / machine_key / f"{ref}.json").exists() \
             and not any(store.glob(f"*/{ref}.json")):  # a file that is not there, not a name (run_gate says so)
