@@ -76,7 +76,8 @@ class UnknownFormatError(TraceFormatError):
 class DeviceWorkNote(str):
     """The ``reason`` of an :class:`UnknownFormatError` for a file that records GPU work gpulens does not read as
     kernels (rocprofv3 PC-sampling CSV, thread-trace instruction table): the device worked, no kernel is placed in
-    time. ``gpulens analyze`` exits :data:`EXIT_NO_GPU_WORK` for it, as for a rocprofv3 JSON holding only PC samples
+    time — or for an ``nsys stats`` report that holds no kernel (API calls, NVTX ranges, copies: no GPU work gpulens
+    reads). ``gpulens analyze`` exits :data:`EXIT_NO_GPU_WORK` for it, as for a rocprofv3 JSON holding only PC samples
     (one exit code per kind of refusal, never 2 "unreadable"); gate, diff and baseline keep their input error."""
 
 
