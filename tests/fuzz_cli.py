@@ -32,7 +32,7 @@ sys.path.insert(0, str(HERE.parent))
 from tests import fuzzing  # noqa: E402
 from tests.fuzz_more import impossible_figures, mutate_json_typed  # noqa: E402
 
-ALLOWED = {"analyze": {0, 2, 5}, "diff": {0, 2}, "gate": {0, 1, 2, 3, 4}, "baseline": {0, 2}, "cache": {0, 2},
+ALLOWED = {"analyze": {0, 2, 5}, "diff": {0, 2}, "gate": {0, 1, 2, 3, 4}, "baseline": {0, 2, 4}, "cache": {0, 2},
            "devices": {0, 2}, "profile": {2, 4}}
 ODD = ["", "-1", "0", "1:", ":", "3:1", "a:b", "1e9", "nan", "-5:-1", "99999999999999999999", "0-", "1,,2", "7-3",
        "1.5", "1500us", "12ms:1s", "-1ms:2ms", "inf", "\x00", "é", " ", "0:0", "2s:1s", "1" * 40]

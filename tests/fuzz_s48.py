@@ -666,11 +666,14 @@ def check(path: Path, src: Path, work: Path, rng, timeout: float, workdir: Path,
 
 
 def main(argv: list[str] | None = None, makers: dict | None = None, kinds: list[str] | None = None,
-         seed: int = 48048, run_one=None) -> int:
-    """The campaign: ``makers`` (kind → maker; :data:`MAKERS`) drawn by ``kinds`` (:data:`KINDS`), each mutant run
-    by ``run_one(path, src, work, rng, timeout, workdir, cache, inproc) → findings`` (:func:`check`; tests/fuzz_s49.py
-    passes its own)."""
+         seed: int = 48048, run_one=None, seeds_of=None, expect: dict | None = None) -> int:
+    """The campaign: ``makers`` (kind → maker ``(rng, seeds, work, i) → (path, src) | None``; :data:`MAKERS`) drawn
+    by ``kinds`` (:data:`KINDS`), each mutant run by ``run_one(path, src, work, rng, timeout, workdir, cache, inproc)
+    → findings`` (:func:`check`; tests/fuzz_s49.py passes its own). ``seeds_of(workdir, timeout) → seeds`` makes the
+    seeds (default :func:`tests.fuzzing.write_seeds`); ``expect`` is the makers' record of the mutation (default
+    :data:`EXPECT`), cleared before each input, whose ``op`` each finding names (tests/fuzz_s49_reports.py)."""
     makers, kinds = makers or MAKERS, kinds or KINDS
+    expect = EXPECT if expect is None else expect
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", type=int, default=seed)
     ap.add_argument("--count", type=int, default=100)
@@ -687,7 +690,7 @@ def main(argv: list[str] | None = None, makers: dict | None = None, kinds: list[
         INPROC.append(True)
         for k in [k for k in os.environ if k.startswith("GPULENS_")]:
             os.environ.pop(k)
-    seeds = fuzzing.write_seeds(a.workdir / "seeds")
+    seeds = seeds_of(a.workdir, a.timeout) if seeds_of else fuzzing.write_seeds(a.workdir / "seeds")
     chosen = [k for k in kinds if k in a.kinds.split(",")]
     fdir = a.workdir / "findings"
     fdir.mkdir(parents=True, exist_ok=True)
@@ -702,8 +705,11 @@ def main(argv: list[str] | None = None, makers: dict | None = None, kinds: list[
         rng = random.Random(a.seed * 7919 + i)
         kind = rng.choice(chosen)
         work = a.workdir / "work"
+        if work.exists():  # a mutant folder may hold files made unreadable (chmod 000): rmtree needs them back
+            subprocess.run(["chmod", "-R", "u+rwx", str(work)], stderr=subprocess.DEVNULL, check=False)
         shutil.rmtree(work, ignore_errors=True)
         work.mkdir()
+        expect.clear()
         EXPECT.clear()
         f1.EXPECT.clear()
         try:
@@ -720,8 +726,8 @@ def main(argv: list[str] | None = None, makers: dict | None = None, kinds: list[
         tot["by_kind"][kind] = tot["by_kind"].get(kind, 0) + 1
         for surface, cls, what in found:
             tot["classes"][str(cls)] = tot["classes"].get(str(cls), 0) + 1
-            rec = {"i": i, "kind": kind, "surface": surface, "class": cls, "seed": src.name, "op": EXPECT.get("op"),
-                   "args": EXPECT.get("args"), "enc": EXPECT.get("enc"), "what": what[:500]}
+            rec = {"i": i, "kind": kind, "surface": surface, "class": cls, "seed": src.name, "op": expect.get("op"),
+                   "args": expect.get("args"), "enc": expect.get("enc"), "what": what[:500]}
             tot["findings"].append(rec)
             try:  # the mutant, once (a folder as a folder)
                 fuzzing._keep(path, fdir / (f"{i}_{kind}" + ("" if path.is_dir() else "_" + path.name)))

@@ -27,16 +27,13 @@ figure (a share > 100 %, a negative time, ``nan`` / ``inf``) in a gate or diff r
 
 from __future__ import annotations
 
-import argparse
 import copy
 import gzip
 import json
 import os
-import random
 import re
 import shutil
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -316,7 +313,7 @@ def check(path: Path, seeds: dict, work: Path, timeout: float) -> list[tuple]:
                                    "o/g.md", "--html", "o/g.html", "--junit", "o/g.xml"], {0, 1, 2, 3, 4}))
         runs.append(("diff", ["diff", str(base), str(path), "--json", "o/d.json", "--markdown", "o/d.md", "--html",
                               "o/d.html"], {0, 2, 5}))
-        runs.append(("save", ["baseline", "save", str(path), "--name", "x", "--store", "o/store"], {0, 2}))
+        runs.append(("save", ["baseline", "save", str(path), "--name", "x", "--store", "o/store"], {0, 2, 4}))
     if kind in ("report", "baseline", "swap_report"):  # something read as a baseline
         cand = seeds["reports"][EXPECT.get("name", SEEDS[0])] if EXPECT.get("name") in seeds["reports"] else \
             seeds["reports"][SEEDS[0]]
@@ -326,7 +323,7 @@ def check(path: Path, seeds: dict, work: Path, timeout: float) -> list[tuple]:
                                    "o/g.md", "--html", "o/g.html", "--junit", "o/g.xml"], {0, 1, 2, 3, 4}))
     if kind == "baseline":
         runs.append(("diff-base", ["diff", str(path), seeds["reports"][SEEDS[0]]], {0, 2, 5}))
-        runs.append(("save-over", ["baseline", "save", seeds["reports"][SEEDS[0]], "--name", str(path)], {0, 2}))
+        runs.append(("save-over", ["baseline", "save", seeds["reports"][SEEDS[0]], "--name", str(path)], {0, 2, 4}))
     if kind == "dir":
         runs.append(("analyze-dir", ["analyze", str(path), "--json", "o/r.json", "--markdown", "o/r.md", "--html",
                                      "o/r.html", "--no-cache"], {0, 2, 5}))
@@ -377,53 +374,17 @@ def make_seeds(workdir: Path, timeout: float) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--seed", type=int, default=49049)
-    ap.add_argument("--count", type=int, default=100)
-    ap.add_argument("--start", type=int, default=0)
-    ap.add_argument("--workdir", type=Path, required=True)
-    ap.add_argument("--timeout", type=float, default=60.0)
-    ap.add_argument("--only", type=int, default=None)
-    ap.add_argument("--minutes", type=float, default=None)
-    ap.add_argument("--kinds", default=",".join(sorted(set(KINDS))))
-    ap.add_argument("--inproc", action="store_true")
-    a = ap.parse_args(argv)
-    if a.inproc:
-        f48.INPROC.append(True)
-        for k in [k for k in os.environ if k.startswith("GPULENS_")]:
-            os.environ.pop(k)
-    seeds = make_seeds(a.workdir, a.timeout)
-    chosen = [k for k in KINDS if k in a.kinds.split(",")]
-    fdir = a.workdir / "findings"
-    fdir.mkdir(parents=True, exist_ok=True)
-    tot: dict = {"inputs": 0, "by_kind": {}, "classes": {"1": 0, "2": 0, "3": 0}, "findings": []}
-    t0 = time.monotonic()
-    ids = [a.only] if a.only is not None else range(a.start, a.start + a.count)
-    for i in ids:
-        if a.minutes and time.monotonic() - t0 > a.minutes * 60:
-            break
-        rng = random.Random(a.seed * 7919 + i)
-        kind = rng.choice(chosen)
-        work = a.workdir / "work"
-        if work.exists():
-            os.system(f"chmod -R u+rwx {work} 2>/dev/null")
-        shutil.rmtree(work, ignore_errors=True)
-        work.mkdir()
-        EXPECT.clear()
-        path = MAKERS[kind](rng, seeds, work, i)
-        found = check(path, seeds, work, a.timeout)
-        tot["inputs"] += 1
-        tot["by_kind"][kind] = tot["by_kind"].get(kind, 0) + 1
-        for surface, cls, what in found:
-            tot["classes"][str(cls)] += 1
-            rec = {"i": i, "kind": kind, "surface": surface, "class": cls, "op": EXPECT.get("op"), "what": what[:600]}
-            tot["findings"].append(rec)
-            if path.is_file():
-                shutil.copyfile(path, fdir / f"{i}_{path.name}")
-            print(json.dumps(rec, default=str), file=sys.stderr, flush=True)
-    tot["seconds"] = round(time.monotonic() - t0, 1)
-    print(json.dumps(tot, default=str))
-    return 0
+    """The campaign: tests/fuzz_s48.py's loop (its options: ``--seed --count --start --workdir --timeout --only
+    --minutes --kinds --inproc``) over :data:`MAKERS`, each input run by :func:`check` against :func:`make_seeds`."""
+    made: dict = {}
+
+    def seeds_of(workdir: Path, timeout: float) -> dict:
+        made.update(make_seeds(workdir, timeout))
+        return made
+
+    makers = {k: (lambda rng, seeds, work, i, m=m, k=k: (m(rng, seeds, work, i), Path(k))) for k, m in MAKERS.items()}
+    return f48.main(argv, makers, KINDS, 49049,
+                    lambda path, src, work, rng, timeout, *_: check(path, made, work, timeout), seeds_of, EXPECT)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ import pytest
 
 from gpulens.errors import BaselineError, TraceFormatError
 from gpulens.gate import collect_runs, find_baseline, load_baseline, save_baseline
-from gpulens.gate.runs import environment_of, load_report, machine_key
+from gpulens.gate.environment import environment_of, machine_key
+from gpulens.gate.runs import load_report
 from gpulens.report import analyze
 from gpulens.reports.json_report import to_dict
 from tests.conftest import CASES, KINETO

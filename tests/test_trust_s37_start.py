@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from gpulens.collectors import _detect, collect, sniff
+from gpulens.collectors import collect, sniff
+from gpulens.collectors._folder_files import _detect
 from gpulens.collectors._io import one_read_of_heads, read_head
 from gpulens.collectors.rocprof_v1 import csv_header
 from tests.conftest import CASES

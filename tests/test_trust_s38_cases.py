@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from gpulens.cli import main
-from gpulens.gate.runs import _get
+from gpulens.gate.environment import _get
 from tests.test_rocpd import build_layout_b
 
 

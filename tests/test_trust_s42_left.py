@@ -93,7 +93,7 @@ def test_the_memory_throughput_is_named_by_the_level_it_is():
 
 
 def test_bound_column_names_the_level_its_percentage_is_of():
-    from gpulens.reports._run_text import bound_words
+    from gpulens.reports._roofline_text import bound_words
 
     assert bound_words("memory", None, "DRAM") == "memory (DRAM)"
     assert bound_words("memory", "L2", "L2") == "memory (L2)"
@@ -107,7 +107,7 @@ def h200():
 
 def test_h200_bound_and_percentage_name_one_unit(h200):
     from gpulens.reports import console
-    from gpulens.reports._run_text import roofline_display
+    from gpulens.reports._roofline_text import roofline_display
 
     t = roofline_display(h200.sources[0].results["roofline"].table)
     rows = {str(n).split("(")[0]: (b, u) for n, b, u in zip(t["name"], t["bound"], t["bound_pct_unit"])}

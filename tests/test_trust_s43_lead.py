@@ -98,7 +98,7 @@ def test_roofline_heading_names_the_spec_files_memory_roof(tmp_path: Path) -> No
     import json
 
     import gpulens
-    from gpulens.reports._run_text import roofline_heading
+    from gpulens.reports._roofline_text import roofline_heading
 
     spec = tmp_path / "lab.json"
     spec.write_text(json.dumps({"base": "NVIDIA H200 SXM", "name": "lab bw",

@@ -8,6 +8,7 @@ message and exits with its ``exit_code`` (never a traceback). The tree::
     │   └── UnknownFormatError       no collector recognises the file's content
     ├── SchemaError                  a Timeline does not satisfy its declared schema (a bug in a collector)
     ├── BaselineError                a baseline is missing, malformed or would be overwritten
+    │   └── NoUsableRunError         exit 4: ``baseline save`` of runs none of which is usable (as the gate's ERROR)
     └── DependencyError              an optional dependency is not installed (message carries the install hint)
 
 Documented exit codes of the ``gpulens`` command (see README): 0 success, 1 performance regression (gate),
@@ -75,7 +76,8 @@ class UnknownFormatError(TraceFormatError):
 class DeviceWorkNote(str):
     """The ``reason`` of an :class:`UnknownFormatError` for a file that records GPU work gpulens does not read as
     kernels (rocprofv3 PC-sampling CSV, thread-trace instruction table): the device worked, no kernel is placed in
-    time. ``gpulens analyze`` exits :data:`EXIT_NO_GPU_WORK` for it, as for a rocprofv3 JSON holding only PC samples
+    time — or for an ``nsys stats`` report that holds no kernel (API calls, NVTX ranges, copies: no GPU work gpulens
+    reads). ``gpulens analyze`` exits :data:`EXIT_NO_GPU_WORK` for it, as for a rocprofv3 JSON holding only PC samples
     (one exit code per kind of refusal, never 2 "unreadable"); gate, diff and baseline keep their input error."""
 
 
@@ -85,6 +87,14 @@ class SchemaError(GpulensError):
 
 class BaselineError(GpulensError):
     """A performance baseline is missing, malformed, or would be overwritten without ``force``."""
+
+
+class NoUsableRunError(BaselineError):
+    """``gpulens baseline save`` got no usable run: every run has no GPU work or was truncated (the workload failed
+    or was not profiled). Exit 4, as ``gpulens gate`` exits for a candidate with no usable run (README's exit codes:
+    4 "the profiled workload failed")."""
+
+    exit_code = EXIT_WORKLOAD_FAILED
 
 
 class DependencyError(GpulensError):

@@ -31,7 +31,8 @@ def save_cmd(
     """Store runs as a baseline: plain JSON with raw samples per metric, environment and machine key.
 
     Never overwrites an existing baseline without --force; every save is appended to <store>/history.jsonl.
-    Exit codes: 0 saved, 2 unreadable input, existing baseline without --force, or no usable run.
+    Exit codes: 0 saved; 2 unreadable input or existing baseline without --force; 4 no usable run (every run without
+    GPU work or truncated: the workload failed), as `gpulens gate` exits for such a candidate.
     """
     from gpulens._inputs import check_input
 

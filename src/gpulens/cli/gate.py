@@ -42,8 +42,11 @@ def register(app: typer.Typer) -> None:
         candidates: List[Path] = typer.Argument(..., help="Candidate JSON reports from `gpulens analyze --json` "
                                                           "(or traces); each source is one run."),
         baseline: str = typer.Option(..., "--baseline", "-b", help="Baseline name (see `gpulens baseline save`) "
-                                                                   "or path to a baseline .json file or to a "
-                                                                   "`gpulens analyze --json` report."),
+                                                                   "or path to a baseline .json file, a `gpulens "
+                                                                   "analyze --json` report or traces (a file or "
+                                                                   "folder; a bare name that is a file or folder "
+                                                                   "here is that path unless the store holds a "
+                                                                   "baseline of that name)."),
         warn_only: bool = typer.Option(False, "--warn-only", help="Report, but always exit 0."),
         require_baseline: bool = typer.Option(False, "--require-baseline",
                                               help="Exit 3 when no comparable baseline exists."),

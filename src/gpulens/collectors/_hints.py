@@ -36,6 +36,11 @@ ncu console log of an ``-o`` run       a ``==PROF== Report: NAME.ncu-rep`` line 
 an archive (tar, .tar.gz, zip, 7z)     ``ustar`` at byte 257 of the (decompressed) head, ``PK\\x03\\x04``, ``7z\\xbc\\xaf``
 a stream compressed other than gzip    the magic bytes of bzip2 ``BZh``, xz ``\\xfd7zXZ\\x00``, zstd ``\\x28\\xb5\\x2f\\xfd``,
 (bzip2, xz, zstd, lz4)                 lz4 frame ``\\x04\\x22\\x4d\\x18`` (gzip itself is read: B02 of the shared cases)
+an nsys stats report holding no       a summary header ``Time (%),Total Time (ns),…`` (nsys 2021: ``Time(%)``) ending in
+kernel (cuda_api_sum, osrt_sum,        ``Name`` after ``Num Calls`` (API calls), ``Range`` (NVTX) or ``Operation``
+nvtx_sum, cuda_gpu_mem_time_sum /      (copies and fills; also the size summary ``Total (MB),Count,…,Operation``), or
+mem_size_sum, cuda_api_trace; 2021     the API trace ``Start (ns),Duration (ns),Name,Result,CorrID``, when no collector
+names)                                 took the file (a kernel summary beside them is read: :mod:`.nsys_stats`)
 a Git LFS pointer (the trace itself    starts with ``version https://git-lfs.github.com/spec/v1`` (git-lfs's pointer
 not checked out)                       file: ``version``, ``oid sha256:…``, ``size N`` lines)
 =====================================  ==============================================================================
@@ -79,6 +84,18 @@ _NCU_REPORT_LINE = re.compile(rb"^==PROF== Report: (.+\.ncu-rep)\s*$", re.MULTIL
 #: ``==PID== Profiling result:`` / ``==PID== Metric result:`` lines (CUDA 10/11 nvprof).
 _NVPROF_TEXT = re.compile(rb"^==\d+== (?:NVPROF is profiling|Profiling result:|Metric result:|Event result:)",
                           re.MULTILINE)
+#: the CSV header of an ``nsys stats`` report that holds no kernel (``--format csv``; any ``--timeunit``), at the start
+#: of a line: a summary (``Time (%),Total Time (ns),…``; nsys 2021 ``Time(%)``), the memory-size summary (``Total
+#: (MB),Count,…``; 2021 ``Total,Operations,…``) or the per-call API trace (``Start (ns),Duration (ns),Name,Result``).
+#: Group 1 is the header line. Source: the reports of ``nsys stats --help-reports`` (nsys 2021.3 to 2025.1).
+_NSYS_STATS_HEAD = re.compile(
+    rb'^("?Time ?\(%\)"?,"?Total Time[^\r\n]*|"?Total(?: \([KMG]?i?B\))?"?,"?(?:Count|Operations)"?,[^\r\n]*Operation"?'
+    rb'|"?Start \(\w+\)"?,"?Duration \(\w+\)"?,"?Name"?,"?Result"?,[^\r\n]*)\s*$', re.MULTILINE)
+#: the report's name in nsys' banner: `` ** CUDA API Summary (cuda_api_sum):`` or ``Running [.../cudaapisum.py ...]``
+_NSYS_REPORT_NAME = re.compile(rb"\*\* [^\r\n]*\((\w+)\):|reports/(\w+)\.py")
+#: what each kind of nsys stats report holds (by its header's last column, and ``Num Calls`` for API calls)
+_NSYS_HOLDS = {"Range": ("NVTX ranges", "CPU-side ranges"), "Operation": ("memory operations",
+                                                                         "GPU copies and fills")}
 #: (magic bytes, name, command that decompresses keeping the file) of the compressed streams gpulens does not read
 _COMPRESSED = ((b"BZh", "bzip2", "bunzip2 -k"), (b"\xfd7zXZ\x00", "xz", "unxz -k"),
                (b"\x28\xb5\x2f\xfd", "zstd", "unzstd"), (b"\x04\x22\x4d\x18", "lz4", "unlz4"))
@@ -132,6 +149,10 @@ _ADVICE = {
                    "summary (nvprof ./app) and its GPU trace are read (nvprof --csv --print-gpu-trace --log-file "
                    "FILE, or nvprof -o FILE.nvvp), or record with Nsight Systems (nsys profile, then nsys export "
                    "--type sqlite) for a timeline, or Nsight Compute (ncu --csv) for per-kernel counters",
+    "nsys_stats": "{what}, no GPU kernels and no timeline: nothing gpulens "
+                  "analyses; analyse the kernel summary of the same run (`nsys stats --report cuda_gpu_kern_sum "
+                  "--format csv RUN.sqlite`, alone or in one stdout with this report) or the run's SQLite export "
+                  "(`nsys export --type sqlite`)",
     "nvprof": "an nvprof / Visual Profiler SQLite file without the activity tables gpulens reads (StringTable "
               "plus CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, _KERNEL, _MEMCPY or _RUNTIME): record a timeline with "
               "`nvprof -o {name} ./app` (trace mode, no --metrics/--events), or with Nsight Systems (nsys profile, "
@@ -187,6 +208,8 @@ def unsupported_format(path: str | Path) -> str | None:
         kind = "memory_timeline"
     elif m := _NCU_REPORT_LINE.search(head):
         kind, what = "ncu_log", m.group(1).decode("utf-8", "replace").strip()
+    elif (note := nsys_stats_note(head)) is not None:
+        return note
     else:
         name = p.name.lower()
         kind = next((k for s, k in _BY_SUFFIX.items() if name.endswith(s)), None)
@@ -199,8 +222,49 @@ def unsupported_format(path: str | Path) -> str | None:
     return DeviceWorkNote(advice) if kind in _DEVICE_WORK else advice
 
 
-#: kinds of file that record GPU work without kernel timing (:class:`~gpulens.errors.DeviceWorkNote`: exit 5)
+#: kinds of file that record GPU work without kernel timing (:class:`~gpulens.errors.DeviceWorkNote`: exit 5; so is
+#: an nsys stats report holding no kernel: :func:`nsys_stats_note`)
 _DEVICE_WORK = frozenset({"pc_sampling", "att_stats"})
+
+
+def nsys_stats_holds(head: bytes) -> str | None:
+    """What the ``nsys stats --format csv`` reports in ``head`` that hold no kernel record, each named with the
+    report's name from nsys' banner when it is there — ``"an Nsight Systems stats report of CUDA API calls
+    (cuda_api_sum) — host-side call times"`` —, or None when ``head`` holds no such report header
+    (:data:`_NSYS_STATS_HEAD`; a kernel summary is no such report: its collector reads it)."""
+    said, start = [], 0
+    for m in _NSYS_STATS_HEAD.finditer(head):
+        cols = [c.strip().strip('"') for c in m.group(1).decode("utf-8", "replace").split(",")]
+        if cols[0].startswith("Start"):
+            holds = ("CUDA API calls", "host-side call times")
+        elif cols[-1] == "Name" and "Num Calls" in cols:
+            row = head[m.end():].lstrip().split(b"\n", 1)[0].decode("utf-8", "replace")
+            cuda = re.search(r",\s*\"?(?:cu|nccl)\w*\"?\s*$", row) is not None
+            holds = ("CUDA API calls" if cuda else "API calls (OS runtime or other libraries)", "host-side call times")
+        elif cols[-1] in _NSYS_HOLDS:
+            holds = _NSYS_HOLDS[cols[-1]]
+        else:  # a kernel summary no collector took, or a report of another layout: not named by guess
+            return None
+        names = list(_NSYS_REPORT_NAME.finditer(head[start:m.start()]))
+        name = (names[-1].group(1) or names[-1].group(2)).decode() if names else ""
+        report = f" ({name})" if name else ""
+        if name.startswith("osrt"):  # osrt_sum / osrtsum: the OS runtime library's calls, whatever their names
+            holds = ("OS runtime calls", holds[1])
+        said.append(f"{holds[0]}{report} — {holds[1]}")
+        start = m.end()
+    if not said:
+        return None
+    return ("an Nsight Systems stats report of " if len(said) == 1 else "Nsight Systems stats reports of ") + \
+        "; ".join(dict.fromkeys(said))
+
+
+def nsys_stats_note(head: bytes) -> DeviceWorkNote | None:
+    """The error reason (exit 5 from ``analyze``) for an ``nsys stats`` CSV whose reports hold no kernel
+    (:func:`nsys_stats_holds` of its ``head``): what they hold and which report to analyse instead; None when
+    ``head`` holds no such report."""
+    what = nsys_stats_holds(head)
+    return None if what is None else DeviceWorkNote(_ADVICE["nsys_stats"].format(what=what))
+
 
 #: the file of the same run that a hint tells the user to record, by kind: (glob patterns beside the file, the
 #: advice's parenthesis that says how to record it). When one is there, the hint names it instead of telling the

@@ -269,9 +269,11 @@ class NsysStatsCollector(Collector):
             # only, every CUDA report skipped — the capture traced no CUDA)
             skipped = next((ln.split("does not contain", 1)[1].strip().rstrip(".") for ln in lines
                             if ln.startswith("SKIPPED:") and "does not contain CUDA kernel" in ln), None)
-            if skipped is None:
-                raise TraceFormatError(path, "no nsys kernel-summary header (Time (%), Total Time, Instances, ..., "
-                                             "Name)")
+            if skipped is None:  # reports of API calls, NVTX ranges or copies only: say what they hold (exit 5)
+                from gpulens.collectors._hints import nsys_stats_note
+
+                raise TraceFormatError(path, nsys_stats_note(raw.data[:1 << 16]) or "no nsys kernel-summary "
+                                       "header (Time (%), Total Time, Instances, ..., Name)")
             # B05: a capture with no kernel is no GPU work found (0 kernels, the "no data" exit), as the same
             # capture's SQLite export without a kernel table is — not an unreadable input
             return _no_kernel_data(path, raw.size_bytes, skipped)

@@ -172,7 +172,8 @@ class RocprofV1Dir(Collector):
         return counter_pass_folder(path) or bool(stats_stems(path))
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
-        from gpulens.collectors import not_read_note, sniff, unread_in_folder
+        from gpulens.collectors import sniff
+        from gpulens.collectors._folder_files import not_read_note, unread_in_folder
 
         path = Path(path)
         stems = stats_stems(path)

@@ -472,7 +472,8 @@ class RocprofV3CsvDir(Collector):
             tl.meta.unread, tl.meta.rank_files = unread, len(groups)
             linked.insert(0, f"{path}: {tl.meta.unread_text()}")
         tl.meta.warnings[:0] = ([note] if note else []) + linked
-        from gpulens.collectors import not_read_note, sniff, unread_in_folder
+        from gpulens.collectors import sniff
+        from gpulens.collectors._folder_files import not_read_note, unread_in_folder
 
         # a file of no domain this reader takes (a PC-sampling CSV beside the kernel trace): said, never passed over
         if unread := unread_in_folder({f: sniff(f) for f in rest if not _generation_v1(f)}):

@@ -26,7 +26,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from gpulens import __version__
-from gpulens.errors import BaselineError
+from gpulens.errors import BaselineError, GpulensError, NoUsableRunError
 from gpulens.gate.runs import Metric, RunSet, collect_runs, is_trace
 from gpulens.reports.report_check import nonfinite_at
 from gpulens.units import agree, plural
@@ -62,6 +62,9 @@ class Baseline:
     path: Path | None = None
     unknown: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: how ``--baseline`` was resolved when it could mean two things (a stored name that is also a file or folder
+    #: here); said as a note by the gate, never written to the file
+    resolved: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document written to disk."""
@@ -152,11 +155,10 @@ def default_store(configured: str | Path | None = None) -> Path:
 
 
 def is_trace_path(ref: str) -> bool:
-    """True when ``--baseline`` names an existing trace file or folder rather than a saved baseline's name.
-
-    A bare name (``main``) that happens to exist as a file or folder in the working directory is still a name unless
-    it has a path separator or a suffix (``main`` stays a name; ``runs/base.sqlite``, ``./base``, ``b.json.gz`` are
-    paths); before this, a trace path was looked up as a name and the gate passed with "no baseline".
+    """True when ``--baseline`` names an existing trace file or folder by a path (a path separator or a suffix:
+    ``runs/base.sqlite``, ``./base``, ``b.json.gz``) rather than a saved baseline's name. A bare word that exists
+    here (``dd``) may be either: :func:`find_baseline` reads the path unless the store holds a baseline of that
+    name, and says which it used.
     """
     p = Path(ref)
     return p.exists() and (os.sep in ref or "/" in ref or bool(p.suffix))
@@ -211,11 +213,11 @@ def baseline_from_runs(name: str, runs: RunSet, git: dict[str, Any] | None = Non
     now (a save) unless given (a report or trace used as the baseline: when that was recorded).
 
     Raises:
-        BaselineError: no usable run (every input empty or truncated).
+        NoUsableRunError: no usable run (every input empty or truncated; exit 4).
     """
     if not runs.runs:
         why = "; ".join(f"{e['label']}: {e['reason']}" for e in runs.excluded) or "no runs given"
-        raise BaselineError(f"refusing to save baseline '{name}': no usable run ({why})")
+        raise NoUsableRunError(f"refusing to save baseline '{name}': no usable run ({why})")
     created = created or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     return Baseline(name, created, __version__, runs.report_schema_version, runs.machine_key, runs.environment,
                     runs.runs, runs.metrics, runs.excluded, git or {}, None, dict(runs.unknown), list(runs.notes))
@@ -272,7 +274,8 @@ def save_baseline(reports: Iterable[str | Path], name: str, store: Path | None =
         strict: False (``--lenient``) keeps what can be read from a malformed trace among ``reports``.
 
     Raises:
-        BaselineError: the baseline exists and ``force`` is False; no usable run; the target is an input.
+        BaselineError: the baseline exists and ``force`` is False; the target is an input.
+        NoUsableRunError: no usable run (exit 4).
         TraceFormatError: a report cannot be read.
     """
     reports = [Path(p) for p in reports]
@@ -411,7 +414,9 @@ def find_baseline(ref: str, machine_key: str, store: Path | None = None, strict:
 
     A path is read as is. A name is looked up under the candidate's machine key first; failing that, the newest
     baseline of that name for any other machine is returned (the gate then reports it INCOMPARABLE unless the
-    environments turn out to match). None when nothing is found.
+    environments turn out to match). A bare word that is also a file or folder in the current directory (``dd``) is
+    that path when the store holds no baseline of the name; when it does, the stored one is used and
+    :attr:`Baseline.resolved` says so (the gate's notes). None when nothing is found.
 
     Raises:
         BaselineError: the file found is malformed, or the store is a file (:func:`check_store`).
@@ -419,19 +424,35 @@ def find_baseline(ref: str, machine_key: str, store: Path | None = None, strict:
     if is_path_ref(ref):
         return load_baseline(ref, strict) if Path(ref).exists() else None
     if is_trace_path(ref):  # a trace (or rank folder) as baseline: analysed like a candidate trace, not a name
-        p = Path(ref)
-        if p.is_file() and not is_trace(p):  # no collector's: a baseline or report saved gzipped (``main.json.gz``)
-            return load_baseline(p, strict)
-        return baseline_of_trace(p, p.name, strict)
-    if not is_name(ref):  # a path that does not exist (or a pattern): no store name can match it
-        return None
+        return _baseline_at(Path(ref), strict)
+    if not is_name(ref):  # no store name can match it: an existing path (``.``, ``_runs``) is read, else none
+        return _baseline_at(Path(ref), strict) if Path(ref).exists() else None
     store = store or default_store()
     if names_a_file(ref) and not (store / machine_key / f"{ref}.json").exists() \
             and not any(store.glob(f"*/{ref}.json")):  # a file that is not there, not a name (run_gate says so)
         return None
     check_store(store)
     own = store / machine_key / f"{ref}.json"
-    if own.exists():
-        return load_baseline(own)
-    others = [load_baseline(p) for p in sorted(store.glob(f"*/{ref}.json"))]
-    return max(others, key=lambda b: b.created) if others else None
+    others = [own] if own.exists() else sorted(store.glob(f"*/{ref}.json"))
+    found = max((load_baseline(p) for p in others), key=lambda b: b.created) if others else None
+    here = Path(ref)
+    if not here.exists():
+        return found
+    kind = "folder" if here.is_dir() else "file"
+    if found is None:  # a bare word naming a file or folder here and no stored baseline: the user means the path
+        try:
+            return _baseline_at(here, strict)
+        except GpulensError as exc:  # say both readings, never a bare "not a trace" for what may be a store name
+            raise BaselineError(f"--baseline {ref}: no baseline of that name in the store {store}, and the {kind} "
+                                f"{ref} here holds none: {exc}") from None
+    found.resolved = (f"--baseline {ref}: the stored baseline '{ref}' ({found.path}) was used, not the {kind} "
+                      f"{ref} in the current directory (give ./{ref} to compare with that {kind})")
+    return found
+
+
+def _baseline_at(p: Path, strict: bool) -> Baseline:
+    """The baseline in the existing file or folder ``p``: a baseline or report (also gzipped, ``main.json.gz``), else
+    a trace or rank folder, analysed like a candidate trace (not saved)."""
+    if p.is_file() and not is_trace(p):  # no collector's: a baseline or report saved gzipped (``main.json.gz``)
+        return load_baseline(p, strict)
+    return baseline_of_trace(p, p.name, strict)

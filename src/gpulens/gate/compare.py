@@ -301,6 +301,7 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
         res.reason = f"no usable candidate run: {why}"
         return res
     mism, res.notes = comparability(baseline, candidate)
+    res.notes += [baseline.resolved] if getattr(baseline, "resolved", "") else []
     # a side whose runs are not one workload: its medians and noise describe neither program (said on every gate)
     res.notes += [f"baseline: {n}" for n in getattr(baseline, "notes", [])] + \
         [f"candidate: {n}" for n in getattr(candidate, "notes", [])]

@@ -82,7 +82,7 @@ def steps_differ(base_env: Mapping[str, Any], cand_env: Mapping[str, Any], base:
                  totals: str = "span, kernel times, launches, bytes") -> str:
     """Why two sides' runs are not the same measurement although the same workload: their runs profiled different
     numbers of ``ProfilerStep#N`` steps (``environment["steps"]``: each side's distinct per-run step counts,
-    :func:`gpulens.gate.runs.environment_of`) — a candidate profiling 5 steps of a baseline's 10 reads as 40 %
+    :func:`gpulens.gate.environment.environment_of`) — a candidate profiling 5 steps of a baseline's 10 reads as 40 %
     less span, kernel time and launches, and its median step as another step. Returns the one sentence, or ``""``
     when either side recorded no steps or the sides share a count (one run of a side with a step more or less, a
     step the profiler cut, does not make every run incomparable). ``base``: what the first side is called;

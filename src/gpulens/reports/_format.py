@@ -56,8 +56,10 @@ from gpulens.reports._run_text import (  # noqa: F401 (re-exported)
     BREAKDOWN_PARTS, IDLE_KEYS, ONE_OFF_LABEL, SPLIT_PARTS, STAKE_MARKS, STEADY_IDLE_LABEL, _device_text,
     GPU_SUM_TIP, _no_gpu_work, _several_gpus, bounded_breakdown, gpu_sum_label, breakdown_rest, busy_bound_word, busy_pct_text, busy_text, critical_set_text,
     device_text, idle_at_most, idle_bound_note, is_assumed, kernel_time_text, launches_text, one_off_split,
-    bound_pct_differs, bound_pct_legend, bound_pct_text, bound_words, roof_note_display, roofline_display, roofline_heading, run_device_text, span_text, spec_label, stake_notes, time_scale, untimed_text, window_text,
-    world_note)
+    run_device_text, span_text, spec_label, stake_notes, time_scale, untimed_text, window_text, world_note)
+from gpulens.reports._roofline_text import (  # noqa: F401 (re-exported)
+    bound_pct_differs, bound_pct_legend, bound_pct_text, bound_words, roof_note_display, roofline_display,
+    roofline_heading)
 
 
 #: Human headers for columns whose derived label would read badly (column name → label).

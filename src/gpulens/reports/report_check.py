@@ -70,8 +70,9 @@ def nonfinite_at(doc: Any) -> str | None:
 
 def _scalars() -> set[str]:
     """Summary figures ``gate`` and ``diff`` read as one number (:data:`gpulens.gate.runs.RUN_METRICS`, and the
-    figure each reads in an older report, :data:`gpulens.gate.runs.OLDER_PATH`)."""
-    from gpulens.gate.runs import OLDER_PATH, RUN_METRICS
+    figure each reads in an older report, :data:`gpulens.gate.environment.OLDER_PATH`)."""
+    from gpulens.gate.environment import OLDER_PATH
+    from gpulens.gate.runs import RUN_METRICS
 
     return {path[-1] for *_, path in RUN_METRICS} | {path[-1] for path in OLDER_PATH.values()}
 
