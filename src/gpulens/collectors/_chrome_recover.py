@@ -481,8 +481,8 @@ def read_stretch(data: bytes, lenient: bool = False, deep: Any = None,
 
 
 def outside_note(path: Any, rec: Recovery, kept: int) -> str:
-    """The warning for malformed JSON outside the events (case B03a: ``rec.outside``): the events kept, the metadata
-    there skipped."""
+    """The warning for malformed JSON outside the events (case B03a: ``rec.outside``): the ``kept`` interval (``X``)
+    events read, the metadata there skipped."""
     return (f"{path}: malformed JSON outside the events ({rec.outside}); the metadata there was skipped, "
             f"{plural(kept, 'event')} kept")
 
@@ -532,5 +532,5 @@ def read_events(path: Any, data: bytes, strict: bool, deep: Any = None) -> tuple
                                     "traceEvents array but before the document's closing '}': every event kept, the "
                                     "metadata written after the array is lost", path, rec.outside_cut))
     elif rec.outside is not None:
-        notes.append(outside_note(path, rec, len(rec.events)))
+        notes.append(outside_note(path, rec, sum(1 for e in rec.events if e.get("ph") == "X")))
     return rec.events, notes, dropped
