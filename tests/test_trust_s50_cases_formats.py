@@ -198,3 +198,29 @@ def test_rocpd_t05_blit_kernels_are_copies_and_fills(tmp_path, name, kind_ns):
     sm = src["summary"]
     assert code == 0
     assert (sm["kernel_count"], sm["computation_ns"], sm[kind_ns], sm["gpu_busy_ns"]) == (1, 100_000, 50_000, 150_000)
+
+
+# -- B02 in Nsight Compute reports ----------------------------------------------------------------------------------
+
+NCU_REP = REPO / "tests" / "data" / "nvidia" / "h200" / "h200_kernels.ncu-rep"
+
+
+@pytest.mark.parametrize("name, split", [("r.ncu-rep.gz", None), ("r.ncu-rep", 1000)])
+def test_b02_gzip_compressed_ncu_report_is_read_as_the_report(tmp_path, name, split):
+    """An ``.ncu-rep`` shared gzip-compressed (as GitHub attachments must be), or as two gzip members under the plain
+    name: read as the report itself (the same kernels, durations and metric values) — it was "not an Nsight Compute
+    report (missing the NVR\\0 magic bytes)", exit 2. Expected: the uncompressed report's own reading."""
+    pytest.importorskip("ncu_report")
+    import gzip
+
+    from gpulens.collectors import collect
+
+    data = NCU_REP.read_bytes()
+    p = tmp_path / name
+    p.write_bytes(gzip.compress(data) if split is None else gzip.compress(data[:split]) + gzip.compress(data[split:]))
+    want, got = collect(NCU_REP), collect(p)
+    cols = ["name", "dur_ns"]
+    assert got.events[cols].astype(str).values.tolist() == want.events[cols].astype(str).values.tolist()
+    assert len(got.events) == 4  # saxpy, naive GEMM, WMMA GEMM, 1×32 kernel (tests/data/PROVENANCE.md)
+    assert got.counters["value"].tolist() == want.counters["value"].tolist()
+    assert p.read_bytes()[:2] == b"\x1f\x8b"  # the user's file is left as it was

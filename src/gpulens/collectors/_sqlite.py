@@ -135,10 +135,10 @@ def read_truncated_members(folder: Path) -> list[str]:
 
 
 def sqlite_file(path: Path) -> Path:
-    """The file SQLite can open for ``path``: ``path`` itself, or — for a gzip-compressed database (``.sqlite.gz``,
-    ``results.db.gz``, or gzip bytes under the plain name: B02 of ../shared/cases) — a private temporary copy of its
-    decompressed bytes (every member, within :func:`gpulens.collectors._io.decompress_limit`), made once per file
-    version and removed when the process exits. SQLite reads pages at random, so it cannot read a gzip stream.
+    """The file SQLite can open for ``path``: ``path`` itself, the copy :func:`read_truncated` recovered of it, or —
+    for a gzip-compressed database (``.sqlite.gz``, ``results.db.gz``, or gzip bytes under the plain name: B02 of
+    ../shared/cases) — its decompressed copy (:func:`unpacked_file`). SQLite reads pages at random, so it cannot read
+    a gzip stream.
 
     Raises:
         TraceFormatError: corrupt gzip data, a stream cut short, or data beyond the decompression limit.
@@ -152,6 +152,27 @@ def sqlite_file(path: Path) -> Path:
     if magic != _GZIP_MAGIC:
         got = _recovered.get((str(Path(path).resolve()), st.st_size, st.st_mtime_ns))
         return got if got is not None and got.exists() else path
+    return unpacked_file(path, "SQLite file")
+
+
+def unpacked_file(path: Path, what: str) -> Path:
+    """For a reader that opens a binary file by name and reads it at random (SQLite; Nsight Compute's
+    ``ncu_report.load_report``): ``path`` itself, or — when it starts with the gzip magic bytes, whatever its name —
+    a private temporary copy of its decompressed bytes (every member, within
+    :func:`gpulens.collectors._io.decompress_limit`), made once per file version and removed when the process exits.
+    ``what`` names the format in the errors.
+
+    Raises:
+        TraceFormatError: corrupt gzip data, a stream cut short, or data beyond the decompression limit.
+    """
+    try:
+        with open(path, "rb") as fh:
+            magic = fh.read(2)
+        st = Path(path).stat()
+    except OSError:
+        return path
+    if magic != _GZIP_MAGIC:
+        return path
     key = (str(Path(path).resolve()), st.st_size, st.st_mtime_ns)
     got = _unpacked.get(key)
     if got is not None and got.exists():
@@ -165,9 +186,9 @@ def sqlite_file(path: Path) -> Path:
     from gpulens.collectors._io import decompress_limit, gunzip_blocks
 
     state: dict = {}
-    folder = Path(tempfile.mkdtemp(prefix="gpulens-sqlite-"))
+    folder = Path(tempfile.mkdtemp(prefix="gpulens-unpacked-"))
     atexit.register(shutil.rmtree, folder, True)
-    out = folder / "db.sqlite"
+    out = folder / Path(path).name.removesuffix(".gz")
     try:
         with open(path, "rb") as fh, open(out, "wb") as dst:
             os.chmod(out, 0o600)
@@ -176,7 +197,7 @@ def sqlite_file(path: Path) -> Path:
     except zlib.error as exc:
         raise TraceFormatError(path, f"corrupt gzip data ({exc})") from None
     if state.get("truncated"):
-        raise TraceFormatError(path, "gzip-compressed SQLite file cut short: the gzip stream ends early"
+        raise TraceFormatError(path, f"gzip-compressed {what} cut short: the gzip stream ends early"
                                      + (f" ({state['corrupt']})" if state.get("corrupt") else ""))
     _unpacked[key] = out
     return out
