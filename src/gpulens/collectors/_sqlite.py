@@ -143,16 +143,25 @@ def sqlite_file(path: Path) -> Path:
     Raises:
         TraceFormatError: corrupt gzip data, a stream cut short, or data beyond the decompression limit.
     """
+    found = _gzip_key(path)
+    if found is None:
+        return path
+    if not found[0]:
+        got = _recovered.get(found[1])
+        return got if got is not None and got.exists() else path
+    return unpacked_file(path, "SQLite file")
+
+
+def _gzip_key(path: Path) -> tuple[bool, tuple[str, int, int]] | None:
+    """(whether ``path`` starts with the gzip magic bytes, its identity: resolved path, size, modification time);
+    None when it cannot be read."""
     try:
         with open(path, "rb") as fh:
             magic = fh.read(2)
         st = Path(path).stat()
     except OSError:
-        return path
-    if magic != _GZIP_MAGIC:
-        got = _recovered.get((str(Path(path).resolve()), st.st_size, st.st_mtime_ns))
-        return got if got is not None and got.exists() else path
-    return unpacked_file(path, "SQLite file")
+        return None
+    return magic == _GZIP_MAGIC, (str(Path(path).resolve()), st.st_size, st.st_mtime_ns)
 
 
 def unpacked_file(path: Path, what: str) -> Path:
@@ -165,15 +174,10 @@ def unpacked_file(path: Path, what: str) -> Path:
     Raises:
         TraceFormatError: corrupt gzip data, a stream cut short, or data beyond the decompression limit.
     """
-    try:
-        with open(path, "rb") as fh:
-            magic = fh.read(2)
-        st = Path(path).stat()
-    except OSError:
+    found = _gzip_key(path)
+    if found is None or not found[0]:
         return path
-    if magic != _GZIP_MAGIC:
-        return path
-    key = (str(Path(path).resolve()), st.st_size, st.st_mtime_ns)
+    key = found[1]
     got = _unpacked.get(key)
     if got is not None and got.exists():
         return got
@@ -192,7 +196,7 @@ def unpacked_file(path: Path, what: str) -> Path:
     try:
         with open(path, "rb") as fh, open(out, "wb") as dst:
             os.chmod(out, 0o600)
-            for piece in gunzip_blocks(fh, fh.read(1 << 20), decompress_limit(st.st_size), Path(path), state=state):
+            for piece in gunzip_blocks(fh, fh.read(1 << 20), decompress_limit(key[1]), Path(path), state=state):
                 dst.write(piece)
     except zlib.error as exc:
         raise TraceFormatError(path, f"corrupt gzip data ({exc})") from None
