@@ -57,3 +57,28 @@ def test_t08_nsys_stats_tsv(tmp_path, layout):
     assert hs == {"void gemm_kernel<float, 128>(const float *, float *, int)": (20, 8_000_000),
                   "softmax_kernel(float *, int)": (10, 3_000_000)}
     assert (src["summary"]["kernel_count"], src["summary"]["kernel_time_ns"]) == (30, 11_000_000)
+
+
+GT_HEAD = ["Start (ns)", "Duration (ns)", "CorrId", "GrdX", "GrdY", "GrdZ", "BlkX", "BlkY", "BlkZ", "Reg/Trd",
+           "StcSMem (MB)", "DymSMem (MB)", "Bytes (MB)", "Throughput (MBps)", "SrcMemKd", "DstMemKd", "Device", "Ctx",
+           "Strm", "Name"]
+
+
+@pytest.mark.parametrize("stdout", [False, True])
+def test_t08_nsys_gpu_trace_tsv(tmp_path, stdout):
+    """``--report cuda_gpu_trace --format tsv``: a kernel 1,000 + 60,000 ns whose name holds commas and a kernel
+    70,000 + 10,000 ns on stream 7 → 2 kernels, 70,000 ns, span 1,000 → 80,000 = 79,000 ns (the header's
+    ``Start``/``Duration`` columns were "missing", exit 2)."""
+    rows = [["1000", "60000", "1", "1", "1", "1", "256", "1", "1", "32", "0.000", "0.000", "", "", "", "",
+             "NVIDIA H100 (0)", "1", "7", "void k<float, 2>(float *, int)"],
+            ["70000", "10000", "2", "1", "1", "1", "256", "1", "1", "32", "0.000", "0.000", "", "", "", "",
+             "NVIDIA H100 (0)", "1", "7", "small"]]
+    table = _tsv(GT_HEAD, rows)
+    p = tmp_path / ("stats.txt" if stdout else "cuda_gpu_trace.tsv")
+    p.write_text(_report("cuda_gpu_trace", "CUDA GPU Trace", table) if stdout else table)
+    out = tmp_path / "out.json"
+    assert main(["analyze", "-q", "--no-cache", str(p), "--json", str(out)]) == 0
+    src = json.loads(out.read_text())["sources"][0]
+    assert {r["name"]: r["total_ns"] for r in src["analyses"]["hotspots"]["table"]} == {
+        "void k<float, 2>(float *, int)": 60_000, "small": 10_000}
+    assert src["summary"]["span_ns"] == 79_000
