@@ -312,10 +312,10 @@ def foreign_events_refusal(path) -> str | None:
     "resnet50"``), judged from the first 64 KiB of the (decompressed) file; None when a Kineto category, or no
     category at all, is found there (an empty Kineto trace is read as one: no GPU work)."""
     from gpulens.collectors._io import read_head
-    from gpulens.collectors._kineto_kinds import CATEGORY_KIND
+    from gpulens.collectors._kineto_kinds import CATEGORY_KIND, category_key
 
     cats = {m.group(1).decode("utf-8", "replace") for m in _CATEGORY.finditer(read_head(path, 65536))}
-    if not cats or {c.lower() for c in cats} & (set(CATEGORY_KIND) | _KINETO_OTHER_CATEGORIES):
+    if not cats or {category_key(c) for c in cats} & (set(CATEGORY_KIND) | _KINETO_OTHER_CATEGORIES):
         return None
     shown = ", ".join(repr(c) for c in sorted(cats)[:3])
     return refusal(Dialect("unknown producer", False, "it has no interval (X) events and none of its events has a "

@@ -26,6 +26,7 @@ from decimal import Decimal
 from typing import Any
 
 from gpulens.collectors._chrome_json import HEADER_FIELDS, repair, where
+from gpulens.units import plural
 
 #: Details (byte offset, line, column) are computed for this many damaged stretches; further ones are only counted.
 _DETAILED = 5
@@ -477,3 +478,59 @@ def read_stretch(data: bytes, lenient: bool = False, deep: Any = None,
         if failed is not None:
             _note(out, t, failed[0], n, _lost(text[failed[0]:]), failed[1], failed[2])
         return out
+
+
+def outside_note(path: Any, rec: Recovery, kept: int) -> str:
+    """The warning for malformed JSON outside the events (case B03a: ``rec.outside``): the ``kept`` interval (``X``)
+    events read, the metadata there skipped."""
+    return (f"{path}: malformed JSON outside the events ({rec.outside}); the metadata there was skipped, "
+            f"{plural(kept, 'event')} kept")
+
+
+def utf8_note(path: Any, n: int) -> str:
+    """The warning for ``n`` invalid UTF-8 byte sequences read as U+FFFD (case B03b, TraceLens#1035)."""
+    return f"{path}: {plural(n, 'invalid UTF-8 byte sequence(s)')} in strings read as U+FFFD"
+
+
+def read_events(path: Any, data: bytes, strict: bool, deep: Any = None) -> tuple[list[dict], list[str], int]:
+    """The events of a Chrome-trace document whose strict decode failed (not Kineto's: :mod:`._kineto_damage` reads
+    those), by :func:`recover`, for a collector that reads the events itself.
+
+    Invalid UTF-8 is read as U+FFFD and malformed metadata around the events is skipped, in strict and lenient
+    reading alike (case B03); damage inside the events that intact events follow is refused in strict reading (one
+    line: where, and ``--lenient``) and skipped with ``--lenient`` (which also repairs raw control characters, bare
+    ``inf``/``nan`` and unquoted words: :func:`~._chrome_json.repair`); a cut keeps every complete event before it.
+
+    Returns:
+        (events, notes, dropped): the events as dicts (numbers as ``Decimal``), the warnings (a cut's a
+        :class:`~gpulens.errors.TruncationNote`), the events lost in damaged stretches.
+
+    Raises:
+        TraceFormatError: strict reading met damage inside the events, or no event could be read before a cut.
+    """
+    from gpulens.errors import TraceFormatError, TruncationNote
+
+    rec = recover(data, lenient=not strict, deep=deep)
+    if rec.stopped:
+        d = rec.damage[-1]
+        raise TraceFormatError(path, f"malformed JSON inside traceEvents ({d.why} at {d.where}); intact events "
+                                     "follow it: --lenient repairs or skips it and reads the rest")
+    if rec.cut is not None and not rec.events:
+        raise TraceFormatError(path, f"not readable JSON: {rec.problem}")
+    notes = [utf8_note(path, rec.repairs[UTF8_REPAIR])] if rec.repairs.get(UTF8_REPAIR) else []
+    dropped = rec.repairs.get("events dropped", 0)
+    fixed = {k: v for k, v in rec.repairs.items() if v and k not in (UTF8_REPAIR, "events dropped")}
+    if fixed or dropped:
+        notes.append(f"{path}: lenient JSON reading: " + ", ".join(f"{k} ×{v}" for k, v in fixed.items())
+                     + ("; " if fixed else "") + f"{plural(dropped, 'malformed event(s)')} dropped"
+                     + (" (" + "; ".join(f"{d.why} at {d.where}" for d in rec.damage) + ")" if rec.damage else ""))
+    if rec.cut is not None:
+        notes.append(TruncationNote(f"{path}: {rec.problem}; kept {plural(len(rec.events), 'complete event')}, the "
+                                    f"text before byte {rec.cut:,}", path, rec.cut))
+    elif rec.outside_cut is not None:
+        notes.append(TruncationNote(f"{path}: the file ends after {rec.outside_cut:,} bytes, after its complete "
+                                    "traceEvents array but before the document's closing '}': every event kept, the "
+                                    "metadata written after the array is lost", path, rec.outside_cut))
+    elif rec.outside is not None:
+        notes.append(outside_note(path, rec, sum(1 for e in rec.events if e.get("ph") == "X")))
+    return rec.events, notes, dropped

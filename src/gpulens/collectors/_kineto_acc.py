@@ -26,7 +26,7 @@ from gpulens.collectors._collectives import collective_table
 from gpulens.collectors._kineto_grid import fix_rocm_grid
 from gpulens.collectors._kineto_kinds import (  # noqa: F401  (CATEGORY_KIND... importable from here)
     _COPY_KIND_RE, _K, _OTHER_PHASES, CATEGORY_KIND, GPU_CATEGORIES, GPU_KIND_TABLE, KIND_LIST, _codes_to_cat,
-    _has_other, _unknown_phases, copy_kind_of, kind_of)
+    _has_other, _unknown_phases, category_key, copy_kind_of, kind_of)
 from gpulens.collectors._kineto_ranks import event_ranks, rank_in_label
 from gpulens.collectors._kineto_columns import (Dictionary, _codes_to_named_cat, fits_int32, int_array,  # noqa: F401
                                                 nullable, take, us_text_to_ns)
@@ -136,7 +136,7 @@ class Accumulator:
         self.count += src.n
         name_c = src.name_codes(self.names)
         cat_c = src.cat_codes(self.cats)
-        low = [c.lower() if isinstance(c, str) else "" for c in self.cats.values]  # kind per category (non-text: "")
+        low = [category_key(c) for c in self.cats.values]  # kind per category (non-text: "")
         cat_kind = np.array([_K[CATEGORY_KIND.get(c, "other")] for c in low], dtype=np.int8)  # none (-1): other
         cat_gpu = np.array([c in GPU_CATEGORIES for c in low], dtype=bool)
         kind = take(cat_kind, cat_c, _K["other"]).astype(np.int8)

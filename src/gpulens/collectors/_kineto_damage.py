@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gpulens.collectors._chrome_recover import Recovery, read_stretch, recover
+from gpulens.collectors._chrome_recover import Recovery, outside_note, read_stretch, recover
 from gpulens.collectors._json_cut import json_error_text
 from gpulens.collectors._kineto_columns import RawTrace, no_surrogates, plain_bytes
 from gpulens.collectors._kineto_dupkey import repeated_key_warning
@@ -166,6 +166,5 @@ def read_damaged(path: Path, tail: Tail, exc: BaseException, strict: bool, deep:
                         f"the trace object's closing '}}': kept {plural(acc.count, 'complete event')} (the whole array); "
                         "top-level keys written after it (baseTimeNanoseconds, displayTimeUnit…) may be lost")
     elif rec.outside is not None:
-        warnings.append(f"{path}: malformed JSON outside the events ({rec.outside}); the metadata there was "
-                        f"skipped, {plural(acc.count, 'event')} kept")
+        warnings.append(outside_note(path, rec, acc.count))
     return header

@@ -59,6 +59,7 @@ AUTO_MIN_BYTES = 64 << 20
 NATIVE_MIN_BYTES = 8 << 20
 _GZIP_RATIO = 8
 _GPU_CATEGORIES: Any = None
+_CATEGORY_KEY: Any = None
 
 
 def wanted(force: bool | None, size_bytes: int, compressed: bool) -> bool:
@@ -251,11 +252,11 @@ def read_piece(buf: Any, scanned: Any = None) -> ScannedPiece | None:
     ``scanned``: :func:`._kineto_scan.scan`'s result for ``buf`` when it was scanned on another thread."""
     from gpulens.collectors import _kineto_scan as S
 
-    global _GPU_CATEGORIES
+    global _GPU_CATEGORIES, _CATEGORY_KEY
     if _GPU_CATEGORIES is None:
-        from gpulens.collectors._kineto_kinds import GPU_CATEGORIES
+        from gpulens.collectors._kineto_kinds import GPU_CATEGORIES, category_key
 
-        _GPU_CATEGORIES = GPU_CATEGORIES
+        _GPU_CATEGORIES, _CATEGORY_KEY = GPU_CATEGORIES, category_key
     status, I, D, texts = S.scan(buf) if scanned is None else scanned
     if status != S.OK:
         return None
@@ -285,7 +286,7 @@ def _certain(buf: Any, I: np.ndarray, D: np.ndarray, texts: list) -> ScannedPiec
         return None
     if _dialect_args(data, cats):
         return None
-    gpu_cat = np.array([v.lower() in _GPU_CATEGORIES for v in cats[0]] + [False], dtype=bool)
+    gpu_cat = np.array([_CATEGORY_KEY(v) in _GPU_CATEGORIES for v in cats[0]] + [False], dtype=bool)
     gpu = gpu_cat[cats[1]]
     if gpu.any() and _holds(I, _field_rows(_READ_GPU), S.T_OTHER, gpu):
         return None

@@ -78,6 +78,21 @@ GPU_KIND_TABLE = np.zeros(256, dtype=bool)
 GPU_KIND_TABLE[[_K[k] for k in ("kernel", "comm", "memcpy", "memset")]] = True
 
 
+def category_key(cat: object) -> str:
+    """An event's category as the key of :data:`CATEGORY_KIND`: lower-cased; ``""`` when it is not text. The Trace
+    Event Format makes ``cat`` "a comma separated list of categories for the event" (Trace Event Format, Google,
+    "Event Descriptions"): of a list (``"kernel,gpu"``), the first listed category with a kind here, else the whole
+    text (then an other category)."""
+    if not isinstance(cat, str):
+        return ""
+    low = cat.lower()
+    if "," in low:
+        for part in low.split(","):
+            if part.strip() in CATEGORY_KIND:
+                return part.strip()
+    return low
+
+
 def kind_of(cat: str, name: str) -> str:
     """Timeline kind of a Kineto event from its lower-cased category and its name: a ``kernel`` that is a copy,
     a fill or a collective by name becomes ``memcpy``/``memset``/``comm`` (rules: :mod:`._work_rules`)."""

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from gpulens.collectors._kineto_kinds import _K, CATEGORY_KIND, GPU_CATEGORIES
+from gpulens.collectors._kineto_kinds import _K, CATEGORY_KIND, GPU_CATEGORIES, category_key
 from gpulens.collectors._work_rules import kinds_of_kernel_names
 
 #: the reason code of such a row in the accumulator's rejected rows (index into its reasons, NEVER_CLOSED)
@@ -23,7 +23,7 @@ NEVER_CLOSED_CODE = 5
 
 def is_gpu_slice(e: Any) -> bool:
     """Whether the ``B`` event ``e`` is GPU work (its category is a GPU one)."""
-    return isinstance(e.cat, str) and e.cat.lower() in GPU_CATEGORIES
+    return category_key(e.cat) in GPU_CATEGORIES
 
 
 def unended_gpu_rows(opened: list[tuple[Decimal, Any]]) -> dict[str, Any]:
@@ -31,7 +31,7 @@ def unended_gpu_rows(opened: list[tuple[Decimal, Any]]) -> dict[str, Any]:
     [ns, on the trace's raw clock], durations unknown, reason :data:`NEVER_CLOSED_CODE`) of the GPU ``B`` events in
     ``opened`` ((ts µs, event) pairs)."""
     names = [e.name if isinstance(e.name, str) else None for _, e in opened]
-    kinds = np.array([_K[CATEGORY_KIND.get(e.cat.lower(), "other")] for _, e in opened], dtype=np.int8)
+    kinds = np.array([_K[CATEGORY_KIND.get(category_key(e.cat), "other")] for _, e in opened], dtype=np.int8)
     kern = np.flatnonzero(kinds == _K["kernel"])
     if len(kern):  # NCCL/RCCL kernels are communication, as for timed kernels
         kinds[kern] = [_K.get(k, _K["kernel"]) for k in kinds_of_kernel_names([names[i] for i in kern])]

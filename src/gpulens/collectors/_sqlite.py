@@ -135,24 +135,49 @@ def read_truncated_members(folder: Path) -> list[str]:
 
 
 def sqlite_file(path: Path) -> Path:
-    """The file SQLite can open for ``path``: ``path`` itself, or — for a gzip-compressed database (``.sqlite.gz``,
-    ``results.db.gz``, or gzip bytes under the plain name: B02 of ../shared/cases) — a private temporary copy of its
-    decompressed bytes (every member, within :func:`gpulens.collectors._io.decompress_limit`), made once per file
-    version and removed when the process exits. SQLite reads pages at random, so it cannot read a gzip stream.
+    """The file SQLite can open for ``path``: ``path`` itself, the copy :func:`read_truncated` recovered of it, or —
+    for a gzip-compressed database (``.sqlite.gz``, ``results.db.gz``, or gzip bytes under the plain name: B02 of
+    ../shared/cases) — its decompressed copy (:func:`unpacked_file`). SQLite reads pages at random, so it cannot read
+    a gzip stream.
 
     Raises:
         TraceFormatError: corrupt gzip data, a stream cut short, or data beyond the decompression limit.
     """
+    found = _gzip_key(path)
+    if found is None:
+        return path
+    if not found[0]:
+        got = _recovered.get(found[1])
+        return got if got is not None and got.exists() else path
+    return unpacked_file(path, "SQLite file")
+
+
+def _gzip_key(path: Path) -> tuple[bool, tuple[str, int, int]] | None:
+    """(whether ``path`` starts with the gzip magic bytes, its identity: resolved path, size, modification time);
+    None when it cannot be read."""
     try:
         with open(path, "rb") as fh:
             magic = fh.read(2)
         st = Path(path).stat()
     except OSError:
+        return None
+    return magic == _GZIP_MAGIC, (str(Path(path).resolve()), st.st_size, st.st_mtime_ns)
+
+
+def unpacked_file(path: Path, what: str) -> Path:
+    """For a reader that opens a binary file by name and reads it at random (SQLite; Nsight Compute's
+    ``ncu_report.load_report``): ``path`` itself, or — when it starts with the gzip magic bytes, whatever its name —
+    a private temporary copy of its decompressed bytes (every member, within
+    :func:`gpulens.collectors._io.decompress_limit`), made once per file version and removed when the process exits.
+    ``what`` names the format in the errors.
+
+    Raises:
+        TraceFormatError: corrupt gzip data, a stream cut short, or data beyond the decompression limit.
+    """
+    found = _gzip_key(path)
+    if found is None or not found[0]:
         return path
-    if magic != _GZIP_MAGIC:
-        got = _recovered.get((str(Path(path).resolve()), st.st_size, st.st_mtime_ns))
-        return got if got is not None and got.exists() else path
-    key = (str(Path(path).resolve()), st.st_size, st.st_mtime_ns)
+    key = found[1]
     got = _unpacked.get(key)
     if got is not None and got.exists():
         return got
@@ -165,18 +190,18 @@ def sqlite_file(path: Path) -> Path:
     from gpulens.collectors._io import decompress_limit, gunzip_blocks
 
     state: dict = {}
-    folder = Path(tempfile.mkdtemp(prefix="gpulens-sqlite-"))
+    folder = Path(tempfile.mkdtemp(prefix="gpulens-unpacked-"))
     atexit.register(shutil.rmtree, folder, True)
-    out = folder / "db.sqlite"
+    out = folder / Path(path).name.removesuffix(".gz")
     try:
         with open(path, "rb") as fh, open(out, "wb") as dst:
             os.chmod(out, 0o600)
-            for piece in gunzip_blocks(fh, fh.read(1 << 20), decompress_limit(st.st_size), Path(path), state=state):
+            for piece in gunzip_blocks(fh, fh.read(1 << 20), decompress_limit(key[1]), Path(path), state=state):
                 dst.write(piece)
     except zlib.error as exc:
         raise TraceFormatError(path, f"corrupt gzip data ({exc})") from None
     if state.get("truncated"):
-        raise TraceFormatError(path, "gzip-compressed SQLite file cut short: the gzip stream ends early"
+        raise TraceFormatError(path, f"gzip-compressed {what} cut short: the gzip stream ends early"
                                      + (f" ({state['corrupt']})" if state.get("corrupt") else ""))
     _unpacked[key] = out
     return out

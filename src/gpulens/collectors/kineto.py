@@ -54,7 +54,7 @@ from gpulens.collectors._kineto_dupkey import events_of_repeated_key
 from gpulens.collectors._kineto_fast import piece_reader
 from gpulens.collectors._kineto_acc import Accumulator as _Accumulator
 from gpulens.collectors._kineto_grid import sdk_convention
-from gpulens.collectors._kineto_kinds import CATEGORY_KIND, GPU_CATEGORIES, kind_of
+from gpulens.collectors._kineto_kinds import CATEGORY_KIND, GPU_CATEGORIES, category_key, kind_of
 from gpulens.collectors._kineto_ranks import RANK_IN_FILE_NAME
 from gpulens.collectors._sniff_fast import KINETO_FIRST_KEY as _KINETO_FIRST_KEY  # the Kineto object's first key
 from gpulens.collectors._kineto_columns import (FAST_TRACE_DECODER, TRACE_DECODER, FastEvent, RawEvent, RawTrace,
@@ -445,8 +445,8 @@ class KinetoCollector(Collector):
                             "times are relative to the trace's own clock")
             base_ns = 0
         header = {k for k in KINETO_HEADER_KEYS if getattr(trace, k, None) is not None}
-        dialect = identify(acc.process_names, acc.thread_names, {c.lower() if isinstance(c, str) else ""
-                                                                 for c in acc.cats.values} | acc.missing_cat,
+        dialect = identify(acc.process_names, acc.thread_names, {category_key(c) for c in acc.cats.values}
+                           | acc.missing_cat,
                            acc.count, header)
         if not dialect.reads:
             raise TraceFormatError(path, legacy_autograd_refusal(path) or refusal(dialect))

@@ -218,12 +218,15 @@ class NcuRepCollector(Collector):
         return head[:4] == MAGIC
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
+        from gpulens.collectors._sqlite import unpacked_file
+
         path = Path(path)
-        head = read_magic(path, 4)
+        plain = unpacked_file(path, "Nsight Compute report")  # a gzip-compressed report: its decompressed copy (B02)
+        head = read_magic(plain, 4)
         if head != MAGIC:
             raise TraceFormatError(path, "not an Nsight Compute report (missing the NVR\\0 magic bytes)")
         mod = load_module(path)
-        data = path.read_bytes()
+        data = plain.read_bytes()
         blocks, cut, results = _walk(data)
         if cut is not None and blocks == 0:
             raise TraceFormatError(path, f"not a complete Nsight Compute report: its header declares more than the "
@@ -233,7 +236,7 @@ class NcuRepCollector(Collector):
             f"{cut:,} of "
             f"{len(data):,} is cut off or corrupt — launches and metrics in it are lost (partial)", path, cut)]
         try:
-            ctx = mod.load_report(str(path))
+            ctx = mod.load_report(str(plain))
         except Exception as exc:  # noqa: BLE001 - any failure of the vendor library is a bad input
             raise TraceFormatError(path, f"ncu_report could not read it ({exc})") from None
         launches: list[dict[str, Any]] = []

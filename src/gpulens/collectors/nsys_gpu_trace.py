@@ -96,10 +96,12 @@ class NsysGpuTrace(Collector):
         path = Path(path)
         raw, lines, at = header_lines(path, header_at, "no nsys cuda_gpu_trace header (Start, Duration, …, Name)")
         under = [ln for ln in table_lines(lines, at) if ln.strip()]  # up to the table's end: never the next report's
-        header = next(csv.reader([lines[at]]))
-        rows = [r for r in csv.reader(io.StringIO("\n".join(under), newline="")) if r]
+        # nsys stats --format tsv: fields separated by tabs, never quoted (nsys_stats._tab_lines_as_csv)
+        opts: dict = {"delimiter": "\t", "quoting": csv.QUOTE_NONE} if "\t" in lines[at] else {}
+        header = next(csv.reader([lines[at]], **opts))
+        rows = [r for r in csv.reader(io.StringIO("\n".join(under), newline=""), **opts) if r]
         cells = _cells(header)
-        if cells.get("name", (None,))[0] == len(header) - 1:  # an unquoted name with commas in the last column
+        if not opts and cells.get("name", (None,))[0] == len(header) - 1:  # an unquoted name with commas at the end
             rows = rejoin_last_name(rows, under, len(header))
         factors = {}
         for key in ("start", "duration"):

@@ -18,7 +18,8 @@ The same stdout in nsys' default ``--format column`` (what ``nsys profile --stat
 console, often saved as a .txt/.log: each table a header line, a rule of dashes under every column, rows aligned to
 the rules, numbers with thousands separators) is read through :func:`column_tables_as_csv`, and so is ``--format table``
 (the same tables drawn in ``+---+`` borders and ``|`` separators). Both print at most 100 characters of a name (a
-longer one ends with ``…``): a warning counts such names and the rows that share one.
+longer one ends with ``…``): a warning counts such names and the rows that share one. ``--format tsv`` (tab-separated
+fields) is rewritten as CSV the same way.
 """
 
 from __future__ import annotations
@@ -172,7 +173,21 @@ def column_tables_as_csv(lines: list[str]) -> list[str] | None:
             out[i] = _as_csv(fields(lines[i]))
             i += 1
     found = _boxed_tables_as_csv(lines, out) or found
+    found = _tab_lines_as_csv(lines, out) or found
     return out if found else None
+
+
+def _tab_lines_as_csv(lines: list[str], out: list[str]) -> bool:
+    """Rewrite in ``out`` (line for line, as :func:`column_tables_as_csv`) every line of ``nsys stats --format tsv``
+    not rewritten yet: its fields are separated by tabs and never quoted (a kernel name holds commas and blanks, no
+    tab). Returns whether any line was. Source: the nsys User Guide, "CLI Stats Command Switch Options": ``--format``
+    column, table, csv, tsv, json, hdoc, htable."""
+    found = False
+    for i, ln in enumerate(lines):
+        if "\t" in ln and out[i] is ln:
+            out[i] = _as_csv([c.strip() for c in ln.split("\t")])
+            found = True
+    return found
 
 
 def _as_csv(cells: list[str]) -> str:

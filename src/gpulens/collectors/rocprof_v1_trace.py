@@ -29,13 +29,13 @@ from typing import Optional, Union
 import msgspec
 import numpy as np
 
-from gpulens.collectors._json_cut import json_error_text
 from gpulens.collectors._amdcsv import dispatches_from_rows
 from gpulens.collectors._deep import DeepValues
 from gpulens.collectors._dur_check import span_disagreement
 from gpulens.collectors._dispatch import Dispatches, build_timeline, merge
 from gpulens.collectors._io import describe, read_head, read_input
 from gpulens.collectors._json_cut import decode_cut
+from gpulens.collectors._chrome_recover import read_events, utf8_note
 from gpulens.collectors._kineto_dupkey import repeated_choice, repeated_key_warning
 from gpulens.collectors._nsys_more import mark_incomplete
 from gpulens.collectors._numbers import exact_int, not_recorded
@@ -142,14 +142,16 @@ class RocprofV1Json(Collector):
         raw = read_input(path)
         deep = DeepValues()  # values nested past msgspec's recursion limit: replaced by null, counted
         decode = deep.wrap(lambda b: msgspec.json.decode(b, type=Union[V1Doc, list[msgspec.Raw]]))
-        cut = None
+        cut, notes, lost = None, [], 0
         try:
             doc = decode(raw.data)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            if "truncated" not in str(exc):
-                raise TraceFormatError(path, f"not readable JSON ({json_error_text(exc)})") from None
-            # cut short (the events come first, the agent description last): every complete event is kept
-            doc, cut = decode_cut(path, raw.data, decode, "rocprof results.json", raw.compressed)
+            if "truncated" in str(exc):
+                # cut short (the events come first, the agent description last): every complete event is kept
+                doc, cut = decode_cut(path, raw.data, decode, "rocprof results.json", raw.compressed)
+            else:  # almost-JSON (case B03): read event by event, the damage said (or refused: strict)
+                evs, notes, lost = read_events(path, raw.data, strict, deep)
+                doc = [msgspec.Raw(msgspec.json.encode(e)) for e in evs]
         items = doc.traceEvents if isinstance(doc, V1Doc) else doc
         repeated = repeated_choice(raw.data) if cut is None and isinstance(doc, V1Doc) else None
         if repeated is not None:  # the key written twice: the longest array, never silently the last (maybe [])
@@ -157,12 +159,22 @@ class RocprofV1Json(Collector):
             items = [msgspec.json.encode(e) for e in vals[best]] if isinstance(vals[best], list) else None
         if items is None:
             raise TraceFormatError(path, "no traceEvents array")
-        events, bad = [], 0
+        events, bad, replaced = [], 0, 0
         for r in items:
             try:
                 events.append(_EVENT.decode(r))
-            except (msgspec.ValidationError, msgspec.DecodeError):
-                bad += 1  # not an object, or a field of the wrong type
+            except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+                if "UTF-8" not in str(exc):
+                    bad += 1  # not an object, or a field of the wrong type
+                    continue
+                text = bytes(r).decode("utf-8", errors="replace")  # a name's invalid UTF-8 (case B03b): U+FFFD
+                replaced += text.count("\ufffd") - bytes(r).count("\ufffd".encode())
+                try:
+                    events.append(_EVENT.decode(text.encode()))
+                except (msgspec.ValidationError, msgspec.DecodeError):
+                    bad += 1
+        if replaced:
+            notes.append(utf8_note(path, replaced))
         tracks = {str(e.pid): str(e.args.name if e.args and e.args.name is not None else "")
                   for e in events if e.ph == "M" and e.name == "process_name"}
         rows = [e for e in events if e.ph == "X"]
@@ -197,10 +209,10 @@ class RocprofV1Json(Collector):
         d.unreadable_ts = np.array(unread, dtype=bool)
         meta = TimelineMeta(sources=[{"path": str(path), "collector": self.name, "size_bytes": raw.size_bytes,
                                       "rank": 0, "tracks": sorted(set(tracks.values()))}],
-                            dropped={str(path): int(bad)} if bad else {})
+                            dropped={str(path): int(bad + lost)} if bad + lost else {})
         warnings = [f"{path}: {plural(bad, 'trace event(s)')} dropped (not an object, or a field of the wrong type)"] \
             if bad else []
-        warnings += [w for w in [deep.warning(path), cut, span_disagreement(path, *span, "DurationNs",
+        warnings += notes + [w for w in [deep.warning(path), cut, span_disagreement(path, *span, "DurationNs",
                                                                             "EndNs − BeginNs", "event")] if w]
         if repeated is not None:
             warnings.append(repeated_key_warning(path, sizes, best))

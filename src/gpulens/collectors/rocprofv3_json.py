@@ -33,6 +33,7 @@ import pandas as pd
 from gpulens.collectors._json_cut import json_error_text
 from gpulens.collectors._amd import device_from_sdk_agent
 from gpulens.collectors._chrome_json import locate, repair
+from gpulens.collectors._chrome_recover import utf8_note
 from gpulens.collectors._deep import DeepValues
 from gpulens.collectors._dispatch import Dispatches, build_timeline
 from gpulens.collectors._io import read_input
@@ -406,7 +407,7 @@ class RocprofV3Json(Collector):
                 text = data.decode("utf-8", errors="replace")
                 bad = text.count("\ufffd") - data.count("\ufffd".encode())
                 data = text.encode("utf-8")
-                notes.append(f"{path}: {plural(bad, 'invalid UTF-8 byte sequence(s)')} in strings read as U+FFFD")
+                notes.append(utf8_note(path, bad))
             elif "truncated" in msg:
                 root, note = self._cut(path, raw, data, exc, deep)
                 notes.append(note)
