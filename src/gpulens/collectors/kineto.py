@@ -397,8 +397,11 @@ class KinetoCollector(Collector):
         finally:
             if gc_was:
                 gc.enable()
-            if info.nbytes >= TRIM_AFTER_BYTES:  # the decoded structs are gone: return their pages before the
-                release_free_memory()  # columns are joined (a small file's are few: not worth a walk of the heap)
+            # the decoded structs are gone: return their pages before the columns are joined (a small file's are
+            # few: not worth a walk of the heap) — not on the command line, where they are the next arrays' pages
+            # (gpulens._memory): at 1M kernels the ~180 MB trimmed here were faulted in again at once
+            if info.nbytes >= TRIM_AFTER_BYTES and not keeping_freed_memory():
+                release_free_memory()
         if deep.count:
             warnings.append(deep.warning(path))
         if tolerant.dropped:
