@@ -307,11 +307,11 @@ def test_only_the_console_script_keeps_freed_memory(not_keeping):
     assert out.stdout.split()[-2:] == ["KEEPING", expected], out.stdout + out.stderr
 
 
-def test_kineto_collect_skips_both_trims_when_keeping(monkeypatch, not_keeping):
+def test_kineto_collect_skips_the_trims_a_keeping_process_reuses(monkeypatch, not_keeping):
     # the trim after decoding (millions of small objects in a big trace) runs only after TRIM_AFTER_BYTES of text
     # (session 47: ~5-10 ms a file, a folder of 10,000 small rank files; set to 0 here so it runs); the one after
-    # the columns are assembled is skipped when the process keeps freed memory, and so is the one after decoding
-    # (session 50: its pages were faulted in again at once by the join and the analyzers)
+    # the columns are assembled is skipped when the process keeps freed memory, and so is the one after decoding a
+    # large file (session 50: its pages were faulted in again at once by the join and the analyzers)
     from pathlib import Path
 
     from gpulens.collectors import kineto
@@ -325,7 +325,11 @@ def test_kineto_collect_skips_both_trims_when_keeping(monkeypatch, not_keeping):
     trims.clear()
     not_keeping["keeping"] = True
     kineto.KinetoCollector().collect(trace)
-    assert (plain, len(trims)) == (2, 0)
+    small = len(trims)
+    trims.clear()
+    monkeypatch.setattr(kineto, "LARGE_FILE_BYTES", 0)  # every file large
+    kineto.KinetoCollector().collect(trace)
+    assert (plain, small, len(trims)) == (2, 1, 0)
 
 
 @linux_only

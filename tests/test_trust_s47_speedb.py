@@ -145,7 +145,8 @@ def test_a_file_longer_than_a_block_is_read_whole_into_the_buffer(tmp_path):
 def test_a_small_rank_file_skips_the_heap_trim_and_a_large_one_keeps_it(monkeypatch, tmp_path):
     """The heap trim after decoding walks the whole heap: skipped below ``TRIM_AFTER_BYTES`` of trace text, kept at
     or above it (the threshold set here around the file's own size) in a library process, which also trims once
-    after the columns are assembled; a process keeping freed memory (the command line) does neither (session 50)."""
+    after the columns are assembled; a process keeping freed memory (the command line) trims after decoding only
+    below ``LARGE_FILE_BYTES`` of text, never after assembly (session 50)."""
     from gpulens.collectors import kineto
 
     p = _trace(tmp_path / "r.json", 20)
@@ -161,7 +162,11 @@ def test_a_small_rank_file_skips_the_heap_trim_and_a_large_one_keeps_it(monkeypa
     monkeypatch.setattr(kineto, "keeping_freed_memory", lambda: True)  # the command line's policy
     trims.clear()
     kineto.KinetoCollector().collect(p)
-    assert trims == []
+    assert len(trims) == 1  # after decoding: a file below LARGE_FILE_BYTES
+    monkeypatch.setattr(kineto, "LARGE_FILE_BYTES", p.stat().st_size)  # the file counts as large from here
+    trims.clear()
+    kineto.KinetoCollector().collect(p)
+    assert trims == []  # its analysis reuses the freed pages
 
 
 def test_critical_path_segments_of_many_windows_add_up_per_window(tmp_path):

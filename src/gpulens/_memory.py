@@ -16,11 +16,14 @@ benchmarks/RESULTS.md), ``analyze --no-cache --json``:
   GB (``ru_maxrss``, within the 10 GB target). With the mapping threshold at 32 MiB instead, arrays of 5M rows
   (40 MB) were still mapped afresh each time.
 
-The Kineto collector's trim after a large file's decode (:func:`gpulens.collectors._kineto_columns.
-release_free_memory`, before its columns are joined) is skipped in such a process too: the ~180 MB of free blocks
-it handed back at 1M kernels were faulted in again at once by the join and the analyzers. Measured (fiftieth
-session, ``analyze --no-cache -q --json``, 1M kernels, 3 alternated runs each, 2 shared cores): 467–471k → 426–428k
-page faults, system time 1.04–1.06 → 0.97–1.00 s, peak 1.63–1.64 → 1.65–1.66 GB.
+The Kineto collector's trim after decoding a file of at least ``LARGE_FILE_BYTES`` of text (512 MiB;
+:func:`gpulens.collectors._kineto_columns.release_free_memory`, before its columns are joined) is skipped in such a
+process too: the ~180 MB of free blocks (mostly the stream's text buffers) it handed back at 1M kernels were faulted
+in again at once by the join and the analyzers. Measured (fiftieth session, ``analyze --no-cache -q --json``, 1M
+kernels, 6 alternated runs each, 2 shared cores): 467–472k → 426–430k page faults, system time 1.04–1.12 →
+0.92–1.00 s (user time within noise, 4.98–5.09 → 5.08–5.24 s, on a VM whose memory had been backed already: a
+fresh one spends ~3× the system time per fault), peak 1.63–1.65 → 1.65–1.67 GB. A smaller file still trims: at 100k kernels the analysis reused too
+little of them (8 % fewer faults, the same CPU, but a peak 42 MB (12 %) higher).
 
 Only the command line (:func:`gpulens.cli.main`, as the console script: the process ends with the command) asks for
 this; a program importing gpulens keeps its C library's settings. The values computed are unaffected.

@@ -59,7 +59,7 @@ from gpulens.collectors._kineto_ranks import RANK_IN_FILE_NAME
 from gpulens.collectors._sniff_fast import KINETO_FIRST_KEY as _KINETO_FIRST_KEY  # the Kineto object's first key
 from gpulens.collectors._kineto_columns import (FAST_TRACE_DECODER, TRACE_DECODER, FastEvent, RawEvent, RawTrace,
                                                 TRIM_AFTER_BYTES, int_or_none, release_free_memory)
-from gpulens.collectors._stream import CHUNK_BYTES, StreamInfo, Tail, stream_pieces
+from gpulens.collectors._stream import CHUNK_BYTES, LARGE_FILE_BYTES, StreamInfo, Tail, stream_pieces
 from gpulens.collectors._stream_damage import Stretch
 from gpulens.collectors._work_rules import refused_warnings
 from gpulens.collectors.base import Collector
@@ -398,9 +398,9 @@ class KinetoCollector(Collector):
             if gc_was:
                 gc.enable()
             # the decoded structs are gone: return their pages before the columns are joined (a small file's are
-            # few: not worth a walk of the heap) — not on the command line, where they are the next arrays' pages
-            # (gpulens._memory): at 1M kernels the ~180 MB trimmed here were faulted in again at once
-            if info.nbytes >= TRIM_AFTER_BYTES and not keeping_freed_memory():
+            # few: not worth a walk of the heap) — not those of a large file on the command line: there its
+            # analysis reuses them at once (gpulens._memory)
+            if info.nbytes >= TRIM_AFTER_BYTES and not (keeping_freed_memory() and info.nbytes >= LARGE_FILE_BYTES):
                 release_free_memory()
         if deep.count:
             warnings.append(deep.warning(path))
