@@ -234,8 +234,8 @@ def test_keep_freed_memory_sets_glibcs_two_settings(not_keeping):
 
     assert _memory.keep_freed_memory(mallopt) is True
     # glibc <malloc.h>: M_MMAP_MAX is -4 (0: no block mapped on its own), M_TRIM_THRESHOLD is -1; mallopt's int
-    # argument caps the trim threshold at 2**31 - 1
-    assert calls == [(-4, 0), (-1, 2**31 - 1)]
+    # argument caps the trim threshold at 2**31 - 1; M_ARENA_MAX is -8 (1: every thread in the main arena, session 50)
+    assert calls == [(-4, 0), (-1, 2**31 - 1), (-8, 1)]
     assert _memory.keeping_freed_memory() is True
 
 
