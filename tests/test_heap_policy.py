@@ -234,8 +234,8 @@ def test_keep_freed_memory_sets_glibcs_two_settings(not_keeping):
 
     assert _memory.keep_freed_memory(mallopt) is True
     # glibc <malloc.h>: M_MMAP_MAX is -4 (0: no block mapped on its own), M_TRIM_THRESHOLD is -1; mallopt's int
-    # argument caps the trim threshold at 2**31 - 1
-    assert calls == [(-4, 0), (-1, 2**31 - 1)]
+    # argument caps the trim threshold at 2**31 - 1; M_ARENA_MAX is -8 (1: every thread in the main arena, session 50)
+    assert calls == [(-4, 0), (-1, 2**31 - 1), (-8, 1)]
     assert _memory.keeping_freed_memory() is True
 
 
@@ -307,10 +307,11 @@ def test_only_the_console_script_keeps_freed_memory(not_keeping):
     assert out.stdout.split()[-2:] == ["KEEPING", expected], out.stdout + out.stderr
 
 
-def test_kineto_collect_skips_the_trim_after_assembly_when_keeping(monkeypatch, not_keeping):
+def test_kineto_collect_skips_the_trims_a_keeping_process_reuses(monkeypatch, not_keeping):
     # the trim after decoding (millions of small objects in a big trace) runs only after TRIM_AFTER_BYTES of text
     # (session 47: ~5-10 ms a file, a folder of 10,000 small rank files; set to 0 here so it runs); the one after
-    # the columns are assembled is skipped when the process keeps freed memory
+    # the columns are assembled is skipped when the process keeps freed memory, and so is the one after decoding a
+    # large file (session 50: its pages were faulted in again at once by the join and the analyzers)
     from pathlib import Path
 
     from gpulens.collectors import kineto
@@ -324,7 +325,11 @@ def test_kineto_collect_skips_the_trim_after_assembly_when_keeping(monkeypatch, 
     trims.clear()
     not_keeping["keeping"] = True
     kineto.KinetoCollector().collect(trace)
-    assert (plain, len(trims)) == (2, 1)
+    small = len(trims)
+    trims.clear()
+    monkeypatch.setattr(kineto, "LARGE_FILE_BYTES", 0)  # every file large
+    kineto.KinetoCollector().collect(trace)
+    assert (plain, small, len(trims)) == (2, 1, 0)
 
 
 @linux_only

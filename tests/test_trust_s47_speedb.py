@@ -144,18 +144,29 @@ def test_a_file_longer_than_a_block_is_read_whole_into_the_buffer(tmp_path):
 
 def test_a_small_rank_file_skips_the_heap_trim_and_a_large_one_keeps_it(monkeypatch, tmp_path):
     """The heap trim after decoding walks the whole heap: skipped below ``TRIM_AFTER_BYTES`` of trace text, kept at
-    or above it (the threshold set here around the file's own size)."""
+    or above it (the threshold set here around the file's own size) in a library process, which also trims once
+    after the columns are assembled; a process keeping freed memory (the command line) trims after decoding only
+    below ``LARGE_FILE_BYTES`` of text, never after assembly (session 50)."""
     from gpulens.collectors import kineto
 
     p = _trace(tmp_path / "r.json", 20)
     trims: list[int] = []
     monkeypatch.setattr(kineto, "release_free_memory", lambda: trims.append(1))
-    monkeypatch.setattr(kineto, "keeping_freed_memory", lambda: True)  # the command line's policy: no second trim
+    monkeypatch.setattr(kineto, "keeping_freed_memory", lambda: False)  # a library process
     kineto.KinetoCollector().collect(p)
-    assert trims == []
+    assert len(trims) == 1  # after assembly only
     monkeypatch.setattr(kineto, "TRIM_AFTER_BYTES", p.stat().st_size)
+    trims.clear()
     kineto.KinetoCollector().collect(p)
-    assert trims == [1]
+    assert len(trims) == 2  # after decoding and after assembly
+    monkeypatch.setattr(kineto, "keeping_freed_memory", lambda: True)  # the command line's policy
+    trims.clear()
+    kineto.KinetoCollector().collect(p)
+    assert len(trims) == 1  # after decoding: a file below LARGE_FILE_BYTES
+    monkeypatch.setattr(kineto, "LARGE_FILE_BYTES", p.stat().st_size)  # the file counts as large from here
+    trims.clear()
+    kineto.KinetoCollector().collect(p)
+    assert trims == []  # its analysis reuses the freed pages
 
 
 def test_critical_path_segments_of_many_windows_add_up_per_window(tmp_path):

@@ -59,7 +59,7 @@ from gpulens.collectors._kineto_ranks import RANK_IN_FILE_NAME
 from gpulens.collectors._sniff_fast import KINETO_FIRST_KEY as _KINETO_FIRST_KEY  # the Kineto object's first key
 from gpulens.collectors._kineto_columns import (FAST_TRACE_DECODER, TRACE_DECODER, FastEvent, RawEvent, RawTrace,
                                                 TRIM_AFTER_BYTES, int_or_none, release_free_memory)
-from gpulens.collectors._stream import CHUNK_BYTES, StreamInfo, Tail, stream_pieces
+from gpulens.collectors._stream import CHUNK_BYTES, LARGE_FILE_BYTES, StreamInfo, Tail, stream_pieces
 from gpulens.collectors._stream_damage import Stretch
 from gpulens.collectors._work_rules import refused_warnings
 from gpulens.collectors.base import Collector
@@ -397,8 +397,11 @@ class KinetoCollector(Collector):
         finally:
             if gc_was:
                 gc.enable()
-            if info.nbytes >= TRIM_AFTER_BYTES:  # the decoded structs are gone: return their pages before the
-                release_free_memory()  # columns are joined (a small file's are few: not worth a walk of the heap)
+            # the decoded structs are gone: return their pages before the columns are joined (a small file's are
+            # few: not worth a walk of the heap) — not those of a large file on the command line: there its
+            # analysis reuses them at once (gpulens._memory)
+            if info.nbytes >= TRIM_AFTER_BYTES and not (keeping_freed_memory() and info.nbytes >= LARGE_FILE_BYTES):
+                release_free_memory()
         if deep.count:
             warnings.append(deep.warning(path))
         if tolerant.dropped:
