@@ -12,6 +12,8 @@ from typing import Any
 
 
 from gpulens.analyzers import Finding
+from gpulens.analyzers._idle_findings import SETUP_WORDS
+from gpulens.reports._answer_proof import steady_busy_text
 from gpulens.analyzers._run_shares import outside_text, scope_label, setup_text
 from gpulens.reports import _truncated
 from gpulens.reports._format import busy_pct_text, fmt_ns, fmt_unit, is_missing, share_pct_text, untimed_text
@@ -360,6 +362,9 @@ def answer(s: Any) -> Answer:
         busy = (f"kernel time {untimed_text(sm)} (no timeline span)" if untimed_text(sm) else
                 f"{fmt_ns(sm.get('kernel_time_ns'))} of kernel time was recorded (no timeline span)")
     steady = bn.summary.get("steady_busy_pct") if bn is not None and not bn.skipped else None
+    su = vd.summary.get("host_setup") if vd is not None and not vd.skipped else None
+    su_lead = bool(su) and verdict == "host-bound" and su.get("steady_ns") is not None  # _answer_proof's docstring
+    left_out = [f"{fmt_ns(su['setup_ns'])} of {SETUP_WORDS}"] if su_lead else []
     if steady is not None and span:  # the verdict leaves warm-up/one-off gaps out: say what it is about
         gaps = bn.summary.get("boundary_gaps") or []
         k = len(gaps) or 1
@@ -370,7 +375,10 @@ def answer(s: Any) -> Answer:
                 if k == 1 else f"the {k} warm-up/one-off idle gaps" + (f" ({fmt_ns(left)})" if left else ""))
         steady_text = (f"{_pct(steady)} of the {fmt_ns(bn.summary.get('steady_span_ns'))} outside {what} the "
                        "verdict leaves out")
-        if sm.get("gpu_busy_pct") is not None and _gpu_count(s) <= 1:
+        if su_lead and sm.get("gpu_busy_pct") is not None and not sm.get("untimed_gpu_work"):  # gaps: "left out"
+            busy = steady_busy_text(sm, _pct(steady), bn.summary.get("steady_span_ns"), _gpu_count(s))
+            left_out.append(what)
+        elif sm.get("gpu_busy_pct") is not None and _gpu_count(s) <= 1:
             # the figure the verdict rests on leads ("gpu-bound — busy 10.0 % of its span" read as a contradiction)
             busy = f"the GPU was busy {steady_text} (busy {busy_pct_text(sm)} of its whole {fmt_ns(span)} span)"
         else:
@@ -381,8 +389,8 @@ def answer(s: Any) -> Answer:
                               if s.timeline.meta.truncated else "") + f"; {busy}")
     # the headline leads with the answer (the class, the figure that proves it and its time at stake); every other
     # clause goes to the detail, shown under it by every reporter (AlexNet's headline ran to 600 characters)
+    busy += f"; left out: {' and '.join(left_out)}" if left_out else ""
     extra: list[str] = []
-    su = vd.summary.get("host_setup") if vd is not None and not vd.skipped else None
     if su and verdict == "host-bound":  # the verdict names start-up as the cause of the host wait
         extra.append(setup_text(su, _gpu_count(s)))
     if not where and (out := vd.summary.get("outside_span") if vd is not None and not vd.skipped else None) and span:
@@ -428,13 +436,11 @@ def answer(s: Any) -> Answer:
         proof = (f"{who} is the largest ({share_pct_text(lead)} of the {of})"
                  + (f": {fmt_ns(ns)} at stake from this cause alone" if key and not is_missing(ns) else ""))
         if su and verdict == "host-bound" and key and not is_missing(ns) and su.get("steady_ns") is not None:
-            # a host wait that is mostly one-off set-up calls: the stake left once they are done leads, the one-off
-            # part said as such (AlexNet's "2.82 s at stake" was 2.68 s of cudaMalloc and stream creation)
-            # its time and share first, then what of it is at stake: "(99.6 % of the steady span): 50.05 ms at
-            # stake" read as a contradiction to a new user (99.6 % of 111.46 ms is not 50 ms)
-            proof = (f"{who} is the largest ({fmt_ns(su['host_ns'])}, {share_pct_text(lead)} of the {of}): "
-                     f"{fmt_ns(su['steady_ns'])} of it at stake in steady state, the other {fmt_ns(su['setup_ns'])} "
-                     "being one-off set-up calls (once per run, not per step)")
+            # the stake left once set-up is done leads (AlexNet's "2.82 s at stake" was 2.68 s of cudaMalloc and
+            # stream creation), then the share's own time ("99.6 % of the steady span: 50.05 ms at stake" read as a
+            # contradiction); the one-off part is named once, in the "left out" clause
+            proof = (f"{fmt_ns(su['steady_ns'])} at stake in steady state from this cause alone: {who} is the largest "
+                     f"({fmt_ns(su['host_ns'])}, {share_pct_text(lead)} of the {of})")
     if not proof and lead is None and sm.get("gpu_busy_pct") is None and vd is not None and not vd.skipped:
         from gpulens.reports._answer_proof import kernel_class_proof  # counters only: the kernels' classes decide
 
