@@ -13,7 +13,7 @@ from typing import Any
 
 from gpulens.analyzers import Finding
 from gpulens.analyzers._idle_findings import SETUP_WORDS
-from gpulens.reports._answer_proof import steady_busy_text
+from gpulens.reports._answer_proof import largest_words, order_summed, steady_busy_text, summed_note, tie_text
 from gpulens.analyzers._run_shares import outside_text, scope_label, setup_text
 from gpulens.reports import _truncated
 from gpulens.reports._format import busy_pct_text, fmt_ns, fmt_unit, is_missing, share_pct_text, untimed_text
@@ -433,13 +433,14 @@ def answer(s: Any) -> Answer:
         key = next((k for k, c in RANK_CLASSES.items() if c == verdict), None)
         ns = bn.summary.get(key) if key and bn is not None and not bn.skipped else None
         who = f"the {_share_words(_label(verdict, figures))}" if key else "GPU computing"
-        proof = (f"{who} is the largest ({share_pct_text(lead)} of the {of})"
-                 + (f": {fmt_ns(ns)} at stake from this cause alone" if key and not is_missing(ns) else ""))
+        proof = (f"{who} {largest_words(vd.summary, verdict)} ({share_pct_text(lead)} of the {of})"
+                 + (f": {fmt_ns(ns)} at stake from this cause alone{summed_note(_gpu_count(s), ns, span)}"
+                    if key and not is_missing(ns) else ""))
         if su and verdict == "host-bound" and key and not is_missing(ns) and su.get("steady_ns") is not None:
-            # the stake left once set-up is done leads (AlexNet's "2.82 s at stake" was 2.68 s of cudaMalloc and
-            # stream creation), then the share's own time ("99.6 % of the steady span: 50.05 ms at stake" read as a
-            # contradiction); the one-off part is named once, in the "left out" clause
-            proof = (f"{fmt_ns(su['steady_ns'])} at stake in steady state from this cause alone: {who} is the largest "
+            # the stake once set-up is done leads (AlexNet: 2.68 s of its 2.82 s cudaMalloc and stream creation), then
+            # the share's own time (99.6 % of 111.46 ms is not 50 ms); the one-off part is said in "left out"
+            proof = (f"{fmt_ns(su['steady_ns'])} at stake in steady state from this cause alone"
+                     f"{summed_note(_gpu_count(s), su['steady_ns'], span)}: {who} {largest_words(vd.summary, verdict)} "
                      f"({fmt_ns(su['host_ns'])}, {share_pct_text(lead)} of the {of})")
     if not proof and lead is None and sm.get("gpu_busy_pct") is None and vd is not None and not vd.skipped:
         from gpulens.reports._answer_proof import kernel_class_proof  # counters only: the kernels' classes decide
@@ -453,8 +454,7 @@ def answer(s: Any) -> Answer:
             tail, also = "", "; it also holds most kernel time"  # cause: X" said it twice); GPU computing always
             # holds the kernel time: there the kernels' class stays in the detail ("most kernel time is latency/…")
         if lead is not None and verdict and sec_pct is not None and float(sec_pct) >= NEAR_TIE * float(lead):
-            gap = float(lead) - float(sec_pct)  # never a false "0.0" between two shares that differ
-            also += f"; a near tie: {'under 0.1' if 0 < gap < 0.05 else f'{gap:.1f}'} percentage points apart"
+            also += tie_text(float(lead), float(sec_pct))
         extra.append(f"secondary cause: {_label(sec, figures)} ({share} of the {of}{also})"
                      if sec in RANK_CLASSES.values() else
                      f"GPU computing is the secondary share ({share} of the {of}{also})")
@@ -496,7 +496,7 @@ def answer(s: Any) -> Answer:
         sentence = f"No run verdict — {why}: {short}" + (f"; {detail}" if detail else "") + "."
     top = top_findings(s.findings())
     order = str(vd.summary.get("fix_first") or "") if vd is not None and not vd.skipped else ""
-    order = f"{order}." if order else ""
+    order = f"{order_summed(order, _gpu_count(s))}." if order else ""
     return Answer(verdict, sentence, top, short + (f"; {detail}" if detail else ""),
                   "" if top else no_estimate_note(s.findings()), _first_step(s, top), aside, order, short, detail)
 
