@@ -111,3 +111,31 @@ def test_fuser_h200_headline_leads_with_the_steady_stake():
     assert root.title.startswith(f"GPU idle in steady state: {fmt_ns(root.time_at_stake_ns)} at stake")
     assert f"{fmt_ns(host - setup)} waiting for the host" in causes
     assert root.title.count(fmt_ns(setup)) == 1 and root.title.count(fmt_ns(gap)) == 1
+
+
+def test_causes_are_ranked_by_their_steady_time_and_the_step_starts_with_the_largest():
+    """tests/data/rocprof/rpd_matmul (MI300X, rocm rpd): 28.53 ms waiting for the host, 27.20 ms of it set-up calls
+    (lazy code loading in hipLaunchKernel, hipMalloc), beside 13.16 ms of launch overhead and 870.70 µs of blocking
+    syncs. In steady state the launch overhead is the largest cause: the title lists it first and the next step starts
+    with it (it said "Start with the largest cause, 28.53 ms waiting for the host" under a title whose host figure was
+    1.33 ms). The causes add up to the stake."""
+    from tests.conftest import DATA
+
+    s = gpulens.analyze([DATA / "rocprof" / "rpd_matmul"]).sources[0]
+    bn = s.results["bottlenecks"].summary
+    steady_host = bn["idle_host_ns"] - bn["idle_host_setup_ns"]
+    assert bn["idle_launch_ns"] > steady_host and bn["idle_host_ns"] > bn["idle_launch_ns"]  # the case's premise
+    root = next(f for f in s.findings() if f.key == "idle")
+    assert root.time_at_stake_ns == steady_host + bn["idle_launch_ns"] + bn["idle_sync_ns"]
+    assert (f"by cause: {fmt_ns(bn['idle_launch_ns'])} on launch overhead, {fmt_ns(steady_host)} waiting for the host, "
+            f"{fmt_ns(bn['idle_sync_ns'])} with the host blocked") in root.title
+    assert root.action.startswith(f"Start with the largest cause, {fmt_ns(bn['idle_launch_ns'])} on launch overhead")
+
+
+def test_a_host_wait_that_still_leads_names_its_steady_and_whole_time(tmp_path):
+    """The hand-made trace of this file: the host wait is the only cause: 60 µs in steady state, 300 µs with the
+    240 µs of cudaMalloc — the step gives both, the title's figure first."""
+    s = gpulens.analyze([_trace(tmp_path)]).sources[0]
+    root = next(f for f in s.findings() if f.key == "idle")
+    assert root.action.startswith("Start with the largest cause, waiting for the host (60.00 µs in steady state, "
+                                  "300.00 µs with its one-off set-up calls) over 6 gaps")
