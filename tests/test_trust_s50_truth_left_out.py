@@ -139,3 +139,19 @@ def test_a_host_wait_that_still_leads_names_its_steady_and_whole_time(tmp_path):
     root = next(f for f in s.findings() if f.key == "idle")
     assert root.action.startswith("Start with the largest cause, waiting for the host (60.00 µs in steady state, "
                                   "300.00 µs with its one-off set-up calls) over 6 gaps")
+
+
+def test_a_host_bound_secondary_cause_says_what_of_it_is_set_up():
+    """rpd matmul: the secondary cause "host-bound (12.6 % of the steady span)" is the whole host wait, 27.20 of its
+    28.53 ms set-up calls: the detail says so (the idle finding beside it counts 1.33 ms of host wait at stake)."""
+    from tests.conftest import DATA
+
+    s = gpulens.analyze([DATA / "rocprof" / "rpd_matmul"]).sources[0]
+    bn, vd = s.results["bottlenecks"].summary, s.results["verdicts"].summary
+    assert vd["secondary_cause"] == "host-bound"
+    assert vd["secondary_host_setup"] == {"setup_ns": bn["idle_host_setup_ns"], "host_ns": bn["idle_host_ns"],
+                                          "steady_ns": bn["idle_host_ns"] - bn["idle_host_setup_ns"]}
+    pct = 100 * bn["idle_host_ns"] / bn["steady_span_ns"]
+    assert answer(s).detail == (f"secondary cause: host-bound ({pct:.1f} % of the steady span; "
+                                f"{fmt_ns(bn['idle_host_setup_ns'])} of its {fmt_ns(bn['idle_host_ns'])} are one-off "
+                                "set-up calls, once per run, not per step)")

@@ -13,7 +13,8 @@ from typing import Any
 
 from gpulens.analyzers import Finding
 from gpulens.analyzers._idle_findings import SETUP_WORDS
-from gpulens.reports._answer_proof import largest_words, order_summed, steady_busy_text, summed_note, tie_text
+from gpulens.reports._answer_proof import (NEAR_TIE, largest_words, order_summed, secondary_notes,  # noqa: F401
+                                           steady_busy_text, summed_note)
 from gpulens.analyzers._run_shares import outside_text, scope_label, setup_text
 from gpulens.reports import _truncated
 from gpulens.reports._format import busy_pct_text, fmt_ns, fmt_unit, is_missing, share_pct_text, untimed_text
@@ -22,9 +23,6 @@ from gpulens.reports._format import busy_pct_text, fmt_ns, fmt_unit, is_missing,
 FIX_FIRST_LABEL = "At stake, largest first"
 #: Findings shown in the answer.
 TOP = 3
-#: A secondary cause holding at least this fraction of the run verdict's share is called a near tie in the answer:
-#: the verdict then rests on a difference smaller than what one more profiled step could move.
-NEAR_TIE = 0.9
 
 
 @dataclass
@@ -453,8 +451,7 @@ def answer(s: Any) -> Answer:
         if sec == kv and sec in RANK_CLASSES.values():  # one class named once ("most kernel time is X; secondary
             tail, also = "", "; it also holds most kernel time"  # cause: X" said it twice); GPU computing always
             # holds the kernel time: there the kernels' class stays in the detail ("most kernel time is latency/…")
-        if lead is not None and verdict and sec_pct is not None and float(sec_pct) >= NEAR_TIE * float(lead):
-            also += tie_text(float(lead), float(sec_pct))
+        also += secondary_notes(vd.summary, verdict)  # a (near) tie; a host wait of one-off set-up calls
         extra.append(f"secondary cause: {_label(sec, figures)} ({share} of the {of}{also})"
                      if sec in RANK_CLASSES.values() else
                      f"GPU computing is the secondary share ({share} of the {of}{also})")

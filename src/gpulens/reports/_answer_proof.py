@@ -24,6 +24,9 @@ from gpulens.units import fmt_ns, is_missing, share_pct_text
 
 #: Other kernel classes named after the verdict's own.
 OTHERS = 2
+#: A secondary cause holding at least this fraction of the run verdict's share is called a near tie in the answer:
+#: the verdict then rests on a difference smaller than what one more profiled step could move.
+NEAR_TIE = 0.9
 
 
 def kernel_class_proof(verdict: str, vd_summary: Mapping[str, Any] | None) -> str:
@@ -107,3 +110,19 @@ def largest_words(vd_summary: Mapping[str, Any], verdict: str) -> str:
     tied = (vd_summary.get("secondary_cause") not in (None, verdict) and not is_missing(lead) and not is_missing(sec)
             and float(sec) == float(lead))
     return "ties for the largest" if tied else "is the largest"
+
+
+def secondary_notes(vd_summary: Mapping[str, Any], verdict: str) -> str:
+    """What follows the secondary cause's share in the answer's detail: :func:`tie_text` when its share is at least
+    :data:`NEAR_TIE` of the verdict's, and when the secondary cause is a host wait mostly of one-off set-up calls
+    (the ``verdicts`` summary's ``secondary_host_setup``: ``{"setup_ns", "host_ns", "steady_ns"}``) what of it they
+    are — "; 27.20 ms of its 28.53 ms are one-off set-up calls, once per run, not per step" (AMD rpd matmul: "secondary
+    cause: host-bound (12.6 % of the steady span)" beside an idle finding whose steady host wait is 1.33 ms)."""
+    lead, sec = vd_summary.get("verdict_share_pct"), vd_summary.get("secondary_share_pct")
+    out = (tie_text(float(lead), float(sec)) if verdict and not is_missing(lead) and not is_missing(sec)
+           and float(sec) >= NEAR_TIE * float(lead) else "")
+    su = vd_summary.get("secondary_host_setup")
+    if su:
+        out += (f"; {fmt_ns(su['setup_ns'])} of its {fmt_ns(su['host_ns'])} are one-off set-up calls, once per run, "
+                "not per step")
+    return out
