@@ -175,8 +175,9 @@ def test_alexnet_headline_leads_with_the_host_share_and_its_stake():
     a = answer(rep.sources[0])
     assert a.verdict == "host-bound (one-off gap left out)"
     # the stake once the 2.68 s of one-off set-up calls are done leads (s46: tests/test_trust_s46_w2dash.py)
-    assert a.headline.startswith("the host-bound share is the largest (2.82 s, 97.6 % of the steady span): 139.81 ms "
-                                 "of it at stake in steady state, the other 2.68 s being one-off set-up calls")
+    assert a.headline.startswith("139.81 ms at stake in steady state from this cause alone: the host-bound share is "
+                                 "the largest (2.82 s, 97.6 % of the steady span)")
+    assert "left out: 2.68 s of one-off set-up calls in the host wait" in a.headline
     assert "set-up calls" in a.detail and "outside the GPU span" in a.detail
     con, md, _ = _verdict_lines(rep)
     # was 600 characters; the s46 headline's split of the stake (139.81 ms in steady state, 2.68 s one-off set-up)

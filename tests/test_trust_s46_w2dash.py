@@ -65,16 +65,16 @@ def test_alexnet_idle_finding_leads_with_the_steady_state_stake(alexnet):
     root = next(f for f in s.findings() if f.key == "idle")
     stake = idle - bn["idle_host_setup_ns"]
     assert root.time_at_stake_ns == stake                      # 141.98 ms, never the 2.82 s
-    assert root.title.split(": ", 1)[1].startswith(
-        f"{fmt_ns(stake)} at stake in steady state (every idle cause) once 2.68 s of one-off set-up calls (once per run, not per step)")
+    assert root.title.startswith(f"GPU idle in steady state: {fmt_ns(stake)} at stake (every idle cause)")
+    assert "left out, as by the verdict: 2.68 s of one-off set-up calls in the host wait (once per run, not per step)" in root.title
     # the host-wait part is the headline's figure: 2.82 s less the set-up calls
     host = next(f for f in s.findings() if f.key == "idle/host")
     steady_host = bn["idle_host_ns"] - bn["idle_host_setup_ns"]
     assert host.time_at_stake_ns == steady_host and fmt_ns(steady_host) == "139.81 ms"
     assert f"2.68 s of it one-off set-up calls (once per run, not per step), {fmt_ns(steady_host)} not" in host.title
     head = answer(s).headline
-    assert f"{fmt_ns(steady_host)} of it at stake in steady state" in head
-    assert f"{fmt_ns(steady_host)} of it not set-up" in root.title
+    assert head.startswith(f"{fmt_ns(steady_host)} at stake in steady state")
+    assert f"by cause: {fmt_ns(steady_host)} waiting for the host" in root.title
     # one figure in every report: the first ranked line leads with it
     shown = fmt_ns(stake)
     first = next(ln for ln in console.render(rep, width=250).splitlines() if re.match(r"\s*1\.\s", ln))
@@ -85,7 +85,7 @@ def test_alexnet_idle_finding_leads_with_the_steady_state_stake(alexnet):
     assert next(f for f in js if f["key"] == "idle")["time_at_stake_ns"] == stake
     page = html.render(rep)
     page = page.decode() if isinstance(page, bytes) else page
-    row = re.search(r'<tr class="sev-\w+">(?:(?!</tr>).)*?outside the one-off gap(?:(?!</tr>).)*</tr>', page, re.S)
+    row = re.search(r'<tr class="sev-\w+">(?:(?!</tr>).)*?GPU idle in steady state(?:(?!</tr>).)*</tr>', page, re.S)
     assert row and f'data-v="{stake}"' in row.group(0)
 
 
@@ -116,7 +116,9 @@ def test_set_up_in_host_waits_leaves_the_stake_by_hand(tmp_path):
     root = next(f for f in src.findings() if f.key == "idle")
     assert src.results["bottlenecks"].summary["idle_host_setup_ns"] == 3 * 95_000
     assert root.time_at_stake_ns == idle - 3 * 95_000
-    assert f"{fmt_ns(idle - 3 * 95_000)} at stake in steady state (every idle cause) once 285.00 µs of one-off set-up" in root.title
+    assert root.title == (f"GPU idle in steady state: {fmt_ns(idle - 3 * 95_000)} at stake (every idle cause) — by "
+                          f"cause: {fmt_ns(idle - 3 * 95_000)} waiting for the host; left out, as by the verdict: "
+                          "285.00 µs of one-off set-up calls in the host wait (once per run, not per step)")
     plain = trace("cudaEventQuery")  # not set-up: the whole idle is at stake, the title as before
     root = next(f for f in plain.findings() if f.key == "idle")
     assert root.time_at_stake_ns == idle and "at stake in steady state" not in root.title

@@ -7,6 +7,7 @@ interval.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -98,6 +99,11 @@ def setup_ns(host_calls: list[dict[str, Any]] | None) -> int:
     """The time [ns] that set-up calls (:func:`_is_setup`) fill in the idle gaps waiting for the host, from the call
     rows of :func:`host_calls_in_gaps` (their ``overlap_ns``)."""
     return sum(int(c["overlap_ns"]) for c in host_calls or [] if _is_setup(c))
+
+
+#: The one-off part of a host wait in words, one wording for the run headline and the idle finding (each says what
+#: its time at stake leaves out): "2.68 s of one-off set-up calls in the host wait (once per run, not per step)".
+SETUP_WORDS = "one-off set-up calls in the host wait (once per run, not per step)"
 
 
 def setup_part(tot: dict[str, Any], host_calls: list[dict[str, Any]] | None) -> int:
@@ -412,21 +418,33 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
     words = ", ".join(f"{fmt_ns(ns)} {cause_words(c, tot)}" for c, ns in causes)
     head = root.title.split(": ")[0]
     one_off = setup_part(tot, host_calls)
+    if one_off:  # the causes ranked by their steady-state time, in the title and the step (AMD matmul rpd: 27.20 ms of
+        # its 28.53 ms host wait are set-up calls, so 13.16 ms of launch overhead lead); the host wait keeps its time
+        causes = sorted(causes, key=lambda c: -(c[1] - one_off if c[0] == "host" else c[1]))
+        words = ", ".join(f"{fmt_ns(ns)} {cause_words(c, tot)}" for c, ns in causes)
+    left = []  # what the stake leaves out as one-off, said once at the end (nsys fuser H200: two exclusions and
+    # five ms figures in one title before the stake)
     if one_off:  # the host wait is mostly one-off set-up: the steady-state stake leads, as in the run headline
-        host = int(tot.get("idle_host_ns") or 0)
-        words = (f"{fmt_ns(recoverable - one_off)} at stake in steady state (every idle cause) once {fmt_ns(one_off)} of one-off set-up "
-                 f"calls (once per run, not per step) are left out — by cause: "
-                 + words.replace(f"{fmt_ns(host)} {cause_words('host', tot)}",
-                                 f"{fmt_ns(host)} {cause_words('host', tot)} ({fmt_ns(host - one_off)} of it not "
-                                 "set-up: the host wait's part, the verdict's figure)", 1))
+        host = int(tot.get("idle_host_ns") or 0)  # its cause figure is the host wait less the set-up calls
+        words = words.replace(f"{fmt_ns(host)} {cause_words('host', tot)}",
+                              f"{fmt_ns(host - one_off)} {cause_words('host', tot)}", 1)
+        left.append(f"{fmt_ns(one_off)} of {SETUP_WORDS}")
+    many = head.startswith("GPUs")
     if b_ns:
         k = len(boundary) or 1
-        gaps = "the one-off gap" if k == 1 else f"the {k} one-off gaps"
-        many = head.startswith("GPUs")
+        left.append(f"{fmt_ns(b_ns)} in {'a single one-off gap' if k == 1 else f'{k} one-off gaps'} (warm-up, tail or "
+                    "a stall: profiling-window note)")
+    if one_off:  # the stake first, then its causes, then one clause naming every one-off part left out
+        summed = re.search(r"summed over [0-9,]+ GPUs", root.title) if many else None
+        root.title = (f"{'GPUs' if many else 'GPU'} idle in steady state: {fmt_ns(recoverable - one_off)} at stake "
+                      f"(every idle cause{'; ' + summed.group(0) if summed else ''}) — by cause: {words}; left out, "
+                      f"as by the verdict: {' and '.join(left)}")
+    if b_ns:
         pct = steady_idle_pct(tot)
         # both denominators named: the share of the time the verdict judges, and of the whole span that the
         # breakdown's bar reads beside it (SGLang MI300X: "idle 6.5 %" of 10.45 ms beside a bar's "0.1 %" of 473.75 ms)
         whole = int(tot.get("span_ns") or 0)
+        gaps = "the one-off gap" if k == 1 else f"the {k} one-off gaps"
         of_whole = (f"; {share_pct_text(100.0 * recoverable / whole)} of "
                     f"{'their summed' if many else 'its whole'} {fmt_ns(whole)} span{'s' if many else ''}"
                     if whole > steady_span else "")
@@ -434,7 +452,8 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
                 f"{'of their spans ' if many else ''}outside {gaps} ({fmt_ns(recoverable)}{of_whole})")
         note = (f"{fmt_ns(b_ns)} in {'a single one-off gap' if k == 1 else f'{k} one-off gaps'} left out, as by the "
                 "verdict (profiling-window note)")
-        root.title = head + (f": {words}; " if words else ": ") + note
+        if not one_off:
+            root.title = head + (f": {words}; " if words else ": ") + note
         root.severity = "warning" if pct > 50 else "info"
         big = max(boundary, key=lambda r: r["dur_ns"]) if boundary else None
         if big is not None and "one-off gap" not in root.detail:
@@ -442,7 +461,7 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
                             f"{fmt_ns(big['offset_ns'])} after the first GPU event"
                             + (f" and {k - 1} more" if k > 1 else "") + " — warm-up, tail or a one-off stall that "
                             "says nothing about the steady state (see its note) — as the verdict does.")
-    else:
+    elif not one_off:
         root.title = head + ": " + words
     from gpulens.analyzers._lost_work import lost_stake_note, measured_stake
 
@@ -489,7 +508,9 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
                 "their kernels' code, inside the run): "
                 + _advice.setup_step(pytorch)) if one_off else \
             _advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, vendor=vendor)
-        root.action = f"Start with the largest cause, {fmt_ns(ns)} waiting for the host{over}{calls}: {step}."
+        what = (f"waiting for the host ({fmt_ns(ns - one_off)} in steady state, {fmt_ns(ns)} with its one-off set-up "
+                "calls)" if one_off else f"{fmt_ns(ns)} waiting for the host")  # the title's figure, then the whole
+        root.action = f"Start with the largest cause, {what}{over}{calls}: {step}."
     elif unrecorded:
         row = {**big, "dur_ns": big["gap_ns"], "position": "leading" if big.get("first_gap") else "one-off"}
         window = _window_option([row], row, timeline) if timeline is not None else None

@@ -570,7 +570,8 @@ class Verdicts(Analyzer):
                 "outside_span": outside,
                 # a host-bound verdict whose host wait is mostly set-up calls (_run_shares.host_setup):
                 # {"setup_ns", "host_ns"}, named as start-up beside the verdict; None otherwise
-                "host_setup": setup,
+                "host_setup": setup,  # and for a host-bound secondary cause (the answer's detail says it)
+                "secondary_host_setup": host_setup(bn, secondary[0]) if secondary else None,
                 # the part of the GPU span the verdict is about when one-off/warm-up gaps holding ≥ min_share of it
                 # are left out ("steady state: 12.9 % of the span"; _run_shares.verdict_scope), shown in the
                 # verdict's label; None when it is about the whole span, the window (verdict_where) or no timeline

@@ -12,6 +12,9 @@ from typing import Any
 
 
 from gpulens.analyzers import Finding
+from gpulens.analyzers._idle_findings import SETUP_WORDS
+from gpulens.reports._answer_proof import (NEAR_TIE, largest_words, order_summed, secondary_notes,  # noqa: F401
+                                           steady_busy_text, summed_note)
 from gpulens.analyzers._run_shares import outside_text, scope_label, setup_text
 from gpulens.reports import _truncated
 from gpulens.reports._format import busy_pct_text, fmt_ns, fmt_unit, is_missing, share_pct_text, untimed_text
@@ -20,9 +23,6 @@ from gpulens.reports._format import busy_pct_text, fmt_ns, fmt_unit, is_missing,
 FIX_FIRST_LABEL = "At stake, largest first"
 #: Findings shown in the answer.
 TOP = 3
-#: A secondary cause holding at least this fraction of the run verdict's share is called a near tie in the answer:
-#: the verdict then rests on a difference smaller than what one more profiled step could move.
-NEAR_TIE = 0.9
 
 
 @dataclass
@@ -360,6 +360,9 @@ def answer(s: Any) -> Answer:
         busy = (f"kernel time {untimed_text(sm)} (no timeline span)" if untimed_text(sm) else
                 f"{fmt_ns(sm.get('kernel_time_ns'))} of kernel time was recorded (no timeline span)")
     steady = bn.summary.get("steady_busy_pct") if bn is not None and not bn.skipped else None
+    su = vd.summary.get("host_setup") if vd is not None and not vd.skipped else None
+    su_lead = bool(su) and verdict == "host-bound" and su.get("steady_ns") is not None  # _answer_proof's docstring
+    left_out = [f"{fmt_ns(su['setup_ns'])} of {SETUP_WORDS}"] if su_lead else []
     if steady is not None and span:  # the verdict leaves warm-up/one-off gaps out: say what it is about
         gaps = bn.summary.get("boundary_gaps") or []
         k = len(gaps) or 1
@@ -370,7 +373,10 @@ def answer(s: Any) -> Answer:
                 if k == 1 else f"the {k} warm-up/one-off idle gaps" + (f" ({fmt_ns(left)})" if left else ""))
         steady_text = (f"{_pct(steady)} of the {fmt_ns(bn.summary.get('steady_span_ns'))} outside {what} the "
                        "verdict leaves out")
-        if sm.get("gpu_busy_pct") is not None and _gpu_count(s) <= 1:
+        if su_lead and sm.get("gpu_busy_pct") is not None and not sm.get("untimed_gpu_work"):  # gaps: "left out"
+            busy = steady_busy_text(sm, _pct(steady), bn.summary.get("steady_span_ns"), _gpu_count(s))
+            left_out.append(what)
+        elif sm.get("gpu_busy_pct") is not None and _gpu_count(s) <= 1:
             # the figure the verdict rests on leads ("gpu-bound — busy 10.0 % of its span" read as a contradiction)
             busy = f"the GPU was busy {steady_text} (busy {busy_pct_text(sm)} of its whole {fmt_ns(span)} span)"
         else:
@@ -381,8 +387,8 @@ def answer(s: Any) -> Answer:
                               if s.timeline.meta.truncated else "") + f"; {busy}")
     # the headline leads with the answer (the class, the figure that proves it and its time at stake); every other
     # clause goes to the detail, shown under it by every reporter (AlexNet's headline ran to 600 characters)
+    busy += f"; left out: {' and '.join(left_out)}" if left_out else ""
     extra: list[str] = []
-    su = vd.summary.get("host_setup") if vd is not None and not vd.skipped else None
     if su and verdict == "host-bound":  # the verdict names start-up as the cause of the host wait
         extra.append(setup_text(su, _gpu_count(s)))
     if not where and (out := vd.summary.get("outside_span") if vd is not None and not vd.skipped else None) and span:
@@ -425,16 +431,15 @@ def answer(s: Any) -> Answer:
         key = next((k for k, c in RANK_CLASSES.items() if c == verdict), None)
         ns = bn.summary.get(key) if key and bn is not None and not bn.skipped else None
         who = f"the {_share_words(_label(verdict, figures))}" if key else "GPU computing"
-        proof = (f"{who} is the largest ({share_pct_text(lead)} of the {of})"
-                 + (f": {fmt_ns(ns)} at stake from this cause alone" if key and not is_missing(ns) else ""))
+        proof = (f"{who} {largest_words(vd.summary, verdict)} ({share_pct_text(lead)} of the {of})"
+                 + (f": {fmt_ns(ns)} at stake from this cause alone{summed_note(_gpu_count(s), ns, span)}"
+                    if key and not is_missing(ns) else ""))
         if su and verdict == "host-bound" and key and not is_missing(ns) and su.get("steady_ns") is not None:
-            # a host wait that is mostly one-off set-up calls: the stake left once they are done leads, the one-off
-            # part said as such (AlexNet's "2.82 s at stake" was 2.68 s of cudaMalloc and stream creation)
-            # its time and share first, then what of it is at stake: "(99.6 % of the steady span): 50.05 ms at
-            # stake" read as a contradiction to a new user (99.6 % of 111.46 ms is not 50 ms)
-            proof = (f"{who} is the largest ({fmt_ns(su['host_ns'])}, {share_pct_text(lead)} of the {of}): "
-                     f"{fmt_ns(su['steady_ns'])} of it at stake in steady state, the other {fmt_ns(su['setup_ns'])} "
-                     "being one-off set-up calls (once per run, not per step)")
+            # the stake once set-up is done leads (AlexNet: 2.68 s of its 2.82 s cudaMalloc and stream creation), then
+            # the share's own time (99.6 % of 111.46 ms is not 50 ms); the one-off part is said in "left out"
+            proof = (f"{fmt_ns(su['steady_ns'])} at stake in steady state from this cause alone"
+                     f"{summed_note(_gpu_count(s), su['steady_ns'], span)}: {who} {largest_words(vd.summary, verdict)} "
+                     f"({fmt_ns(su['host_ns'])}, {share_pct_text(lead)} of the {of})")
     if not proof and lead is None and sm.get("gpu_busy_pct") is None and vd is not None and not vd.skipped:
         from gpulens.reports._answer_proof import kernel_class_proof  # counters only: the kernels' classes decide
 
@@ -446,9 +451,7 @@ def answer(s: Any) -> Answer:
         if sec == kv and sec in RANK_CLASSES.values():  # one class named once ("most kernel time is X; secondary
             tail, also = "", "; it also holds most kernel time"  # cause: X" said it twice); GPU computing always
             # holds the kernel time: there the kernels' class stays in the detail ("most kernel time is latency/…")
-        if lead is not None and verdict and sec_pct is not None and float(sec_pct) >= NEAR_TIE * float(lead):
-            gap = float(lead) - float(sec_pct)  # never a false "0.0" between two shares that differ
-            also += f"; a near tie: {'under 0.1' if 0 < gap < 0.05 else f'{gap:.1f}'} percentage points apart"
+        also += secondary_notes(vd.summary, verdict)  # a (near) tie; a host wait of one-off set-up calls
         extra.append(f"secondary cause: {_label(sec, figures)} ({share} of the {of}{also})"
                      if sec in RANK_CLASSES.values() else
                      f"GPU computing is the secondary share ({share} of the {of}{also})")
@@ -490,7 +493,7 @@ def answer(s: Any) -> Answer:
         sentence = f"No run verdict — {why}: {short}" + (f"; {detail}" if detail else "") + "."
     top = top_findings(s.findings())
     order = str(vd.summary.get("fix_first") or "") if vd is not None and not vd.skipped else ""
-    order = f"{order}." if order else ""
+    order = f"{order_summed(order, _gpu_count(s))}." if order else ""
     return Answer(verdict, sentence, top, short + (f"; {detail}" if detail else ""),
                   "" if top else no_estimate_note(s.findings()), _first_step(s, top), aside, order, short, detail)
 
