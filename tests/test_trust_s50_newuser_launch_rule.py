@@ -118,3 +118,17 @@ def test_roofline_note_follows_the_rule_when_the_host_paced_it():
     assert "nor launch cost" in r.findings[0].detail
     settle_launch_note(r, "k", launch_cost_reason(100_000, 10, 1.0, 30_000))
     assert "nor launch cost" not in r.findings[0].detail and "launch calls do" in r.findings[0].detail
+
+
+def test_roofline_note_settled_from_the_verdicts_evidence():
+    """The verdict analyzer hands its Evidence (as verdicts.py does): the same rule decides."""
+    from types import SimpleNamespace
+
+    from gpulens.analyzers._roof_notes import below_roofs_detail, settle_launch_note
+    from gpulens.analyzers.base import Finding
+
+    r = SimpleNamespace(findings=[Finding("t", below_roofs_detail(100_000, 10), key="roofline:my_kernel")])
+    settle_launch_note(r, "my_kernel", _e(launch_idle_ns=0))
+    assert "nor launch cost" in r.findings[0].detail
+    settle_launch_note(r, "my_kernel", _e(launch_idle_ns=30_000))
+    assert "launch calls do" in r.findings[0].detail
