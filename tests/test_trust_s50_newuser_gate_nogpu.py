@@ -40,6 +40,7 @@ def test_gate_without_gpu_work_is_one_error_in_both_modes(tmp_path, said):
         _cpu_trace(tmp_path / f"train-{i}.pt.trace.json", said)
     r = _gpulens(tmp_path, "analyze", "train-0.pt.trace.json", "train-1.pt.trace.json", "-q", "--json", "perf.json")
     assert r.returncode == 5, r.stderr  # README: exit 5, no GPU work
+    assert ("torch.cuda.is_available() is False" in r.stdout + r.stderr) == said  # the -q line says why, if recorded
     doc = json.loads((tmp_path / "perf.json").read_text())
     assert [s["status"] for s in doc["sources"]] == ["no_gpu_work", "no_gpu_work"]
     outs = []
