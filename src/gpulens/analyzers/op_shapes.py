@@ -196,6 +196,8 @@ def _kernel_texts(kcode: np.ndarray, names: np.ndarray) -> tuple[np.ndarray, np.
 def _rates(t: pd.DataFrame, device: Any) -> pd.DataFrame:
     t["mean_ns"] = t["gpu_time_ns"] / t["calls"]
     t["flops_per_s"] = t["flops"] / (t["gpu_time_ns"].where(t["gpu_time_ns"] > 0) / 1e9)
+    no_k = t["no_kernel"].to_numpy(dtype=bool) if "no_kernel" in t else np.zeros(len(t), dtype=bool)
+    t.loc[no_k, "flops_per_s"] = np.nan  # no kernel ran it: no rate (nor a TF32 roof from one), whatever the peaks
     peaks = []
     tf32 = device.peak_flops("tf32", True) if device is not None else None
     from gpulens.analyzers._work import TF32_KERNEL_RE
@@ -212,10 +214,8 @@ def _rates(t: pd.DataFrame, device: Any) -> pd.DataFrame:
         peaks.append(p[0] if p else np.nan)
     t["peak_flops_per_s"] = np.array(peaks, dtype=float)
     t["peak_pct"] = 100 * t["flops_per_s"] / t["peak_flops_per_s"]
-    no_k = t["no_kernel"].to_numpy(dtype=bool) if "no_kernel" in t else np.zeros(len(t), dtype=bool)
-    t.loc[no_k, ["flops_per_s", "peak_pct"]] = np.nan  # no kernel ran it: no rate, whatever the device's peaks
     t["rate_note"] = np.where(no_k, "no kernel of its own: its only GPU work is " + t["kernel"].astype(str).where(
-        t["kernel"].astype(str) != "", "unnamed") + ", not its computation (the GEMM's kernel is not in the trace)",
+        t["kernel"].astype(str) != "", "unnamed") + ", not its computation (its compute kernel is not in the trace)",
         "")
     # above the GPU's highest peak (any precision, tensor units included: an fp32 GEMM may run as TF32) is
     # impossible: the op's FLOPs were timed against GPU work that is not its computation (its compute kernel missing
