@@ -206,7 +206,7 @@ def test_console_compact_tables_show_the_time_they_are_ranked_by():
     from tests.test_cli import run
 
     out = run("analyze", "--demo", columns=200).stdout
-    for title, header in (("Op rollup", "gpu time"), ("Kernel groups", "time")):
+    for title, header in (("Op rollup", "GPU time"), ("Kernel groups", "time")):
         part = out[out.index(title):]
         head = part[:part.index("┡")]
         assert header in head, head

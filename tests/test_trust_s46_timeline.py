@@ -13,6 +13,7 @@ import pytest
 
 from gpulens.report import analyze
 from gpulens.reports._answer import clock_note
+from gpulens.reports._warnings import reading_notes
 
 GPU = "NVIDIA A100-SXM4-40GB"
 
@@ -64,7 +65,7 @@ def test_two_models_on_one_gpu_are_two_runs_not_two_ranks(tmp_path):
     assert by["b.pt.trace.json"].summary["span_ns"] == 14_000
     for s in rep.sources:
         assert s.summary["ranks"] == [0]
-        said = [w for w in s.timeline.meta.warnings if "not the ranks of one job" in w]
+        said = [w for w in reading_notes(s.timeline.meta) if "not the ranks of one job" in w]  # session 50: a note
         assert len(said) == 1 and "0 of their 3 and 2 kernel names in common" in said[0]
 
 
@@ -76,7 +77,7 @@ def test_one_model_run_twice_hours_apart_is_two_runs(tmp_path):
     assert len(rep.sources) == 2
     for s in rep.sources:
         assert s.summary["span_ns"] == 170_000
-        said = [w for w in s.timeline.meta.warnings if "not the ranks of one job" in w]
+        said = [w for w in reading_notes(s.timeline.meta) if "not the ranks of one job" in w]  # session 50: a note
         assert len(said) == 1 and "apart on one clock" in said[0]
 
 
@@ -86,7 +87,8 @@ def test_ranks_of_one_program_stay_one_run(tmp_path):
     base = 1_700_000_000_000_000_000
     rep = _run(MODEL_A, MODEL_A, tmp_path, base_a=base, base_b=base)
     assert len(rep.sources) == 1 and rep.sources[0].summary["ranks"] == [0, 1]
-    assert not any("not the ranks of one job" in w for w in rep.sources[0].timeline.meta.warnings)
+    assert not any("not the ranks of one job" in w for w in rep.sources[0].timeline.meta.warnings
+                   + reading_notes(rep.sources[0].timeline.meta))
 
 
 def test_pipeline_stages_of_a_recorded_job_stay_one_run(tmp_path):

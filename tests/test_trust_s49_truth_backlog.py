@@ -76,8 +76,11 @@ def test_a_kernels_long_wait_on_an_idle_gpu_still_gets_the_fusion_step():
     from gpulens.analyzers._verdict_steps import _latency_steps
 
     def first(backlog):
+        # the GPU idle while each launch waited (session 50: launch cost bounds a kernel only when the GPU waited
+        # on its launches, _verdict_facts.launch_cost_reason) — 10 waits of 2 µs of launch idle, 40 % of its time
         e = Evidence(name="k", kind="kernel", calls=10, time_ns=50_000, short_launch_frac=1.0,
-                     launch_latency_p50_ns=2 * QUEUED_LAUNCH_NS, launch_backlog_p50_ns=backlog)
+                     launch_latency_p50_ns=2 * QUEUED_LAUNCH_NS, launch_backlog_p50_ns=backlog,
+                     launch_idle_ns=20_000)
         return (_latency_steps(e) or [""])[0]
 
     assert first(0).startswith("100.0 % of its launches run shorter than their launch call")

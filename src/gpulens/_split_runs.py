@@ -14,7 +14,8 @@ that never ran together:
   same), and overlap in time. A rank with no kernel gives no evidence: it stays with the first group.
 
 Each group is read again on its own (a group of one file from that file; of several, its rows kept from the
-Timeline already read) and carries a warning naming the reason; the CLI then prints one report per run.
+Timeline already read) and carries a reading note naming the reason (:func:`note_split`: the same words on every
+part, said once for the folder); the CLI then prints one report per run.
 """
 
 from __future__ import annotations
@@ -47,10 +48,11 @@ def split_mixed_devices(label: str, tl: Timeline, **collect_kw: Any) -> list[tup
         return [(label, tl)]
     if len(names) >= 2:
         out = []
+        said = (f"{label}: its files record different GPUs ({', '.join(sorted(names))}); each file is analysed as a "
+                "run of its own, not merged with the others")
         for p in dict.fromkeys(paths):
             part = collect(p, **collect_kw)
-            part.meta.warnings.append(f"{label}: its files record different GPUs ({', '.join(sorted(names))}); "
-                                      f"{p} is analysed as a run of its own, not merged with the others")
+            note_split(part, said)
             out.append((p, part))
         return out
     groups, why = unrelated_groups(tl)
@@ -68,10 +70,26 @@ def split_mixed_devices(label: str, tl: Timeline, **collect_kw: Any) -> list[tup
                                    and "record no rank" not in w]
         else:
             part_label, part = f"{label} (rank{'s' if len(ranks) > 1 else ''} {', '.join(map(str, sorted(ranks)))})", _rows_of(tl, ranks)
-        part.meta.warnings.append(f"{label}: its files are not the ranks of one job ({why}); {part_label} is "
-                                  "analysed as a run of its own, not merged with the others")
+        note_split(part, f"{label}: its files are not the ranks of one job ({why}); each run is analysed on its "
+                         "own, not merged with the others")
         out.append((part_label, part))
     return out
+
+
+def note_split(part: Timeline, note: str) -> None:
+    """Record on ``part`` (in place) why it stands alone: a reading note of its first source entry (``reading_notes``
+    of ``meta.sources``, :func:`gpulens.reports._warnings.reading_notes`) — how the folder was read, nothing lost,
+    not a fault of this file's input. The same words on every part of one folder, so that a report of several runs
+    says them once (:func:`gpulens.reports._warnings.shared_notes`) and each run's input line holds its own
+    warnings only (a folder of 23 unrelated traces printed the folder's note 39 times, as each report's first
+    input warning)."""
+    srcs = [dict(x) if isinstance(x, dict) else x for x in part.meta.sources]  # copies: a parent's dicts untouched
+    first = next((x for x in srcs if isinstance(x, dict)), None)
+    if first is None:
+        part.meta.warnings.append(note)
+        return
+    first["reading_notes"] = [*(first.get("reading_notes") or []), note]
+    part.meta.sources = srcs
 
 
 def _rows_of(tl: Timeline, ranks: set[int]) -> Timeline:

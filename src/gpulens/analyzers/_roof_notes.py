@@ -45,3 +45,27 @@ def below_roofs_detail(time_ns: float, calls: int, vendor: str | None = None) ->
             f"{fmt_ns(time_ns / calls)} on average against the {fmt_ns(KERNEL_FLOOR_NS)} any launch takes): what is "
             f"left is latency or occupancy (small grids, few {vendor_word(vendor, 'warps')} to hide latency with, "
             "dependent loads), which its grid, occupancy and stall counters tell apart.")
+
+
+def settle_launch_note(roofline: Any, name: str, reason: Any) -> None:
+    """The roofline's below-roofs finding of kernel ``name`` follows the verdict's rule on launch cost
+    (:func:`~gpulens.analyzers._verdict_facts.launch_cost_reason`; ``reason``: its result, or the kernel's verdict
+    :class:`~gpulens.analyzers._verdict_facts.Evidence` to compute it from): from its launches' duration alone
+    (:func:`below_roofs_detail`) it says "nor launch cost"; when the host paced its launches (``"host"``: short
+    launches with the GPU idle before them) that sentence would contradict the verdict's first step (batch or fuse
+    them), so it says the launch calls hold it. In place; nothing when no such finding."""
+    if not isinstance(reason, str):
+        from gpulens.analyzers._verdict_facts import launch_reason_of
+
+        reason = launch_reason_of(reason)
+    if reason != "host" or roofline is None:
+        return
+    for f in getattr(roofline, "findings", None) or []:
+        if f.key == f"roofline:{name}" and str(f.detail).startswith(_NOT_LAUNCH):
+            f.detail = ("Neither compute nor memory bandwidth bounds it: its launch calls do — most of its launches "
+                        "run shorter than their launch call and the GPU sat idle before them, so the host paces it "
+                        "(the verdict's first step: fewer, larger launches or a graph).")
+
+
+#: The first words of :func:`below_roofs_detail` when launch cost is ruled out by the launches' duration.
+_NOT_LAUNCH = "Neither compute nor memory bandwidth bounds it, nor launch cost"

@@ -332,6 +332,40 @@ TINY_LAUNCH_SHARE = 0.5
 QUEUED_LAUNCH_NS = 50_000
 
 
+def launch_cost_reason(time_ns: float | None, calls: int | None, short_frac: float | None = None,
+                       idle_ns: float | None = 0, backlog_p50_ns: float | None = None) -> str:
+    """Whether launch cost bounds a kernel — the one rule its next steps, its evidence and its roofline note follow —
+    as ``"floor"``, ``"host"`` or ``""`` (it does not):
+
+    * ``"floor"``: its launches last at most twice the GPU time any launch takes (``time_ns`` ≤ 2 × ``calls`` ×
+      :data:`~gpulens.analyzers._stake.KERNEL_FLOOR_NS`): the fixed cost is half its GPU time or more, so fusing or
+      batching saves GPU time whatever the host does;
+    * ``"host"``: at least :data:`TINY_LAUNCH_SHARE` of its launches run shorter than their launch call
+      (``short_frac``), they did not queue behind earlier work (``backlog_p50_ns`` under :data:`QUEUED_LAUNCH_NS`),
+      and the GPU sat idle waiting on them: ``idle_ns`` (launch-overhead idle before its launches) at least
+      :data:`LAUNCH_IDLE_MIN_SHARE` of its time — the host paced it.
+
+    Launches shorter than their call alone are not enough: with no idle before them (the BERT demo's 6.13 µs CUTLASS
+    GEMM, 0 ns of launch idle) the host kept ahead, and batching or CUDA graphs would save nothing here (its steps
+    then lead with the grid/occupancy step and say graphs pay only while the host paces the run)."""
+    from gpulens.analyzers._stake import KERNEL_FLOOR_NS
+
+    if time_ns is None or time_ns != time_ns or not calls:
+        return ""
+    if time_ns <= 2 * calls * KERNEL_FLOOR_NS:
+        return "floor"
+    queued = backlog_p50_ns is not None and backlog_p50_ns == backlog_p50_ns and backlog_p50_ns >= QUEUED_LAUNCH_NS
+    if short_frac is not None and short_frac >= TINY_LAUNCH_SHARE and not queued and time_ns > 0 \
+            and (idle_ns or 0) >= LAUNCH_IDLE_MIN_SHARE * time_ns:
+        return "host"
+    return ""
+
+
+def launch_reason_of(e: Evidence) -> str:
+    """:func:`launch_cost_reason` of a kernel's evidence."""
+    return launch_cost_reason(e.time_ns, e.calls, e.short_launch_frac, e.launch_idle_ns, e.launch_backlog_p50_ns)
+
+
 def _waves_words(e: Evidence) -> str:
     """``"0.18 waves"``, and when the launches have several grid sizes ``"0.18 waves of its mean grid; its 5 grid
     sizes vary"``: the verdict speaks of the mean grid over its launches, the occupancy table of its main

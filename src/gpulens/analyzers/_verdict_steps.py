@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from gpulens.analyzers import _advice
 from gpulens.analyzers._verdict_facts import (
-    Evidence, FULL_GRID_SHARE, HIGH_OCCUPANCY_PCT, QUEUED_LAUNCH_NS, SMALL_GRID_WAVES, TINY_LAUNCH_SHARE,
-    _cache_led, _grid_short, _waves_words, advice_level, one_off_launch, persistent_grid)
+    Evidence, FULL_GRID_SHARE, HIGH_OCCUPANCY_PCT, LAUNCH_IDLE_MIN_SHARE, QUEUED_LAUNCH_NS, SMALL_GRID_WAVES, TINY_LAUNCH_SHARE,
+    _cache_led, _grid_short, _waves_words, advice_level, launch_reason_of, one_off_launch, persistent_grid)
+from gpulens.analyzers._stake import KERNEL_FLOOR_NS
 from gpulens.analyzers._verdict_text import lds_words
 from gpulens.analyzers.occupancy import FULL_THEORETICAL_PCT
 from gpulens.units import fmt_ns, pct_words
@@ -218,7 +219,9 @@ def _latency_steps(e: Evidence, proven: bool = True) -> list[str]:
 
     steps = []
     queued = e.launch_backlog_p50_ns is not None and e.launch_backlog_p50_ns >= QUEUED_LAUNCH_NS
-    if e.short_launch_frac is not None and e.short_launch_frac >= TINY_LAUNCH_SHARE and not queued:
+    short_calls = e.short_launch_frac is not None and e.short_launch_frac >= TINY_LAUNCH_SHARE and not queued
+    reason = launch_reason_of(e)  # the one rule: does launch cost bound it (GPU floor, or the host pacing it)?
+    if short_calls and reason:
         short = f"{pct_words(100 * e.short_launch_frac)} of its launches run shorter than their launch call: "
         if e.family in ("gemm", "attention"):  # a matmul is batched (grouped GEMM) or replayed, not fused away
             steps.append(short + "batch several of these calls into one (a batched or grouped GEMM) or capture "
@@ -297,7 +300,27 @@ def _latency_steps(e: Evidence, proven: bool = True) -> list[str]:
                      f"elements per thread); measure occupancy ({w('counters')}) before trying to raise it.")
     elif len(steps) == base:
         steps.append("Raise parallelism in flight: more independent work per thread and higher occupancy.")
+    if short_calls and not reason:
+        # short launches, yet the GPU never waited on them and each lasts well over the fixed launch cost: the
+        # grid/occupancy step leads, and batching or graphs is said to pay only while the host paces the run
+        steps = steps[:1] + [paced_only_step(e)]
     return steps[:2]
+
+
+def paced_only_step(e: Evidence) -> str:
+    """The step of a kernel whose launches run shorter than their launch call while launch cost does not bound it
+    (:func:`~gpulens.analyzers._verdict_facts.launch_cost_reason` is ``""``): batching or graphs pays only while
+    the host paces the run, which its launch idle says it did not."""
+    batch = ("batching these calls (a batched or grouped GEMM)" if e.family in ("gemm", "attention")
+             else "fusing these launches")
+    waited = (f"waited on them only {fmt_ns(e.launch_idle_ns)} (launch idle before it, under "
+              f"{pct_words(100 * LAUNCH_IDLE_MIN_SHARE)} of its time)" if e.launch_idle_ns else
+              "never waited on them (0 ns of launch idle before it)")
+    return (f"{pct_words(100 * e.short_launch_frac)} of its launches run shorter than their launch call, yet the GPU "
+            f"{waited} and each lasts {fmt_ns(e.time_ns / e.calls)} on average, over twice the "
+            f"{fmt_ns(KERNEL_FLOOR_NS)} any launch takes: {batch} or capturing them in "
+            f"{_advice.graphs(e.pytorch, e.vendor)} pays only while the host paces the run (the GPU idle before "
+            "these launches), not here.")
 
 
 #: The rocprofv3 counters that classify an AMD kernel's bound (instruction mix, wave cycles, waits; rocprof-compute's

@@ -13,7 +13,8 @@ Attribution (as Holistic Trace Analysis does for host ranges):
 
 Ranges nest by containment on their thread/track (:func:`gpulens.analyzers._optree._sweep`); ``gpu_time_ns`` is
 inclusive of nested ranges, ``self_gpu_time_ns`` is not. ``path`` names the enclosing ranges (``outer / inner``).
-Rows: (rank, side, path); a name repeated in a loop (``layer``) is one row with ``calls`` instances.
+Rows: (rank, side, path); a name repeated in a loop (``layer``) is one row with ``calls`` instances; the most GPU
+time first (:data:`ORDER`).
 """
 
 from __future__ import annotations
@@ -33,15 +34,20 @@ COLUMNS = {
     "rank": "distributed rank [id]",
     "side": "host (a CPU-thread range) or gpu (a range recorded on a GPU stream) [text]",
     "annotation": "range name [text]",
-    "path": "enclosing ranges, outermost first, joined by ' / ' [text]",
-    "depth": "nesting depth (0 = outermost) [count]",
-    "calls": "instances of the range [count]",
-    "host_time_ns": "summed duration of the instances [ns]",
     "gpu_time_ns": "GPU time of the events attributed to the instances and their nested ranges [ns]",
+    "host_time_ns": "summed duration of the instances [ns]",
+    "path": "enclosing ranges, outermost first, joined by ' / ' [text]",
+    "calls": "instances of the range [count]",
+    "depth": "nesting depth (0 = outermost) [count]",
     "self_gpu_time_ns": "GPU time attributed to the instances outside nested ranges [ns]",
     "gpu_events": "GPU events attributed, nested ranges included [count]",
     "share": "gpu_time_ns / the rank's GPU event time [share]",
 }
+#: The table's order, one definition for every reporter: the most GPU time first (the README's "GPU time per
+#: record_function / NVTX / roctx range"), then the most host time (ranges with no GPU work: where the host spent
+#: its time), then rank, side and path for a stable order. GPU and host time lead the columns after the name, so a
+#: compact table (console, Markdown) shows both (a new user's console showed neither GPU time nor the order by it).
+ORDER = (["gpu_time_ns", "host_time_ns", "rank", "side", "path"], [False, False, True, True, True])
 SUMMARY_COLUMNS = {
     "annotations": "range instances [count]",
     "rows": "distinct (rank, side, path) rows [count]",
@@ -169,7 +175,7 @@ class Annotations(Analyzer):
         per_rank = att.groupby("rank")["time_ns"].sum()
         t["share"] = t["gpu_time_ns"] / t["rank"].map(per_rank).where(lambda s: s > 0)
         t["share"] = t["share"].fillna(0.0)
-        t = t.sort_values(["rank", "path"], kind="stable").reset_index(drop=True)
+        t = t.sort_values(ORDER[0], ascending=ORDER[1], kind="stable").reset_index(drop=True)
         top = t[t["depth"] == 0]
         total = float(att["time_ns"].sum())
         summary = {"annotations": int(len(ann)), "rows": int(len(t)),

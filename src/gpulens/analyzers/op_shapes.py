@@ -49,6 +49,8 @@ _RATE = {
     "flops_per_s": "flops / gpu_time_ns [FLOP/s]",
     "peak_flops_per_s": "matrix-unit peak of the device for the dtype's precision [FLOP/s]",
     "peak_pct": "flops_per_s / peak_flops_per_s × 100 [%]",
+    "rate_note": "why flops_per_s is unknown where the calls ran no kernel: their only GPU work (a memset or copy) "
+                 "is not their computation [text]",
 }
 GEMM_COLUMNS = {"op": "framework op [text]", "batch": "batch (product of broadcast leading dims) [count]",
                 "M": "rows of the output [count]", "N": "columns of the output [count]",
@@ -139,7 +141,8 @@ def _calls(timeline: Timeline, op_match: Any = None) -> pd.DataFrame:
 
 #: Columns of the per-call table that :func:`_table` reads: the codes it groups by, the texts of each group's first
 #: row and the GPU time it sums.
-_TABLE_COLUMNS = ("_op", "_dims", "_types", "_kernel", "_conc", "op", "dims", "types", "conc", "kernel", "gpu_time_ns")
+_TABLE_COLUMNS = ("_op", "_dims", "_types", "_kernel", "_conc", "_nok", "op", "dims", "types", "conc", "kernel",
+                  "gpu_time_ns")
 
 
 def _all_calls(timeline: Timeline) -> pd.DataFrame:
@@ -169,7 +172,14 @@ def _all_calls(timeline: Timeline) -> pd.DataFrame:
     names = codes["name"][1]
     kcode = np.where(found, name_code[np.maximum(k, 0)] if len(op_ids) else -1, -1)
     text, kcode = _kernel_texts(kcode, names)
-    return calls.assign(kernel=pd.Series(text, index=calls.index, dtype=object), _kernel=kcode)
+    # a call none of whose GPU work is a kernel (an addmm whose only recorded GPU work is a "Memset (Device)"): its
+    # GPU time is not its computation — its rate is unknown, not a figure over a fill's time (multirank HTA trace)
+    kinds = codes["kind"]
+    is_k = np.asarray([str(v) == "kernel" for v in kinds[1]], dtype=bool)[kinds[0][has]] if len(kinds[1]) else \
+        np.zeros(len(owner), dtype=bool)
+    nok = ~np.isin(ev, np.unique(owner[is_k])) if len(owner) else np.ones(len(ev), dtype=bool)
+    return calls.assign(kernel=pd.Series(text, index=calls.index, dtype=object), _kernel=kcode,
+                        _nok=nok.astype(np.int64))
 
 
 def _kernel_texts(kcode: np.ndarray, names: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -186,6 +196,8 @@ def _kernel_texts(kcode: np.ndarray, names: np.ndarray) -> tuple[np.ndarray, np.
 def _rates(t: pd.DataFrame, device: Any) -> pd.DataFrame:
     t["mean_ns"] = t["gpu_time_ns"] / t["calls"]
     t["flops_per_s"] = t["flops"] / (t["gpu_time_ns"].where(t["gpu_time_ns"] > 0) / 1e9)
+    no_k = t["no_kernel"].to_numpy(dtype=bool) if "no_kernel" in t else np.zeros(len(t), dtype=bool)
+    t.loc[no_k, "flops_per_s"] = np.nan  # no kernel ran it: no rate (nor a TF32 roof from one), whatever the peaks
     peaks = []
     tf32 = device.peak_flops("tf32", True) if device is not None else None
     from gpulens.analyzers._work import TF32_KERNEL_RE
@@ -202,6 +214,9 @@ def _rates(t: pd.DataFrame, device: Any) -> pd.DataFrame:
         peaks.append(p[0] if p else np.nan)
     t["peak_flops_per_s"] = np.array(peaks, dtype=float)
     t["peak_pct"] = 100 * t["flops_per_s"] / t["peak_flops_per_s"]
+    t["rate_note"] = np.where(no_k, "no kernel of its own: its only GPU work is " + t["kernel"].astype(str).where(
+        t["kernel"].astype(str) != "", "unnamed") + ", not its computation (its compute kernel is not in the trace)",
+        "")
     # above the GPU's highest peak (any precision, tensor units included: an fp32 GEMM may run as TF32) is
     # impossible: the op's FLOPs were timed against GPU work that is not its computation (its compute kernel missing
     # from the trace, only a fill or copy left) — the rate is unknown, not a result
@@ -209,6 +224,7 @@ def _rates(t: pd.DataFrame, device: Any) -> pd.DataFrame:
         if device is not None else []
     ceiling = max([p[0] for p in tops if p] or [np.inf])
     bad = (t["flops_per_s"] > ceiling * ABOVE_PEAK_PCT / 100).to_numpy()
+    t.attrs["above_peak_named"] = _problem_names(t[bad])
     t.loc[bad, ["flops_per_s", "peak_pct"]] = np.nan
     t.attrs["above_peak"] = int(bad.sum())
     # a possible rate above the peak of the dtype's precision: the op ran at another precision than its inputs'
@@ -223,13 +239,25 @@ def _rates(t: pd.DataFrame, device: Any) -> pd.DataFrame:
 ABOVE_PEAK_PCT = 110.0
 
 
+def _problem_names(rows: pd.DataFrame, most: int = 3) -> str:
+    """``"aten::mm 256×2400×2048 (M×N×K, GPU work: gemm_kernel), …"``: the first ``most`` problems of ``rows`` (a
+    GEMM or attention table's rows) by op, shape and the GPU work linked to them, with how many more; "" for none."""
+    if not len(rows):
+        return ""
+    shape = ["M", "N", "K"] if "M" in rows else [c for c in ("B", "Hq", "Nq", "Nkv", "d") if c in rows]
+    out = [f"{r['op']} {'×'.join(str(r[c]) for c in shape)} ({'×'.join(shape)}, GPU work: "
+           f"{r['kernel'] or 'unnamed'})" for _, r in rows.head(most).iterrows()]
+    return ", ".join(out) + (f" and {len(rows) - most:,} more" if len(rows) > most else "")
+
+
 def _above_peak_warning(timeline: Timeline, t: pd.DataFrame, what: str) -> None:
     n = int(t.attrs.get("above_peak", 0))
     if n:
         warn_once(timeline, f"{what} problems faster than the GPU's peak",
-                  f"{plural(n, 'problem(s)')} would run above the GPU's highest peak FLOP/s: the GPU work timed for "
-                  "them is not their computation (the compute kernel is missing from the trace, e.g. only a fill "
-                  "or copy was recorded); their FLOP/s and % of peak are shown as unknown")
+                  f"{plural(n, 'problem(s)')} would run above the GPU's highest peak FLOP/s — "
+                  f"{t.attrs.get('above_peak_named', '')}: the GPU work timed for them is not their computation (the "
+                  "compute kernel is missing from the trace, e.g. a short fill or copy beside it was recorded); their "
+                  "FLOP/s and % of peak are shown as unknown")
     m = int(t.attrs.get("wrong_roof", 0))
     if m:
         warn_once(timeline, f"{what} problems above their dtype's peak",
@@ -245,22 +273,25 @@ def _table(calls: pd.DataFrame, fn, keys: list[str], flops) -> pd.DataFrame:
     if not len(calls):
         return pd.DataFrame()
     conc = "_conc" in calls
-    first, n, t = _groups(calls, ["_op", "_dims", "_types", "_kernel"] + (["_conc"] if conc else []))
+    nok = "_nok" in calls
+    first, n, t = _groups(calls, ["_op", "_dims", "_types", "_kernel"] + (["_conc"] if conc else [])
+                          + (["_nok"] if nok else []))
     g = pd.DataFrame({"op": first["op"].to_numpy(), "dims": first["dims"].to_numpy(dtype=object),
                       "types": first["types"].to_numpy(dtype=object),
                       "conc": first["conc"].to_numpy(dtype=object) if conc else None,
-                      "kernel": first["kernel"].to_numpy(), "n": n, "t": t})
+                      "kernel": first["kernel"].to_numpy(), "n": n, "t": t,
+                      "nok": first["_nok"].to_numpy() if nok else 0})
     rows = []
-    for op, d, ty, cn, kern, n, t in g.astype(object).where(g.notna(), None).itertuples(index=False):
+    for op, d, ty, cn, kern, n, t, no_k in g.astype(object).where(g.notna(), None).itertuples(index=False):
         dims = fn(op, d, ty, cn)
         if dims is not None and n:
             f = flops(op, dims, d, ty)
-            rows.append((op, *dims, kern or "", n, t, f * n if f == f else np.nan))
-    df = pd.DataFrame(rows, columns=["op", *keys, "kernel", "calls", "gpu_time_ns", "flops"])
+            rows.append((op, *dims, kern or "", n, t, f * n if f == f else np.nan, bool(no_k)))
+    df = pd.DataFrame(rows, columns=["op", *keys, "kernel", "calls", "gpu_time_ns", "flops", "no_kernel"])
     if not len(df):
         return df
     df["layout"] = df["kernel"].map(layout_of)
-    by = ["op", *keys] + (["layout"] if "M" in keys else [])
+    by = ["op", *keys] + (["layout"] if "M" in keys else []) + ["no_kernel"]
     grp = df.groupby(by, sort=False)
     top = df.sort_values("gpu_time_ns", ascending=False, kind="stable").groupby(by, sort=False)["kernel"].first()
     return pd.DataFrame({"calls": grp["calls"].sum(), "gpu_time_ns": grp["gpu_time_ns"].sum(),

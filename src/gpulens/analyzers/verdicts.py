@@ -51,6 +51,7 @@ from gpulens.analyzers.stalls import kernel_percentages
 from gpulens.analyzers._span import busy_unknown_reason, unread_device_work
 from gpulens.analyzers._stake import CACHE_OF_UNIT, assumed_premise, floor_stake, l1_of_row, sol_attained_pct, sol_limit, upper_clause
 from gpulens.analyzers.roofline import Roofline
+from gpulens.analyzers._roof_notes import settle_launch_note
 from gpulens.analyzers.speed_of_light import missing_for_bound
 from gpulens.analyzers._tree import roots
 from gpulens.analyzers._run_shares import (
@@ -370,6 +371,8 @@ class Verdicts(Analyzer):
                                     hs.summary.get("kernel_effective_ns") or 0, occ[name].get("time_ns"), e.calls)
                 if v.next_steps and "would not pay back the launch" in v.next_steps[0]:  # fusion (or a graph) first
                     defer_to_fusion(results["occupancy"].findings, name)
+            # the roofline's words on launch cost follow the verdict's one rule (_verdict_facts.launch_cost_reason)
+            settle_launch_note((results or {}).get("roofline"), name, e)
             if e.gemm_extents:  # one alignment step per kernel: the roofline and occupancy findings name the extents
                 _share_alignment_step(results or {}, name, _advice.alignment_hint(name, e.gemm_extents))
             srcs = _sources_of_rows(src_codes, src_values, pos, np.nan) | _sources_of_rows(k_ctr, counter_values, pos)

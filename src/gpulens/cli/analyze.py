@@ -243,6 +243,11 @@ def register(app: typer.Typer) -> None:
         code = EXIT_OK if report.has_gpu_work else EXIT_NO_GPU_WORK
         if code == EXIT_NO_GPU_WORK:
             msg = f"No GPU work found in {_read_as(report)}: 0 kernels."
+            from gpulens.timeline.input_notes import recorded_no_device
+
+            why = [recorded_no_device(s.timeline.meta.sources) for s in report.sources]
+            if why and all(why):  # gpulens profile recorded why (a CPU-only torch, no driver)
+                msg = f"No GPU work found in {_read_as(report)}: 0 kernels — {why[0]}."
             incomplete = [src["incomplete_capture"] for s in report.sources for src in s.timeline.meta.sources
                           if src.get("incomplete_capture")]
             if incomplete:  # launches without any GPU record: say the capture is incomplete, not "no GPU work"

@@ -22,7 +22,7 @@ def register(app: typer.Typer) -> None:
         """
         from gpulens.analyzers import _advice
         from gpulens.devices import SPECS, builtin_spec
-        from gpulens.devices.spec import source_legend
+        from gpulens.devices.spec import doubt_text, source_legend
         from rich.table import Table  # imported by this command only, not by every command's start
 
 
@@ -50,7 +50,7 @@ def register(app: typer.Typer) -> None:
             t.add_column(c)
         for key, f in sorted(spec.figures.items()):
             div, unit = _unit(key)
-            t.add_row(key, f"{f.value / div:g} {unit}", f.source, "⚠" if f.uncertain else "")
+            t.add_row(key, f"{f.value / div:g} {unit}", f.source, doubt_text(f))  # inferred, or a web copy
         console.print(t)
         legend = source_legend(f.source for _, f in sorted(spec.figures.items()))
         if legend:

@@ -93,6 +93,8 @@ class TraceHeader(msgspec.Struct):
     hip_driver_version: Any = None
     hip_runtime_version: Any = None
     rocprofiler_sdk_version: Any = msgspec.field(name="rocprofiler-sdk_version", default=None)
+    # gpulens profile's own record that torch saw no GPU (torch.profiler metadata, profiler.quiet.NO_DEVICE)
+    gpulens_no_gpu_device: Any = None
 
 
 #: Attribute names of the header fields (see :class:`TraceHeader`).

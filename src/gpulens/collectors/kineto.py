@@ -570,6 +570,8 @@ class KinetoCollector(Collector):
         for key in _VERSION_KEYS:  # driver/runtime versions as Kineto records them (e.g. 12000 = CUDA 12.0)
             if getattr(trace, key, None) is not None:
                 src[key] = getattr(trace, key)
+        if isinstance(getattr(trace, "gpulens_no_gpu_device", None), str):  # gpulens profile: torch saw no GPU
+            src["profile"] = {"no_gpu_device": trace.gpulens_no_gpu_device[:400]}
         if select is not None and select.active:
             src["selection"] = select.describe()
             src["selection_cuts"] = select.cut_edges()

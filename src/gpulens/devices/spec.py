@@ -69,9 +69,26 @@ def source_legend(sources: Any) -> list[str]:
         key = str(src).split(" ", 1)[0].rstrip(",;:")
         if key in SOURCE_KEYS:
             out.setdefault(key, SOURCE_KEYS[key])
-        elif key.startswith("WEB-") and len(key) > 4:
+        elif web_copy(src):
             out.setdefault(key, f"a copy of the {key[4:]} datasheet (web; lower confidence)")
     return [f"{k} = {v}" for k, v in out.items()]
+
+
+def web_copy(source: Any) -> bool:
+    """Whether a figure's source text is a web copy of a datasheet (a ``WEB-<part>`` key, gpu-facts.md §S): lower
+    confidence than the vendor's own document, said in the legend (:func:`source_legend`) and flagged beside the
+    figure wherever its uncertainty is shown (``gpulens devices NAME``'s "uncertain" column, :func:`doubt_text`)."""
+    key = str(source).split(" ", 1)[0].rstrip(",;:")
+    return key.startswith("WEB-") and len(key) > 4 and key not in SOURCE_KEYS
+
+
+def doubt_text(fig: Any) -> str:
+    """How far one :class:`Figure` may be off, in words for its "uncertain" cell: ``"⚠"`` when its sources conflict
+    or it is derived (``uncertain``), ``"⚠ web copy"`` when it rests on a web copy of the datasheet
+    (:func:`web_copy`; the legend says "lower confidence"), both when both; ``""`` otherwise."""
+    marks = (["⚠"] if getattr(fig, "uncertain", False) else []) + (["web copy"] if web_copy(getattr(fig, "source", ""))
+                                                                    else [])
+    return " ".join(marks if not marks or marks[0] == "⚠" else ["⚠", *marks])
 
 
 @dataclass(frozen=True)

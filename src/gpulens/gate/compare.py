@@ -1,6 +1,7 @@
 """The gate: compare a candidate's runs with a baseline, metric by metric, and decide.
 
-Steps: (1) no baseline → NO_BASELINE; (2) no usable candidate run → ERROR; (3) environments differ in GPU
+Steps: (1) no usable candidate run → ERROR (whatever the baseline: one verdict for one input); (2) no baseline →
+NO_BASELINE; (3) environments differ in GPU
 model/count/arch, driver, rank count or report schema, or the runs are not the same workload (under half of one
 side's kernel time in kernels both run, :mod:`gpulens.gate.workload`; not judged between different GPU models or
 architectures, whose libraries name kernels differently: :func:`gpu_differs`) → INCOMPARABLE (rows still show the
@@ -257,6 +258,13 @@ def _order(rows: list[MetricResult]) -> list[MetricResult]:
     return sorted(rows, key=key)
 
 
+def _baseline_info(baseline: Baseline) -> dict:
+    """The result's ``baseline`` entry: name, path, created, machine key, git, environment, run count, tool version."""
+    return {"name": baseline.name, "path": str(baseline.path) if baseline.path else None,
+            "created": baseline.created, "machine_key": baseline.machine_key, "git": baseline.git,
+            "environment": baseline.environment, "runs": len(baseline.runs), "tool_version": baseline.tool_version}
+
+
 def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | None = None, *,
              baseline_ref: str = "", allow_cross_machine: bool = False,
              allow_other_workload: bool = False) -> GateResult:
@@ -276,6 +284,14 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
                  "environment": candidate.environment, "report_schema_version": candidate.report_schema_version}
     res = GateResult(PASS, "", [], None, cand_info, config=config.to_dict(), tool_version=__version__,
                      created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+    if not candidate.runs:  # first: with no usable run there is nothing to compare, whatever the baseline
+        # (a CPU-only machine read NO_BASELINE exit 3 with --require-baseline and ERROR exit 4 without, one input)
+        res.verdict = ERROR
+        why = "; ".join(sorted({e["reason"] for e in candidate.excluded})) or "no run given"
+        res.reason = f"no usable candidate run: {why}"
+        if baseline is not None:
+            res.baseline = _baseline_info(baseline)
+        return res
     if baseline is None:
         res.verdict = NO_BASELINE
         from gpulens.gate.baseline import is_name, is_path_ref, names_a_file
@@ -291,15 +307,7 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
         res.metrics = _order([r for n, m in candidate.metrics.items()
                               if (r := compare_metric(n, None, m, config)) is not None])
         return res
-    res.baseline = {"name": baseline.name, "path": str(baseline.path) if baseline.path else None,
-                    "created": baseline.created, "machine_key": baseline.machine_key, "git": baseline.git,
-                    "environment": baseline.environment, "runs": len(baseline.runs),
-                    "tool_version": baseline.tool_version}
-    if not candidate.runs:
-        res.verdict = ERROR
-        why = "; ".join(sorted({e["reason"] for e in candidate.excluded})) or "no run given"
-        res.reason = f"no usable candidate run: {why}"
-        return res
+    res.baseline = _baseline_info(baseline)
     mism, res.notes = comparability(baseline, candidate)
     res.notes += [baseline.resolved] if getattr(baseline, "resolved", "") else []
     # a side whose runs are not one workload: its medians and noise describe neither program (said on every gate)

@@ -9,7 +9,7 @@ REGRESSED       worse, significantly, and by a margin compatible with the thresh
 AMBIGUOUS       not enough evidence either way (too noisy, or candidate runs truncated/missing)
 INCOMPARABLE    baseline and candidate differ in GPU model/count, driver, rank count or report schema
 NO_BASELINE     no baseline found (or the metric is new)
-ERROR           the candidate has no usable run (no GPU work: the workload failed or was not profiled)
+ERROR           no usable candidate run (no GPU work, or truncated), whatever the baseline
 ==============  =======================================================================================
 
 Exit codes (:func:`exit_code`, documented in README and docs/gate.md): 0 pass / improved / ambiguous /

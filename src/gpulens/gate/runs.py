@@ -279,7 +279,7 @@ def collect_runs(paths: Iterable[str | Path], reports: list[dict[str, Any]] | No
     reports = reports if reports is not None else [load_report(p, strict) for p in paths]
     from gpulens.reports._truncated import damage_lead
     from gpulens.reports.report_check import check_report
-    from gpulens.timeline.input_notes import no_gpu_work_text
+    from gpulens.timeline.input_notes import no_gpu_reason, no_gpu_work_text
 
     for p, rep in zip(paths, reports):  # a report handed in already loaded (a baseline given as a report) too
         check_report(rep, p)
@@ -298,7 +298,7 @@ def collect_runs(paths: Iterable[str | Path], reports: list[dict[str, Any]] | No
                 inputs = s.get("inputs") if isinstance(s.get("inputs"), list) else []
                 what = no_gpu_work_text(inputs)
                 excluded.append({**info, "reason": what + ("" if what.startswith("incomplete") else
-                                                           ": the workload failed or was not profiled")})
+                                                           f": {no_gpu_reason(inputs)}")})
             elif status == "partial" or s.get("truncated"):
                 why = s.get("partial_reason")  # rank files not read and/or where the input stops
                 excluded.append({**info, "reason": f"partial result: {why}" if isinstance(why, str) and why else

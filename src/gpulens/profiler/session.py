@@ -26,6 +26,7 @@ reports) is logged and kept in :attr:`profile.error`; the user's own exception a
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import time
 from pathlib import Path
@@ -176,6 +177,9 @@ class profile:  # noqa: N801 (reads as a function at the call site, like torch.p
         self._no_device = None if torch.cuda.is_available() else NO_DEVICE
         self._prof = torch.profiler.profile(activities=self._activities or _activities(torch), schedule=sched,
                                             on_trace_ready=self._on_trace_ready, **self._opts)
+        preset = getattr(self._prof, "preset_metadata_json", None)  # torch ≥ 2.1: written into the trace file
+        if self._no_device and callable(preset):  # so that `gpulens analyze`/`gate` of the trace say why, too
+            preset("gpulens_no_gpu_device", json.dumps(self._no_device))
         if self.telemetry:
             kind = "auto" if self.telemetry is True else self.telemetry
             self._sampler = Sampler(kind, self.telemetry_interval_s).start()

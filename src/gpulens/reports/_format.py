@@ -71,6 +71,11 @@ LABELS: dict[str, str] = {
     "total_flops": "FLOPs recorded by the profiler (with_flops)",
     # (max − min) / min of the group medians: 150.8 % is a slowest group 2.51× the fastest, not a share over 100
     "spread_pct": "slowest group's median above the fastest's (%)",
+    # GPU in capitals, as every report writes it (the annotations, op roll-up and GEMM tables' "gpu time" read lower)
+    "gpu_time_ns": "GPU time", "self_gpu_time_ns": "self GPU time",
+    # calls inside a call of the *same* name (aten::sum in aten::sum), not every call nested in another op: a plain
+    # "nested calls" read 0 beside AddmmBackward0 and aten::mm, which do sit inside other ops
+    "nested_calls": "calls inside a same-name call",
     "min_ns": "min", "max_ns": "max", "share": "share of kernel time", "cumulative_share": "cumulative share",
     "critical": "critical set", "device_id": "GPU", "stream_id": "stream", "time_at_stake_ns": "time at stake",
     "flops_per_s": "attained FLOP/s", "bytes_per_s": "attained bandwidth", "arithmetic_intensity":

@@ -6,7 +6,10 @@ analyzers' (``TimelineMeta.warnings``), the data-quality findings the analyzers'
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -148,5 +151,36 @@ def reading_notes(meta: Any) -> list[str]:
 #: The heading every reporter gives :func:`reading_notes`.
 READING_NOTES_TITLE = "Reading notes (how the input files were read; nothing left out)"
 
+#: The reading notes of the report being rendered that are said once for all its inputs (:func:`shared_notes`),
+#: set by a reporter of several inputs around its per-input sections (:func:`said_once`), left out of each of them.
+_SAID_ONCE: contextvars.ContextVar[frozenset] = contextvars.ContextVar("gpulens_said_once", default=frozenset())
+
+
+def shared_notes(report: Any) -> list[str]:
+    """The reading notes every input of a report of several inputs records, in order: a folder's note about how it
+    was split into runs (:func:`gpulens._split_runs.note_split`), the same words on each run. The console and
+    Markdown say them once, before the first input (:func:`said_once`); ``[]`` for one input."""
+    sources = list(getattr(report, "sources", None) or [])
+    if len(sources) < 2:
+        return []
+    each = [reading_notes(s.timeline.meta) for s in sources]
+    return [n for n in dict.fromkeys(each[0]) if all(n in other for other in each[1:])]
+
+
+@contextlib.contextmanager
+def said_once(notes: list[str]) -> Iterator[None]:
+    """Within the block, :func:`own_reading_notes` leaves ``notes`` out (said once for the whole report)."""
+    token = _SAID_ONCE.set(frozenset(notes))
+    try:
+        yield
+    finally:
+        _SAID_ONCE.reset(token)
+
+
+def own_reading_notes(meta: Any) -> list[str]:
+    """:func:`reading_notes` less those said once for the report being rendered (:func:`said_once`)."""
+    skip = _SAID_ONCE.get()
+    return [n for n in reading_notes(meta) if n not in skip]
+
 __all__ = ["READING_NOTES_TITLE", "WARNINGS_SHOWN", "environment_notes", "grouped_warnings", "input_warnings",
-           "input_note", "reading_notes"]
+           "input_note", "own_reading_notes", "reading_notes", "said_once", "shared_notes"]

@@ -63,7 +63,7 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     if clocks:  # read with the verdict: the time bases the figures below rest on
         parts.insert(1 if partial else 0, Text(f"CLOCKS: {clocks}\n", style="bold yellow"))
     from gpulens.reports._warnings import (READING_NOTES_TITLE, WARNINGS_SHOWN, environment_notes, grouped_warnings,
-                                          input_note, reading_notes)
+                                          input_note, own_reading_notes)
 
     damaged = input_note(s)
     if damaged:  # beside the headline: the figures below rest on an input with warnings (listed in full at the end)
@@ -141,7 +141,7 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     if env:
         parts.append(Text("\n".join(["Environment (the machine, not the input)"] + [f"environment: {e}" for e in env]),
                           style="dim"))
-    read = reading_notes(tl.meta)  # copies of the same records passed over: facts, not faults of the input
+    read = own_reading_notes(tl.meta)  # copies of the same records passed over: facts, not faults of the input
     if read:
         parts.append(Text("\n".join([READING_NOTES_TITLE] + [f"note: {e}" for e in read]), style="dim"))
     # a number and its unit never break apart when a line wraps ("10 %" split as "10" / "% of the span")
@@ -297,8 +297,13 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
 
 def print_report(report: Report, console: Console | None = None, top: int = 10) -> None:
     """Print every source's summary to ``console`` (stdout by default)."""
+    from gpulens.reports._warnings import said_once, shared_notes
+
     console = console or Console()
-    with label_scope(report):  # one label per kernel across the tables
+    once = shared_notes(report)  # a folder's note on how it was split into runs: said once, not in every report
+    if once:
+        console.print(Text("\n".join(f"note: {n}" for n in once), style="dim"))
+    with label_scope(report), said_once(once):  # one label per kernel across the tables
         for s in report.sources:
             console.rule(f"gpulens · {s.label}")
             console.print(source_renderable(s, top))

@@ -29,7 +29,7 @@ from gpulens.reports._html_parts import is_name_column
 from gpulens.reports._md_safe import neutralise
 from gpulens.reports._values import lower_bound_flags, lower_bound_mark, status_text
 from gpulens.reports._warnings import (READING_NOTES_TITLE, WARNINGS_SHOWN, environment_notes, grouped_warnings,
-                                      input_note, reading_notes)
+                                      input_note, own_reading_notes, said_once, shared_notes)
 from gpulens.reports._coverage import analysis_coverage
 from gpulens.reports._names import label_scope, short_names
 
@@ -205,7 +205,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
     env = environment_notes(tl.meta)  # facts of the machine, not of the input: apart from the warnings
     if env:
         yield "### Environment (the machine, not the input)\n\n" + "\n".join(f"- {md_text(e)}" for e in env)
-    read = reading_notes(tl.meta)  # copies of the same records passed over: facts, not faults of the input
+    read = own_reading_notes(tl.meta)  # copies of the same records passed over: facts, not faults of the input
     if read:
         yield f"### {READING_NOTES_TITLE}\n\n" + "\n".join(f"- {md_text(e)}" for e in read)
 
@@ -255,8 +255,11 @@ def render(report: Report) -> str:
     budget = MAX_CHARS - 400
     out = [f"# gpulens report\n\n_{plural(len(report.sources), 'input(s)')} · gpulens {report.tool_version} · "
            f"{report.created} · kernel names shortened: full names in the JSON and HTML reports_"]
-    used, left_out = len(out[0]), 0
-    with label_scope(report):  # one label per kernel across the tables
+    once = shared_notes(report)  # a folder's note on how it was split into runs: said once, not per input
+    if once:
+        out.append("\n".join(f"> {md_text(n)}" for n in once))
+    used, left_out = sum(len(x) + 2 for x in out), 0
+    with label_scope(report), said_once(once):  # one label per kernel across the tables
         per_source = [[sec for sec in _source_sections(s, rows) if sec] for s in report.sources]
     keep: set[tuple[int, int]] = set()
     # every input's headline first, then the other sections in order, while they fit

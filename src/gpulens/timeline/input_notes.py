@@ -120,3 +120,22 @@ def no_gpu_work_text(inputs: Iterable[Any]) -> str:
     broken = [i["incomplete_capture"] for i in inputs
               if isinstance(i, dict) and isinstance(i.get("incomplete_capture"), str) and i["incomplete_capture"]]
     return f"incomplete capture, 0 kernels recorded ({broken[0]})" if broken else "no GPU work (0 kernels)"
+
+
+def recorded_no_device(inputs: Iterable[Any]) -> str | None:
+    """The profiler's own record that torch saw no GPU (``gpulens profile`` on a CPU-only torch or a machine without a
+    driver writes it into the trace, read back as an input's ``profile.no_gpu_device``), or None when no input says
+    so. ``inputs``: ``TimelineMeta.sources`` or a JSON report source's ``inputs``."""
+    for i in inputs:
+        p = i.get("profile") if isinstance(i, dict) else None
+        if isinstance(p, dict) and isinstance(p.get("no_gpu_device"), str) and p["no_gpu_device"]:
+            return p["no_gpu_device"]
+    return None
+
+
+def no_gpu_reason(inputs: Iterable[Any]) -> str:
+    """Why a run recorded no GPU work, as far as its inputs say (:func:`recorded_no_device`, with the step that
+    helps), else "the workload failed or was not profiled" (nothing recorded says which)."""
+    said = recorded_no_device(inputs)
+    return f"{said} — profile on a machine whose torch sees a GPU" if said else \
+        "the workload failed or was not profiled"
