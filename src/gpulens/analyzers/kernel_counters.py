@@ -26,7 +26,7 @@ from gpulens.timeline import Timeline
 from gpulens.timeline.percent import exceeds_100_by_design
 
 BASE_COLUMNS = {"name": "kernel name as recorded", "dispatches": "dispatches of the kernel in the input [count]",
-                "kind": "kernel | memset | memcpy: a HIP runtime fill or copy kernel (``__amd_rocclr_fillBuffer``…) "
+                "kind": "kernel | memset | memcpy: a HIP runtime fill or copy kernel (__amd_rocclr_fillBuffer…) "
                         "is a memset or memcpy, as the run summary counts it (its launches and kernel count leave "
                         "these rows out) [text]",
                 "device_id": "GPU index (first seen) [id]"}
