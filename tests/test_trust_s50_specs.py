@@ -91,3 +91,20 @@ def test_gh200_names_pick_the_memory_variant():
     assert e.name == "NVIDIA GH200 144GB HBM3e" and e.figures["memory_bandwidth"].value == pytest.approx(4.9e12)
     # "480GB" counts the Grace CPU's memory: no GPU variant's size, so it decides nothing (the first is assumed)
     assert "assumed" in identify_device({"name": "NVIDIA GH200 480GB"}).note
+
+
+def test_a30_figures_follow_the_a100s_per_sm_rates():
+    """A30 (sysrqmts.com: 56 SMs, 1,440 MHz, 933 GB/s, 24 MB L2). GA100 per-SM rates from the A100's datasheet
+    peaks: 312 TFLOPS BF16 / (108 SMs × 1.41 GHz) = 2,048 FLOP/clk; NVIDIA's A30 datasheet prints 165 BF16,
+    82 TF32, 330 INT8, 10.3 FP32, 5.2 FP64."""
+    s = identify_device({"name": "NVIDIA A30", "compute_capability": "8.0", "num_sms": 56})
+    per_sm = 312e12 / (108 * 1.41e9)
+    assert s.figure_value("matrix.bf16") == pytest.approx(56 * per_sm * 1.44e9, rel=0.002)
+    assert _tf(s, "matrix.bf16") == pytest.approx(165, rel=0.005)
+    assert _tf(s, "matrix.tf32") == pytest.approx(82, rel=0.01)
+    assert _tf(s, "matrix.int8") == pytest.approx(330, rel=0.005)
+    assert _tf(s, "vector.fp32") == pytest.approx(3_584 * 2 * 1.44e9 / 1e12, rel=0.001)
+    assert _tf(s, "vector.fp64") == pytest.approx(5.2, rel=0.01)
+    assert s.figures["memory_bandwidth"].value == pytest.approx(933e9)
+    # a MIG slice of it has a share of the SMs: no figures
+    assert identify_device({"name": "NVIDIA A30 MIG 1g.6gb"}) is None

@@ -81,6 +81,23 @@ GPUS = [
                  "vector.fp16": [78, AMPERE_VEC16], "vector.bf16": [39, AMPERE_VEC16],
                  "matrix.tf32": [156, "PT-DI"], "matrix.bf16": [312, "PT-DI"], "matrix.fp16": [312, "PT-DI"],
                  "matrix.int8": [624, "WEB-A100"]}},
+    # A30 (GA100, the A100's SM at a 1,440 MHz boost; 56 SMs, 3,584 FP32 lanes; 24 GB HBM2 on 3,072 bits at
+    # 933 GB/s; 24 MB L2 — sysrqmts.com's A30 PCIe table: source "A30"). Peaks with the A100 entries' GA100 per-SM
+    # rates (PT-DI: 312 TFLOPS BF16 = 108 SMs × 2,048 FLOP/clk × 1.41 GHz): BF16/FP16 56 × 2,048 × 1.44 GHz = 165.2,
+    # TF32 half that, INT8 twice, FP64 tensor 56 × 128 × 1.44 = 10.3, FP32 3,584 × 2 × 1.44 = 10.3, FP64 half of it
+    # (NVIDIA's A30 datasheet prints 165 / 82 / 330 / 10.3 / 10.3 / 5.2).
+    {"name": "NVIDIA A30", "compute_capability": "8.0", "num_sms": 56, "memory_gb": 24,
+     "match": [r"\bA30\b"],
+     "figures": {"clock_mhz": [1440, "A30 (boost)"], "memory_bandwidth": [933, "A30 (3,072-bit HBM2)"],
+                 "l2": [24, "A30"], "vector.fp64": [5.16, "A30 (1/2 of FP32)"],
+                 "matrix.fp64": [10.32, "56 SMs × 128 FLOP/clk × 1.44 GHz (GA100 rate, as the A100)", U],
+                 "vector.fp32": [10.32, "A30 (3,584 × 2 × 1.44 GHz)"],
+                 "vector.fp16": [41.3, f"{AMPERE_VEC16}: 4 × FP32", U],
+                 "vector.bf16": [20.6, f"{AMPERE_VEC16}: 2 × FP32", U],
+                 "matrix.tf32": [82.6, "56 SMs × 1,024 FLOP/clk × 1.44 GHz (GA100 rate, as the A100)", U],
+                 "matrix.bf16": [165.2, "56 SMs × 2,048 FLOP/clk × 1.44 GHz (GA100 rate, as the A100)", U],
+                 "matrix.fp16": [165.2, "56 SMs × 2,048 FLOP/clk × 1.44 GHz (GA100 rate, as the A100)", U],
+                 "matrix.int8": [330.3, "56 SMs × 4,096 OP/clk × 1.44 GHz (GA100 rate, as the A100)", U]}},
     {"name": "NVIDIA H100 SXM", "compute_capability": "9.0", "num_sms": 132, "memory_gb": 80,
      "match": [r"H100.*(SXM|HBM3)"],
      "figures": {"clock_mhz": [1980, "WEB-H100"], "memory_bandwidth": [3350, "WEB-H100"], "l2": [50, "STAS"],
