@@ -51,10 +51,11 @@ NOT_PERCENT_PREFIXES = ("derived__pct_occupancy_per_",)
 
 
 #: ncu ``.max`` rollups of a ``pct_of_peak_*_active`` ratio: the busiest unit instance's count over one instance's
-#: peak times the *average* active cycles of all instances (ncu divides every ``*_active`` rollup by
-#: ``<unit>__cycles_active.avg``; Nsight Compute Kernel Profiling Guide, "Metrics Structure": rollups ``.max`` over
-#: unit instances, ratios ``pct_of_peak_sustained_active`` "% of peak sustained rate achieved during unit active
-#: cycles"). Work that sits on few of the instances (a 1-block grid on a 128-SM RTX 4090: only one SM active)
+#: peak times the *average* active cycles of all instances (Nsight Compute Kernel Profiling Guide, "Metrics
+#: Structure": rollup ``.max`` over unit instances, ratio ``pct_of_peak_sustained_active`` "% of peak sustained rate
+#: achieved during unit active cycles"; that the active-cycle divisor is ``<unit>__cycles_active.avg`` for every
+#: rollup is read off the recorded figures, below: ``.max.per_cycle_active`` = ``.sum.per_cycle_active`` when one
+#: SM did all the work). Work that sits on few of the instances (a 1-block grid on a 128-SM RTX 4090: only one SM active)
 #: puts it above 100, up to 100 × the instance count (victor-lvsy/seq_align profile.ncu-rep:
 #: ``sm__warps_active.max.pct_of_peak_sustained_active`` 5,642.59 % = 2,708.44 warps ``max.per_cycle_active`` / 48
 #: warps per SM, and 128 × its ``.avg`` 44.08 %). A measurement, not a fault: kept, never counted as impossible, and
