@@ -3,8 +3,9 @@ workstation / consumer GPUs of public traces have their own figures.
 
 Expected values: vendor figures (AMD RX 7900 series launch table: 96 CUs, 2.5 GHz, 123 TFLOPS FP16, 960 GB/s; W7900:
 864 GB/s, 122.6 TFLOPS FP16) and the RDNA3 formula CUs × 512 FP16 FLOP/clk × clock; the SM counts of the unknown
-parts are NVIDIA's (RTX 6000 Ada and L40: 142 SMs like the L40S; H100 NVL: 132 like the H100 SXM; RTX 3090 Ti: 84
-like the A40 / RTX A6000; RTX 4090 D: 114, the RTX 4090 128).
+parts are NVIDIA's (RTX 5000 Ada: 12,800 CUDA cores / 128 = 100 SMs; L20: 11,776 / 128 = 92; H100 NVL: 132 like
+the H100 SXM; RTX 3090 Ti: 84 like the A40 / RTX A6000; RTX 4090 D: 114, the RTX 4090 128). The L40 and RTX 6000 Ada
+(142 SMs like the L40S) have built-in figures since session 50, so an unnamed 142-SM part is one of three.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from gpulens.devices import identify_device, no_spec_reason
 
 
 @pytest.mark.parametrize("rec", [
-    {"name": "NVIDIA RTX 6000 Ada Generation", "compute_capability": "8.9", "num_sms": 142},
-    {"name": "NVIDIA L40", "compute_capability": "8.9", "num_sms": 142},
+    {"name": "NVIDIA RTX 5000 Ada Generation", "compute_capability": "8.9", "num_sms": 100},
+    {"name": "NVIDIA L20", "compute_capability": "8.9", "num_sms": 92},
     {"name": "NVIDIA H100 NVL", "compute_capability": "9.0", "num_sms": 132},
     {"name": "NVIDIA GeForce RTX 3090 Ti", "compute_capability": "8.6", "num_sms": 84},
     {"name": "NVIDIA GeForce RTX 4090 D", "compute_capability": "8.9", "num_sms": 114},
@@ -35,7 +36,7 @@ def test_a_named_gpu_without_figures_is_unknown_not_a_lookalike(rec):
     ({"name": "NVIDIA L40S", "compute_capability": "8.9", "num_sms": 142}, "NVIDIA L40S"),
     # generic names still let the architecture and SM/CU count decide (ROCm's "AMD Radeon Graphics")
     ({"name": "AMD Radeon Graphics", "gfx_arch": "gfx942", "num_sms": 304}, "AMD Instinct MI300X"),
-    ({"name": "", "compute_capability": "8.9", "num_sms": 142}, "NVIDIA L40S"),
+    ({"name": "", "compute_capability": "8.9", "num_sms": 58}, "NVIDIA L4"),
 ])
 def test_known_gpus_still_identified(rec, want):
     assert identify_device(rec).name == want
@@ -57,17 +58,17 @@ def test_radeon_rdna3_parts_have_vendor_figures():
 
 
 def test_unknown_named_gpu_reads_unknown_in_the_report(tmp_path):
-    """End to end: a Kineto trace of an 'NVIDIA L40' (142 SMs, cc 8.9 — the L40S's count and arch) gets no
-    roofline peaks, and its skip reason names the GPU; never the L40S's figures."""
+    """End to end: a Kineto trace of an 'NVIDIA H100 NVL' (132 SMs, cc 9.0 — the H100 SXM's count and arch) gets no
+    roofline peaks, and its skip reason names the GPU; never the H100 SXM's figures."""
     from gpulens.report import analyze
     from tests.gate_traces import make_trace
 
-    dev = {"id": 0, "name": "NVIDIA L40", "computeMajor": 8, "computeMinor": 9, "numSms": 142,
-           "totalGlobalMem": 47_697_362_944}
-    p = make_trace(tmp_path / "l40.json", seed=1, device=dev)
+    dev = {"id": 0, "name": "NVIDIA H100 NVL", "computeMajor": 9, "computeMinor": 0, "numSms": 132,
+           "totalGlobalMem": 100_485_038_080}
+    p = make_trace(tmp_path / "h100nvl.json", seed=1, device=dev)
     rep = analyze(p)
     src = rep.sources[0]
-    assert src.device is None or "L40S" not in str(getattr(src.device, "name", ""))
+    assert src.device is None or "SXM" not in str(getattr(src.device, "name", ""))
     roof = src.results["roofline"]
-    assert roof.skipped_reason and "NVIDIA L40" in roof.skipped_reason
-    assert "L40S" not in roof.skipped_reason
+    assert roof.skipped_reason and "NVIDIA H100 NVL" in roof.skipped_reason
+    assert "H100 SXM" not in roof.skipped_reason

@@ -3,7 +3,8 @@ peaks, so they read unknown like any GPU the table lacks (the rule of test_trust
 
 Found on real inputs: lockfuehrer/beast_ressoruces @ 6671d7f ``report1.sqlite`` / ``report2.sqlite`` (nsys 2021,
 TARGET_INFO_CUDA_GPU: two "Tesla V100-PCIE-32GB", ``coreClockRate`` 1380000 kHz, 80 SMs, cc 7.0) were analysed as
-an "NVIDIA V100 SXM2" (its figures assume the SXM2's 1530 MHz boost). Same pattern breadth: "H200" matched the
+an "NVIDIA V100 SXM2" (its figures assume the SXM2's 1530 MHz boost); since session 50 they are the "NVIDIA V100
+PCIe" entry's own. Same pattern breadth: "H200" matched the
 H200 NVL card and "B200" the GB200 superchip. SM counts are NVIDIA's (V100 family 80, H200 132, B200 148).
 """
 
@@ -15,8 +16,6 @@ from gpulens.devices import get_spec, identify_device
 
 
 @pytest.mark.parametrize("rec", [
-    {"name": "Tesla V100-PCIE-32GB", "compute_capability": "7.0", "num_sms": 80},
-    {"name": "Tesla V100-PCIE-16GB", "compute_capability": "7.0", "num_sms": 80},
     {"name": "Tesla V100-FHHL-16GB", "compute_capability": "7.0", "num_sms": 80},
     {"name": "Tesla V100-SXM3-32GB", "compute_capability": "7.0", "num_sms": 80},
     {"name": "Tesla V100S-PCIE-32GB", "compute_capability": "7.0", "num_sms": 80},
@@ -31,6 +30,9 @@ def test_another_variant_of_a_family_is_unknown(rec):
     ({"name": "Tesla V100-SXM2-32GB", "compute_capability": "7.0", "num_sms": 80}, "NVIDIA V100 SXM2"),
     ({"name": "Tesla V100-SXM2-16GB", "compute_capability": "7.0", "num_sms": 80}, "NVIDIA V100 SXM2"),
     ({"name": "Tesla V100-DGXS-32GB", "compute_capability": "7.0", "num_sms": 80}, "NVIDIA V100 SXM2"),
+    # the PCIe card has its own entry (1380 MHz, 14 TFLOPS FP32) since session 50, never the SXM2's figures
+    ({"name": "Tesla V100-PCIE-32GB", "compute_capability": "7.0", "num_sms": 80}, "NVIDIA V100 PCIe"),
+    ({"name": "Tesla V100-PCIE-16GB", "compute_capability": "7.0", "num_sms": 80}, "NVIDIA V100 PCIe"),
     ({"name": "NVIDIA H200", "compute_capability": "9.0", "num_sms": 132}, "NVIDIA H200 SXM"),
     ({"name": "NVIDIA B200", "compute_capability": "10.0", "num_sms": 148}, "NVIDIA B200"),
     ({"name": "NVIDIA GH200 480GB", "compute_capability": "9.0", "num_sms": 132,

@@ -11,7 +11,7 @@ COLUMNS = {
                         "first: the first n rows' share); unknown from the first row without a share [share]",
     "verdict": "compute-bound, memory-bound, latency/occupancy-bound, below-roofs (below both roofs, latency or "
                "occupancy not shown), launch-bound, communication-bound, undetermined",
-    "time_at_stake_ns": "GPU time the fix could save at most (see verdict_rules) [ns]; null when not quantifiable",
+    "time_at_stake_ns": "GPU time the fix could save at most (see verdict_rules) [ns]; unknown when not quantifiable",
     "stake_note": "what the time at stake is when it is not a share of the kernel's own GPU time (launch-bound: "
                   "the GPU idle before its launches, which can exceed its GPU time), the measured unit it is the "
                   "distance to, or the launch floor that capped it (its time less 2 µs for each launch: even an "

@@ -82,8 +82,8 @@ COLUMNS = {
 #: The idle finding (root of the idle-cause findings) is reported from this % of the device span.
 IDLE_FINDING_PCT = 5.0
 SUMMARY_COLUMNS = {
-    "span_ns": "wall GPU span: first → last GPU event on any GPU [ns]; null without GPU work (no span)",
-    "device_span_ns": "sum of the per-GPU spans (device-time) [ns]; null without GPU work",
+    "span_ns": "wall GPU span: first → last GPU event on any GPU [ns]; unknown without GPU work (no span)",
+    "device_span_ns": "sum of the per-GPU spans (device-time) [ns]; unknown without GPU work",
     "busy_ns": "union of GPU events, summed over GPUs [ns]",
     "busy_pct": "Σ busy / Σ per-GPU span [%]",
     "idle_ns": "device_span_ns − busy_ns [ns]",
@@ -93,18 +93,18 @@ SUMMARY_COLUMNS = {
     "span_basis": "wall, or longest rank when the ranks' clocks disagree [text]",
     "clock_skew_ns": "how far the ranks' time bases disagree (0 when they agree) [ns]",
     "span_definition": "how span and busy % are defined [text]",
-    "overlap_unknown": "why an exposed part is unknown (events on different clocks), or None [text]",
+    "overlap_unknown": "why an exposed part is unknown (events on different clocks); empty when none is [text]",
     "idle_other_clock_ns": "part of idle_ns that may be GPU work written on another clock of the same GPU [ns]",
     "idle_bound": "idle_ns is an upper bound: how much of it may be work on another clock or work recorded without "
-                  "a time, or None when measured [text]",
+                  "a time; empty when measured [text]",
     "idle_untimed_ns": "part of idle_ns that GPU work recorded without a usable start or end may fill [ns]",
     "untimed_gpu_work": "GPU events (kernels, collectives, copies, fills) recorded without a usable time: busy_ns "
                         "and busy_pct are then at least, idle_ns at most [count]",
     "part_pct": "each part of the span (computation_ns, exposed_comm_ns, exposed_memcpy_ns, exposed_memset_ns, "
-                "idle_ns; not_in_parts_ns only if they ever fell short) / device_span_ns, None when unknown [%]",
+                "idle_ns; not_in_parts_ns only if they ever fell short) / device_span_ns, unknown when the span is [%]",
     "busy_bound": "'at least' when busy_ns / busy_pct are lower bounds (work recorded without a time started inside "
                   "the span), 'unknown' when busy_pct has no bound (such work's start is not recorded, or outside "
-                  "the span: it may lengthen the span), None when measured [text]",
+                  "the span: it may lengthen the span), empty when measured [text]",
 }
 
 #: The parts of a GPU's span, in the order every reporter shows them: they add up to the span.

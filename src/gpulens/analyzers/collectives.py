@@ -39,7 +39,7 @@ COLUMNS = {
     "count": "collective kernels [count]",
     "time_ns": "summed GPU time of those kernels [ns]",
     "exposed_ns": "part of time_ns not overlapped by compute kernels on the same GPU [ns]",
-    "bytes": "summed size S of the collectives whose size is known; unknown (null) when none is [bytes]",
+    "bytes": "summed size S of the collectives whose size is known; unknown when none is [bytes]",
     "sizes_unknown": "collectives whose size is not recorded (not counted in bytes) [count]",
     "algbw": "S / t over the collectives of known size [B/s]",
     "busbw": "algbw × nccl-tests bus factor of the type and group size [B/s]",

@@ -20,8 +20,8 @@ COLUMNS = {
     "nested_calls": "calls inside a call of the same name on the same thread (aten::sum calling aten::sum): their "
                     "time is inside the outer call's, in total_ns once [count]",
     "mean_ns": "total_ns / (calls − nested_calls): the mean of the outer calls [ns]",
-    "flops": "sum of the FLOP counts the profiler recorded (with_flops); null when none [FLOP]",
-    "flops_per_s": "flops / total_ns, the host-side rate of a CPU-only run; null when the trace has GPU work: an "
+    "flops": "sum of the FLOP counts the profiler recorded (with_flops); unknown when none is [FLOP]",
+    "flops_per_s": "flops / total_ns, the host-side rate of a CPU-only run; unknown when the trace has GPU work: an "
                    "op's FLOPs then run in its kernels and its host time (the launch) is no divisor — 100 PFLOP/s "
                    "for an aten::mm launched in 20 µs — see gemm_shapes / roofline for the GPU-time rate [FLOP/s]",
 }

@@ -47,7 +47,7 @@ COLUMNS = {
     "class": "event class on the path: cpu_op, runtime, sync, host_idle, launch_delay, kernel, comm, memcpy, memset, "
              "gpu_gap, unattributed (a GPU wait whose launch call is not in the trace), queued (a late start after the "
              "launch call returned: the idle split's queued time); reports show it in words (CPU ops, host idle "
-             "gaps, …: analyzers._code_words) [code]",
+             "gaps, …) [code]",
     "time_ns": "time of the class on the path [ns]",
     "share": "time_ns / step_ns [share]",
     "events": "distinct events of the class on the path (0 for the gap classes host_idle, launch_delay, gpu_gap, "

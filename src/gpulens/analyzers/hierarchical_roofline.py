@@ -44,9 +44,9 @@ COLUMNS = {
     "attainable_flops": "min(peak, AI × level bandwidth) [FLOP/s]",
     "pct_of_attainable": "achieved / attainable [%]",
     "side": "memory (AI left of the level's ridge) or compute [text]",
-    "flops_lower_bound": "the FLOP counters of the vendor's formula not collected (analyzers._flop_coverage): "
+    "flops_lower_bound": "the FLOP counters of the vendor's formula not collected: "
                          "flops, AI, achieved FLOP/s and a compute-side % of attainable are lower bounds over the "
-                         "collected ones, and a memory side holds only if the uncounted precisions did no work; None "
+                         "collected ones, and a memory side holds only if the uncounted precisions did no work; empty "
                          "when all were [note]",
 }
 _MEASURED_BW = {"dram": "HBMBw", "l2": "L2Bw", "l1": "L1Bw", "shared": "LDSBw"}

@@ -23,9 +23,10 @@ import pandas as pd
 from gpulens.analyzers._counter_units import counter_unit
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.timeline import Timeline
+from gpulens.timeline.percent import exceeds_100_by_design
 
 BASE_COLUMNS = {"name": "kernel name as recorded", "dispatches": "dispatches of the kernel in the input [count]",
-                "kind": "kernel | memset | memcpy: a HIP runtime fill or copy kernel (``__amd_rocclr_fillBuffer``…) "
+                "kind": "kernel | memset | memcpy: a HIP runtime fill or copy kernel (__amd_rocclr_fillBuffer…) "
                         "is a memset or memcpy, as the run summary counts it (its launches and kernel count leave "
                         "these rows out) [text]",
                 "device_id": "GPU index (first seen) [id]"}
@@ -63,6 +64,9 @@ class KernelCounters(Analyzer):
         t = t.sort_values(["dispatches", "name"], ascending=[False, True], kind="stable").reset_index(drop=True)
         cols = {**BASE_COLUMNS, **{m: f"mean over the kernel's dispatches of counter {m}"
                                       + (" (unit not documented by the profiler)" if unit_of[m] == "number" else "")
+                                      + (" (the busiest unit's count over the average unit's active cycles: above "
+                                         "100 when the work runs on few units; no unit's utilisation)"
+                                         if exceeds_100_by_design(m) else "")
                                       + f" [{unit_of[m]}]" for m in wide.columns}}
         if "device_id" not in t:
             cols.pop("device_id")

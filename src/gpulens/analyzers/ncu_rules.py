@@ -52,7 +52,7 @@ COLUMNS = {
     "type": "OPT, WRN, ERR or INF as ncu's CSV export words it (a .ncu-rep's numeric message type mapped to the "
             "same words)",
     "launches": "launches of this kernel on which the rule fired",
-    "max_speedup_pct": "largest estimated speedup over those launches [%] (NaN when ncu gives none)",
+    "max_speedup_pct": "largest estimated speedup over those launches [%] (unknown when ncu gives none)",
     "speedup_type": "'global' (a cut in the kernel's duration) or 'local' (the rule's hardware unit used that much "
                     "better, viewed in isolation: not a time saving) for the largest estimate; '' when ncu gives "
                     "no type [text]",

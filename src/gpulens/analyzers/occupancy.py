@@ -70,7 +70,7 @@ COLUMNS = {
     "config_time_share": "share of the kernel's time in that configuration (block, registers, shared memory and "
                          "grid) [share]",
     "wave_loss_ns": "Σ over launches of time × (1 − W / ⌈W⌉): at most this much is lost to partly filled waves "
-                    "(grid fill and tail, W = that launch's waves; gpulens.analyzers._stake) [ns]",
+                    "(grid fill and tail, W = that launch's waves) [ns]",
     "occupancy_source": "ncu (its Occupancy section), calculator (gpulens), ncu+calculator (both, compared), or "
                         "counters (achieved occupancy measured, theoretical unknown) "
                         "[text]",
@@ -78,10 +78,10 @@ COLUMNS = {
 }
 SUMMARY_COLUMNS = {
     "durations_from_summary": "the launches were profiled without timestamps: each counts its kernel's mean "
-                              "duration from the run's per-kernel summary (analyzers._untimed) [bool]",
+                              "duration from the run's per-kernel summary [bool]",
     "theoretical_missing": "the launch-configuration fields the input lacks, so theoretical occupancy is unknown "
-                           "for some launches (None: computed for all) [text]",
-    "vendor": "amd | nvidia | None (unknown): the words the occupancy table uses (blocks per CU or per SM) [text]",
+                           "for some launches (empty: computed for all) [text]",
+    "vendor": "amd | nvidia (empty: unknown): the words the occupancy table uses (blocks per CU or per SM) [text]",
     "time_weighted_theoretical_pct": "theoretical occupancy over the hot kernels, time-weighted [%]",
     "time_weighted_achieved_pct": "achieved occupancy over the hot kernels, time-weighted [%]",
     IMPOSSIBLE_KEY: IMPOSSIBLE_DOC,

@@ -22,8 +22,8 @@ COLUMNS = {
     "gpu_events": "GPU events [count]",
     "gpu_time_ns": "effective GPU time [ns]",
     "share": "gpu_time_ns / all GPU event time [share]",
-    "ops": "distinct launching framework ops (null when no GPU event is linked to one) [count]",
-    "top_op": "launching op with the most time ('' when none; null when no GPU event is linked to an op) [text]",
+    "ops": "distinct launching framework ops (unknown when no GPU event is linked to one) [count]",
+    "top_op": "launching op with the most time (empty when none is, or when no GPU event is linked to an op) [text]",
 }
 
 

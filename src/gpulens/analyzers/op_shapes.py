@@ -47,19 +47,19 @@ _RATE = {
     "mean_ns": "gpu_time_ns / calls [ns]",
     "flops": "FLOPs of the calls from the shapes [FLOP]",
     "flops_per_s": "flops / gpu_time_ns [FLOP/s]",
-    "peak_flops_per_s": "matrix-unit peak of the device for the dtype's precision [FLOP/s]",
+    "peak_flops_per_s": "matrix-unit peak of the device for that data type's precision [FLOP/s]",
     "peak_pct": "flops_per_s / peak_flops_per_s × 100 [%]",
     "rate_note": "why flops_per_s is unknown where the calls ran no kernel: their only GPU work (a memset or copy) "
                  "is not their computation [text]",
 }
 GEMM_COLUMNS = {"op": "framework op [text]", "batch": "batch (product of broadcast leading dims) [count]",
                 "M": "rows of the output [count]", "N": "columns of the output [count]",
-                "K": "reduction length [count]", "dtype": "dtype of A [dtypes]",
+                "K": "reduction length [count]", "dtype": "data type of A [dtypes]",
                 "layout": "transpose tag of the kernel that ran (nn, nt, tn, tt or unknown) [text]",
                 "kernel": "kernel with the most time [text]", **_RATE}
 ATTENTION_COLUMNS = {"op": "framework op [text]", "B": "batch [count]", "Hq": "query heads [count]",
                      "Hkv": "key/value heads [count]", "Nq": "query length [count]", "Nkv": "key/value length [count]",
-                     "d": "head dim of q/k [count]", "dv": "head dim of v [count]", "dtype": "dtype of q [dtypes]",
+                     "d": "head dim of q/k [count]", "dv": "head dim of v [count]", "dtype": "data type of q [dtypes]",
                      "causal": "yes / no as the call recorded is_causal (Kineto Concrete Inputs), unknown when the "
                                "trace does not say (FLOPs then count the full score matrix) [text]",
                      "kernel": "kernel with the most time [text]", **_RATE}

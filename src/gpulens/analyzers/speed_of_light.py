@@ -258,7 +258,7 @@ class SpeedOfLightAnalyzer(Analyzer):
         return AnalysisResult(self.name, table, COLUMNS, summary, summary_columns={
             "kernels": "kernels with speed-of-light counters [count]",
             "durations_from_summary": "the launches were profiled without timestamps: each counts its kernel's mean "
-                                      "duration from the run's per-kernel summary (analyzers._untimed) [bool]",
+                                      "duration from the run's per-kernel summary [bool]",
             IMPOSSIBLE_KEY: IMPOSSIBLE_DOC,
             "latency_threshold_pct": "below this % of peak on both sides a kernel is latency-bound [%]"})
 

@@ -54,8 +54,8 @@ COLUMNS = {
     "reasons": "JSON-able dict reason → share of stall time [%]",
     "top_reasons": "up to three largest reasons within the dominant class, 'reason share%' [text]",
     "guidance": "one sentence on what to do about the dominant class [text]",
-    "memory_sol_pct": "memory throughput, % of peak (ncu speed of light), duration-weighted; null when absent",
-    "compute_sol_pct": "SM throughput, % of peak (ncu speed of light), duration-weighted; null when absent",
+    "memory_sol_pct": "memory throughput, % of peak (ncu speed of light), duration-weighted; unknown when absent",
+    "compute_sol_pct": "SM throughput, % of peak (ncu speed of light), duration-weighted; unknown when absent",
 }
 _SOL_NAMES = {m for names in SOL_METRICS.values() for m in names}
 #: One sentence of guidance per dominant stall class (meanings from Nsight Compute's Kernel Profiling Guide

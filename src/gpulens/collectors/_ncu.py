@@ -46,7 +46,7 @@ RULE_COLUMNS = {
     "description": "the rule's text",
     "speedup_type": "'global' (a cut in the kernel's duration) or 'local' (the rule's hardware unit used that much "
                     "better, viewed in isolation; NvRules SpeedupType_LOCAL) or '' when not given",
-    "estimated_speedup_pct": "ncu's estimated speedup [%], NaN when not given",
+    "estimated_speedup_pct": "ncu's estimated speedup [%], unknown when not given",
 }
 
 SYNTHETIC_START_WARNING = ("ncu records no timeline (kernels are serialised and replayed): the start times shown are "

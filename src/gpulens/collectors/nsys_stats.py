@@ -55,8 +55,8 @@ SUMMARY_COLUMNS = {
     "mean_ns": "mean duration [ns]",
     "min_ns": "shortest launch [ns]",
     "max_ns": "longest launch [ns]",
-    "median_ns": "median duration [ns] (NaN when the report has none)",
-    "stddev_ns": "standard deviation of durations [ns] (NaN when the report has none)",
+    "median_ns": "median duration [ns] (unknown when the report has none)",
+    "stddev_ns": "standard deviation of durations [ns] (unknown when the report has none)",
     "time_pct": "nsys' Time (%) column: share of all kernel time [%]",
 }
 _HEADER_KEYS = {  # normalised header text → summary column

@@ -132,8 +132,8 @@ MEMORY_CLOCK_TOLERANCE = 0.05
 
 
 #: A memory size written in a device name, as NVIDIA names its memory variants ("NVIDIA A100-SXM4-80GB",
-#: "A100-PCIE-40GB", "NVIDIA H100 80GB HBM3")
-_NAME_MEMORY = re.compile(r"(?<![0-9A-Za-z])([1-9][0-9]{1,2})\s*GB(?![A-Za-z])", re.IGNORECASE)
+#: "A100-PCIE-40GB", "NVIDIA H100 80GB HBM3"; nvidia-smi's "NVIDIA GH200 144G HBM3e" writes a bare G)
+_NAME_MEMORY = re.compile(r"(?<![0-9A-Za-z])([1-9][0-9]{1,2})\s*G(?:i?B)?(?![A-Za-z])", re.IGNORECASE)
 
 
 def memory_in_name(name: Any) -> int | None:

@@ -35,6 +35,18 @@ GPUS = [
      "figures": {"clock_mhz": [1530, "WEB-V100", U], "memory_bandwidth": [900, "WEB-V100"], "l2": [6, "WEB-V100"],
                  "vector.fp64": [7.8, "WEB-V100", U], "vector.fp32": [15.7, "WEB-V100", U],
                  "matrix.fp16": [125, "NV-TC"]}},
+    # Tesla V100 PCIe ("Tesla V100-PCIE-16GB" / "-32GB"; source "V100-PCIE"): the same GV100 (80 SMs, 5,120 FP32
+    # lanes, 640 tensor cores) at a lower boost, 1,380 MHz; 16 or 32 GB HBM2 at 1.75 Gbps on 4,096 bits = 900 GB/s;
+    # NVIDIA's launch figures 7 / 14 / 112 TFLOPS FP64 / FP32 / tensor (io-tech.fi "NVIDIA esitteli Tesla V100 PCI
+    # Express", 2017; sysrqmts.com V100 PCIe 16 GB table: boost 1,380 MHz, 897 GB/s; the nsys TARGET_INFO_CUDA_GPU of
+    # a "Tesla V100-PCIE-32GB" records coreClockRate 1,380,000 kHz). 6 MB L2 as the SXM2 part (Volta whitepaper
+    # table, WEB-V100). Not the V100S (1,597 MHz, 1,134 GB/s) nor the 150 W FHHL card (other clocks).
+    {"name": "NVIDIA V100 PCIe", "compute_capability": "7.0", "num_sms": 80, "memory_gb": 32,
+     "match": [r"V100(?![Ss])[-\s]*PCI"],
+     "figures": {"clock_mhz": [1380, "V100-PCIE (boost; nsys coreClockRate 1,380,000 kHz)", U],
+                 "memory_bandwidth": [900, "V100-PCIE (4,096-bit HBM2 at 1.75 Gbps)"], "l2": [6, "WEB-V100"],
+                 "vector.fp64": [7, "V100-PCIE"], "vector.fp32": [14, "V100-PCIE (5,120 × 2 × 1.38 GHz = 14.1)"],
+                 "matrix.fp16": [112, "V100-PCIE (640 tensor cores × 128 FLOP/clk × ~1.37 GHz)", U]}},
     {"name": "NVIDIA A100 40GB SXM", "compute_capability": "8.0", "num_sms": 108, "memory_gb": 40,
      "match": [r"A100(?!.*PCI)"],
      "figures": {"clock_mhz": [1410, "PT-DI"], "memory_bandwidth": [1555, "STAS"], "l2": [40, "STAS"],
@@ -69,6 +81,23 @@ GPUS = [
                  "vector.fp16": [78, AMPERE_VEC16], "vector.bf16": [39, AMPERE_VEC16],
                  "matrix.tf32": [156, "PT-DI"], "matrix.bf16": [312, "PT-DI"], "matrix.fp16": [312, "PT-DI"],
                  "matrix.int8": [624, "WEB-A100"]}},
+    # A30 (GA100, the A100's SM at a 1,440 MHz boost; 56 SMs, 3,584 FP32 lanes; 24 GB HBM2 on 3,072 bits at
+    # 933 GB/s; 24 MB L2 — sysrqmts.com's A30 PCIe table: source "A30"). Peaks with the A100 entries' GA100 per-SM
+    # rates (PT-DI: 312 TFLOPS BF16 = 108 SMs × 2,048 FLOP/clk × 1.41 GHz): BF16/FP16 56 × 2,048 × 1.44 GHz = 165.2,
+    # TF32 half that, INT8 twice, FP64 tensor 56 × 128 × 1.44 = 10.3, FP32 3,584 × 2 × 1.44 = 10.3, FP64 half of it
+    # (NVIDIA's A30 datasheet prints 165 / 82 / 330 / 10.3 / 10.3 / 5.2).
+    {"name": "NVIDIA A30", "compute_capability": "8.0", "num_sms": 56, "memory_gb": 24,
+     "match": [r"\bA30\b"],
+     "figures": {"clock_mhz": [1440, "A30 (boost)"], "memory_bandwidth": [933, "A30 (3,072-bit HBM2)"],
+                 "l2": [24, "A30"], "vector.fp64": [5.16, "A30 (1/2 of FP32)"],
+                 "matrix.fp64": [10.32, "56 SMs × 128 FLOP/clk × 1.44 GHz (GA100 rate, as the A100)", U],
+                 "vector.fp32": [10.32, "A30 (3,584 × 2 × 1.44 GHz)"],
+                 "vector.fp16": [41.3, f"{AMPERE_VEC16}: 4 × FP32", U],
+                 "vector.bf16": [20.6, f"{AMPERE_VEC16}: 2 × FP32", U],
+                 "matrix.tf32": [82.6, "56 SMs × 1,024 FLOP/clk × 1.44 GHz (GA100 rate, as the A100)", U],
+                 "matrix.bf16": [165.2, "56 SMs × 2,048 FLOP/clk × 1.44 GHz (GA100 rate, as the A100)", U],
+                 "matrix.fp16": [165.2, "56 SMs × 2,048 FLOP/clk × 1.44 GHz (GA100 rate, as the A100)", U],
+                 "matrix.int8": [330.3, "56 SMs × 4,096 OP/clk × 1.44 GHz (GA100 rate, as the A100)", U]}},
     {"name": "NVIDIA H100 SXM", "compute_capability": "9.0", "num_sms": 132, "memory_gb": 80,
      "match": [r"H100.*(SXM|HBM3)"],
      "figures": {"clock_mhz": [1980, "WEB-H100"], "memory_bandwidth": [3350, "WEB-H100"], "l2": [50, "STAS"],
@@ -161,6 +190,18 @@ GPUS = [
                  "vector.fp64": [1.43, "WEB-L40S"], "vector.fp32": [91.6, "WEB-L40S"],
                  "matrix.tf32": [183, "WEB-L40S"], "matrix.bf16": [362, "WEB-L40S"],
                  "matrix.fp16": [362, "WEB-L40S"], "matrix.fp8": [733, "WEB-L40S"], "matrix.int8": [733, "WEB-L40S"]}},
+    # L40 (AD102, the L40S's 142 SMs and 18,176 CUDA cores, 568 tensor cores, 48 GB GDDR6 at 864 GB/s): NVIDIA's L40
+    # datasheet prints its tensor peaks at half the L40S's (dense TF32 90.5, BF16/FP16 181.05, FP8/INT8 362; 2× with
+    # sparsity), FP32 90.5 (mullet.se's copy of the NVIDIA L40/L40S datasheet table: source "L40"); boost 2,490 MHz
+    # and FP64 1.41 TFLOPS (1/64) as hmc-tech.com's L40 page lists them: 18,176 × 2 × 2.49 GHz = 90.52.
+    {"name": "NVIDIA L40", "compute_capability": "8.9", "num_sms": 142, "memory_gb": 48,
+     "match": [r"\bL40\b(?!S)"],
+     "figures": {"clock_mhz": [2490, "hmc-tech.com NVIDIA L40 (boost)", U], "memory_bandwidth": [864, "L40"],
+                 "l2": [96, "as the L40S entry (WEB-L40S; the same AD102 configuration, 142 SMs)", U],
+                 "vector.fp64": [1.41, "hmc-tech.com NVIDIA L40 (1/64 of FP32)", U], "vector.fp32": [90.5, "L40"],
+                 "matrix.tf32": [90.5, "L40 (181 sparse), dense"], "matrix.bf16": [181.05, "L40 (362.1 sparse), dense"],
+                 "matrix.fp16": [181.05, "L40 (362.1 sparse), dense"], "matrix.fp8": [362, "L40 (724 sparse), dense"],
+                 "matrix.int8": [362, "L40 (724 sparse), dense"]}},
     {"name": "NVIDIA GeForce RTX 4090", "compute_capability": "8.9", "num_sms": 128, "memory_gb": 24,
      "match": [r"RTX 4090(?!\s*D\b)(?!.*(?:Laptop|Mobile))"],
      "figures": {"clock_mhz": [2520, "WEB-4090"], "memory_bandwidth": [1008, "WEB-4090"], "l2": [72, "WEB-4090"],
@@ -390,6 +431,17 @@ GPUS = [
                  "vector.fp64": [0.6, "1/64 of FP32 (GA10x)", U], "vector.fp32": [38.7, "NVIDIA RTX A6000 datasheet"],
                  "matrix.bf16": [154.8, "NVIDIA RTX A6000 datasheet (309.7 sparse), dense"],
                  "matrix.fp16": [154.8, "NVIDIA RTX A6000 datasheet (309.7 sparse), dense"]}},
+    # RTX 6000 Ada Generation (AD102 workstation card): 142 SMs, 18,176 FP32 / 568 tensor cores, 48 GB GDDR6 on 384
+    # bits at 960 GB/s, FP32 91.1 TFLOPS (NVIDIA's published specifications as tabled by grafikkarten.com, "NVIDIA
+    # RTX 6000 Grafikkarte der Ada-Generation": source "RTX6000ADA"); boost 2,505 MHz and 96 MB L2 (cputronic.com's
+    # RTX 6000 Ada page; 18,176 × 2 × 2.505 GHz = 91.06). Its dense tensor peaks were not found in a datasheet copy:
+    # unknown, not scaled from another Ada part (GeForce and L40 / L40S rates differ by 2×).
+    {"name": "NVIDIA RTX 6000 Ada Generation", "compute_capability": "8.9", "num_sms": 142, "memory_gb": 48,
+     "match": [r"RTX 6000 Ada"],
+     "figures": {"clock_mhz": [2505, "cputronic.com RTX 6000 Ada (boost)", U],
+                 "memory_bandwidth": [960, "RTX6000ADA (384-bit GDDR6 at 20 Gbps)"],
+                 "l2": [96, "cputronic.com RTX 6000 Ada", U], "vector.fp64": [1.42, "1/64 of FP32 (Ada)", U],
+                 "vector.fp32": [91.1, "RTX6000ADA"]}},
     # Pascal / Volta / Kepler parts of older public traces (nvprof CSV and .nvvp of CUDA 8–10 course and paper
     # repositories). Not in gpu-facts; each peak is units × FLOP/clk × boost clock from NVIDIA's launch figures.
     # GeForce GTX 1080 Ti (GP102-350, CC 6.1): 28 SMs × 128 FP32 lanes = 3,584 CUDA cores at 1,582 MHz boost, 11 GB

@@ -57,6 +57,10 @@ SOURCE_KEYS: dict[str, str] = {
     "QRTX6000": "NVIDIA Quadro RTX 6000 datasheet (FP32, tensor and INT8 peaks, GDDR6 bandwidth, L2)",
     "TITANV": "NVIDIA TITAN V specifications (as tabled by AnandTech's Titan V deep-learning deep dive, 2018)",
     "K20": "NVIDIA Tesla K20 specifications (as listed by Microway's 'Tesla K20 GPU Accelerator up close', 2013)",
+    "A30": "NVIDIA A30 PCIe figures (sysrqmts.com's A30 table: 56 SMs, 1,440 MHz boost, 933 GB/s, 24 MB L2)",
+    "L40": "NVIDIA L40 datasheet (table copy at mullet.se: FP32, dense / sparse tensor peaks, GDDR6 bandwidth)",
+    "V100-PCIE": "NVIDIA Tesla V100 PCIe launch figures (io-tech.fi, 2017; sysrqmts.com's V100 PCIe table)",
+    "RTX6000ADA": "NVIDIA RTX 6000 Ada Generation specifications (as tabled by grafikkarten.com)",
 }
 
 

@@ -15,9 +15,15 @@ rocprof-compute derived metrics whose unit AMD documents as a percentage (:data:
 ``--list-derived`` and GPUPerfAPI's counter tables: GPUBusy "the percentage of time GPU was busy", VALUBusy,
 SALUBusy, VALUUtilization, MemUnitBusy, MemUnitStalled, WriteUnitStalled, ALUStalledByLDS, LDSBankConflict,
 L2CacheHit; rocprofiler-sdk counter_defs.yaml: OccupancyPercent "GPU Occupancy as % of maximum").
+
+One kind of percentage exceeds 100 by its definition and is kept: ncu's ``.max`` rollup of a
+``pct_of_peak_*_active`` ratio (:func:`exceeds_100_by_design`) — the busiest unit over the average unit's active
+cycles. A hit rate above 100 (``lts__t_sector_op_write_hit_rate.pct`` 129.5 % on the same capture) stays a fault.
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pandas as pd
@@ -42,6 +48,25 @@ IMPOSSIBLE_DOC = ("profiler percentages above 100 (e.g. an ncu hit rate of 100.3
 #: (``derived__pct_occupancy_per_block_size`` … — the "Impact of Varying Block Size / Register Count / Shared Memory"
 #: curves, 5706 on every kernel of an H200 capture). Never dropped or counted as impossible.
 NOT_PERCENT_PREFIXES = ("derived__pct_occupancy_per_",)
+
+
+#: ncu ``.max`` rollups of a ``pct_of_peak_*_active`` ratio: the busiest unit instance's count over one instance's
+#: peak times the *average* active cycles of all instances (Nsight Compute Kernel Profiling Guide, "Metrics
+#: Structure": rollup ``.max`` over unit instances, ratio ``pct_of_peak_sustained_active`` "% of peak sustained rate
+#: achieved during unit active cycles"; that the active-cycle divisor is ``<unit>__cycles_active.avg`` for every
+#: rollup is read off the recorded figures, below: ``.max.per_cycle_active`` = ``.sum.per_cycle_active`` when one
+#: SM did all the work). Work that sits on few of the instances (a 1-block grid on a 128-SM RTX 4090: only one SM active)
+#: puts it above 100, up to 100 × the instance count (victor-lvsy/seq_align profile.ncu-rep:
+#: ``sm__warps_active.max.pct_of_peak_sustained_active`` 5,642.59 % = 2,708.44 warps ``max.per_cycle_active`` / 48
+#: warps per SM, and 128 × its ``.avg`` 44.08 %). A measurement, not a fault: kept, never counted as impossible, and
+#: never a utilisation of any one unit (:func:`exceeds_100_by_design`).
+_ROLLUP_MAX_ACTIVE = re.compile(r"\.max\.pct_of_peak_(?:sustained|burst)_active$")
+
+
+def exceeds_100_by_design(metric: str) -> bool:
+    """True for a percentage counter whose definition lets it exceed 100 (:data:`_ROLLUP_MAX_ACTIVE`: ncu's
+    ``<counter>.max.pct_of_peak_sustained_active``); such a value is kept, not dropped or warned about."""
+    return bool(_ROLLUP_MAX_ACTIVE.search(str(metric)))
 
 
 def is_percent_counter(metric: str, unit: str = "") -> bool:
@@ -77,7 +102,8 @@ def unknown_above_100(table: pd.DataFrame, columns=None) -> int:
 
 
 def percent_over(metrics, units, values) -> np.ndarray:
-    """Mask of the counter rows that are percentages (:func:`is_percent_counter`) above :data:`PCT_MAX`."""
+    """Mask of the counter rows that are percentages (:func:`is_percent_counter`) above :data:`PCT_MAX`, less the
+    ones whose definition lets them exceed it (:func:`exceeds_100_by_design`)."""
     over = above_max(values)
     if not over.any():
         return over
@@ -86,7 +112,7 @@ def percent_over(metrics, units, values) -> np.ndarray:
     rows = np.flatnonzero(over)
     m = pd.Series(metrics).iloc[rows].astype(str).to_numpy()
     u = pd.Series(units).iloc[rows].astype(str).to_numpy() if units is not None else np.full(len(rows), "")
-    pct = {(a, b): is_percent_counter(a, b) for a, b in set(zip(m, u))}
+    pct = {(a, b): is_percent_counter(a, b) and not exceeds_100_by_design(a) for a, b in set(zip(m, u))}
     out = np.zeros(len(over), dtype=bool)
     out[rows] = [pct[(a, b)] for a, b in zip(m, u)]
     return out
