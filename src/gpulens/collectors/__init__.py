@@ -195,8 +195,12 @@ def _why_unreadable(f: Path) -> str:
         return open_error(f, exc).reason
     if not head:
         return "file is empty"
-    if not head.strip(b"\x00") and len(head) < 1 << 20:
-        return nul_only(len(head))
+    if not head.strip(b"\x00"):  # all zeros: the whole (short) file, or a sparse file that is one hole
+        from gpulens._inputs import hole_only
+
+        zeros = len(head) if len(head) < 1 << 20 else hole_only(f)
+        if zeros:
+            return nul_only(zeros)
     from gpulens.collectors._hints import lfs_pointer, unsupported_format
     from gpulens.collectors._sqlite import unreadable_sqlite
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from gpulens.collectors._assemble import Parts
-from gpulens.collectors._io import GZIP_MAGIC, read_head
+from gpulens.collectors._io import GZIP_MAGIC, describe, read_head
 from gpulens.collectors._kineto_ranks import RANK_IN_FILE_NAME
 from gpulens.errors import DependencyError, GpulensError
 from gpulens.timeline import Timeline
@@ -184,8 +184,11 @@ def _on_dask(args: list[tuple], scheduler: Any) -> list[Timeline | None]:
     own = isinstance(scheduler, str)
     try:
         client = Client(scheduler, timeout="10s") if own else scheduler
-    except (OSError, TimeoutError) as exc:
-        raise GpulensError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - whatever the address held (none, no Dask, a malformed one: ValueError;
+        # another service answering, whose reply Dask reads as a frame length: MemoryError) is the option's fault,
+        # never "malformed trace data" or "not enough memory to read this file" of the rank folder
+        why = "something answered there, but not a Dask scheduler" if isinstance(exc, MemoryError) else describe(exc)
+        raise GpulensError(f"--scheduler: cannot reach a Dask scheduler at {scheduler} ({why})") from None
     try:
         futures = client.map(load_task, *zip(*args), pure=False)
         return client.gather(futures)

@@ -274,6 +274,11 @@ def _uri(db: Path) -> str:
       ``immutable=1`` reads it without the ``-shm`` wal-index and without locks. ``mode=ro`` would create ``-wal``
       and ``-shm`` beside the input (and leave them there), and cannot open it at all where the folder is read-only
       (a shared, mounted or archived trace: "not a recognised trace format").
+    * Rollback-journal mode with a hot ``-journal`` beside it (the writer crashed or was killed inside a
+      transaction: :func:`hot_journal`): the main file may hold pages of the unfinished transaction, and a read-only
+      connection refuses it ("attempt to write a readonly database"). The two files are copied into a private folder
+      (:func:`_private_copy`) and opened read-write there, so SQLite rolls the transaction back on the copy — the
+      last committed state, as any later reader of the database sees it; the user's files are never touched.
     * WAL mode with a non-empty ``-wal`` (a copy taken while the profiler still held the database, a writer that was
       killed): committed transactions may live only in the ``-wal``, so ignoring it would silently drop events. The
       database and its ``-wal`` are copied into a private temporary folder (:func:`_private_copy`) and read there:
@@ -289,15 +294,33 @@ def _uri(db: Path) -> str:
         if wal is None:
             return f"file:{url_quote(str(Path(db).absolute()))}?immutable=1"
         db = _private_copy(db, wal)
+    elif hot_journal(db) is not None:  # rolled back in a private copy: a read-only reader cannot roll it back
+        return f"file:{url_quote(str(_private_copy(db, hot_journal(db), '-journal').absolute()))}?mode=rw"
     return f"file:{url_quote(str(Path(db).absolute()))}?mode=ro"
 
 
 _copied: dict[tuple, Path] = {}
 
 
-def _private_copy(db: Path, wal: Path) -> Path:
-    """A copy of ``db`` and its ``wal`` in a private temporary folder (0700, removed when the process exits), made
-    once per version of the two files."""
+#: The first 8 bytes of a rollback journal whose header is valid (sqlite.org/fileformat.html "The Rollback Journal"):
+#: a journal that does not start with them (zeroed by ``journal_mode=PERSIST``, empty) needs no roll back.
+_JOURNAL_MAGIC = bytes.fromhex("d9d505f920a163d7")
+
+
+def hot_journal(path: Path) -> Path | None:
+    """The ``-journal`` file beside the SQLite file ``path`` when it is a hot one (it starts with the journal
+    magic: a transaction that was never committed nor rolled back), else None."""
+    journal = Path(f"{path}-journal")
+    try:
+        with open(journal, "rb") as fh:
+            return journal if fh.read(8) == _JOURNAL_MAGIC else None
+    except OSError:
+        return None
+
+
+def _private_copy(db: Path, wal: Path, suffix: str = "-wal") -> Path:
+    """A copy of ``db`` and its ``wal`` (or hot journal: ``suffix`` ``-journal``) in a private temporary folder (0700,
+    removed when the process exits), made once per version of the two files."""
     import atexit
     import os
     import shutil
@@ -311,7 +334,7 @@ def _private_copy(db: Path, wal: Path) -> Path:
     folder = Path(tempfile.mkdtemp(prefix="gpulens-wal-"))
     atexit.register(shutil.rmtree, folder, True)
     out = folder / "db.sqlite"
-    for src, dst in ((db, out), (wal, Path(f"{out}-wal"))):
+    for src, dst in ((db, out), (wal, Path(f"{out}{suffix}"))):
         with open(src, "rb") as fh, open(dst, "wb") as to:
             os.chmod(dst, 0o600)
             shutil.copyfileobj(fh, to, 1 << 20)
