@@ -47,7 +47,18 @@ from tests import fuzz_s48 as f8  # noqa: E402
 from tests import fuzz_s49 as f9  # noqa: E402
 
 EXPECT = f8.EXPECT
-KINDS = ["sparse", "sqlite_layout", "sqlite_layout", "json_syntax", "csv_dialect", "cli_values", "cli_values"]
+KINDS = ["sparse", "sqlite_layout", "sqlite_layout", "json_syntax", "csv_dialect", "cli_values", "cli_values",
+         "real_newest", "real_newest", "real_newest"]
+DATA = HERE / "data"
+#: Real inputs of the newest readers (sessions 41–49: nvprof GPU trace CSV, nsys stats of a real run, Nsight Compute
+#: metrics pages and log, rocprofv2 tracer text, a rocmProfileData trace, a real nsys export), which the earlier
+#: campaigns' seeds (tests/fuzzing.py) do not hold.
+NEWEST = ["nvidia/magus_gtx1080ti_gputrace_sobol.csv", "nvidia/magus_gtx1080ti_traces_cudasdk_concurrentKernels.csv",
+          "nvidia/magus_gtx1080ti_matrixMul_trace.csv", "nvidia/codegandee_rtx5090_dsocr_prefill_cuda_gpu_kern_sum.csv",
+          "nvidia/olajide_rtx5070_metrics_saxpy.csv", "nvidia/codegandee_rtx5090_ncu-v2_kernel_0005_details.csv",
+          "nvidia/superbench_sm100_cublaslt_fp8_ncu.log", "rocprof/v2_cli_tracer_golden/hip_helloworld_golden_traces.txt",
+          "rocprof/rpd_matmul/matmul_result.rpd", "nvidia/fuser_h200_nsys2024.6_report1.sqlite"]
+NUMBER = re.compile(rb"(?<![\w.])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])")
 
 
 # ---------------------------------------------------------------------------------------------------- listeners
@@ -288,7 +299,43 @@ def cli_values(rng, seeds, work: Path, i: int):
     return p, src
 
 
-MAKERS = {"sparse": sparse, "sqlite_layout": sqlite_layout, "json_syntax": json_syntax, "csv_dialect": csv_dialect,
+def real_newest(rng, seeds, work: Path, i: int):
+    """A real input of the newest readers (:data:`NEWEST`) with one mutation of tests/fuzz_s49.py (odd spellings,
+    extremes, 64 k-character names in its cells or fields; a cut at a structural boundary) or a number token of the
+    text spelled oddly."""
+    src = DATA / rng.choice(NEWEST)
+    p = work / f"in{i}_{src.name}"
+    shutil.copyfile(src, p)
+    sqlite = p.read_bytes()[:15] == b"SQLite format 3"
+    how = rng.choice(["spell", "extreme", "name", "cut", "token"])
+    if sqlite:
+        vals = {"spell": f9.SPELL, "extreme": f9.EXTREME, "name": ["k" * 65536 + "\u202e\x00"]}.get(how, f9.EXTREME)
+        EXPECT["op"] = f"{how} " + f9._mutate_sqlite_cells(rng, p, vals, f9.TIME_COL if how == "extreme" else None)
+    elif how in ("spell", "extreme", "name") and src.suffix == ".csv":
+        vals = {"spell": f9.SPELL, "extreme": f9.EXTREME, "name": ["f<" + "A" * 65536 + ",\"x\">(int)"]}[how]
+        EXPECT["op"] = f"{how} " + f9._mutate_csv_cells(rng, p, vals, re.compile(r"(?i)name") if how == "name" else
+                                                       f9.TIME_COL if how == "extreme" else re.compile("."))
+    elif how == "cut":
+        data = p.read_bytes()
+        bounds = [m.start() for m in f9.BOUND.finditer(data)]
+        at = rng.choice(bounds) + rng.choice([0, 1]) if bounds else len(data) // 2
+        p.write_bytes(data[:at])
+        EXPECT["op"] = f"cut at {at}/{len(data)}"
+    else:
+        data = p.read_bytes()
+        # outside double-quoted fields: a number inside a kernel name (``<int=32>``) is the name's, shown as written
+        toks = [m for m in NUMBER.finditer(data) if data.count(b'"', data.rfind(b"\n", 0, m.start()) + 1,
+                                                                m.start()) % 2 == 0]
+        picked = toks if rng.random() < 0.2 else rng.sample(toks, min(len(toks), rng.randint(1, 5)))
+        for m in sorted(picked, key=lambda m: -m.start()):
+            v = rng.choice(f9.SPELL + [repr(x) for x in f9.EXTREME])
+            data = data[:m.start()] + v.encode() + data[m.end():]
+        p.write_bytes(data)
+        EXPECT["op"] = f"{len(picked)} number tokens respelled"
+    return p, src
+
+
+MAKERS = {"real_newest": real_newest, "sparse": sparse, "sqlite_layout": sqlite_layout, "json_syntax": json_syntax, "csv_dialect": csv_dialect,
           "cli_values": cli_values}
 
 

@@ -5,6 +5,8 @@ post-processes an export, or a crash, leaves behind.
   refused the whole file ("unreadable SQLite file (attempt to write a readonly database)"). The database and its
   journal are now copied privately and rolled back there: the committed rows are read, the user's two files left
   byte for byte as they were.
+* A FIFO (or a folder) under the journal's name: SQLite's own check for a hot journal opened it and blocked forever
+  (on main before this session too). Read without looking for a journal.
 * An Nsight Systems table declared ``WITHOUT ROWID`` ("kernels table unreadable (no such column: rowid)"), or given
   a column named ``rowid`` that shadows SQLite's (the keyset pagination compared rowids with that column's text).
 
@@ -15,6 +17,7 @@ Expected values are the rows written here: kernels of 500, 600 and 300 ns (1,400
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
 import subprocess
 import sys
@@ -90,3 +93,18 @@ def test_column_named_rowid_does_not_steer_the_chunks(tmp_path):
     got = _Db(db).select_ints("CUPTI_ACTIVITY_KIND_KERNEL", {"s": "{start}", "e": "{end}"}, chunk=1)
     assert got.values.tolist() == [[b, e] for b, e, *_ in KERNELS]
     assert _kernels(db) == (3, 1400)
+
+
+def test_fifo_under_the_journal_name_does_not_block(tmp_path, capsys):
+    db = tmp_path / "report.sqlite"
+    _export(db)
+    os.mkfifo(f"{db}-journal")  # no writer ever: an open() for reading would wait forever
+    # in a child process with a time limit: a regression would block this one for good
+    code = ("import sys\nfrom gpulens.cli import main\nimport tests.test_trust_s50_fuzz_sqlite as t\n"
+            f"assert main(['analyze', {str(db)!r}, '-q', '--no-cache']) == 0\n"
+            f"print(t._kernels(t.Path({str(db)!r})))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().splitlines()[-1] == "(3, 1400)"
+    assert Path(f"{db}-journal").is_fifo()

@@ -21,6 +21,7 @@ value, not the file.
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 from pathlib import Path
@@ -81,7 +82,6 @@ def read_truncated(path: Path) -> str | None:
     if not cut:
         return None
     import atexit
-    import os
     import shutil
     import tempfile
 
@@ -157,7 +157,6 @@ def sqlite_file(path: Path) -> Path:
     if got is not None and got.exists():
         return got
     import atexit
-    import os
     import shutil
     import tempfile
     import zlib
@@ -274,6 +273,8 @@ def _uri(db: Path) -> str:
       ``immutable=1`` reads it without the ``-shm`` wal-index and without locks. ``mode=ro`` would create ``-wal``
       and ``-shm`` beside the input (and leave them there), and cannot open it at all where the folder is read-only
       (a shared, mounted or archived trace: "not a recognised trace format").
+    * Rollback-journal mode with something under the journal's name that is no regular file (a FIFO: SQLite's
+      check for a hot journal would block on opening it): ``immutable=1``, which looks for no journal.
     * Rollback-journal mode with a hot ``-journal`` beside it (the writer crashed or was killed inside a
       transaction: :func:`hot_journal`): the main file may hold pages of the unfinished transaction, and a read-only
       connection refuses it ("attempt to write a readonly database"). The two files are copied into a private folder
@@ -296,6 +297,10 @@ def _uri(db: Path) -> str:
         db = _private_copy(db, wal)
     elif hot_journal(db) is not None:  # rolled back in a private copy: a read-only reader cannot roll it back
         return f"file:{url_quote(str(_private_copy(db, hot_journal(db), '-journal').absolute()))}?mode=rw"
+    elif os.path.lexists(f"{db}-journal") and not Path(f"{db}-journal").is_file():
+        # a FIFO (or folder, socket, dangling link) under the journal's name is no journal: SQLite's own check for
+        # a hot journal would open it, and a FIFO's open blocks forever — read without looking for one
+        return f"file:{url_quote(str(Path(db).absolute()))}?immutable=1"
     return f"file:{url_quote(str(Path(db).absolute()))}?mode=ro"
 
 
@@ -312,6 +317,8 @@ def hot_journal(path: Path) -> Path | None:
     magic: a transaction that was never committed nor rolled back), else None."""
     journal = Path(f"{path}-journal")
     try:
+        if not journal.is_file():  # a FIFO of that name would block the open forever; a folder holds no journal
+            return None
         with open(journal, "rb") as fh:
             return journal if fh.read(8) == _JOURNAL_MAGIC else None
     except OSError:
@@ -322,7 +329,6 @@ def _private_copy(db: Path, wal: Path, suffix: str = "-wal") -> Path:
     """A copy of ``db`` and its ``wal`` (or hot journal: ``suffix`` ``-journal``) in a private temporary folder (0700,
     removed when the process exits), made once per version of the two files."""
     import atexit
-    import os
     import shutil
     import tempfile
 
