@@ -8,9 +8,12 @@ The expected size in each message is the size the test gives the file.
 
 from __future__ import annotations
 
+import csv
 import json
 import os
+import shutil
 import tracemalloc
+from pathlib import Path
 
 import pytest
 
@@ -71,3 +74,32 @@ def test_a_file_with_data_is_not_a_hole(tmp_path):
     small.write_bytes(bytes(1000))  # under 1 MiB: read as before
     assert hole_only(small) is None
     assert os.path.getsize(p) == 4 << 20
+
+
+# ---------------------------------------------------------------------------------------------------- NUL tails
+# A text trace whose writer died after reserving space ends in NUL padding. A short tail gave a partial result with
+# every row read; a tail of 64 MiB or more became one CSV field past the csv module's limit and failed the whole
+# file ("malformed rocprofv3_csv data (Error: field larger than field limit)", 2 GB of memory for 256 MiB). Now any
+# tail is cut to 4 KiB at the read (a tail that is a hole is not even read): one outcome whatever its size.
+
+V3 = Path(__file__).parent / "data" / "rocprof" / "v3_csv_sdk_docs" / "kernel_trace.csv"
+
+
+def _rows() -> int:
+    with open(V3, newline="") as fh:
+        return sum(1 for _ in csv.DictReader(fh))  # the committed file's kernel dispatches, one per row
+
+
+@pytest.mark.parametrize("tail,written", [(4096, True), (80 << 20, False), (66 << 20, True)])
+def test_nul_tail_of_any_size_reads_every_row(tmp_path, tail, written):
+    p = tmp_path / "kernel_trace.csv"
+    shutil.copyfile(V3, p)
+    with open(p, "ab") as fh:
+        if written:
+            fh.write(bytes(tail))  # zeros written out
+        else:
+            fh.truncate(os.path.getsize(V3) + tail)  # a hole
+    tl = collect(p, cache=False, strict=False)
+    assert int((tl.events["kind"] == "kernel").sum()) == _rows()
+    assert tl.meta.truncated  # said: the file stops where the padding starts
+    assert os.path.getsize(p) == os.path.getsize(V3) + tail  # the input left as it was

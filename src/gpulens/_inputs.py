@@ -90,3 +90,49 @@ def hole_only(path: Path) -> int | None:
     finally:
         os.close(fd)
     return None
+
+
+#: NUL bytes of a file's tail kept by :func:`read_nul_capped`: enough for every reader to see (and say) that the file
+#: ends in NUL padding, never the padding's full size (a CSV field of 64 MiB of NULs failed the whole file).
+NUL_TAIL_KEPT = 4096
+
+
+def read_nul_capped(path: Path) -> bytes:
+    """The bytes of ``path``, with a tail of NUL bytes longer than :data:`NUL_TAIL_KEPT` cut to that many (a
+    preallocated file whose writer died: ``rocprofv3`` or a copy killed after reserving the space). Where the file
+    system reports holes, a tail that is one hole is not read at all (``lseek(SEEK_HOLE)``); otherwise the bytes are
+    read and the NUL run cut. A file of NUL bytes only keeps them all (its readers call it "holds only NUL bytes").
+
+    Raises:
+        OSError: as :meth:`pathlib.Path.read_bytes`.
+    """
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        end = _data_end(fh.fileno(), size) if size > 1 << 20 else size
+        blob = fh.read(end) if end < size else fh.read()  # all of it: /proc files say 0 bytes, a file may grow
+    kept = len(blob.rstrip(b"\x00"))
+    if not kept:
+        return blob + bytes(size - len(blob)) if end < size else blob
+    tail = len(blob) - kept + (size - end)
+    return blob[:kept] + bytes(min(tail, NUL_TAIL_KEPT)) if tail > NUL_TAIL_KEPT else blob
+
+
+def _data_end(fd: int, size: int) -> int:
+    """Where the data of the open file ``fd`` (``size`` bytes) end when the rest is one hole, else ``size`` (also
+    where the platform or file system cannot tell holes). Walks the file's extents with ``SEEK_HOLE``/``SEEK_DATA``."""
+    if not hasattr(os, "SEEK_HOLE"):
+        return size
+    pos = 0
+    try:
+        while True:
+            hole = os.lseek(fd, pos, os.SEEK_HOLE)  # the first hole at or after pos (the file's end when none)
+            if hole >= size:
+                return size
+            try:
+                pos = os.lseek(fd, hole, os.SEEK_DATA)
+            except OSError:  # ENXIO: no data after this hole — the tail is one hole
+                return hole
+    except OSError:
+        return size
+    finally:
+        os.lseek(fd, 0, os.SEEK_SET)
