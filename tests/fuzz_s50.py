@@ -8,10 +8,11 @@ check (class 5) of tests/fuzz_s49.py.
 
 * ``sparse`` — a file of 1–256 MiB that is one hole (``truncate -s``: space reserved, never written), alone, as
   a rank file of a folder, under a trace's name of any format, or given to ``--device-spec``; a seed followed by a
-  hole of 1–64 MiB (a preallocated file whose writer died);
+  hole of 1–64 MiB or by 4 KiB–66 MiB of NUL bytes written out (a preallocated file whose writer died);
 * ``sqlite_layout`` — an SQLite seed (nsys, rocpd, rocprof v1) whose hot table is rebuilt ``WITHOUT ROWID`` (or
   ``STRICT``), given a column named ``rowid`` / ``_rowid_`` / ``oid`` holding text, NULL or duplicates, re-encoded
-  UTF-16, read in 1-row chunks; or left with a hot rollback journal (a writer killed inside a transaction that
+  UTF-16; a FIFO, folder or dangling link under its ``-journal`` / ``-wal`` / ``-shm`` name; or left with a hot
+  rollback journal (a writer killed inside a transaction that
   deleted or rewrote rows) in a writable or read-only folder: the committed rows must be read and the journal and
   database left as they were;
 * ``json_syntax`` — a Kineto seed in almost-JSON other tools write: trailing commas, ``//`` and ``/* */``
@@ -19,6 +20,10 @@ check (class 5) of tests/fuzz_s49.py.
   its ``]`` (Chrome's array form), one event per line (NDJSON), two documents back to back;
 * ``csv_dialect`` — a CSV seed with tab / pipe delimiters, every cell quoted, ``'`` quoting, a cp1252 ``µ`` in the
   header, CR inside a quoted name, header then only blank lines, a trailing comma on the header only;
+* ``real_newest`` — the real inputs of the newest readers (:data:`NEWEST`: nvprof GPU trace CSV, nsys stats,
+  Nsight Compute pages and log, rocprofv2 tracer text, a rocmProfileData trace, a real nsys export) given a mutation
+  of tests/fuzz_s49.py (odd number spellings, extremes, 64 k-character names, a structural cut) or number tokens of
+  the text respelled;
 * ``cli_values`` — ``analyze`` of a seed with one option at an odd value (:data:`OPTS`): ``--top`` huge / negative /
   a float / spaces, ``--scheduler`` a malformed address, a closed port, a listener that never answers, a service
   that answers something else; ``--format`` another collector's name or empty; ``--window`` / ``--steps`` /
@@ -96,7 +101,7 @@ def listener(kind: str) -> str:
 # ---------------------------------------------------------------------------------------------------- mutations
 def sparse(rng, seeds, work: Path, i: int):
     """Sparse files: one hole, or a seed followed by one."""
-    how = rng.choice(["alone", "in_dir", "tail", "spec"])
+    how = rng.choice(["alone", "in_dir", "tail", "tail", "zeros", "spec"])
     src = rng.choice([seeds[k] for k in ("kineto", "nsys_sqlite", "rocprofv3_csv", "rocpd", "kineto_gz", "ncu_csv")])
     size = rng.choice([1 << 20, 64 << 20, 256 << 20])
     if how == "alone":
@@ -114,6 +119,12 @@ def sparse(rng, seeds, work: Path, i: int):
         size = p.stat().st_size + rng.choice([1 << 20, 16 << 20, 64 << 20])
         with open(p, "r+b") as fh:
             fh.truncate(size)
+    elif how == "zeros":  # NUL padding written out (no hole): the same outcome as a hole of that size
+        p = work / f"in{i}_{src.name}"
+        shutil.copyfile(src, p)
+        size = rng.choice([4096, 1 << 20, 66 << 20])
+        with open(p, "ab") as fh:
+            fh.write(bytes(size))
     else:
         p = work / f"in{i}_{src.name}"
         shutil.copyfile(src, p)
@@ -160,7 +171,7 @@ def sqlite_layout(rng, seeds, work: Path, i: int):
     """SQLite layouts no profiler writes but a post-processing tool may: no rowid, a rowid column, UTF-16, a hot
     journal."""
     src = seeds[rng.choice(["nsys_sqlite", "nsys_sqlite", "rocpd", "rocprof_v1_db"])]
-    how = rng.choice(["without_rowid", "strict", "rowid_col", "utf16", "hot", "hot", "hot_ro"])
+    how = rng.choice(["without_rowid", "strict", "rowid_col", "utf16", "hot", "hot", "hot_ro", "odd_companion"])
     d = work / f"in{i}_db"
     d.mkdir()
     p = d / src.name
@@ -179,6 +190,17 @@ def sqlite_layout(rng, seeds, work: Path, i: int):
         EXPECT["op"] = "utf-16 database"
         return p, src
     shutil.copyfile(src, p)
+    if how == "odd_companion":  # no regular file under a name SQLite opens beside the database
+        name = Path(f"{p}{rng.choice(['-journal', '-wal', '-shm'])}")
+        kind = rng.choice(["fifo", "dir", "dangling"])
+        if kind == "fifo":
+            os.mkfifo(name)
+        elif kind == "dir":
+            name.mkdir()
+        else:
+            name.symlink_to(d / "nowhere")
+        EXPECT["op"] = f"{kind} {name.name}"
+        return p, src
     if how.startswith("hot"):
         EXPECT["op"] = _hot_journal(p, rng)
         if how == "hot_ro":
