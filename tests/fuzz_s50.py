@@ -61,7 +61,8 @@ DATA = HERE / "data"
 NEWEST = ["nvidia/magus_gtx1080ti_gputrace_sobol.csv", "nvidia/magus_gtx1080ti_traces_cudasdk_concurrentKernels.csv",
           "nvidia/magus_gtx1080ti_matrixMul_trace.csv", "nvidia/codegandee_rtx5090_dsocr_prefill_cuda_gpu_kern_sum.csv",
           "nvidia/olajide_rtx5070_metrics_saxpy.csv", "nvidia/codegandee_rtx5090_ncu-v2_kernel_0005_details.csv",
-          "nvidia/superbench_sm100_cublaslt_fp8_ncu.log", "rocprof/v2_cli_tracer_golden/hip_helloworld_golden_traces.txt",
+          "nvidia/superbench_sm100_cublaslt_fp8_ncu.log",
+          "rocprof/v2_cli_tracer_golden/hip_helloworld_golden_traces.txt",
           "rocprof/rpd_matmul/matmul_result.rpd", "nvidia/fuser_h200_nsys2024.6_report1.sqlite"]
 NUMBER = re.compile(rb"(?<![\w.])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])")
 
@@ -357,8 +358,8 @@ def real_newest(rng, seeds, work: Path, i: int):
     return p, src
 
 
-MAKERS = {"real_newest": real_newest, "sparse": sparse, "sqlite_layout": sqlite_layout, "json_syntax": json_syntax, "csv_dialect": csv_dialect,
-          "cli_values": cli_values}
+MAKERS = {"real_newest": real_newest, "sparse": sparse, "sqlite_layout": sqlite_layout, "json_syntax": json_syntax,
+          "csv_dialect": csv_dialect, "cli_values": cli_values}
 
 
 def run_one(path: Path, src: Path, work: Path, rng, timeout: float, workdir: Path, cache: dict,

@@ -17,7 +17,7 @@ import pkgutil
 from pathlib import Path
 from typing import Any
 
-from gpulens._inputs import check_input
+from gpulens._inputs import check_input, hole_only
 from gpulens.collectors._assemble import Parts, assemble
 from gpulens.collectors._io import nul_only, open_error, read_head, reading
 from gpulens.collectors._sniff_fast import declared_kineto
@@ -195,12 +195,8 @@ def _why_unreadable(f: Path) -> str:
         return open_error(f, exc).reason
     if not head:
         return "file is empty"
-    if not head.strip(b"\x00"):  # all zeros: the whole (short) file, or a sparse file that is one hole
-        from gpulens._inputs import hole_only
-
-        zeros = len(head) if len(head) < 1 << 20 else hole_only(f)
-        if zeros:
-            return nul_only(zeros)
+    if not head.strip(b"\x00") and (zeros := len(head) if len(head) < 1 << 20 else hole_only(f)):  # or one hole
+        return nul_only(zeros)
     from gpulens.collectors._hints import lfs_pointer, unsupported_format
     from gpulens.collectors._sqlite import unreadable_sqlite
 
