@@ -6,7 +6,8 @@ post-processes an export, or a crash, leaves behind.
   journal are now copied privately and rolled back there: the committed rows are read, the user's two files left
   byte for byte as they were.
 * A FIFO (or a folder) under the journal's name: SQLite's own check for a hot journal opened it and blocked forever
-  (on main before this session too). Read without looking for a journal.
+  (on main before this session too). Read without looking for a journal. One under the ``-wal`` name made SQLite
+  open the rollback-mode database as a WAL and write a ``-shm`` beside the input.
 * An Nsight Systems table declared ``WITHOUT ROWID`` ("kernels table unreadable (no such column: rowid)"), or given
   a column named ``rowid`` that shadows SQLite's (the keyset pagination compared rowids with that column's text).
 
@@ -108,3 +109,14 @@ def test_fifo_under_the_journal_name_does_not_block(tmp_path, capsys):
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip().splitlines()[-1] == "(3, 1400)"
     assert Path(f"{db}-journal").is_fifo()
+
+
+def test_fifo_under_the_wal_name_creates_nothing_beside_the_input(tmp_path):
+    # a rollback-mode database with something under its -wal name: SQLite opened it as a WAL and wrote a -shm
+    # beside the user's input (tests/fuzz_s50.py: "input or its folder changed: r.sqlite-shm")
+    db = tmp_path / "report.sqlite"
+    _export(db)
+    os.mkfifo(f"{db}-wal")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert _kernels(db) == (3, 1400)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before == ["report.sqlite", "report.sqlite-wal"]

@@ -269,7 +269,8 @@ def _uri(db: Path) -> str:
     """The URI :func:`connect_ro` opens ``db`` with: read-only, creating nothing beside it.
 
     * Rollback-journal mode: ``mode=ro`` (shared locks only; no file is created).
-    * WAL mode, no ``-wal`` frames (the usual finished export): every committed page is in the main file;
+    * WAL mode — or any mode with something under the ``-wal`` name, which SQLite would open as a WAL and
+      answer with a ``-shm`` beside the input — and no ``-wal`` frames (the usual finished export): every committed page is in the main file;
       ``immutable=1`` reads it without the ``-shm`` wal-index and without locks. ``mode=ro`` would create ``-wal``
       and ``-shm`` beside the input (and leave them there), and cannot open it at all where the folder is read-only
       (a shared, mounted or archived trace: "not a recognised trace format").
@@ -290,7 +291,8 @@ def _uri(db: Path) -> str:
     """
     from urllib.parse import quote as url_quote
 
-    if in_wal_mode(db):
+    if in_wal_mode(db) or os.path.lexists(f"{db}-wal"):  # SQLite opens a rollback-mode database in WAL mode too
+        # when a -wal is beside it, and then writes a -shm there (a FIFO of that name: beside the user's input)
         wal = wal_file(db)
         if wal is None:
             return f"file:{url_quote(str(Path(db).absolute()))}?immutable=1"
