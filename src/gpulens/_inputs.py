@@ -11,6 +11,7 @@ refused.
 
 from __future__ import annotations
 
+import os
 import stat
 from pathlib import Path
 
@@ -49,7 +50,8 @@ def check_input(path: str | Path) -> Path:
 
     Raises:
         TraceFormatError: ``<path>: no such file or directory``; the OS refused to look at it (a name too long, no
-            permission: :func:`open_error`); or it is a FIFO, socket or device (:func:`check_special`).
+            permission: :func:`open_error`); or it is a FIFO, socket or device (:func:`check_special`); or a sparse
+            file that is all hole (:func:`hole_only`: it holds only NUL bytes).
     """
     p = Path(path)
     try:
@@ -59,4 +61,78 @@ def check_input(path: str | Path) -> Path:
     if missing:
         raise TraceFormatError(p, "no such file or directory")
     check_special(p)
+    holes = hole_only(p)
+    if holes:
+        from gpulens.collectors._io import nul_only
+
+        raise TraceFormatError(p, nul_only(holes))
     return p
+
+
+def hole_only(path: Path) -> int | None:
+    """The size of ``path`` when it is a regular file of at least 1 MiB whose every byte is a hole (a sparse file:
+    ``truncate -s 4G``, space reserved and never written; it reads as NUL bytes), found by one ``lseek(SEEK_DATA)``
+    instead of reading gigabytes of zeros into memory (50 s and the file's size in memory for 4 GiB). None for any
+    other file, or where the platform or file system cannot tell holes (the readers then read it as before)."""
+    try:
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode) or st.st_size < 1 << 20 or not hasattr(os, "SEEK_DATA"):
+            return None
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        os.lseek(fd, 0, os.SEEK_DATA)
+    except OSError as exc:  # ENXIO: no data at or after offset 0 — the file is one hole
+        import errno
+
+        return st.st_size if exc.errno == errno.ENXIO else None
+    finally:
+        os.close(fd)
+    return None
+
+
+#: NUL bytes of a file's tail kept by :func:`read_nul_capped`: enough for every reader to see (and say) that the file
+#: ends in NUL padding, never the padding's full size (a CSV field of 64 MiB of NULs failed the whole file).
+NUL_TAIL_KEPT = 4096
+
+
+def read_nul_capped(path: Path) -> bytes:
+    """The bytes of ``path``, with a tail of NUL bytes longer than :data:`NUL_TAIL_KEPT` cut to that many (a
+    preallocated file whose writer died: ``rocprofv3`` or a copy killed after reserving the space). Where the file
+    system reports holes, a tail that is one hole is not read at all (``lseek(SEEK_HOLE)``); otherwise the bytes are
+    read and the NUL run cut. A file of NUL bytes only keeps them all (its readers call it "holds only NUL bytes").
+
+    Raises:
+        OSError: as :meth:`pathlib.Path.read_bytes`.
+    """
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        end = _data_end(fh.fileno(), size) if size > 1 << 20 else size
+        blob = fh.read(end) if end < size else fh.read()  # all of it: /proc files say 0 bytes, a file may grow
+    kept = len(blob.rstrip(b"\x00"))
+    if not kept:
+        return blob + bytes(size - len(blob)) if end < size else blob
+    tail = len(blob) - kept + (size - end)
+    return blob[:kept] + bytes(min(tail, NUL_TAIL_KEPT)) if tail > NUL_TAIL_KEPT else blob
+
+
+def _data_end(fd: int, size: int) -> int:
+    """Where the data of the open file ``fd`` (``size`` bytes) end when the rest is one hole, else ``size`` (also
+    where the platform or file system cannot tell holes). Walks the file's extents with ``SEEK_HOLE``/``SEEK_DATA``."""
+    if not hasattr(os, "SEEK_HOLE"):
+        return size
+    pos = 0
+    try:
+        while True:
+            hole = os.lseek(fd, pos, os.SEEK_HOLE)  # the first hole at or after pos (the file's end when none)
+            if hole >= size:
+                return size
+            try:
+                pos = os.lseek(fd, hole, os.SEEK_DATA)
+            except OSError:  # ENXIO: no data after this hole — the tail is one hole
+                return hole
+    except OSError:
+        return size
+    finally:
+        os.lseek(fd, 0, os.SEEK_SET)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from gpulens._inputs import hole_only
 from gpulens.collectors._io import nul_only, open_error
 from gpulens.collectors.base import Collector
 from gpulens.units import agree, plural
@@ -50,8 +51,8 @@ def _why_unreadable(f: Path) -> str:
         return open_error(f, exc).reason
     if not head:
         return "file is empty"
-    if not head.strip(b"\x00") and len(head) < 1 << 20:
-        return nul_only(len(head))
+    if not head.strip(b"\x00") and (zeros := len(head) if len(head) < 1 << 20 else hole_only(f)):  # or one hole
+        return nul_only(zeros)
     from gpulens.collectors._hints import lfs_pointer, unsupported_format
     from gpulens.collectors._sqlite import unreadable_sqlite
 

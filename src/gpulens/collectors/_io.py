@@ -20,7 +20,7 @@ from typing import Any, BinaryIO, Iterator
 
 import msgspec
 
-from gpulens._inputs import check_special, open_error  # noqa: F401 (defined there: the command line checks inputs first)
+from gpulens._inputs import check_special, open_error, read_nul_capped  # noqa: F401 (defined there: the command line checks inputs first)
 from gpulens.collectors._head_text import head_lines, head_text  # noqa: F401 (the sniffers' shared head text)
 from gpulens.errors import GpulensError, TraceFormatError, TruncationNote, note_input
 from gpulens.units import plural
@@ -344,7 +344,7 @@ def read_input(path: str | Path) -> RawInput:
     """
     p = Path(path)
     try:
-        blob = p.read_bytes()
+        blob = read_nul_capped(p)  # a long tail of NUL padding cut to 4 KiB (gpulens._inputs)
     except OSError as exc:
         raise open_error(p, exc) from None
     if not blob:

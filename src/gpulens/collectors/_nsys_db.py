@@ -7,6 +7,7 @@ an nsys export from another SQLite file.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
@@ -21,6 +22,8 @@ from gpulens.errors import TraceFormatError
 #: INT64_MIN is unknown too. It was −2^62, a value a row can hold: a start of −2^62 ns was read as NULL beside a
 #: known duration, and the whole file failed ("cannot convert NA to integer").
 _NULL = -(1 << 63)
+#: A ``CREATE TABLE`` statement of a table without the implicit rowid (sqlite.org/withoutrowid.html).
+_WITHOUT_ROWID = re.compile(r"\)\s*(?:STRICT\s*,\s*)?WITHOUT\s+ROWID\b", re.IGNORECASE)
 _EVENT_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_MEMCPY",
                  "NVTX_EVENTS", "TARGET_INFO_GPU")
 #: Tables every ``nsys export --type sqlite`` writes whatever was traced (a capture of a process that made no CUDA
@@ -50,9 +53,14 @@ class _Db:
             self.con = connect_ro(path)
             # views too: a table kept under another name behind a view of the nsys name (an export post-processed
             # by a script) holds the same rows; reading tables only lost every kernel of it in silence
-            names = self.con.execute("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view')").fetchall()
+            names = self.con.execute("SELECT name, type, sql FROM sqlite_master WHERE type IN ('table', 'view')"
+                                     ).fetchall()
             self.cols = {}
-            self.views = {t for t, kind in names if kind == "view"}  # no rowid: read by OFFSET (select_ints)
+            self.views = {t for t, kind, _ in names if kind == "view"}
+            # no rowid — a view, or a table declared WITHOUT ROWID (a post-processed export): read by OFFSET
+            self.no_rowid = self.views | {t for t, kind, sql in names if kind == "table" and isinstance(sql, str)
+                                          and _WITHOUT_ROWID.search(sql)}
+            names = [(t, kind) for t, kind, _ in names]
             for t, kind in names:
                 try:
                     self.cols[t] = [r[1] for r in self.con.execute(f"PRAGMA table_info([{t}])")]
@@ -64,6 +72,15 @@ class _Db:
 
     def has(self, table: str, *cols: str) -> bool:
         return table in self.cols and all(c in self.cols[table] for c in cols)
+
+    def rowid(self, table: str) -> str | None:
+        """The name that reaches ``table``'s rowid (``rowid``, else ``_rowid_`` or ``oid`` where a column of the
+        table is named ``rowid`` and shadows it), or None when it has none: a view, a table ``WITHOUT ROWID``, or
+        all three names taken by columns."""
+        if table in self.no_rowid:
+            return None
+        taken = {c.lower() for c in self.cols.get(table, [])}
+        return next((n for n in ("rowid", "_rowid_", "oid") if n not in taken), None)
 
     def select(self, table: str, wanted: dict[str, str]) -> pd.DataFrame:
         """``SELECT`` the expressions of ``wanted`` (alias → SQL over column names) whose columns exist.
@@ -87,8 +104,9 @@ class _Db:
         into REAL), is not read and its number is added to ``self.dropped[table]`` (the collector warns with it).
 
         Rows are read in chunks of ``chunk`` in rowid order by keyset pagination (``rowid > last … LIMIT chunk``),
-        never by rowid ranges (two rows at rowid 1 and 2^63−1 must not mean 2^62 empty ranges); a view (no rowid)
-        in chunks of ``LIMIT chunk OFFSET rows read``. Each chunk is one
+        never by rowid ranges (two rows at rowid 1 and 2^63−1 must not mean 2^62 empty ranges); a table without a
+        reachable rowid (:meth:`rowid`: a view, ``WITHOUT ROWID``) in chunks of ``LIMIT chunk OFFSET rows read``.
+        Each chunk is one
         ``SELECT group_concat(IFNULL(expr, sentinel)), ...`` parsed by numpy; NULL becomes ``<NA>``.
         """
         kept = {a: e for a, e in wanted.items()
@@ -104,15 +122,15 @@ class _Db:
         agg = ", ".join(f"group_concat(c{i})" for i in range(len(exprs)))
         parts: list[list[np.ndarray]] = []
         last = None
-        view = table in self.views  # a view's rowid is NULL: "rowid > last" would match nothing, or loop forever
+        rowid = self.rowid(table)  # None (a view's rowid is NULL): "rowid > last" would match nothing, or loop forever
         while True:
-            if view:
+            if rowid is None:
                 q = (f"SELECT count(*), NULL, {agg} FROM (SELECT {inner} FROM [{table}] WHERE ({ok}) "
                      f"LIMIT {int(chunk)} OFFSET {sum(len(p[0]) for p in parts) if parts else 0})")
             else:
-                after = "" if last is None else f"AND rowid > {last} "
-                q = (f"SELECT count(*), max(r), {agg} FROM (SELECT rowid AS r, {inner} FROM [{table}] "
-                     f"WHERE ({ok}) {after}ORDER BY rowid LIMIT {int(chunk)})")
+                after = "" if last is None else f"AND {rowid} > {int(last)} "
+                q = (f"SELECT count(*), max(r), {agg} FROM (SELECT {rowid} AS r, {inner} FROM [{table}] "
+                     f"WHERE ({ok}) {after}ORDER BY {rowid} LIMIT {int(chunk)})")
             n, last, *texts = self.con.execute(q).fetchone()
             if not n:
                 break

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from gpulens.collectors._assemble import Parts
-from gpulens.collectors._io import GZIP_MAGIC, read_head
+from gpulens.collectors._io import GZIP_MAGIC, describe, read_head
 from gpulens.collectors._kineto_ranks import RANK_IN_FILE_NAME
 from gpulens.errors import DependencyError, GpulensError
 from gpulens.timeline import Timeline
@@ -178,16 +178,47 @@ def _preload() -> threading.Thread:
     return t
 
 
+#: Seconds :func:`_connect` waits for a Dask client to connect (Dask's own ``timeout`` covers the TCP connection, not
+#: a listener that accepts and never answers: that waited forever).
+CONNECT_DEADLINE_S = 20.0
+
+
+def _connect(client_class: Any, scheduler: str) -> Any:
+    """``Client(scheduler)`` made in a daemon thread and waited for at most :data:`CONNECT_DEADLINE_S`.
+
+    Raises:
+        GpulensError: naming ``--scheduler`` whatever the address held — nothing (a refused or timed-out
+            connection), a malformed address (ValueError), another service whose reply Dask reads as a frame length
+            (MemoryError), or a listener that never answers (the deadline: the thread is left behind, a daemon) —
+            never "malformed trace data" or "not enough memory to read this file" of the rank folder.
+    """
+    box: dict[str, Any] = {}
+
+    def connect() -> None:
+        try:
+            box["client"] = client_class(scheduler, timeout="10s")
+        except BaseException as exc:  # noqa: BLE001 - reported below, in the caller's thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=connect, name="gpulens-dask-connect", daemon=True)
+    worker.start()
+    worker.join(CONNECT_DEADLINE_S)
+    if "client" in box:
+        return box["client"]
+    exc = box.get("error")
+    why = (f"no Dask answer within {CONNECT_DEADLINE_S:.0f} s: something there accepts connections but does not "
+           "speak Dask's protocol" if exc is None else
+           "something answered there, but not a Dask scheduler" if isinstance(exc, MemoryError) else describe(exc))
+    raise GpulensError(f"--scheduler: cannot reach a Dask scheduler at {scheduler} ({why})")
+
+
 def _on_dask(args: list[tuple], scheduler: Any) -> list[Timeline | None]:
     try:
         from distributed import Client
     except ImportError:
         raise DependencyError("distributed", "Loading rank files on a Dask cluster", extra="dask") from None
     own = isinstance(scheduler, str)
-    try:
-        client = Client(scheduler, timeout="10s") if own else scheduler
-    except (OSError, TimeoutError) as exc:
-        raise GpulensError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
+    client = _connect(Client, scheduler) if own else scheduler
     try:
         futures = client.map(load_task, *zip(*args), pure=False)
         return client.gather(futures)

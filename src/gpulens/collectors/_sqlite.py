@@ -21,6 +21,7 @@ value, not the file.
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 from pathlib import Path
@@ -81,7 +82,6 @@ def read_truncated(path: Path) -> str | None:
     if not cut:
         return None
     import atexit
-    import os
     import shutil
     import tempfile
 
@@ -182,7 +182,6 @@ def unpacked_file(path: Path, what: str) -> Path:
     if got is not None and got.exists():
         return got
     import atexit
-    import os
     import shutil
     import tempfile
     import zlib
@@ -295,10 +294,18 @@ def _uri(db: Path) -> str:
     """The URI :func:`connect_ro` opens ``db`` with: read-only, creating nothing beside it.
 
     * Rollback-journal mode: ``mode=ro`` (shared locks only; no file is created).
-    * WAL mode, no ``-wal`` frames (the usual finished export): every committed page is in the main file;
+    * WAL mode — or any mode with something under the ``-wal`` name, which SQLite would open as a WAL and
+      answer with a ``-shm`` beside the input — and no ``-wal`` frames (the usual finished export): every committed page is in the main file;
       ``immutable=1`` reads it without the ``-shm`` wal-index and without locks. ``mode=ro`` would create ``-wal``
       and ``-shm`` beside the input (and leave them there), and cannot open it at all where the folder is read-only
       (a shared, mounted or archived trace: "not a recognised trace format").
+    * Rollback-journal mode with something under the journal's name that is no regular file (a FIFO: SQLite's
+      check for a hot journal would block on opening it): ``immutable=1``, which looks for no journal.
+    * Rollback-journal mode with a hot ``-journal`` beside it (the writer crashed or was killed inside a
+      transaction: :func:`hot_journal`): the main file may hold pages of the unfinished transaction, and a read-only
+      connection refuses it ("attempt to write a readonly database"). The two files are copied into a private folder
+      (:func:`_private_copy`) and opened read-write there, so SQLite rolls the transaction back on the copy — the
+      last committed state, as any later reader of the database sees it; the user's files are never touched.
     * WAL mode with a non-empty ``-wal`` (a copy taken while the profiler still held the database, a writer that was
       killed): committed transactions may live only in the ``-wal``, so ignoring it would silently drop events. The
       database and its ``-wal`` are copied into a private temporary folder (:func:`_private_copy`) and read there:
@@ -309,22 +316,46 @@ def _uri(db: Path) -> str:
     """
     from urllib.parse import quote as url_quote
 
-    if in_wal_mode(db):
+    if in_wal_mode(db) or os.path.lexists(f"{db}-wal"):  # SQLite opens a rollback-mode database in WAL mode too
+        # when a -wal is beside it, and then writes a -shm there (a FIFO of that name: beside the user's input)
         wal = wal_file(db)
         if wal is None:
             return f"file:{url_quote(str(Path(db).absolute()))}?immutable=1"
         db = _private_copy(db, wal)
+    elif hot_journal(db) is not None:  # rolled back in a private copy: a read-only reader cannot roll it back
+        return f"file:{url_quote(str(_private_copy(db, hot_journal(db), '-journal').absolute()))}?mode=rw"
+    elif os.path.lexists(f"{db}-journal") and not Path(f"{db}-journal").is_file():
+        # a FIFO (or folder, socket, dangling link) under the journal's name is no journal: SQLite's own check for
+        # a hot journal would open it, and a FIFO's open blocks forever — read without looking for one
+        return f"file:{url_quote(str(Path(db).absolute()))}?immutable=1"
     return f"file:{url_quote(str(Path(db).absolute()))}?mode=ro"
 
 
 _copied: dict[tuple, Path] = {}
 
 
-def _private_copy(db: Path, wal: Path) -> Path:
-    """A copy of ``db`` and its ``wal`` in a private temporary folder (0700, removed when the process exits), made
-    once per version of the two files."""
+#: The first 8 bytes of a rollback journal whose header is valid (sqlite.org/fileformat.html "The Rollback Journal"):
+#: a journal that does not start with them (zeroed by ``journal_mode=PERSIST``, empty) needs no roll back.
+_JOURNAL_MAGIC = bytes.fromhex("d9d505f920a163d7")
+
+
+def hot_journal(path: Path) -> Path | None:
+    """The ``-journal`` file beside the SQLite file ``path`` when it is a hot one (it starts with the journal
+    magic: a transaction that was never committed nor rolled back), else None."""
+    journal = Path(f"{path}-journal")
+    try:
+        if not journal.is_file():  # a FIFO of that name would block the open forever; a folder holds no journal
+            return None
+        with open(journal, "rb") as fh:
+            return journal if fh.read(8) == _JOURNAL_MAGIC else None
+    except OSError:
+        return None
+
+
+def _private_copy(db: Path, wal: Path, suffix: str = "-wal") -> Path:
+    """A copy of ``db`` and its ``wal`` (or hot journal: ``suffix`` ``-journal``) in a private temporary folder (0700,
+    removed when the process exits), made once per version of the two files."""
     import atexit
-    import os
     import shutil
     import tempfile
 
@@ -336,7 +367,7 @@ def _private_copy(db: Path, wal: Path) -> Path:
     folder = Path(tempfile.mkdtemp(prefix="gpulens-wal-"))
     atexit.register(shutil.rmtree, folder, True)
     out = folder / "db.sqlite"
-    for src, dst in ((db, out), (wal, Path(f"{out}-wal"))):
+    for src, dst in ((db, out), (wal, Path(f"{out}{suffix}"))):
         with open(src, "rb") as fh, open(dst, "wb") as to:
             os.chmod(dst, 0o600)
             shutil.copyfileobj(fh, to, 1 << 20)
