@@ -7,7 +7,8 @@ two reports are flattened to ``path → value`` and compared under the transform
 
 * ``shift_zero`` / ``shift_far`` — every timestamp moved by one constant (the first event to 0 µs; the trace to
   ~1e18 ns): every duration, share, count and verdict identical (absolute start times excepted);
-* ``shuffle`` — the event order of the file permuted: identical;
+* ``shuffle`` — the event order of the file permuted (a database: every table without an integer primary key
+  written in reverse row order): identical;
 * ``scale2`` — every duration and every gap ×2 about the first event: times ×2, shares, counts and verdicts
   identical (rates — GB/s, FLOP/s — halve; ``per_s`` keys are left out of the check);
 * ``rename`` — every GPU kernel renamed by a bijection: identical with the names mapped;
@@ -17,6 +18,9 @@ two reports are flattened to ``path → value`` and compared under the transform
   unchanged, each rank's kernel time the run's (:func:`check_dup`);
 * ``zero_kernel`` / ``far_kernel`` — one kernel added, of zero length inside the window (times, span unchanged, one
   call more) or an hour after the last event (a warning must say the span was stretched) (:func:`check_added`).
+
+A SQLite input (Nsight Systems export, rocpd, rocprof v1 ``results.db``) gets the shifts (every time column, the
+earliest start to 1 µs or to 1e18 ns) and the reversed row order (:data:`SQL_TRANSFORMS`).
 
 Outcome per (input, transform): ``ok``, or the differing paths (first few). Totals as one JSON line at the end.
 Confirm a finding with a child-process ``gpulens analyze`` before fixing; regressions in
@@ -34,6 +38,7 @@ import json
 import math
 import random
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -152,6 +157,56 @@ def no_host(doc) -> dict:
     return keep
 
 
+#: time columns [ns] of the SQLite formats (Nsight Systems export, rocpd, rocprof v1 results.db), moved together
+SQL_TIME_COLUMNS = {"start", "end", "timestamp", "beginns", "endns", "dispatchns", "completens", "starttime",
+                    "stoptime"}
+SQLITE_SUFFIXES = (".sqlite", ".rpd", ".db")
+
+
+def _time_columns(con, table: str) -> list[str]:
+    return [r[1] for r in con.execute(f'pragma table_info("{table}")') if r[1].lower() in SQL_TIME_COLUMNS]
+
+
+def _tables(con) -> list[str]:
+    return [r[0] for r in con.execute("select name from sqlite_master where type='table' and name not like 'sqlite_%'")]
+
+
+def sql_shift(src: Path, dst: Path, to_ns: int | None) -> None:
+    """A copy of the database with every time column moved by one constant: the earliest kernel/op start to
+    ``to_ns`` (None: by 0 — the copy alone)."""
+    import sqlite3
+
+    shutil.copyfile(src, dst)
+    con = sqlite3.connect(dst)
+    starts = [con.execute(f'select min("{c}") from "{t}" where typeof("{c}") = \'integer\' and "{c}" > 0').fetchone()[0]
+              for t in _tables(con) for c in _time_columns(con, t)]
+    starts = [x for x in starts if x is not None]
+    delta = (to_ns - min(starts)) if (to_ns is not None and starts) else 0
+    for t in _tables(con):
+        for c in _time_columns(con, t):
+            con.execute(f'update "{t}" set "{c}" = "{c}" + ? where typeof("{c}") = \'integer\' and "{c}" > 0', (delta,))
+    con.commit()
+    con.close()
+
+
+def sql_reverse(src: Path, dst: Path) -> None:
+    """A copy of the database with the rows of every table without an INTEGER PRIMARY KEY (ids other rows refer
+    to) inserted in reverse order: a reader that depends on row order (no ORDER BY) sees another order."""
+    import sqlite3
+
+    shutil.copyfile(src, dst)
+    con = sqlite3.connect(dst)
+    for t in _tables(con):
+        info = list(con.execute(f'pragma table_info("{t}")'))
+        if any(r[5] and r[2].upper() == "INTEGER" for r in info):
+            continue
+        rows = con.execute(f'select * from "{t}"').fetchall()
+        con.execute(f'delete from "{t}"')
+        con.executemany(f'insert into "{t}" values ({",".join("?" * len(info))})', rows[::-1])
+    con.commit()
+    con.close()
+
+
 def flatten(v, pre: str = "", out: dict | None = None) -> dict:
     out = {} if out is None else out
     if isinstance(v, dict):
@@ -252,6 +307,7 @@ def compare(base: dict, new: dict, transform: str, mapping: dict | None = None, 
     return bad
 
 
+SQL_TRANSFORMS = ["shift_zero", "shift_far", "shuffle"]
 TRANSFORMS = ["shift_zero", "shift_far", "shuffle", "scale2", "rename", "no_host", "dup_rank", "zero_kernel",
               "far_kernel"]
 #: summary figures summed over GPUs (×2 when the run is copied as a second rank); those in SAME are not
@@ -396,10 +452,20 @@ def main(argv: list[str] | None = None) -> int:
         base = analyze(src, work / "base", a.timeout)
         if base is None:
             continue
-        doc = load(src)
+        sql = src.suffix in SQLITE_SUFFIXES
+        doc = None if sql else load(src)
         for t in a.transforms.split(","):
             mapping, k = None, 1.0
-            if t == "dup_rank":
+            if sql and t not in SQL_TRANSFORMS:
+                continue
+            if sql:
+                p = work / t / f"in{src.suffix}"
+                p.parent.mkdir(parents=True, exist_ok=True)
+                if t == "shuffle":
+                    sql_reverse(src, p)
+                else:
+                    sql_shift(src, p, 1000 if t == "shift_zero" else 10 ** 18)
+            elif t == "dup_rank":
                 p = dup_rank(doc, work / t / "in")
             else:
                 new_doc, mapping, k = apply(t, doc, rng)
