@@ -84,3 +84,26 @@ def test_no_host_events_keeps_gpu_figures_and_leaves_launches_unknown(base, tmp_
     new = report(_write(tmp_path, doc))
     assert m.check_no_host(base[NV], new) == []
     assert new["sources"][0]["summary"]["cpu_op_count"] == 0
+
+
+NSYS = Path(__file__).resolve().parent / "data" / "nvidia" / "fuser_h200_nsys2024.6_report1.sqlite"
+RPD = Path(__file__).resolve().parent / "data" / "rocprof" / "rpd_matmul" / "matmul_result.rpd"
+
+
+@pytest.mark.parametrize("src", [NSYS, RPD], ids=["nsys", "rocpd"])
+def test_database_clock_moved_to_the_epoch_and_rows_reversed_change_no_figure(tmp_path, src):
+    """Every time column moved so the earliest start is 1e18 ns (Nsight Systems' and rocpd's ns are int64: exact),
+    then every table's rows written in reverse order: the report is the original's, absolute times excepted."""
+    import sqlite3
+
+    base_rep = report(src)
+    moved = tmp_path / f"moved{src.suffix}"
+    m.sql_shift(src, moved, 10 ** 18)
+    con = sqlite3.connect(moved)
+    table = "CUPTI_ACTIVITY_KIND_KERNEL" if src.suffix == ".sqlite" else "rocpd_op"
+    assert con.execute(f'select min(start) from "{table}"').fetchone()[0] >= 10 ** 18
+    con.close()
+    assert m.compare(base_rep, report(moved), "shift") == []
+    flipped = tmp_path / f"flipped{src.suffix}"
+    m.sql_reverse(moved, flipped)
+    assert m.compare(base_rep, report(flipped), "shift") == []

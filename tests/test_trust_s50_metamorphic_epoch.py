@@ -64,3 +64,16 @@ def test_the_trace_does_sit_on_the_epoch(tmp_path):
     # the rounding the fix guards against: the gap's start and the next call's end fall in one float64 step
     gs, call_end = EPOCH + 256 * 3925 + 10, EPOCH + 256 * 3925 + 110
     assert float(gs) == float(call_end) and gs < call_end
+
+
+def test_real_nsys_export_moved_to_the_epoch_keeps_its_idle_causes(tmp_path):
+    """lashi_rtx4090_streamSimple (../shared): moved to 1e18 ns, one of its two launch gaps read as queued before the fix."""
+    from tests.conftest import shared_trace
+    from tests import metamorphic_s50 as m
+
+    src = shared_trace("nsys/lashi_rtx4090_streamSimple.sqlite")
+    moved = tmp_path / "moved.sqlite"
+    m.sql_shift(src, moved, 10 ** 18)
+    a, b = (gpulens.analyze([str(p)]).sources[0].results["bottlenecks"].summary for p in (src, moved))
+    for k in ("idle_launch_ns", "idle_queued_ns", "idle_host_ns", "gaps_launch", "gaps_queued"):
+        assert b[k] == a[k], k
