@@ -77,3 +77,22 @@ def test_real_nsys_export_moved_to_the_epoch_keeps_its_idle_causes(tmp_path):
     a, b = (gpulens.analyze([str(p)]).sources[0].results["bottlenecks"].summary for p in (src, moved))
     for k in ("idle_launch_ns", "idle_queued_ns", "idle_host_ns", "gaps_launch", "gaps_queued"):
         assert b[k] == a[k], k
+
+
+def test_gpt2_h200_epoch_clock_and_relative_clock_give_one_idle_split(tmp_path):
+    """GPT-2 on an H200 (tests/data, Kineto with baseTimeNanoseconds 1.79e18): its gaps classed on the epoch clock
+    are those of the same trace moved to start at 0 (exact in float64 too); before the fix 2 launch gaps and 1 queued
+    gap read as host-bound at the epoch."""
+    from gpulens.analyzers.bottlenecks import classify_gaps
+    from gpulens.collectors import collect
+    from tests import metamorphic_s50 as m
+
+    src = Path(__file__).resolve().parent / "data" / "nvidia" / "h200" / "h200_gpt2_train.pt.trace.json.gz"
+    doc = m.load(src)
+    assert doc["baseTimeNanoseconds"] > 10 ** 18
+    p = tmp_path / "rel.json"
+    p.write_text(dumps(m.shift(doc, 0)))
+    a, b = classify_gaps(collect(src)), classify_gaps(collect(p))
+    assert len(a) == len(b) > 3000
+    assert a["cls"].value_counts().to_dict() == b["cls"].value_counts().to_dict()
+    assert a["dur_ns"].tolist() == b["dur_ns"].tolist()
