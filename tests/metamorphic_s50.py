@@ -19,8 +19,9 @@ two reports are flattened to ``path → value`` and compared under the transform
 * ``zero_kernel`` / ``far_kernel`` — one kernel added, of zero length inside the window (times, span unchanged, one
   call more) or an hour after the last event (a warning must say the span was stretched) (:func:`check_added`).
 
-A SQLite input (Nsight Systems export, rocpd, rocprof v1 ``results.db``) gets the shifts (every time column, the
-earliest start to 1 µs or to 1e18 ns) and the reversed row order (:data:`SQL_TRANSFORMS`).
+A SQLite input (Nsight Systems export, rocpd, rocprof v1 ``results.db``), a rocprof CSV or a folder of them gets
+the shifts (every time column, the
+earliest start to 1 µs or to 1e18 ns) and the reversed row order (:data:`SQL_TRANSFORMS`, :func:`csv_transform`).
 
 Outcome per (input, transform): ``ok``, or the differing paths (first few). Totals as one JSON line at the end.
 Confirm a finding with a child-process ``gpulens analyze`` before fixing; regressions in
@@ -207,6 +208,55 @@ def sql_reverse(src: Path, dst: Path) -> None:
     con.close()
 
 
+CSV_TIME_COLUMNS = {"start_timestamp", "end_timestamp", "beginns", "endns", "dispatchns", "completens"}
+
+
+def csv_transform(src: Path, dst: Path, to_ns: int | None, reverse: bool) -> Path:
+    """A copy of a rocprof CSV (or of a folder of them, every other file copied as is) with every time column moved
+    so that the earliest start is ``to_ns``, or its data rows in reverse order. Returns the path to analyse."""
+    import csv
+
+    files = [src] if src.is_file() else sorted(f for f in src.iterdir() if f.is_file())
+    out = dst / src.name if src.is_file() else dst
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out_dir = out.parent if src.is_file() else out
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tables = {}
+    for f in files:
+        if f.suffix == ".csv":
+            with open(f, newline="") as fh:
+                rows = list(csv.reader(fh))
+            tables[f] = rows
+        else:
+            shutil.copyfile(f, out_dir / f.name)
+    def cols(rows):
+        return [i for i, c in enumerate(rows[0]) if c.strip().lower() in CSV_TIME_COLUMNS] if rows else []
+    starts = [int(r[i]) for rows in tables.values() for i in cols(rows) for r in rows[1:]
+              if i < len(r) and r[i].strip().isdigit() and int(r[i]) > 0]
+    delta = (to_ns - min(starts)) if (to_ns is not None and starts) else 0
+    if src.is_file():
+        _siblings(src, out_dir)
+    for f, rows in tables.items():
+        ix = cols(rows)
+        if not ix:  # not a rocprof table (an nvprof CSV: preamble and units rows): as it is
+            shutil.copyfile(f, out_dir / f.name)
+            continue
+        body = [[str(int(v) + delta) if i in ix and v.strip().isdigit() and int(v) > 0 else v
+                 for i, v in enumerate(r)] for r in rows[1:]]
+        with open(out_dir / f.name, "w", newline="") as fh:
+            csv.writer(fh, quoting=csv.QUOTE_ALL).writerows(rows[:1] + (body[::-1] if reverse else body))
+    return out
+
+
+def _siblings(src: Path, folder: Path, most: int = 50 * 2 ** 20) -> None:
+    """The files beside a database copied with it (rocprof v1 names its GPU in ``results.txt`` / the rocminfo dump
+    beside ``results.db``): a transform of the database alone would lose them."""
+    files = [f for f in src.parent.iterdir() if f.is_file() and f != src]
+    if len(files) <= 50 and sum(f.stat().st_size for f in files) <= most:
+        for f in files:
+            shutil.copyfile(f, folder / f.name)
+
+
 def flatten(v, pre: str = "", out: dict | None = None) -> dict:
     out = {} if out is None else out
     if isinstance(v, dict):
@@ -234,7 +284,7 @@ RATE_KEY = re.compile(r"(per_s|_gbs|gb_s|tflops|gflops|bandwidth|/s|peak_pct|roo
 
 
 CMD = re.compile(r"(gpulens [a-z]+ )(\S+)")
-PATH = re.compile(r"/[^\s:\"']+\.(json|gz|sqlite|csv|db)")
+PATH = re.compile(r"/[^\s:\"']+\.(json|gz|sqlite|csv|db|txt|rpd)")
 # figures that rest on a fixed time threshold (a launch gap of 20 µs, a short kernel under 10 µs, a one-off gap):
 # scaling every time moves events across it, so they are not expected to scale
 THRESHOLDED = re.compile(r"analyses\.(bottlenecks|critical_path|critical_path_segments|verdicts|launches|launch_latency"
@@ -457,14 +507,19 @@ def main(argv: list[str] | None = None) -> int:
         if base is None:
             continue
         sql = src.suffix in SQLITE_SUFFIXES
-        doc = None if sql else load(src)
+        table = src.suffix == ".csv" or src.is_dir()
+        doc = None if sql or table else load(src)
         for t in a.transforms.split(","):
             mapping, k = None, 1.0
-            if sql and t not in SQL_TRANSFORMS:
+            if (sql or table) and t not in SQL_TRANSFORMS:
                 continue
-            if sql:
-                p = work / t / f"in{src.suffix}"
+            if table:
+                p = csv_transform(src, work / t / "in", None if t == "shuffle" else 1000 if t == "shift_zero"
+                                  else 10 ** 18, t == "shuffle")
+            elif sql:
+                p = work / t / src.name
                 p.parent.mkdir(parents=True, exist_ok=True)
+                _siblings(src, p.parent)
                 if t == "shuffle":
                     sql_reverse(src, p)
                 else:
