@@ -107,3 +107,21 @@ def test_database_clock_moved_to_the_epoch_and_rows_reversed_change_no_figure(tm
     flipped = tmp_path / f"flipped{src.suffix}"
     m.sql_reverse(moved, flipped)
     assert m.compare(base_rep, report(flipped), "shift") == []
+
+
+V3 = Path(__file__).resolve().parent / "data" / "rocprof" / "v3_csv_sdk_docs"
+
+
+def test_rocprofv3_csv_folder_moved_to_the_epoch_and_rows_reversed_change_no_figure(tmp_path):
+    """rocprofv3's Start_Timestamp / End_Timestamp (int ns) moved so the earliest is 1e18 ns, and every CSV's rows
+    written in reverse order: the report is the original's, absolute times excepted."""
+    import csv
+
+    base_rep = report(V3)
+    moved = m.csv_transform(V3, tmp_path / "moved", 10 ** 18, reverse=False)
+    with open(moved / "kernel_trace.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert min(int(r["Start_Timestamp"]) for r in rows) >= 10 ** 18
+    assert m.compare(base_rep, report(moved), "shift") == []
+    flipped = m.csv_transform(V3, tmp_path / "flipped", None, reverse=True)
+    assert m.compare(base_rep, report(flipped), "shift") == []
