@@ -96,7 +96,8 @@ def t_first(doc) -> Decimal:
 
 
 def shift(doc, to_us) -> dict:
-    """Every ``ts`` moved so that the first event lands at ``to_us`` µs (``baseTimeNanoseconds`` dropped: it moves absolute times only)."""
+    """Every ``ts`` moved so that the first event lands at ``to_us`` µs (``baseTimeNanoseconds`` dropped: it moves
+    absolute times only)."""
     d = copy.deepcopy(doc)
     delta = Decimal(to_us) - t_first(d)
     for e in events(d):
@@ -288,7 +289,8 @@ PATH = re.compile(r"/[^\s:\"']+\.(json|gz|sqlite|csv|db|txt|rpd)")
 # figures that rest on a fixed time threshold (a launch gap of 20 µs, a short kernel under 10 µs, a one-off gap):
 # scaling every time moves events across it, so they are not expected to scale
 THRESHOLDED = re.compile(r"analyses\.(bottlenecks|critical_path|critical_path_segments|verdicts|launches|launch_latency"
-                         r"|kernel_outliers|queue_length|queue_length_series|stream_timeline)\.|^sources\.[0-9]+\.(answer|findings"
+                         r"|kernel_outliers|queue_length|queue_length_series|stream_timeline)\."
+                         r"|^sources\.[0-9]+\.(answer|findings"
                          r"|summary\.(idle|busy_bound|exposed|launch|host|one_off|steady))")
 NAME_DERIVED = re.compile(r"analyses\.(kernel_groups|op_categories|gemm_shapes|attention_shapes|collectives)\.")
 
@@ -299,7 +301,8 @@ def _row_key(r) -> tuple:
     if not isinstance(r, dict):
         return ("", json.dumps(r, default=str))
     ident = [f"{k}={v}" for k, v in sorted(r.items()) if isinstance(v, str) and k not in ("bound", "verdict", "note")]
-    ints = [f"{k}={v}" for k, v in sorted(r.items()) if k in ("rank", "device", "stream", "calls", "count", "pid", "tid", "step", "gpu", "queue")]
+    ints = [f"{k}={v}" for k, v in sorted(r.items())
+            if k in ("rank", "device", "stream", "calls", "count", "pid", "tid", "step", "gpu", "queue")]
     rest = {k: v for k, v in r.items() if not ABS_KEY.search(k)}
     return ("|".join(ident + ints), json.dumps(rest, sort_keys=True, default=str))
 
@@ -499,7 +502,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.inproc:
         f48.INPROC.append(True)
     rng = random.Random(a.seed)
-    inputs = [Path(p).resolve() for p in a.inputs.split(",") if p] or [HERE / "data" / "kineto" / n for n in SMALL_KINETO]
+    inputs = ([Path(p).resolve() for p in a.inputs.split(",") if p]
+              or [HERE / "data" / "kineto" / n for n in SMALL_KINETO])
     tot = {"pairs": 0, "ok": 0, "failed": 0, "failures": []}
     for src in inputs:
         work = a.workdir / src.name.split(".")[0]

@@ -67,7 +67,8 @@ def test_the_trace_does_sit_on_the_epoch(tmp_path):
 
 
 def test_real_nsys_export_moved_to_the_epoch_keeps_its_idle_causes(tmp_path):
-    """lashi_rtx4090_streamSimple (../shared): moved to 1e18 ns, one of its two launch gaps read as queued before the fix."""
+    """lashi_rtx4090_streamSimple (../shared): moved to 1e18 ns, one of its two launch gaps read as queued before
+    the fix."""
     from tests.conftest import shared_trace
     from tests import metamorphic_s50 as m
 
