@@ -65,12 +65,12 @@ def test_launch_times_read_from_the_trace(small):
     first, second = (int(x) for x in calls["event_id"])
     t0 = int(calls["start_ns"].iloc[0]) - 110_500  # the Timeline's time base: the first call was written at 110.5 µs
     absent = int(ev["event_id"].max()) + 1000
-    start, end, end_i = _launch_times(context_of(small), np.array([first, -1, second, absent], dtype=np.int64))
-    # the calls' start and end in ns from the trace: 110.5 µs + 4.25 µs, 300 µs + 4 µs; unknown: NaN, and 0 exactly
-    assert start[[0, 2]].tolist() == [t0 + 110_500.0, t0 + 300_000.0]
-    assert end[[0, 2]].tolist() == [t0 + 114_750.0, t0 + 304_000.0]
-    assert np.isnan(start[[1, 3]]).all() and np.isnan(end[[1, 3]]).all()
-    assert end_i.tolist() == [t0 + 114_750, 0, t0 + 304_000, 0] and end_i.dtype == np.int64
+    start, end, known = _launch_times(context_of(small), np.array([first, -1, second, absent], dtype=np.int64))
+    # the calls' start and end in ns from the trace, exactly (int64: session 50, float64 steps by 256 ns at the
+    # epoch): 110.5 µs + 4.25 µs, 300 µs + 4 µs; unknown: 0, and not known
+    assert start.tolist() == [t0 + 110_500, 0, t0 + 300_000, 0] and start.dtype == np.int64
+    assert end.tolist() == [t0 + 114_750, 0, t0 + 304_000, 0] and end.dtype == np.int64
+    assert known.tolist() == [True, False, True, False]
 
 
 def test_stream_lane_name_rank_is_text_order(small):

@@ -187,7 +187,7 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
     lid = reindex_sorted(links, gpu.index)
     known_a = lid.notna().to_numpy()[order]
     lk_a = lid.fillna(-1).astype("int64").to_numpy()[order]
-    l_start_a, l_end_a, l_end_i = _launch_times(ctx, lk_a)
+    l_start_a, l_end_i, l_ok_a = _launch_times(ctx, lk_a)
     cut = np.flatnonzero((rank_a[1:] != rank_a[:-1]) | (dev_a[1:] != dev_a[:-1])) + 1
     # every GPU's busy time merged (all ranks and devices): a gap during which none of it ran waited on nothing the
     # trace records (one GPU: its own gaps are idle by definition, so nothing to merge)
@@ -213,7 +213,7 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
         dur = ge - gs
         nxt = a + np.searchsorted(st, ge, side="left")
         known = known_a[nxt]
-        l_start, l_end = l_start_a[nxt], l_end_a[nxt]
+        l_start, l_end, l_ok = l_start_a[nxt], l_end_i[nxt], l_ok_a[nxt]
         # without any launch call recorded on the rank a short gap says nothing about launches
         short = (dur <= launch_gap_ns) & (rank in launch_ranks)
         # class codes (positions in GAP_CLASSES; texts once at the end, not a string array per GPU)
@@ -227,11 +227,10 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
         # start — queue delay — not the host); a blocking call after that point waits on this submitted work
         # (nvc OpenMP on a T4: each kernel started 4.4 ms after its cuLaunchKernel returned, the host already in
         # cuStreamSynchronize), so only the blocked time before it is the host's sync
-        l_end_x = l_end_i[nxt]
-        enq_at = np.where(known & ~replay & (l_end_x > gs) & (l_end_x < ge), l_end_x, ge)
+        enq_at = np.where(known & l_ok & ~replay & (l_end > gs) & (l_end < ge), l_end, ge)
         late = ge - enq_at  # queue delay inside the gap [ns] (0 unless the call returned inside it)
-        cls = np.select([~known & short, ~known, (l_end <= gs) | replay,
-                         (late > launch_gap_ns) & (late > enq_at - gs), (l_start < gs) | short],
+        cls = np.select([~known & short, ~known, (l_ok & (l_end <= gs)) | replay,
+                         (late > launch_gap_ns) & (late > enq_at - gs), (l_ok & (l_start < gs)) | short],
                         [_LAUNCH, _UNATTRIBUTED, _QUEUED, _QUEUED, _LAUNCH], _HOST).astype(np.int8)
         base_cls = cls
         sync = covered_until(enq_at, ss, se) - covered_until(gs, ss, se)
@@ -275,29 +274,25 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
 
 
 def _launch_times(ctx: Any, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Start and end of the launch calls ``ids`` (event ids; −1 or an absent id: unknown) as float64 [ns] (NaN where
-    unknown), as ``ctx.event_values`` gives them, and the end exactly in int64 [ns] (0 where unknown): float64 steps
-    by 256 ns at epoch-ns timestamps. The calls' rows are looked up once and each column gathered once (not the
-    positions three times and both columns twice: ~0.05 s at 1M gaps)."""
+    """Start and end of the launch calls ``ids`` (event ids; −1 or an absent id: unknown) exactly in int64 [ns] (0
+    where unknown), and whether each is known. Never float64: it steps by 256 ns at epoch-ns timestamps (a Kineto
+    trace with ``baseTimeNanoseconds``, rocprofv3, an Nsight Systems export moved to the epoch), so a launch call
+    that returned a few ns before its kernel's predecessor ended was read as returning after it (launch overhead
+    instead of queued work) — a verdict that changed with the clock's origin. The calls' rows are looked up once and
+    each column gathered once (~0.05 s saved at 1M gaps)."""
     ev = ctx.timeline.events
     pos = ctx.positions(ids)
-    st_c, du_c = ev["start_ns"], ev["dur_ns"]
-    if not len(ev) or st_c.hasnans or du_c.hasnans:  # missing values: the general look-ups
-        l_start = ctx.event_values("start_ns", ids).astype(float)
-        l_end = l_start + ctx.event_values("dur_ns", ids).astype(float)
-        ev_st = st_c.to_numpy(dtype="int64", na_value=0)
-        ev_du = du_c.to_numpy(dtype="int64", na_value=0)
-        l_end_i = np.where(pos >= 0, ev_st[np.maximum(pos, 0)] + ev_du[np.maximum(pos, 0)], 0) if len(ev_st) \
-            else np.zeros(len(ids), dtype="int64")
-        return l_start, l_end, l_end_i
     p0 = np.maximum(pos, 0)
-    miss = pos < 0
-    st_i = st_c.to_numpy(dtype="int64")[p0]
-    du_i = du_c.to_numpy(dtype="int64")[p0]
-    l_start, l_dur = st_i.astype(float), du_i.astype(float)
-    l_start[miss] = np.nan
-    l_dur[miss] = np.nan
-    return l_start, l_start + l_dur, np.where(miss, 0, st_i + du_i)
+    ok = pos >= 0
+    st_c, du_c = ev["start_ns"], ev["dur_ns"]
+    if not len(ev):
+        zero = np.zeros(len(ids), dtype="int64")
+        return zero, zero, np.zeros(len(ids), dtype=bool)
+    if st_c.hasnans or du_c.hasnans:  # missing values: unknown, as an absent call
+        ok = ok & st_c.notna().to_numpy()[p0] & du_c.notna().to_numpy()[p0]
+    st_i = st_c.to_numpy(dtype="int64", na_value=0)[p0]
+    en_i = st_i + du_c.to_numpy(dtype="int64", na_value=0)[p0]
+    return np.where(ok, st_i, 0), np.where(ok, en_i, 0), ok
 
 
 def _first_step_start(timeline: Timeline) -> dict[Any, int]:

@@ -255,10 +255,13 @@ def _untimed(timeline: Timeline, t: pd.DataFrame) -> tuple[int, str | None, set[
     hull = pd.DataFrame({"rank": g["rank"].to_numpy(), "s": st, "e": en}).groupby("rank").agg(s=("s", "min"),
                                                                                               e=("e", "max"))
     start = side["start_ns"]
-    lo = side["rank"].map(hull["s"]).astype("float64")
-    hi = side["rank"].map(hull["e"]).astype("float64")
-    inside = start.notna().to_numpy() & (start.astype("float64") >= lo).fillna(False).to_numpy() \
-        & (start.astype("float64") <= hi).fillna(False).to_numpy()
+    # nullable int64, not float64 (256 ns steps at epoch timestamps would move work across the hull's edges)
+    lo = side["rank"].map(hull["s"]).astype("Int64")
+    hi = side["rank"].map(hull["e"]).astype("Int64")
+    start = pd.to_numeric(start, errors="coerce")
+    start = start if start.dtype.kind == "f" else start.astype("Int64")
+    inside = start.notna().to_numpy() & (start >= lo).fillna(False).to_numpy(dtype=bool) \
+        & (start <= hi).fillna(False).to_numpy(dtype=bool)
     return len(side), "at least" if inside.all() else "unknown", no_gpu
 
 

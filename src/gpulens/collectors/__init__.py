@@ -142,9 +142,9 @@ def _collect_file(c: Collector, path: Path, strict: bool, select: Selection | No
 def _sizes(tl: Timeline, path: Path, collector: str = "") -> Timeline:
     """A gzip-compressed input's source record says so, with both sizes (B02: compressed and uncompressed sizes are
     reported), whatever its collector (the Kineto reader writes them itself); GPU events on a device the file does
-    not list get a device record and a warning (:func:`gpulens.collectors._unlisted.add_unlisted`)."""
+    not list get a device record and a warning, a few events far from the rest a warning (:mod:`._isolated`)."""
     from gpulens.collectors._io import gunzipped_size, gzip_trailing_bytes, mark_gzip_cut, trailing_warning
-    from gpulens.collectors._unlisted import add_unlisted
+    from gpulens.collectors._isolated import read_checks
     from gpulens.collectors._sqlite import unpacked_size
 
     n = unpacked_size(path)
@@ -157,7 +157,7 @@ def _sizes(tl: Timeline, path: Path, collector: str = "") -> Timeline:
     if trailing and not any("trailing garbage" in w for w in tl.meta.warnings):
         tl.meta.warnings.append(trailing_warning(path, trailing))
     mark_gzip_cut(tl.meta, path)
-    return add_unlisted(tl, path, collector)
+    return read_checks(tl, path, collector)
 
 
 #: Suffixes of the trace files a folder format does not read itself (Kineto / rocprofv3 JSON, nsys / rocpd SQLite).
@@ -277,11 +277,11 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
     c = sniff(p)
     if c is not None:
         if p.is_dir():
-            from gpulens.collectors._unlisted import add_unlisted
+            from gpulens.collectors._isolated import read_checks
 
             # a folder's devices are checked as a file's are (_sizes): GPU events on a device its records lack get
             # a device record, else the breakdown names a GPU that is not among the run's devices
-            tl = add_unlisted(c.collect(p, strict=strict), p, c.name)
+            tl = read_checks(c.collect(p, strict=strict), p, c.name)
             _note_host_folders(p, tl)
             same = _same_run_elsewhere(p, c, tl)
             if same:
