@@ -143,8 +143,8 @@ def test_one_kernel_many_figures_is_a_list_of_figures():
     df = pd.DataFrame({"name": [full], **{f"m{j}_pct": [float(j)] for j in range(14)}})
     (t,) = _tables(table_html(df, docs={"name": "kernel [name]"}))
     assert t["class"].split() == ["data", "flipped", "one"]
-    (head,) = t["head"]
-    assert head[1][1]["title"] == full and "gemm_tiled_kernel" in head[1][2]
+    (head,) = t["head"]  # a name cell (not a <th>: the kernel's name is a value, not a column label)
+    assert head[1][0] == "td" and head[1][1]["title"] == full and "gemm_tiled_kernel" in head[1][2]
     assert [r[1][2] for r in t["rows"]][:3] == ["0.0 %", "1.0 %", "2.0 %"]
 
 

@@ -235,6 +235,8 @@ def _cell(v: Any, unit: str, lower: bool = False) -> str:
     text = ge_mark(fmt_unit(v, unit)) if lower else fmt_unit(v, unit)
     if not attr and len(text) > PROSE_CHARS:  # a sentence: wide enough to read, never a word per line
         attr = ' class="prose"'
+    elif not attr and "; " in text:  # a list ("[512]; [141×512]; [512×512]"): may wrap between its items
+        attr = ' class="list"'
     return f"<td{attr}>{esc(text)}</td>"
 
 
@@ -373,9 +375,8 @@ def _flipped(body: pd.DataFrame, cols: Sequence[str], keys: list[str], units: di
              labels: dict[str, str], docs: dict[str, str], shorts: dict[str, list], caption: str) -> str:
     """``body`` as a table with one row per figure (its label, tooltip the column's meaning) and one column per row
     of ``body``, headed by its ids ("rank 0 · GPU 1"): each cell formatted as :func:`table_html` formats it."""
-    if keys[0] in shorts:  # a kernel per column: its short label, the full name on hover
-        heads = "".join(f'<th scope="col" title="{esc(full)}">{esc(short)}</th>'
-                        for full, short in zip(body[keys[0]].astype(str), shorts[keys[0]]))
+    if keys[0] in shorts:  # a kernel per column: its name cell (short label, full name on hover, its page linked)
+        heads = "".join(name_cell(full, short) for full, short in zip(body[keys[0]].tolist(), shorts[keys[0]]))
     else:
         heads = "".join('<th scope="col">' + esc(" · ".join(f"{labels[k]} {fmt_unit(v, 'id')}" for k, v in
                                                              zip(keys, vals))) + "</th>"
