@@ -238,3 +238,23 @@ def test_diff_per_kernel_rows_name_their_kernels_under_the_label():
             assert all(_recorded(x, h100) for x in titles[:n_base]), titles
             assert all(_recorded(x, mi300) for x in titles[n_base:]), titles
     assert seen_pair  # flash_fwd_kernel (H100) against attn_fwd (MI300X) at least
+
+
+def test_a_long_signature_in_a_prose_cell_wraps_at_its_separators_only():
+    """An annotation path or a demangled signature (no space in 100 characters) set its column to 640 px. The
+    prose cell offers a line break after each separator (``::``, ``_``, ``,``, ``<`` …) and nowhere else: the text
+    a reader copies is unchanged, and no word is cut ("vectorized" stays whole)."""
+    import html as _html
+    import re
+
+    from gpulens.reports._html_parts import table_html
+
+    sig = "void at::native::vectorized_elementwise_kernel<4,at::native::CUDAFunctor_add<float>,std::array<char*,3>>"
+    text = f"launched 1,024 times by {sig} (evidence)"
+    cell = re.search(r'<td class="prose">(.*?)</td>', table_html(pd.DataFrame({"why": [text], "k": ["x"]}),
+                                                                  docs={"why": "why [text]", "k": "k [text]"})).group(1)
+    assert _html.unescape(cell.replace("<wbr>", "")) == text
+    pieces = _html.unescape(cell).split("<wbr>")
+    assert len(pieces) >= 8
+    assert all(re.search(r"(::|[,/;<(_.>|])$", p) for p in pieces[:-1]), pieces
+    assert "vectorized_" in pieces and "launched 1,024 times by " in cell  # short words: no break offered

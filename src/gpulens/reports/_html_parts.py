@@ -218,6 +218,30 @@ def header_note(label: str) -> tuple[str, str]:
 _MEMO_TYPES = frozenset({str, int, float, bool})
 
 
+#: A run of characters without a space longer than this (a demangled signature, an annotation path) in a prose
+#: cell gets line-break opportunities after its separators: unbroken, it set its column's width up to 640 px.
+LONG_TOKEN = re.compile(r"\S{25,}")
+_BREAK_AFTER = re.compile(r"(::|[,/;<(_.>|])")
+
+
+def breakable(text: str) -> str:
+    """``text`` escaped for HTML, with ``<wbr>`` (a line break only if needed, nothing copied or filtered) after
+    each separator (``::``, ``_``, ``,``, ``/``, ``<`` …) of its long space-less runs (:data:`LONG_TOKEN`): they
+    wrap at their parts' boundaries, never inside a word."""
+    out, last = [], 0
+    for m in LONG_TOKEN.finditer(text):
+        out.append(esc(text[last:m.start()]))
+        out.append("<wbr>".join(esc(p) for p in _join_pairs(_BREAK_AFTER.split(m.group()))))
+        last = m.end()
+    out.append(esc(text[last:]))
+    return "".join(out)
+
+
+def _join_pairs(parts: list[str]) -> list[str]:
+    """``re.split`` pieces with a captured separator, each separator joined to the text before it."""
+    return [parts[i] + (parts[i + 1] if i + 1 < len(parts) else "") for i in range(0, len(parts), 2)]
+
+
 def _cell(v: Any, unit: str, lower: bool = False) -> str:
     """One ``<td>`` of :func:`table_html` (not a kernel-name cell): the value formatted from its column's ``unit``
     ("≥ " before it where it is a lower bound, ``lower``: :func:`gpulens.reports._values.lower_bound_mark`), its
@@ -234,7 +258,7 @@ def _cell(v: Any, unit: str, lower: bool = False) -> str:
         f' data-v="{key}"' if key else "")
     text = ge_mark(fmt_unit(v, unit)) if lower else fmt_unit(v, unit)
     if not attr and len(text) > PROSE_CHARS:  # a sentence: wide enough to read, never a word per line
-        attr = ' class="prose"'
+        return f'<td class="prose">{breakable(text)}</td>'
     elif not attr and "; " in text:  # a list ("[512]; [141×512]; [512×512]"): may wrap between its items
         attr = ' class="list"'
     return f"<td{attr}>{esc(text)}</td>"
