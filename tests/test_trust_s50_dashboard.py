@@ -117,7 +117,7 @@ def test_a_long_or_narrow_per_rank_table_stays_one_row_per_rank():
 
 def test_a_value_the_same_on_every_row_is_said_once_above_the_table():
     """Four kernels, vendor "amd" on each and one ridge point: two columns that said nothing per row. They are
-    stated once ("Every row: vendor amd; ridge point …"); a column that differs on one row keeps its column."""
+    stated once ("Same on every row — vendor: amd; ridge point: …"); a column that differs on one row keeps its column."""
     from gpulens.reports._html_parts import table_html
 
     df = pd.DataFrame({"name": [f"k{i}" for i in range(4)], "calls": [1, 2, 3, 4], "time_ns": [1000, 2000, 3000, 4000],
@@ -130,7 +130,7 @@ def test_a_value_the_same_on_every_row_is_said_once_above_the_table():
     heads = [c[2] for c in t["head"][0]]
     assert "vendor" not in heads and "ridge point" not in heads
     assert "bound" in heads and "DRAM SOL" in heads and "calls" in heads
-    assert '<p class="note same">Every row: vendor amd; ridge point 1.5' in page
+    assert '<p class="note same">Same on every row — vendor: amd; ridge point: 1.5' in page
     assert [r[heads.index("bound")][2] for r in t["rows"]] == ["memory", "memory", "memory", "compute"]
 
 

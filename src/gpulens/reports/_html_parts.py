@@ -289,8 +289,8 @@ def table_html(df: pd.DataFrame | None, columns: Sequence[str] | None = None, ma
         return "".join(out) + _rows_note(df, max_rows)
     same = _same_columns(df, cols, shorts)
     if same:  # said once above the table, not repeated down a column of its own
-        out.insert(0, '<p class="note same">Every row: ' + "; ".join(
-            f"{esc(labels[c])} {esc(fmt_unit(df[c].iloc[0], units[c]))}" for c in same) + ".</p>")
+        out.insert(0, '<p class="note same">Same on every row — ' + "; ".join(
+            f"{esc(labels[c])}: {esc(fmt_unit(df[c].iloc[0], units[c]))}" for c in same) + ".</p>")
         cols = [c for c in cols if c not in same]
     out.append('<table class="data sortable">' + (f"<caption>{esc(caption)}</caption>" if caption else ""))
     # a long header wraps (class "long"): on one line it set its column's width ("start (from the timeline's first
