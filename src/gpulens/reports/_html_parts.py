@@ -283,11 +283,11 @@ def table_html(df: pd.DataFrame | None, columns: Sequence[str] | None = None, ma
     out = ['<input type="search" class="tfilter" placeholder="Filter rows…" aria-label="Filter the table below">'
            '<div class="tablewrap">']
     labels = {c: headers.get(c, column_label(c, docs.get(c, ""))) for c in cols}
-    keys = _row_keys(cols, units, len(body), shorts)
+    keys = _row_keys(cols, units, len(df), shorts)
     if keys:  # a few GPUs' or ranks' many figures: one row per figure, one column per GPU (fits the page)
         out.append(_flipped(body, cols, keys, units, labels, docs, shorts, caption))
         return "".join(out) + _rows_note(df, max_rows)
-    same = _same_columns(df, cols, shorts)
+    same = _same_columns(df, cols, shorts) if len(df) <= max_rows else []  # every row shown: a cheap, whole truth
     if same:  # said once above the table, not repeated down a column of its own
         out.insert(0, '<p class="note same">Same on every row — ' + "; ".join(
             f"{esc(labels[c])}: {esc(fmt_unit(df[c].iloc[0], units[c]))}" for c in same) + ".</p>")
