@@ -20,7 +20,7 @@ from gpulens.reports._format import (LABELS, column_label, fmt_ns, fmt_unit, is_
                                      with_limiter_text)
 from gpulens.reports._values import NO_LIMITER_TEXT, bound_text
 from gpulens.analyzers._occ_bound import not_recorded
-from gpulens.reports._html_pages import _layout, axis_title, findings_table, nonzero_parts
+from gpulens.reports._html_pages import _layout, axis_title, findings_table, nonzero_parts, part_marker
 from gpulens.reports._html_parts import (
     OKABE_ITO,
     Panel,
@@ -231,8 +231,7 @@ def _stacked(t: pd.DataFrame, ys: list[str], parts: list[tuple[str, str]], scale
     parts = [(i, col, label) for i, (col, label) in enumerate(parts) if (col, label) in drawn]
     data = [{"type": "bar", "y": ys, "x": (pd.to_numeric(t[col], errors="coerce").fillna(0) / scale).tolist(),
              "name": label, "orientation": "h", "customdata": who,
-             "marker": {"color": OKABE_ITO[i % len(OKABE_ITO)],
-                        "pattern": {"shape": ("", "/", "x", ".")[(i // len(OKABE_ITO)) % 4]}},
+             "marker": part_marker(OKABE_ITO[i % len(OKABE_ITO)], ("", "/", "x", ".")[(i // len(OKABE_ITO)) % 4]),
              "hovertemplate": f"%{{customdata}}<br>{plot_text(label)}: %{{x:.3g}} {hover_unit}<extra></extra>"}
             for i, col, label in parts]
     xaxis: dict[str, Any] = {"title": axis_title(axis), **({"range": xrange} if xrange else {})}

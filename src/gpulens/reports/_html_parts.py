@@ -218,6 +218,30 @@ def header_note(label: str) -> tuple[str, str]:
 _MEMO_TYPES = frozenset({str, int, float, bool})
 
 
+#: A run of characters without a space longer than this (a demangled signature, an annotation path) in a prose
+#: cell gets line-break opportunities after its separators: unbroken, it set its column's width up to 640 px.
+LONG_TOKEN = re.compile(r"\S{25,}")
+_BREAK_AFTER = re.compile(r"(::|[,/;<(_.>|])")
+
+
+def breakable(text: str) -> str:
+    """``text`` escaped for HTML, with ``<wbr>`` (a line break only if needed, nothing copied or filtered) after
+    each separator (``::``, ``_``, ``,``, ``/``, ``<`` …) of its long space-less runs (:data:`LONG_TOKEN`): they
+    wrap at their parts' boundaries, never inside a word."""
+    out, last = [], 0
+    for m in LONG_TOKEN.finditer(text):
+        out.append(esc(text[last:m.start()]))
+        out.append("<wbr>".join(esc(p) for p in _join_pairs(_BREAK_AFTER.split(m.group()))))
+        last = m.end()
+    out.append(esc(text[last:]))
+    return "".join(out)
+
+
+def _join_pairs(parts: list[str]) -> list[str]:
+    """``re.split`` pieces with a captured separator, each separator joined to the text before it."""
+    return [parts[i] + (parts[i + 1] if i + 1 < len(parts) else "") for i in range(0, len(parts), 2)]
+
+
 def _cell(v: Any, unit: str, lower: bool = False) -> str:
     """One ``<td>`` of :func:`table_html` (not a kernel-name cell): the value formatted from its column's ``unit``
     ("≥ " before it where it is a lower bound, ``lower``: :func:`gpulens.reports._values.lower_bound_mark`), its
@@ -234,7 +258,9 @@ def _cell(v: Any, unit: str, lower: bool = False) -> str:
         f' data-v="{key}"' if key else "")
     text = ge_mark(fmt_unit(v, unit)) if lower else fmt_unit(v, unit)
     if not attr and len(text) > PROSE_CHARS:  # a sentence: wide enough to read, never a word per line
-        attr = ' class="prose"'
+        return f'<td class="prose">{breakable(text)}</td>'
+    elif not attr and "; " in text:  # a list ("[512]; [141×512]; [512×512]"): may wrap between its items
+        attr = ' class="list"'
     return f"<td{attr}>{esc(text)}</td>"
 
 
@@ -255,10 +281,18 @@ def table_html(df: pd.DataFrame | None, columns: Sequence[str] | None = None, ma
     body = df.iloc[:max_rows]  # head first (a view: head() copies), no column selection: never copy a long table's columns
     shorts = {c: short_names(body[c].astype(str).tolist()) for c in cols if is_name_column(c, docs.get(c, ""))}
     out = ['<input type="search" class="tfilter" placeholder="Filter rows…" aria-label="Filter the table below">'
-           '<div class="tablewrap"><table class="data sortable">']
-    if caption:
-        out.append(f"<caption>{esc(caption)}</caption>")
+           '<div class="tablewrap">']
     labels = {c: headers.get(c, column_label(c, docs.get(c, ""))) for c in cols}
+    keys = _row_keys(cols, units, len(df), shorts)
+    if keys:  # a few GPUs' or ranks' many figures: one row per figure, one column per GPU (fits the page)
+        out.append(_flipped(body, cols, keys, units, labels, docs, shorts, caption))
+        return "".join(out) + _rows_note(df, max_rows)
+    same = _same_columns(df, cols, shorts) if len(df) <= max_rows else []  # every row shown: a cheap, whole truth
+    if same:  # said once above the table, not repeated down a column of its own
+        out.insert(0, '<p class="note same">Same on every row — ' + "; ".join(
+            f"{esc(labels[c])}: {esc(fmt_unit(df[c].iloc[0], units[c]))}" for c in same) + ".</p>")
+        cols = [c for c in cols if c not in same]
+    out.append('<table class="data sortable">' + (f"<caption>{esc(caption)}</caption>" if caption else ""))
     # a long header wraps (class "long"): on one line it set its column's width ("start (from the timeline's first
     # event)" took 290 px over numbers 70 px wide, squeezing the lane names beside it to a word a line); a header
     # with a long explanation in brackets shows its name with a note mark, the explanation under the table (the
@@ -297,13 +331,93 @@ def table_html(df: pd.DataFrame | None, columns: Sequence[str] | None = None, ma
     if noted:
         out.append('<p class="note colnotes">' + "<br>".join(
             f"{marks[c]} {esc(split[c][0])}: {esc(split[c][1])}" for c in noted) + "</p>")
-    if len(df) > max_rows:
-        from gpulens.reports.json_report import MAX_TABLE_ROWS
+    return "".join(out) + _rows_note(df, max_rows)
 
-        where = ("the JSON report has all" if len(df) <= MAX_TABLE_ROWS else
-                 f"the JSON report has the first {MAX_TABLE_ROWS:,} and one row summing the rest; --csv or --parquet "
-                 "exports every row")
-        out.append(f'<p class="note">Showing the first {max_rows} of {len(df):,} rows ({where}).</p>')
+
+def _rows_note(df: pd.DataFrame, max_rows: int) -> str:
+    """The note under a table cut to ``max_rows`` rows (where the others are), ``""`` when none was cut."""
+    if len(df) <= max_rows:
+        return ""
+    from gpulens.reports.json_report import MAX_TABLE_ROWS
+
+    where = ("the JSON report has all" if len(df) <= MAX_TABLE_ROWS else
+             f"the JSON report has the first {MAX_TABLE_ROWS:,} and one row summing the rest; --csv or --parquet "
+             "exports every row")
+    return f'<p class="note">Showing the first {max_rows} of {len(df):,} rows ({where}).</p>'
+
+
+#: A per-GPU / per-rank table (rows named by leading id columns: rank, GPU) of at most this many rows and at least
+#: :data:`FLIP_COLUMNS` columns is drawn flipped, one row per figure and one column per GPU: 26 idle-split columns
+#: of 75 px each scrolled inside their frame at 1280 px, while 2 GPUs' 26 figures fit in 3 columns.
+FLIP_ROWS, FLIP_COLUMNS = 8, 12
+
+
+#: A table of at least this many rows states a column whose value is the same on every row once, above it.
+SAME_ROWS = 3
+
+
+def _same_columns(df: pd.DataFrame, cols: Sequence[str], names: dict) -> list[str]:
+    """The columns of ``df`` (not the first, not a kernel-name column in ``names``) with one value on all of its
+    rows (at least :data:`SAME_ROWS`; never "unknown"): "vendor AMD", "ridge point 1.2
+    FLOP/byte" down every row of a 15-column table made it scroll at 1280 px. ``[]`` when fewer than 4 columns
+    would be left."""
+    if len(df) < SAME_ROWS or len(cols) < 6:
+        return []
+    same = [c for c in cols[1:] if c not in names and _one_value(df[c])]
+    return same if len(cols) - len(same) >= 4 else []
+
+
+def _one_value(col: pd.Series) -> bool:
+    """True when every value of ``col`` is the same known value (a column unknown on some or every row keeps its
+    place: "achieved occupancy: unknown" beside each kernel is where a reader looks for it)."""
+    miss = col.isna() if col.dtype != object else col.map(is_missing)
+    if miss.any():
+        return False
+    try:
+        return col.nunique(dropna=False) == 1
+    except TypeError:  # unhashable cells (dicts, lists): compared by their text
+        return col.astype(str).nunique() == 1
+
+
+def _row_keys(cols: Sequence[str], units: dict[str, str], rows: int, names: dict) -> list[str]:
+    """The leading id columns (rank, GPU) that name each row of a table :func:`table_html` draws flipped — or its
+    first column when that is a kernel-name column (in ``names``) and the table has one or two kernels —, ``[]``
+    when it is drawn as is (more than :data:`FLIP_ROWS` rows, fewer than :data:`FLIP_COLUMNS` columns, no id)."""
+    if not 0 < rows <= FLIP_ROWS or len(cols) < FLIP_COLUMNS:
+        return []
+    if cols[0] in names:  # one kernel's 15 speed-of-light figures: a column of figures, not a 1,600-px row
+        return [cols[0]] if rows <= 2 else []
+    keys = []
+    for c in cols:
+        if units[c] != "id":
+            break
+        keys.append(c)
+    return keys if keys and len(keys) < len(cols) else []
+
+
+def _flipped(body: pd.DataFrame, cols: Sequence[str], keys: list[str], units: dict[str, str],
+             labels: dict[str, str], docs: dict[str, str], shorts: dict[str, list], caption: str) -> str:
+    """``body`` as a table with one row per figure (its label, tooltip the column's meaning) and one column per row
+    of ``body``, headed by its ids ("rank 0 · GPU 1"): each cell formatted as :func:`table_html` formats it."""
+    if keys[0] in shorts:  # a kernel per column: its name cell (short label, full name on hover, its page linked)
+        heads = "".join(name_cell(full, short) for full, short in zip(body[keys[0]].tolist(), shorts[keys[0]]))
+    else:
+        heads = "".join('<th scope="col">' + esc(" · ".join(f"{labels[k]} {fmt_unit(v, 'id')}" for k, v in
+                                                             zip(keys, vals))) + "</th>"
+                        for vals in zip(*[body[k].tolist() for k in keys]))
+    # one kernel or GPU: its figures read as a list, left-aligned beside their labels (a lone right-aligned
+    # number sat 500 px from its label under a wide next-step cell)
+    out = [f'<table class="data flipped{" one" if len(body) == 1 else ""}">' + (f"<caption>{esc(caption)}</caption>" if caption else "")
+           + f'<thead><tr><th scope="col">figure</th>{heads}</tr></thead><tbody>']
+    lower = lower_bound_flags(body)
+    for c in cols:
+        if c in keys:
+            continue
+        cells = "".join(name_cell(v, shorts[c][i]) if c in shorts else
+                        _cell(v, units[c], bool(lower[i]) and lower_bound_column(c, units[c]))
+                        for i, v in enumerate(body[c].tolist()))
+        out.append(f'<tr><th scope="row" title="{esc(docs.get(c, ""))}">{esc(labels[c])}</th>{cells}</tr>')
+    out.append("</tbody></table></div>")
     return "".join(out)
 
 

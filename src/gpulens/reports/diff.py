@@ -389,12 +389,30 @@ def _html_labels(r: DiffResult) -> dict[str, str]:
     return dict(zip(keys, short_names(keys, runs=runs)))
 
 
+#: What the per-kernel table's name cell says under the row's label (its header's tooltip).
+_SIDES_DOC = "; under it, the kernels of the row in each run (\"both runs\" when the same), full names on hover"
+
+
+def _keys_html(raw: Any, labels: dict[str, str]) -> str:
+    """A row's kernel keys (``" | "``-joined) as short labels, each with its full name as the tooltip."""
+    return ", ".join(f'<span title="{_esc(x)}">{_esc(labels.get(x, x))}</span>' for x in str(raw).split(" | "))
+
+
+def _kernel_cell(text: str, base: Any, cand: Any, labels: dict[str, str]) -> str:
+    """The per-kernel table's row label with the row's base and candidate kernels under it, one cell ("both runs:"
+    when they are the same kernels; "none" for a side without one): three columns of their own were ~83 px each
+    at 1280 px and wrapped a kernel name a few letters per line."""
+    b, c = ("" if _missing(v) else str(v) for v in (base, cand))
+    sides = ([("both runs", b)] if b == c else [("base", b), ("candidate", c)])
+    return (f'<td class="k kk">{_esc(text)}' + "".join(
+        f'<span class="side">{who}: {_keys_html(v, labels) if v else "none"}</span>' for who, v in sides) + "</td>")
+
+
 def _html_cell(col: str, raw: Any, text: str, unit: str, labels: dict[str, str]) -> str:
     """One table cell: kernel keys as short labels with the full name in the tooltip; figures unwrapped."""
     if col in _KEY_COLS and not _missing(raw) and str(raw):
         keys = str(raw).split(" | ")
-        return ('<td class="k">' + "<br>".join(f'<span title="{_esc(x)}">{_esc(labels.get(x, x))}</span>' for x in keys)
-                + "</td>")
+        return '<td class="k">' + "<br>".join(_keys_html(x, labels) for x in keys) + "</td>"
     if unit in ("ns", "share", "%", "ratio", "count", "signed share") or col in ("delta_ns", "cumulative_delta_ns"):
         return f'<td class="n">{_esc(text)}</td>'
     return ('<td class="k">' if col in ("kernel", "operator") else "<td>") + f"{_esc(text)}</td>"
@@ -407,7 +425,8 @@ def _html_cell(col: str, raw: Any, text: str, unit: str, labels: dict[str, str])
 DIFF_CSS = ("body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;overflow-wrap:break-word}"
             "table{border-collapse:collapse;margin:0;font-size:13px}"
             "td,th{border:1px solid #ccc;padding:2px 4px;text-align:left;vertical-align:top;max-width:16em;"
-            "overflow-wrap:break-word}td.k{overflow-wrap:anywhere;min-width:5em}th{background:#f0f0f0;position:sticky;top:0;z-index:1;max-width:7em;font-size:12px;"
+            "overflow-wrap:break-word}td.k{overflow-wrap:anywhere;min-width:5em}td.kk{min-width:16em;max-width:24em}"
+            "td.kk .side{display:block;font-size:12px;color:#444}th{background:#f0f0f0;position:sticky;top:0;z-index:1;max-width:7em;font-size:12px;"
             "overflow-wrap:normal}"
             "table.kv th{position:static}table.kv td{max-width:60em}"
             ".tablewrap{max-width:100%;max-height:75vh;overflow:auto;margin:.5em 0;border:1px solid #eee}"
@@ -436,13 +455,18 @@ def render_html(r: DiffResult, max_rows: int = 200) -> str:
         # the row's base and candidate kernels have columns of their own here: "kernels" (base → candidate) would
         # say it twice
         cols = [c for c in df.columns if not (c == "kernels" and all(k in df for k in _KEY_COLS))]
+        # the row's base and candidate kernels go under its label (one wide name column, not three narrow ones)
+        merged = "kernel" in cols and all(k in cols for k in _KEY_COLS)
+        cols = [c for c in cols if not (merged and c in _KEY_COLS)]
         units = ["signed share" if c == "contribution" else declared_unit(docs[c]) for c in cols]
-        body.append('<div class="tablewrap" tabindex="0"><table><thead><tr>' + "".join(f'<th title="{_esc(docs[c])}">{_esc(header(c, name, r.summary))}</th>'
+        body.append('<div class="tablewrap" tabindex="0"><table><thead><tr>' + "".join(f'<th title="{_esc(docs[c] + (_SIDES_DOC if merged and c == "kernel" else ""))}">{_esc(header(c, name, r.summary))}</th>'
                     for c in cols)
                     + "</tr></thead><tbody>")
         head = df.head(max_rows)
-        for raw, cells in zip(head[cols].itertuples(index=False), _cells(head, docs, cols, 0)):
-            body.append("<tr>" + "".join(_html_cell(c, v, x, u, labels)
+        sides = zip(*(head[k].tolist() for k in _KEY_COLS)) if merged else iter(lambda: (None, None), 0)
+        for raw, cells, (b, c_) in zip(head[cols].itertuples(index=False), _cells(head, docs, cols, 0), sides):
+            body.append("<tr>" + "".join(_kernel_cell(x, b, c_, labels) if merged and c == "kernel" else
+                                         _html_cell(c, v, x, u, labels)
                                          for c, v, x, u in zip(cols, raw, cells, units)) + "</tr>")
         body.append("</tbody></table></div>")
         if len(df) > max_rows:

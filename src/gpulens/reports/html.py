@@ -269,9 +269,9 @@ figcaption,.takeaway{font-size:.95em;color:#222;margin-top:4px}
 details.tbl{flex:1 1 100%;max-width:100%}details.tbl summary{cursor:pointer;color:#0072B2}
 .tablewrap{overflow:auto;max-height:520px}
 table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid #ddd;padding:3px 6px;text-align:left;
-vertical-align:top;overflow-wrap:break-word;max-width:640px}td.prose{min-width:16em}
+vertical-align:top;overflow-wrap:break-word;max-width:640px}td.prose{min-width:12em}td.list{min-width:7em}
 table.data td:not([class]){white-space:nowrap}
-th{background:#f2f2f2;position:sticky;top:0;white-space:nowrap}th.long{white-space:normal;min-width:11em}table.sortable th{cursor:pointer}td.num{text-align:right;
+th{background:#f2f2f2;position:sticky;top:0;white-space:nowrap}table.data th{white-space:normal}th.long{white-space:normal;min-width:6em}table.flipped tbody th{position:static;white-space:normal;min-width:12em;max-width:24em;font-weight:normal}table.flipped.one td.num{text-align:left}table.flipped thead td.name{background:#f2f2f2;font-weight:bold;position:sticky;top:0}.tablewrap:has(>table.flipped){max-height:none}table.flipped td.prose{max-width:48em}td.items>span{white-space:normal;min-width:14em}table.sortable th{cursor:pointer}td.num{text-align:right;
 font-variant-numeric:tabular-nums;white-space:nowrap}
 th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
 table.kv th{position:static;width:14em;white-space:normal}.note{color:#555;font-size:.85em}
