@@ -125,7 +125,9 @@ def test_a_kineto_trace_beside_another_programs_nsys_export_on_the_same_gpu_mode
     assert rep.sources[0].summary["span_ns"] == 170_000 or rep.sources[1].summary["span_ns"] == 170_000
     for s in rep.sources:
         assert s.summary["ranks"] == [0]
-        assert any("0 of their 3 and 4 kernel names in common" in w for w in s.timeline.meta.warnings)
+        notes = [n for src in s.timeline.meta.sources for n in (src.get("reading_notes") or [])]
+        assert any("0 of their 3 and 4 kernel names in common" in n for n in notes)  # a reading note (session 50)
+        assert not any("kernel names in common" in w for w in s.timeline.meta.warnings)
 
 # --- item 1: a nested rocprofv3 folder of two processes whose clocks differ --------------------------------------
 

@@ -57,7 +57,7 @@ def test_gate_without_gpu_work_is_one_error_in_both_modes(tmp_path, said):
     else:
         assert "the workload failed or was not profiled" in outs[0]
     b = _gpulens(tmp_path, "baseline", "save", "perf.json", "--name", "main")
-    assert b.returncode == 2 and ("torch.cuda.is_available() is False" in b.stderr) == said
+    assert b.returncode == 4 and ("torch.cuda.is_available() is False" in b.stderr) == said  # no usable run: 4, as gate
 
 
 def test_profile_records_why_there_is_no_gpu_work_in_the_trace(tmp_path):
