@@ -26,6 +26,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from gpulens import __version__
+from gpulens._outputs import real_path
 from gpulens.errors import BaselineError
 from gpulens.gate.runs import Metric, RunSet, collect_runs, is_trace
 from gpulens.reports.report_check import nonfinite_at
@@ -282,7 +283,7 @@ def save_baseline(reports: Iterable[str | Path], name: str, store: Path | None =
     base = baseline_from_runs(name if not is_path_ref(name) else Path(name).stem, runs,
                               git if git is not None else git_info())
     path = target_path(name, runs.machine_key, store)
-    if any(path.resolve() == r.resolve() for r in reports):
+    if any(real_path(path) == real_path(r) for r in reports):
         raise BaselineError(f"{path}: refusing to overwrite an input report with a baseline")
     replaced = path.exists() or path.is_symlink()
     if replaced:
