@@ -5,25 +5,15 @@ left as it was."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import DATA
+from tests.test_trust_s49_fuzz_reports import _cli
 
 TRACE = DATA / "kineto" / "hta_a100_simple_add_two_streams.json.gz"
-
-
-def _cli(*argv: str) -> tuple[int, str]:
-    from gpulens.cli import main
-
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
-        code = main(list(argv))
-    return code, buf.getvalue()
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,6 @@ internal error (exit 70). A nightly baseline of several hundred runs is realisti
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import math
 import random
@@ -15,18 +13,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DATA
+from tests.test_trust_s49_fuzz_reports import _cli
 
 TRACE = DATA / "kineto" / "hta_a100_simple_add_two_streams.json.gz"
 TIME_KEYS = ("span_ns", "gpu_busy_ns", "kernel_busy_ns", "kernel_effective_ns", "kernel_time_ns")
-
-
-def _cli(*argv: str) -> tuple[int, str]:
-    from gpulens.cli import main
-
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
-        code = main(list(argv))
-    return code, buf.getvalue()
 
 
 def test_min_p_value_of_hundreds_of_runs():

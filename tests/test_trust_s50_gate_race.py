@@ -5,8 +5,6 @@ when the name appeared meanwhile: the later save stops with one error line and t
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import subprocess
@@ -15,27 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import DATA
+from tests.test_trust_s49_fuzz_reports import _cli
+from tests.test_trust_s50_gate_linkloop import report  # noqa: F401 - the trace's report (a fixture)
 
-TRACE = DATA / "kineto" / "hta_a100_simple_add_two_streams.json.gz"
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _cli(*argv: str) -> tuple[int, str]:
-    from gpulens.cli import main
-
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
-        code = main(list(argv))
-    return code, buf.getvalue()
-
-
-@pytest.fixture(scope="module")
-def report(tmp_path_factory) -> Path:
-    d = tmp_path_factory.mktemp("s50race")
-    rep = d / "r.json"
-    assert _cli("analyze", str(TRACE), "-q", "--no-cache", "--json", str(rep))[0] == 0
-    return rep
 
 
 def _rival(monkeypatch, store: Path, doc: dict) -> list:
