@@ -5,6 +5,7 @@ Light on purpose (no numpy/pandas): the CLI checks an output path on a cache hit
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -23,6 +24,13 @@ def overwrites_input(path: str | Path, inputs: list[Path]) -> bool:
     except (OSError, RuntimeError, ValueError):  # a link loop: the write fails later with its own message
         return False
     return False
+
+
+def real_path(path: str | Path) -> Path:
+    """``path`` with its links and ``..`` resolved, as :meth:`Path.resolve` does, but never raising: a symbolic link
+    loop (``a.json -> a.json``; ``Path.resolve`` raises ``RuntimeError`` on Python < 3.13) resolves as far as it can
+    (the link itself), so a comparison of paths stays a comparison and the read or write names the loop."""
+    return Path(os.path.realpath(path))
 
 
 def write_atomic(path: str | Path, data: bytes) -> None:
@@ -47,7 +55,9 @@ def write_atomic(path: str | Path, data: bytes) -> None:
             fh.write(data)
         return
     if p.is_symlink():
-        p = p.resolve()
+        p = real_path(p)
+        if p.is_symlink():  # a link loop: no file to write through to
+            raise OSError(errno.ELOOP, "a symbolic link loop", str(path))
     mode = st.st_mode & 0o7777 if st is not None else None
     for n in range(100):
         tmp = p.with_name(f".{p.name}.{os.getpid()}.{n}.tmp")

@@ -307,9 +307,11 @@ def distinct_outputs(outputs: list[tuple[Path, str, str]]) -> None:
     Raises:
         GpulensError: naming the file and both reports, before any analysis runs.
     """
+    from gpulens._outputs import real_path
+
     seen: dict[Path, str] = {}
     for out, _, what in outputs:
-        key = out.resolve()
+        key = real_path(out)
         if key in seen:
             folders = ("folder" in seen[key]) + ("folder" in what)  # two tables folders: a folder for each
             each = ("a file", "a path", "a folder")[folders]

@@ -26,6 +26,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from gpulens import __version__
+from gpulens._outputs import real_path
 from gpulens.errors import BaselineError, GpulensError, NoUsableRunError
 from gpulens.gate.runs import Metric, RunSet, collect_runs, is_trace
 from gpulens.reports.report_check import nonfinite_at
@@ -285,7 +286,7 @@ def save_baseline(reports: Iterable[str | Path], name: str, store: Path | None =
     base = baseline_from_runs(name if not is_path_ref(name) else Path(name).stem, runs,
                               git if git is not None else git_info())
     path = target_path(name, runs.machine_key, store)
-    if any(path.resolve() == r.resolve() for r in reports):
+    if any(real_path(path) == real_path(r) for r in reports):
         raise BaselineError(f"{path}: refusing to overwrite an input report with a baseline")
     replaced = path.exists() or path.is_symlink()
     if replaced:
@@ -305,7 +306,12 @@ def save_baseline(reports: Iterable[str | Path], name: str, store: Path | None =
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise BaselineError(f"{path.parent}: cannot create the baseline folder ({exc.strerror or exc})") from None
-    _write_atomic(path, json.dumps(base.to_dict(), indent=1, sort_keys=True, allow_nan=False) + "\n")
+    text = json.dumps(base.to_dict(), indent=1, sort_keys=True, allow_nan=False) + "\n"
+    if replaced:
+        _write_atomic(path, text)
+    elif not _write_new(path, text):  # another save of this name won the race since the check above
+        raise BaselineError(f"{path}: baseline '{base.name}' was saved by another process while this one ran; "
+                            "pass --force to replace it")
     base.path = path
     hist_dir = path.parent if is_path_ref(name) else (store or default_store())
     append_history(hist_dir / "history.jsonl", base, replaced)
@@ -316,6 +322,33 @@ def _write_atomic(path: Path, text: str) -> None:
     from gpulens._outputs import write_atomic
 
     write_atomic(path, text.encode("utf-8"))
+
+
+def _write_new(path: Path, text: str) -> bool:
+    """Write a whole new file at ``path`` unless one appeared there meanwhile (two ``baseline save`` of one name at
+    once: the second never replaces the first). The text is written beside it first and hard-linked into place (the
+    link fails when the name exists, and a reader never sees half a file); where the file system has no hard links,
+    the file is created exclusively (``O_EXCL``) and written. False when ``path`` exists."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.new")
+    _write_atomic(tmp, text)
+    try:
+        os.link(tmp, path)
+        return True
+    except FileExistsError:
+        return False
+    except OSError:  # no hard links here
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            return False
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        return True
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
 
 
 def append_history(path: Path, base: Baseline, replaced: bool = False) -> None:

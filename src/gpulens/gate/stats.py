@@ -202,10 +202,12 @@ def relative_spread(samples: np.ndarray) -> float:
 def min_p_value(n_base: int, n_cand: int) -> float:
     """Smallest one-sided p an exact Mann-Whitney U test can give for these sample sizes: ``1 / C(n_b+n_c, n_b)``.
 
-    Used as the "enough runs for a test" rule: below 5 runs per side it exceeds α = 0.01."""
+    Used as the "enough runs for a test" rule: below 5 runs per side it exceeds α = 0.01. Integer true division: the
+    binomial of 1000 runs a side (≈ 10⁶⁰⁰) is past any float, and ``1.0 / C`` raised ``OverflowError``; ``1 / C`` is
+    computed exactly and rounds to 0.0."""
     if n_base < 1 or n_cand < 1:
         return 1.0
-    return 1.0 / math.comb(n_base + n_cand, n_base)
+    return 1 / math.comb(n_base + n_cand, n_base)
 
 
 def _welch_many(b: np.ndarray, c: np.ndarray, confidence: float):
