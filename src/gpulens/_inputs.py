@@ -34,15 +34,22 @@ def check_special(path: Path) -> None:
     Raises:
         TraceFormatError: ``path`` is not a regular file or directory.
     """
+    kind = special_kind(path)
+    if kind:
+        raise TraceFormatError(path, f"is {kind}; gpulens reads regular files and directories only")
+
+
+def special_kind(path: Path) -> str | None:
+    """What ``path`` is when it is neither a regular file nor a directory ("a named pipe (FIFO)", "a socket", "a
+    device", "not a regular file"); None for those two or a path that cannot be stat'ed (missing)."""
     try:
         mode = path.stat().st_mode
     except OSError:
-        return
+        return None
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
-        return
-    kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+        return None
+    return ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
             else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
-    raise TraceFormatError(path, f"is {kind}; gpulens reads regular files and directories only")
 
 
 def check_input(path: str | Path) -> Path:
