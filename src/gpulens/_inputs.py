@@ -124,6 +124,23 @@ def read_nul_capped(path: Path) -> bytes:
     return blob[:kept] + bytes(min(tail, NUL_TAIL_KEPT)) if tail > NUL_TAIL_KEPT else blob
 
 
+def nul_tail_start(fd: int, size: int, step: int = 1 << 20) -> int:
+    """Offset just after the last non-NUL byte of the open regular file ``fd`` of ``size`` bytes (``size`` when it
+    does not end in NUL, 0 when it holds only NUL bytes): a tail that is one hole is skipped unread
+    (:func:`_data_end`), the rest read backwards ``step`` bytes at a time with ``os.pread``. Call it before reading
+    ``fd``: it leaves the file position at 0."""
+    end = _data_end(fd, size)
+    while end > 0:
+        chunk = os.pread(fd, min(step, end), end - min(step, end))
+        if not chunk:
+            return end
+        kept = len(chunk.rstrip(b"\x00"))
+        if kept:
+            return end - len(chunk) + kept
+        end -= len(chunk)
+    return 0
+
+
 def _data_end(fd: int, size: int) -> int:
     """Where the data of the open file ``fd`` (``size`` bytes) end when the rest is one hole, else ``size`` (also
     where the platform or file system cannot tell holes). Walks the file's extents with ``SEEK_HOLE``/``SEEK_DATA``."""

@@ -224,6 +224,18 @@ def trailing_warning(path: str | Path, nbytes: int) -> str:
             "not read")
 
 
+def tail_warnings(path: str | Path, extra: dict) -> list[str]:
+    """The warnings for what a streamed read left unread at the file's end (:func:`gpulens.collectors._stream.
+    iter_blocks`' ``info.extra``): data after the last gzip member (``gzip_trailing``, :func:`trailing_warning`) and
+    a NUL tail past :data:`gpulens._inputs.NUL_TAIL_KEPT` bytes (``nul_tail``: a writer that died after reserving
+    the space)."""
+    out = [trailing_warning(path, extra["gzip_trailing"])] if extra.get("gzip_trailing") else []
+    if extra.get("nul_tail"):
+        out.append(f"{path}: the file ends in {plural(extra['nul_tail'], 'NUL byte(s)')} after its trace text "
+                   "(space reserved but never written: its writer stopped): not read; the events before them are kept")
+    return out
+
+
 def gunzip_all(blob: bytes, path: Path | None = None, state: dict | None = None) -> tuple[bytes, bool]:
     """Decompress every member of a (possibly multi-member) gzip stream, within :func:`decompress_limit`.
 
