@@ -34,15 +34,22 @@ def check_special(path: Path) -> None:
     Raises:
         TraceFormatError: ``path`` is not a regular file or directory.
     """
+    kind = special_kind(path)
+    if kind:
+        raise TraceFormatError(path, f"is {kind}; gpulens reads regular files and directories only")
+
+
+def special_kind(path: Path) -> str | None:
+    """What ``path`` is when it is neither a regular file nor a directory ("a named pipe (FIFO)", "a socket", "a
+    device", "not a regular file"); None for those two or a path that cannot be stat'ed (missing)."""
     try:
         mode = path.stat().st_mode
     except OSError:
-        return
+        return None
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
-        return
-    kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+        return None
+    return ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
             else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
-    raise TraceFormatError(path, f"is {kind}; gpulens reads regular files and directories only")
 
 
 def check_input(path: str | Path) -> Path:
@@ -115,6 +122,23 @@ def read_nul_capped(path: Path) -> bytes:
         return blob + bytes(size - len(blob)) if end < size else blob
     tail = len(blob) - kept + (size - end)
     return blob[:kept] + bytes(min(tail, NUL_TAIL_KEPT)) if tail > NUL_TAIL_KEPT else blob
+
+
+def nul_tail_start(fd: int, size: int, step: int = 1 << 20) -> int:
+    """Offset just after the last non-NUL byte of the open regular file ``fd`` of ``size`` bytes (``size`` when it
+    does not end in NUL, 0 when it holds only NUL bytes): a tail that is one hole is skipped unread
+    (:func:`_data_end`), the rest read backwards ``step`` bytes at a time with ``os.pread``. Call it before reading
+    ``fd``: it leaves the file position at 0."""
+    end = _data_end(fd, size)
+    while end > 0:
+        chunk = os.pread(fd, min(step, end), end - min(step, end))
+        if not chunk:
+            return end
+        kept = len(chunk.rstrip(b"\x00"))
+        if kept:
+            return end - len(chunk) + kept
+        end -= len(chunk)
+    return 0
 
 
 def _data_end(fd: int, size: int) -> int:

@@ -389,16 +389,37 @@ _WRITE_ONLY = {"fill_", "zero_"}
 _COPY_NO_FLOPS = {"fill_", "zero_", "copy_", "to", "_to_copy", "contiguous", "clone"}
 
 
-def _gemm_problem(op: str, t: list[tuple[list[int], int, str]]) -> tuple[int, int, int, int] | None:
-    """(M, N, K, batch) of a GEMM op (``op`` without ``aten::``) from its first two matrix operands: ``linear``
-    multiplies x[…, K] by weight[N, K]ᵀ (M = the product of x's leading dimensions); the others A[…, M, K] by
-    B[…, K, N] with broadcast batch dimensions. None when the inner dimensions disagree."""
+#: GEMM ops whose first tensor argument is the bias/accumulator (``self``) and then the two matrices
+_SELF_FIRST = {"addmm", "baddbmm"}
+
+
+def _gemm_operands(op: str, t: list[tuple[list[int], int, str]]) -> tuple[tuple, tuple, list] | None:
+    """(A, B, the other tensors) of a GEMM op's recorded tensors, or None when they are not the op's arguments:
+    ``linear``/``mm``/``bmm``/``matmul`` take two matrices (``linear``'s bias is 1-D), ``addmm``/``baddbmm`` a
+    ``self`` (1-D to 3-D) then two. A record listing more matrices than the op takes is not its input list (old
+    PyTorch builds appended the inputs of earlier ops to a wrapper's ``Input Dims``: an ``aten::linear`` with six
+    inputs in the HTA multirank trace): no model rather than FLOPs of another op's shapes."""
     mats = [x for x in t if len(x[0]) >= 2]
-    if len(mats) < 2:
+    if op in _SELF_FIRST and len(mats) == 3:
+        a, w = mats[1], mats[2]
+    elif len(mats) == 2 or (op == "_scaled_mm" and len(mats) > 2):
+        a, w = mats[0], mats[1]
+    else:
         return None
-    a, w = mats[0][0], mats[1][0]
+    return a, w, [x for x in t if x is not a and x is not w]
+
+
+def _gemm_problem(op: str, t: list[tuple[list[int], int, str]]) -> tuple[int, int, int, int] | None:
+    """(M, N, K, batch) of a GEMM op (``op`` without ``aten::``) from its two matrix operands
+    (:func:`_gemm_operands`): ``linear`` multiplies x[…, K] by weight[N, K]ᵀ (M = the product of x's leading
+    dimensions); the others A[…, M, K] by B[…, K, N] with broadcast batch dimensions. None when the inner
+    dimensions disagree or the record is not the op's arguments."""
+    ops = _gemm_operands(op, t)
+    if ops is None:
+        return None
+    a, w = ops[0][0], ops[1][0]
     if op == "linear":
-        return (prod(a[:-1]), w[0], a[-1], 1) if w[1] == a[-1] else None
+        return (prod(a[:-1]), w[0], a[-1], 1) if len(w) == 2 and w[1] == a[-1] else None
     if a[-1] != w[-2]:
         return None
     batch_a, batch_w = a[:-2], w[:-2]
@@ -412,9 +433,7 @@ def _gemm_cost(op: str, t: list[tuple[list[int], int, str]]) -> OpCost | None:
     if got is None:
         return None
     m, n, k, batch = got
-    mats = [x for x in t if len(x[0]) >= 2]
-    (a, ba, ta), (w, bw, _) = mats[0], mats[1]
-    bias = [x for x in t if x not in mats[:2]]
+    (a, ba, ta), (w, bw, _), bias = _gemm_operands(op, t)
     out_b = ba if op != "_scaled_mm" else 2
     f = gemm(m, n, k, batch, bias=bool(bias) and op in ("linear", "addmm", "baddbmm"))
     by = _nbytes(a, ba) + _nbytes(w, bw) + batch * m * n * out_b + sum(_nbytes(s, b) for s, b, _ in bias)

@@ -22,6 +22,7 @@ import msgspec
 
 from gpulens._inputs import check_special, open_error, read_nul_capped  # noqa: F401 (defined there: the command line checks inputs first)
 from gpulens.collectors._head_text import head_lines, head_text  # noqa: F401 (the sniffers' shared head text)
+from gpulens.collectors._limits import MAX_LIMIT, MAX_RATIO, MIN_LIMIT, decompress_limit, too_large  # noqa: F401
 from gpulens.errors import GpulensError, TraceFormatError, TruncationNote, note_input
 from gpulens.units import plural
 
@@ -86,31 +87,6 @@ class RawInput:
     size_bytes: int
     compressed: bool
     truncated_gzip: bool = False
-
-
-#: Decompression bounds (a 4 MB gzip of zeros expands to 4 GiB): at most ``MAX_RATIO`` × the compressed size, never
-#: less than ``MIN_LIMIT`` nor more than ``MAX_LIMIT`` decompressed bytes. Real traces compress 5–30×.
-#: Override with ``$GPULENS_MAX_DECOMPRESS_RATIO`` and ``$GPULENS_MAX_DECOMPRESSED_BYTES`` (an absolute limit).
-MAX_RATIO = 100
-MIN_LIMIT = 256 << 20
-MAX_LIMIT = 32 << 30
-
-
-def decompress_limit(compressed_size: int) -> int:
-    """The most decompressed bytes accepted from a gzip file of ``compressed_size`` bytes (see :data:`MAX_RATIO`)."""
-    absolute = os.environ.get("GPULENS_MAX_DECOMPRESSED_BYTES")
-    if absolute and absolute.strip().isdigit():
-        return int(absolute)
-    ratio = os.environ.get("GPULENS_MAX_DECOMPRESS_RATIO")
-    r = int(ratio) if ratio and ratio.strip().isdigit() else MAX_RATIO
-    return min(MAX_LIMIT, max(MIN_LIMIT, r * compressed_size))
-
-
-def too_large(path: Path, limit: int) -> TraceFormatError:
-    """The one-line error for a gzip file that expands beyond :func:`decompress_limit`."""
-    return TraceFormatError(path, f"gzip data expands beyond {limit:,} bytes (limit: {MAX_RATIO}× the compressed "
-                                  "size, at least 256 MiB); refusing to read on (set GPULENS_MAX_DECOMPRESSED_BYTES "
-                                  "to allow more)")
 
 
 def gunzip_blocks(fh: BinaryIO, first: bytes, limit: int, path: Path, block: int = 8 << 20,
@@ -209,6 +185,18 @@ def trailing_warning(path: str | Path, nbytes: int) -> str:
     """The warning for ``nbytes`` of data after the last gzip member of ``path`` (not read)."""
     return (f"{path}: {plural(nbytes, 'byte(s)')} after the end of the gzip data are not gzip (trailing garbage): "
             "not read")
+
+
+def tail_warnings(path: str | Path, extra: dict) -> list[str]:
+    """The warnings for what a streamed read left unread at the file's end (:func:`gpulens.collectors._stream.
+    iter_blocks`' ``info.extra``): data after the last gzip member (``gzip_trailing``, :func:`trailing_warning`) and
+    a NUL tail past :data:`gpulens._inputs.NUL_TAIL_KEPT` bytes (``nul_tail``: a writer that died after reserving
+    the space)."""
+    out = [trailing_warning(path, extra["gzip_trailing"])] if extra.get("gzip_trailing") else []
+    if extra.get("nul_tail"):
+        out.append(f"{path}: the file ends in {plural(extra['nul_tail'], 'NUL byte(s)')} after its trace text "
+                   "(space reserved but never written: its writer stopped): not read; the events before them are kept")
+    return out
 
 
 def gunzip_all(blob: bytes, path: Path | None = None, state: dict | None = None) -> tuple[bytes, bool]:

@@ -28,6 +28,7 @@ import numpy as np
 from gpulens.collectors._stream_ahead import Rounds
 from gpulens.collectors._stream_damage import Stretch, damage_at, next_event
 from gpulens.collectors._io import GZIP_MAGIC, as_utf8, decompress_limit, gunzip_blocks, open_error, text_codec
+from gpulens._inputs import NUL_TAIL_KEPT, nul_tail_start
 from gpulens.errors import TraceFormatError
 
 #: Default piece size (decompressed bytes). Peak memory grows with it; speed hardly changes above a few MB.
@@ -86,12 +87,18 @@ def iter_blocks(path: Path, info: StreamInfo, block: int = 8 << 20,
         st = path.stat()
         info.size_bytes = st.st_size
         sized = stat.S_ISREG(st.st_mode)  # a pipe's size says nothing of what it holds
-        first = fh.read(block)
+        # a NUL tail (a writer that died after reserving the space) is read no further than NUL_TAIL_KEPT bytes:
+        # 1 GiB of NULs cost 52 s and 5 GB decoded as the document's tail (:func:`nul_tail_note` says so)
+        data = nul_tail_start(fh.fileno(), st.st_size) if sized and st.st_size > 1 << 20 else st.st_size
+        cap = data + NUL_TAIL_KEPT if 0 < data and st.st_size - data > NUL_TAIL_KEPT else None
+        first = fh.read(block if cap is None else min(block, cap))
         if not first:
             raise TraceFormatError(path, "file is empty")
         info.compressed = first[:2] == GZIP_MAGIC
         seen_content = False
         if not info.compressed:
+            if cap is not None:
+                info.extra["nul_tail"] = st.st_size - cap
             raw = first
             direct = into is not None and text_codec(first) is None
             while raw:
@@ -102,7 +109,7 @@ def iter_blocks(path: Path, info: StreamInfo, block: int = 8 << 20,
                     # no more than the file holds: the caller makes room for what it is asked to read (a buffer of
                     # four blocks, zero-filled), which a small file read whole in its first block never needs
                     # (≈ 25 ms per rank file of a folder); a file grown past its size is read on below as bytes
-                    left = info.size_bytes - info.nbytes if sized else block
+                    left = (info.size_bytes if cap is None else cap) - info.nbytes if sized else block
                     if left <= 0:
                         break
                     got = into(fh, min(block, left))
@@ -110,7 +117,7 @@ def iter_blocks(path: Path, info: StreamInfo, block: int = 8 << 20,
                         return
                     info.nbytes += got
                     yield got
-                raw = fh.read(block)
+                raw = fh.read(block if cap is None else max(0, min(block, cap - info.nbytes)))
             if not seen_content:
                 raise TraceFormatError(path, "file contains only whitespace")
             return

@@ -42,7 +42,7 @@ import pandas as pd
 
 from gpulens._memory import keeping_freed_memory
 from gpulens.collectors._gzip_words import gzip_stop
-from gpulens.collectors._io import read_input, trailing_warning
+from gpulens.collectors._io import read_input, tail_warnings
 from gpulens.collectors._assemble import Parts, any_kind, assemble, categorical
 from gpulens.collectors._chrome_dialects import (KINETO_HEADER_KEYS, RPD_JSON, foreign_events_refusal, identify,
                                                 legacy_autograd_refusal, paddle_names, refusal,
@@ -416,8 +416,7 @@ class KinetoCollector(Collector):
             seen = ", ".join(sorted(acc.unknown_phase_seen)[:5])
             warnings.append(f"{path}: {plural(acc.unknown_phase, 'event(s)')} with a 'ph' that is no Trace Event "
                             f"Format phase ({seen}) dropped")
-        if info.extra.get("gzip_trailing"):
-            warnings.append(trailing_warning(path, info.extra["gzip_trailing"]))
+        warnings.extend(tail_warnings(path, info.extra))  # trailing gzip data, a NUL tail not read
         if info.truncated_gzip:  # partial either way: cut short, corrupt from a point, or whole with a failed check
             kept = truncated_at.setdefault(str(path), info.nbytes)
             gz = gzip_stop(info.extra.get("gzip_error"), info.nbytes, kept)

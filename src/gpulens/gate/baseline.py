@@ -471,7 +471,13 @@ def find_baseline(ref: str, machine_key: str, store: Path | None = None, strict:
     here = Path(ref)
     if not here.exists():
         return found
-    kind = "folder" if here.is_dir() else "file"
+    from gpulens._inputs import special_kind
+
+    special = special_kind(here)
+    if found is None and special:  # a FIFO, socket or device: never opened (a FIFO blocks), never called a file
+        raise BaselineError(f"--baseline {ref}: no baseline of that name in the store {store}, and {ref} here is "
+                            f"{special}, not a baseline, report or trace (those are regular files or folders)")
+    kind = "folder" if here.is_dir() else "file" if not special else special.removeprefix("a ")
     if found is None:  # a bare word naming a file or folder here and no stored baseline: the user means the path
         try:
             return _baseline_at(here, strict)

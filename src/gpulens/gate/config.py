@@ -178,8 +178,20 @@ def load_config(path: str | Path | None = None, cwd: str | Path = ".") -> GateCo
         return from_mapping(table, auto) if isinstance(table, dict) else GateConfig()
     p = Path(path)
     if not p.is_file():
-        raise ConfigError(f"{p}: no such config file")
+        raise ConfigError(f"{p}: {_not_a_file(p)}")
     return from_mapping(_gate_table(_read(p), p), p)
+
+
+def _not_a_file(p: Path) -> str:
+    """What a ``--config`` path that is not a regular file is, in one phrase: missing, a folder, or a FIFO, socket
+    or device (never opened: reading a FIFO blocks until a writer comes)."""
+    if not p.exists():
+        return "no such config file"
+    if p.is_dir():
+        return "is a folder, not a config file (pass a TOML file)"
+    from gpulens._inputs import special_kind
+
+    return f"is {special_kind(p) or 'not a regular file'}, not a config file (pass a TOML file)"
 
 
 def _gate_table(doc: dict[str, Any], p: Path, auto: bool = False) -> Any:
