@@ -113,7 +113,7 @@ def read_nul_capped(path: Path) -> bytes:
     Raises:
         OSError: as :meth:`pathlib.Path.read_bytes`.
     """
-    with open(path, "rb") as fh:
+    with Path(path).open("rb") as fh:
         size = os.fstat(fh.fileno()).st_size
         end = _data_end(fh.fileno(), size) if size > 1 << 20 else size
         blob = fh.read(end) if end < size else fh.read()  # all of it: /proc files say 0 bytes, a file may grow
