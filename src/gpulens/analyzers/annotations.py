@@ -35,7 +35,8 @@ COLUMNS = {
     "side": "host (a CPU-thread range) or gpu (a range recorded on a GPU stream) [text]",
     "annotation": "range name [text]",
     "gpu_time_ns": "GPU time of the events attributed to the instances and their nested ranges [ns]",
-    "host_time_ns": "summed duration of the instances [ns]",
+    "host_time_ns": "summed duration of the instances on their CPU thread; unknown for a GPU-side range (side gpu: "
+                    "its duration is GPU-stream time, not the host's) [ns]",
     "path": "enclosing ranges, outermost first, joined by ' / ' [text]",
     "calls": "instances of the range [count]",
     "depth": "nesting depth (0 = outermost) [count]",
@@ -172,6 +173,8 @@ class Annotations(Analyzer):
             if len(a):
                 parts.append(self._side(side, a, leaves(), leaf_time()))
         t = pd.concat(parts, ignore_index=True)
+        # a GPU-side range has no host time: its duration is GPU-stream time, never shown as the host's (unknown)
+        t["host_time_ns"] = t["host_time_ns"].astype(float).where(t["side"].astype(str) == "host")
         per_rank = att.groupby("rank")["time_ns"].sum()
         t["share"] = t["gpu_time_ns"] / t["rank"].map(per_rank).where(lambda s: s > 0)
         t["share"] = t["share"].fillna(0.0)

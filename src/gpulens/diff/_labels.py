@@ -1,7 +1,10 @@
 """Labels of diff rows that name a copy with its direction: a device-to-host copy in one run and a device-to-device
-copy in the other are two pieces of work, in every table of the diff alike (kernels, categories)."""
+copy in the other are two pieces of work, in every table of the diff alike (kernels, categories); and the warning
+that an assumed GPU differs from the other run's (:func:`assumed_gpu_differs`)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -30,3 +33,14 @@ def category_label(df: pd.DataFrame) -> pd.Series:
     out = cat.copy()
     out[memcpy] = np.where(d != "", cat[memcpy] + " (" + d + ")", cat[memcpy])
     return out
+
+
+def assumed_gpu_differs(base: Any, cand: Any) -> list[str]:
+    """The warning that the GPU specs two :class:`~gpulens.diff.compute.DiffSide` were analysed as (``analysed_as``,
+    else the recorded names) differ while a side's was assumed (its trace names no GPU, so the recorded names cannot
+    tell the GPUs apart and the different-GPU warning is not given: an 80-SM trace assumed a V100 beside an A100
+    run); else []."""
+    specs = [set(s.analysed_as) or set(s.devices) for s in (base, cand)]
+    return [f"the runs are likely on different GPUs (base: {base.device_label()}; candidate: {cand.device_label()}): "
+            "a GPU not recorded was assumed, and the specs differ: the differences may measure the hardware as well "
+            "as the code"] if (base.assumed or cand.assumed) and all(specs) and specs[0] != specs[1] else []

@@ -44,7 +44,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from gpulens.diff._labels import category_label, copy_direction
+from gpulens.diff._labels import assumed_gpu_differs, category_label, copy_direction
 from gpulens.gate.workload import kernel_overlap, steps_differ, workload_text
 from gpulens.reports._names import short_names
 
@@ -473,6 +473,7 @@ def compare(base: DiffSide, cand: DiffSide, top: int = 10) -> DiffResult:
                            "category (GEMM, attention, elementwise, …)"
                            if vendors[0] != vendors[1] else "")
                         + ": the differences measure the hardware as well as the code")
+    warnings += [] if cross else assumed_gpu_differs(base, cand)
     if cross and not counts["op+shapes"] and (b["op"] == "(no op)").all():
         warnings.append("the runs are on different GPUs and the base records no framework ops: kernels could be "
                         "matched by name and work category only")

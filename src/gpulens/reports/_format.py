@@ -103,6 +103,10 @@ LABELS: dict[str, str] = {
     "idle_queued_ns": "idle: queued", "idle_unattributed_ns": "idle: no launch linked",
     "overlap_pct": "communication hidden by compute (of its communication time)", "idle_boundary_ns": "idle: one-off gaps (left out of the verdict)",
     "steady_idle_ns": "idle: steady state",
+    # the bottlenecks / verdicts per-GPU columns in words (the HTML data table read "short kernel", "steady idle %")
+    "steady_idle_pct": "idle: steady state (% of span)", "idle_boundary_pct": "idle: one-off gaps (% of span)",
+    "idle_other_clock_ns": "idle: may be work on another clock", "idle_untimed_ns": "idle: untimed work may fill",
+    "short_launches": "launches shorter than their call", "short_kernel_ns": "GPU time of those short launches",
     "grid_median_ns": "others' median (same grid)",
     "host_wait_gpu_busy_ns": "host waits while the GPU was busy", "gpu_held_share": "held by the GPU (with those waits)",
     # the critical path over the steady state the run verdict judges, beside the whole path's figures

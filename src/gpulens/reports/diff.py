@@ -25,7 +25,7 @@ from gpulens.reports._html_diff import CHART_CSS, diff_charts
 from gpulens.reports._names import short_names
 from gpulens.reports.console import fmt_ns
 from gpulens.reports.gate_markdown import md_escape
-from gpulens.units import plural, share_pct_text
+from gpulens.units import plural, share_pct_text, signed_pct_text
 
 #: JSON layout version of a diff document (docs/report-schema.md, "gpulens diff").
 DIFF_SCHEMA_VERSION = 2
@@ -101,14 +101,14 @@ def fmt_cell(v: Any, unit: str, width: int = 0) -> str:
         return "unknown"
     if unit == "ns":
         return fmt_ns(float(v))
-    if unit == "share":
-        return f"{100 * float(v):.1f} %"
+    if unit == "share":  # never a false 0.0 % or 100.0 % (share_pct_text)
+        return share_pct_text(100 * float(v))
     if unit == "%":
-        return f"{float(v):+.1f} %"
+        return signed_pct_text(float(v))
     if unit == "ratio":
         return f"{float(v):+.3f}"
     if unit == "signed share":  # a part of the total change (rows sum to 100 %): a percentage, with its sign
-        return f"{100 * float(v):+.1f} %"
+        return signed_pct_text(100 * float(v))
     if unit == "count":
         f = float(v)
         return str(int(f)) if f.is_integer() else f"{f:.2f}"
@@ -207,7 +207,7 @@ def span_sentence(s: dict[str, Any]) -> str:
     d, pct = s["span_delta_ns"], s.get("span_delta_pct")
     per_run = "; mean per run" if runs_note(s) else ""
     out = (f" GPU span (first → last GPU event{per_run}) {fmt_ns(s['base_span_ns'])} → {fmt_ns(s['cand_span_ns'])}: "
-           f"{_delta(d)}" + ("" if pct is None else f" ({pct:+.1f} %)"))
+           f"{_delta(d)}" + ("" if pct is None else f" ({signed_pct_text(pct)})"))
     if s.get("base_busy_pct") is not None and s.get("cand_busy_pct") is not None:
         out += f"; GPU busy {share_pct_text(s['base_busy_pct'])} → {share_pct_text(s['cand_busy_pct'])} of it"
     out += "."
@@ -231,7 +231,7 @@ def headline(r: DiffResult) -> str:
         return (f"GPU time unknown: the {' and '.join('base' if p == 'base' else 'candidate' for p in s['times_unknown'])}"
                 f" records no kernel durations, so no time difference can be computed. Kernel launches{runs_note(s)} "
                 f"{calls('base_count')} → {calls('cand_count')}.{span_sentence(s)}")
-    pct = "" if s.get("delta_pct") is None else f" ({s['delta_pct']:+.1f} %)"
+    pct = "" if s.get("delta_pct") is None else f" ({signed_pct_text(s['delta_pct'])})"
     # the sum of GPU event times (kernels, copies, fills; overlapping events counted each), not analyze's busy union
     head = (f"Summed GPU time{runs_note(s)} {fmt_ns(s['base_time_ns'])} → {fmt_ns(s['cand_time_ns'])}: "
             f"{_delta(s['delta_ns'])}{pct}.{span_sentence(s)}")
