@@ -144,9 +144,10 @@ def test_setup_dominated_host_wait_leads_with_the_steady_state_stake(tmp_path):
     assert s.results["verdicts"].summary["host_setup"] == {"setup_ns": 19_600_000, "host_ns": 19_920_000,
                                                            "steady_ns": 320_000}
     a = answer(s)
-    # the stake leads, then the share's own time (19.92 / 20.02 ms), the one-off part in the one "left out" clause
-    want = ("320.00 µs at stake in steady state from this cause alone: the host-bound share is the largest (19.92 ms, "
-            "99.5 % of the span)")
+    # the stake leads, then the share on the same basis — the set-up left out of both (s50: 320 / 20,020 µs = 1.6 %,
+    # against 5 × 20 µs = 100 µs computing, 0.5 %) —, the one-off part in the one "left out" clause
+    want = ("320.00 µs at stake in steady state from this cause alone: the host-bound share is the largest (320.00 µs, "
+            "1.6 % of the span)")
     assert "left out: 19.60 ms of one-off set-up calls in the host wait (once per run, not per step)" in a.headline
     assert want in a.headline and "19.92 ms at stake" not in a.sentence
     # every reporter's verdict line (the idle finding below it keeps its own figure: all the idle, 19.92 ms, with
@@ -171,8 +172,8 @@ def test_alexnet_headline_leads_with_the_steady_state_stake():
     assert su["steady_ns"] == su["host_ns"] - su["setup_ns"] and su["setup_ns"] > 0.9 * su["host_ns"]
     head = answer(s).headline
     assert "2.82 s at stake" not in head and head.startswith(
-        "139.81 ms at stake in steady state from this cause alone: the host-bound share is the largest (2.82 s, 97.6 % "
-        "of the steady span)")
+        "139.81 ms at stake in steady state from this cause alone: the host-bound share is the largest (139.81 ms, "
+        "4.8 % of the steady span)")  # s50: the share on the stake's basis, set-up left out (139.81 / 2,886.52 ms)
     assert head.index("at stake in steady state") < head.index("left out: 2.68 s of one-off set-up calls")
 
 

@@ -47,11 +47,13 @@ def test_stake_leads_and_one_clause_names_both_one_off_parts(tmp_path):
     rep = gpulens.analyze([_trace(tmp_path)])
     s = rep.sources[0]
     a = answer(s)
-    want = ("60.00 µs at stake in steady state from this cause alone: the host-bound share is the largest (300.00 µs, "
-            "78.9 % of the steady span); the GPU was busy 21.1 % of the 380.00 µs steady span (busy 1.5 % of its "
-            "whole 5.38 ms span); left out: 240.00 µs of one-off set-up calls in the host wait (once per run, not "
-            "per step) and the 5.00 ms warm-up/one-off idle gap")
-    assert a.headline.startswith(want), a.headline
+    # s50q: the share that chooses the verdict leaves the set-up out as the stake does: 60 µs (15.8 %) of host wait
+    # against 80 µs (21.1 %) computing no longer makes the run host-bound by its share; the host holds the steps'
+    # critical path (300 of its 380 µs, 78.9 %: each step's cudaMalloc and launch before its kernel), which does
+    want = ("GPU was busy 21.1 % of the 380.00 µs steady span (busy 1.5 % of its whole 5.38 ms span); left out: "
+            "240.00 µs of one-off set-up calls in the host wait (once per run, not per step) and the 5.00 ms "
+            "warm-up/one-off idle gap, but the host holds 78.9 % of the steps' critical path")
+    assert a.headline.startswith("the " + want), a.headline  # "The GPU …" where a reporter starts a sentence
     # each one-off part named once in the headline: never the old second place ("the other 240.00 µs being …",
     # "outside the 5.00 ms warm-up/one-off idle gap the verdict leaves out")
     assert a.headline.count("240.00 µs") == 1 and a.headline.count("5.00 ms") == 1
@@ -62,7 +64,9 @@ def test_stake_leads_and_one_clause_names_both_one_off_parts(tmp_path):
     assert want in markdown.render(rep).replace("\\", "")
     page = html.render(rep)
     page = page.decode() if isinstance(page, bytes) else page
-    assert want in re.sub(r"<[^>]+>", "", page).replace("&#x27;", "'").replace("&amp;", "&")
+    from html import unescape  # the steps' apostrophe: &#39; or &#x27;
+
+    assert want in unescape(re.sub(r"<[^>]+>", "", page))
     js = json.loads(json_report.render(rep))["sources"][0]["answer"]
     assert want in js["headline"]
 
@@ -141,17 +145,18 @@ def test_a_host_wait_that_still_leads_names_its_steady_and_whole_time(tmp_path):
                                   "300.00 µs with its one-off set-up calls) over 6 gaps")
 
 
-def test_a_host_bound_secondary_cause_says_what_of_it_is_set_up():
-    """rpd matmul: the secondary cause "host-bound (12.6 % of the steady span)" is the whole host wait, 27.20 of its
-    28.53 ms set-up calls: the detail says so (the idle finding beside it counts 1.33 ms of host wait at stake)."""
+def test_a_host_wait_mostly_set_up_is_weighed_without_it_as_a_secondary_cause():
+    """rpd matmul: 28.53 ms of host wait, 27.20 ms of it set-up calls — the secondary cause read "host-bound (12.6 %
+    of the steady span)" beside an idle finding counting 1.33 ms of host wait at stake. On the stake's basis (s50q) the
+    host wait is 1.33 ms, 0.6 % of the 226.49 ms steady span, under the 10 % floor; computing (26.40 ms, 11.7 %) is
+    the runner-up."""
     from tests.conftest import DATA
 
     s = gpulens.analyze([DATA / "rocprof" / "rpd_matmul"]).sources[0]
     bn, vd = s.results["bottlenecks"].summary, s.results["verdicts"].summary
-    assert vd["secondary_cause"] == "host-bound"
-    assert vd["secondary_host_setup"] == {"setup_ns": bn["idle_host_setup_ns"], "host_ns": bn["idle_host_ns"],
-                                          "steady_ns": bn["idle_host_ns"] - bn["idle_host_setup_ns"]}
-    pct = 100 * bn["idle_host_ns"] / bn["steady_span_ns"]
-    assert answer(s).detail == (f"secondary cause: host-bound ({pct:.1f} % of the steady span; "
-                                f"{fmt_ns(bn['idle_host_setup_ns'])} of its {fmt_ns(bn['idle_host_ns'])} are one-off "
-                                "set-up calls, once per run, not per step)")
+    steady = bn["idle_host_ns"] - bn["idle_host_setup_ns"]
+    assert bn["idle_host_setup_ns"] >= 0.5 * bn["idle_host_ns"] and steady < 0.1 * bn["steady_span_ns"]  # premise
+    assert bn["computation_ns"] >= 0.1 * bn["steady_span_ns"]
+    assert vd["secondary_cause"] == "gpu-bound" and vd["secondary_host_setup"] is None
+    pct = 100 * bn["computation_ns"] / bn["steady_span_ns"]
+    assert answer(s).detail == f"GPU computing is the secondary share ({pct:.1f} % of the steady span)"

@@ -439,7 +439,7 @@ def answer(s: Any) -> Answer:
             # the share's own time (99.6 % of 111.46 ms is not 50 ms); the one-off part is said in "left out"
             proof = (f"{fmt_ns(su['steady_ns'])} at stake in steady state from this cause alone"
                      f"{summed_note(_gpu_count(s), su['steady_ns'], span)}: {who} {largest_words(vd.summary, verdict)} "
-                     f"({fmt_ns(su['host_ns'])}, {share_pct_text(lead)} of the {of})")
+                     f"({fmt_ns(su['steady_ns'])}, {share_pct_text(lead)} of the {of})")  # set-up left out of both
     if not proof and lead is None and sm.get("gpu_busy_pct") is None and vd is not None and not vd.skipped:
         from gpulens.reports._answer_proof import kernel_class_proof  # counters only: the kernels' classes decide
 
