@@ -493,7 +493,10 @@ def answer(s: Any) -> Answer:
         sentence = f"No run verdict — {why}: {short}" + (f"; {detail}" if detail else "") + "."
     top = top_findings(s.findings())
     order = str(vd.summary.get("fix_first") or "") if vd is not None and not vd.skipped else ""
-    order = f"{order_summed(order, _gpu_count(s))}." if order else ""
+    # the sum over the GPUs is said once in the answer: by the headline's time at stake when it carries it (the HTML
+    # banner shows both lines; a second "summed over the 2 GPUs" pushed its kernels below the first screen)
+    summed = _gpu_count(s) if "summed over the" not in short else 1
+    order = f"{order_summed(order, summed)}." if order else ""
     return Answer(verdict, sentence, top, short + (f"; {detail}" if detail else ""),
                   "" if top else no_estimate_note(s.findings()), _first_step(s, top), aside, order, short, detail)
 

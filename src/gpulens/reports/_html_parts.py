@@ -288,9 +288,13 @@ def table_html(df: pd.DataFrame | None, columns: Sequence[str] | None = None, ma
         out.append(_flipped(body, cols, keys, units, labels, docs, shorts, caption))
         return "".join(out) + _rows_note(df, max_rows)
     same = _same_columns(df, cols, shorts) if len(df) <= max_rows else []  # every row shown: a cheap, whole truth
+    marks = lower_bound_flags(df) if same else []  # a lower bound stays one ("FLOP: ≥ 17.18 GFLOP") in the note
+    bound = {c: bool(lower_bound_column(c, units[c])) and [bool(x) for x in marks] for c in same}
+    same = [c for c in same if not bound[c] or len(set(bound[c])) == 1]  # marked on some rows only: keeps its column
     if same:  # said once above the table, not repeated down a column of its own
         out.insert(0, '<p class="note same">Same on every row — ' + "; ".join(
-            f"{esc(labels[c])}: {esc(fmt_unit(df[c].iloc[0], units[c]))}" for c in same) + ".</p>")
+            f"{esc(labels[c])}: {esc(_same_text(df[c].iloc[0], units[c], bool(bound[c]) and bound[c][0]))}"
+            for c in same) + ".</p>")
         cols = [c for c in cols if c not in same]
     out.append('<table class="data sortable">' + (f"<caption>{esc(caption)}</caption>" if caption else ""))
     # a long header wraps (class "long"): on one line it set its column's width ("start (from the timeline's first
@@ -365,6 +369,12 @@ def _same_columns(df: pd.DataFrame, cols: Sequence[str], names: dict) -> list[st
         return []
     same = [c for c in cols[1:] if c not in names and _one_value(df[c])]
     return same if len(cols) - len(same) >= 4 else []
+
+
+def _same_text(v: Any, unit: str, lower: bool) -> str:
+    """The text of a value said once above its table (:func:`_same_columns`), "≥ " before it where it is a lower
+    bound on every row (as its cells would show it: :func:`_cell`)."""
+    return ge_mark(fmt_unit(v, unit)) if lower else fmt_unit(v, unit)
 
 
 def _one_value(col: pd.Series) -> bool:
