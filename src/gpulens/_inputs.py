@@ -130,14 +130,16 @@ def nul_tail_start(fd: int, size: int, step: int = 1 << 20) -> int:
     (:func:`_data_end`), the rest read backwards ``step`` bytes at a time with ``os.pread``. Call it before reading
     ``fd``: it leaves the file position at 0."""
     end = _data_end(fd, size)
+    n = 4096  # a file that does not end in NUL (nearly all) costs one 4 KiB read, never a step's worth of memory
     while end > 0:
-        chunk = os.pread(fd, min(step, end), end - min(step, end))
+        chunk = os.pread(fd, min(n, end), end - min(n, end))
         if not chunk:
             return end
         kept = len(chunk.rstrip(b"\x00"))
         if kept:
             return end - len(chunk) + kept
         end -= len(chunk)
+        n = min(2 * n, step)  # growing reads backwards through a long NUL run
     return 0
 
 

@@ -122,7 +122,7 @@ def share_pct_text(pct: Any) -> str:
 
 def signed_pct_text(pct: Any) -> str:
     """A signed percentage (a change, a row's part of a change) as ``"+12.3 %"`` / ``"-4.0 %"``; one that rounds to
-    zero keeps its sign in words, :func:`share_pct_text`'s rule: ``"-under 0.1 %"`` for -0.05 < pct < 0, never
+    zero keeps its sign, :func:`share_pct_text`'s rule in a table cell's width: ``"-<0.1 %"`` for -0.05 < pct < 0, never
     ``"-0.0 %"`` (a Memset 19 µs faster in a 64 ms change); exactly 0 (or -0.0) is ``"+0.0 %"``; missing/inf:
     ``MISSING``."""
     if is_missing(pct) or math.isinf(float(pct)):
@@ -131,7 +131,7 @@ def signed_pct_text(pct: Any) -> str:
     if p == 0.0:
         return "+0.0 %"
     if abs(p) < 0.05:
-        return f"{'+' if p > 0 else '-'}under 0.1 %"
+        return f"{'+' if p > 0 else '-'}<0.1 %"  # "-under 0.1 %" widened the diff's "of Δ" column past 1280 px
     return f"{p:+.1f} %"
 
 
