@@ -122,11 +122,10 @@ def _write(tmp_path, events):
     return p
 
 
-def test_one_off_gap_between_kernels_is_a_note_and_host_gaps_name_their_calls(tmp_path):
-    """Hand-made: 8 kernels of 10 µs, each launched by a 5 µs ``cudaLaunchKernel`` after 40 µs of a
-    ``cudaMalloc`` (host work) and starting 5 µs after its call ends: the gaps before kernels 1..7 are
-    40 + 5 + 5 = 50 µs each, except one of 5,000 µs (a one-off stall) before kernel 5. Idle = 6 × 50 + 5,000 µs;
-    recoverable = 300 µs, all of it host waits."""
+def setup_gap_events() -> list[dict]:
+    """Kineto events of 8 kernels of 10 µs, each launched by a 5 µs ``cudaLaunchKernel`` after 40 µs of a
+    ``cudaMalloc`` (host work) and starting 5 µs after its call ends; before kernel 5 the host runs 4,985 µs of
+    ``cudaMalloc`` (a one-off stall): gaps 40 + 5 + 5 = 50 µs (six) and 5,000 µs (one)."""
     T0, ev, t = 1000, [], 0
     for i in range(8):
         host = 4_990 if i == 5 else 40
@@ -137,6 +136,15 @@ def test_one_off_gap_between_kernels_is_a_note_and_host_gaps_name_their_calls(tm
         ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": T0 + t + host + 10, "dur": 10,
                    "args": {"device": 0, "stream": 7, "correlation": i}})
         t += host + 10 + 10
+    return ev
+
+
+def test_one_off_gap_between_kernels_is_a_note_and_host_gaps_name_their_calls(tmp_path):
+    """Hand-made: 8 kernels of 10 µs, each launched by a 5 µs ``cudaLaunchKernel`` after 40 µs of a
+    ``cudaMalloc`` (host work) and starting 5 µs after its call ends: the gaps before kernels 1..7 are
+    40 + 5 + 5 = 50 µs each, except one of 5,000 µs (a one-off stall) before kernel 5. Idle = 6 × 50 + 5,000 µs;
+    recoverable = 300 µs, all of it host waits."""
+    ev = setup_gap_events()
     # gaps: kernel i ends at start_i + 10; kernel i+1 starts host_{i+1} + 10 later → gap = host_{i+1} + 10
     gaps = [(4_990 if i == 5 else 40) + 10 for i in range(1, 8)]
     assert gaps.count(50) == 6 and 5_000 in gaps

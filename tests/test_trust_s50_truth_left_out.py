@@ -18,6 +18,7 @@ from gpulens.reports import console, html, json_report, markdown
 from gpulens.reports._answer import answer
 from gpulens.reports._format import fmt_ns
 from tests.conftest import shared_trace
+from tests.test_idle_stake import setup_gap_events
 
 
 def _trace(tmp_path):
@@ -28,16 +29,7 @@ def _trace(tmp_path):
     By hand: span 8 × 10 + 6 × 50 + 5,000 = 5,380 µs; the 5,000 µs gap is the one-off gap the verdict leaves out, so
     the steady span is 380 µs, 300 µs of it the GPU waiting for the host (78.9 %), 80 µs busy (21.1 %; 80 / 5,380 =
     1.5 % of the whole span). Of each 50 µs host wait 40 µs is cudaMalloc: 240 µs one-off set-up, 60 µs at stake."""
-    T0, ev, t = 1000, [], 0
-    for i in range(8):
-        host = 4_990 if i == 5 else 40
-        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaMalloc", "pid": 9, "tid": 9, "ts": T0 + t,
-                   "dur": host - 5 if i == 5 else host})
-        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 9, "tid": 9,
-                   "ts": T0 + t + host, "dur": 5, "args": {"correlation": i}})
-        ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": T0 + t + host + 10, "dur": 10,
-                   "args": {"device": 0, "stream": 7, "correlation": i}})
-        t += host + 10 + 10
+    ev = setup_gap_events()  # the same hand-made run as test_idle_stake's one-off gap test
     p = tmp_path / "setup_gap.json"
     p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
     return p
