@@ -18,7 +18,7 @@ from gpulens.reports import console, html, json_report, markdown
 from gpulens.reports._answer import answer
 from gpulens.reports._format import fmt_ns
 from tests.conftest import shared_trace
-from tests.test_idle_stake import setup_gap_events
+from tests.test_idle_stake import _write as write_events, setup_gap_events
 
 
 def _trace(tmp_path):
@@ -29,10 +29,7 @@ def _trace(tmp_path):
     By hand: span 8 × 10 + 6 × 50 + 5,000 = 5,380 µs; the 5,000 µs gap is the one-off gap the verdict leaves out, so
     the steady span is 380 µs, 300 µs of it the GPU waiting for the host (78.9 %), 80 µs busy (21.1 %; 80 / 5,380 =
     1.5 % of the whole span). Of each 50 µs host wait 40 µs is cudaMalloc: 240 µs one-off set-up, 60 µs at stake."""
-    ev = setup_gap_events()  # the same hand-made run as test_idle_stake's one-off gap test
-    p = tmp_path / "setup_gap.json"
-    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
-    return p
+    return write_events(tmp_path, setup_gap_events())  # the same hand-made run as test_idle_stake's one-off gap test
 
 
 def test_stake_leads_and_one_clause_names_both_one_off_parts(tmp_path):

@@ -11,13 +11,12 @@ Expected values are worked out by hand from the hand-made trace.
 
 from __future__ import annotations
 
-import json
-
 import gpulens
 from gpulens.reports import html, markdown
 from gpulens.reports._answer import answer
 from gpulens.reports._answer_proof import order_summed, summed_note
 from tests.conftest import KINETO
+from tests.test_idle_stake import _write as write_events
 
 
 def _six_gpus(tmp_path):
@@ -35,9 +34,7 @@ def _six_gpus(tmp_path):
             ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": g, "tid": 7, "ts": t + 90, "dur": 10,
                        "args": {"device": g, "stream": 7, "correlation": corr}})
             corr += 1
-    p = tmp_path / "six.json"
-    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
-    return p
+    return write_events(tmp_path, ev)
 
 
 def test_a_stake_summed_over_six_gpus_says_so_and_names_the_wall_span(tmp_path):
