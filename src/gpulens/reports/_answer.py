@@ -426,7 +426,7 @@ def answer(s: Any) -> Answer:
 
     of = ("steady span" if steady is not None else "span") if _gpu_count(s) <= 1 else \
         ("GPUs' summed steady spans" if steady is not None else "GPUs' summed spans")
-    proof = ""  # the verdict's own share of the span: the figure that proves it, led by the headline
+    proof, stake_said = "", False  # the verdict's own share of the span, led by the headline; its stake said
     if lead is not None and verdict:
         key = next((k for k, c in RANK_CLASSES.items() if c == verdict), None)
         ns = bn.summary.get(key) if key and bn is not None and not bn.skipped else None
@@ -434,6 +434,7 @@ def answer(s: Any) -> Answer:
         proof = (f"{who} {largest_words(vd.summary, verdict)} ({share_pct_text(lead)} of the {of})"
                  + (f": {fmt_ns(ns)} at stake from this cause alone{summed_note(_gpu_count(s), ns, span)}"
                     if key and not is_missing(ns) else ""))
+        stake_said = bool(key) and not is_missing(ns)  # with summed_note's "summed over the N GPUs" where N > 1
         if su and verdict == "host-bound" and key and not is_missing(ns) and su.get("steady_ns") is not None:
             # the stake once set-up is done leads (AlexNet: 2.68 s of its 2.82 s cudaMalloc and stream creation), then
             # the share's own time (99.6 % of 111.46 ms is not 50 ms); the one-off part is said in "left out"
@@ -495,7 +496,7 @@ def answer(s: Any) -> Answer:
     order = str(vd.summary.get("fix_first") or "") if vd is not None and not vd.skipped else ""
     # the sum over the GPUs is said once in the answer: by the headline's time at stake when it carries it (the HTML
     # banner shows both lines; a second "summed over the 2 GPUs" pushed its kernels below the first screen)
-    summed = _gpu_count(s) if "summed over the" not in short else 1
+    summed = 1 if stake_said else _gpu_count(s)
     order = f"{order_summed(order, summed)}." if order else ""
     return Answer(verdict, sentence, top, short + (f"; {detail}" if detail else ""),
                   "" if top else no_estimate_note(s.findings()), _first_step(s, top), aside, order, short, detail)
