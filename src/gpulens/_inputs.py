@@ -107,21 +107,24 @@ NUL_TAIL_KEPT = 4096
 def read_nul_capped(path: Path) -> bytes:
     """The bytes of ``path``, with a tail of NUL bytes longer than :data:`NUL_TAIL_KEPT` cut to that many (a
     preallocated file whose writer died: ``rocprofv3`` or a copy killed after reserving the space). Where the file
-    system reports holes, a tail that is one hole is not read at all (``lseek(SEEK_HOLE)``); otherwise the bytes are
-    read and the NUL run cut. A file of NUL bytes only keeps them all (its readers call it "holds only NUL bytes").
+    system reports holes, a tail that is one hole is not read at all (``lseek(SEEK_HOLE)``); a file over 1 MiB has its
+    NUL run found from the end (:func:`nul_tail_start`) and not read; a smaller one is read and the run cut. A file of
+    NUL bytes only keeps them all (its readers call it "holds only NUL bytes").
 
     Raises:
         OSError: as :meth:`pathlib.Path.read_bytes`.
     """
     with Path(path).open("rb") as fh:
         size = os.fstat(fh.fileno()).st_size
-        end = _data_end(fh.fileno(), size) if size > 1 << 20 else size
-        blob = fh.read(end) if end < size else fh.read()  # all of it: /proc files say 0 bytes, a file may grow
+        if size > 1 << 20:  # where the data end, without reading the NUL run (:func:`nul_tail_start`, as the stream)
+            data = nul_tail_start(fh.fileno(), size)
+            if 0 < data and size - data > NUL_TAIL_KEPT:
+                return fh.read(data) + bytes(NUL_TAIL_KEPT)
+            if data == 0 and _data_end(fh.fileno(), size) == 0:  # one hole: its zeros, never read from the disk
+                return bytes(size)
+        blob = fh.read()  # all of it: /proc files say 0 bytes, a file may grow
     kept = len(blob.rstrip(b"\x00"))
-    if not kept:
-        return blob + bytes(size - len(blob)) if end < size else blob
-    tail = len(blob) - kept + (size - end)
-    return blob[:kept] + bytes(min(tail, NUL_TAIL_KEPT)) if tail > NUL_TAIL_KEPT else blob
+    return blob[:kept] + bytes(NUL_TAIL_KEPT) if kept and len(blob) - kept > NUL_TAIL_KEPT else blob
 
 
 def nul_tail_start(fd: int, size: int, step: int = 1 << 20) -> int:
